@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// APICoreKit: the networking core.
+///
+/// - `APICore`: public protocols and value types every kit imports, plus the small runtime that
+///   generated GraphQL code is written against.
+/// - `APICoreLive`: the engine (URLSession transport, GraphQL over HTTP, middleware chain). Only an
+///   app's composition root imports it; its public surface is one factory.
+/// - `APICoreTesting`: a mock `APIClient` for kits' unit tests.
+///
+/// Hummingbird and GraphQL are used by the test server only, a target no product contains, so a
+/// kit that depends on this package never builds them.
+let package = Package(
+    name: "APICoreKit",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "APICore", targets: ["APICore"]),
+        .library(name: "APICoreLive", targets: ["APICoreLive"]),
+        .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        .target(name: "APICore"),
+        .target(name: "APICoreLive", dependencies: ["APICore"]),
+        .target(name: "APICoreTesting", dependencies: ["APICore"]),
+        .target(
+            name: "APICoreTestServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/Support/APICoreTestServer"
+        ),
+        .target(name: "StarWarsOperations", dependencies: ["APICore"], path: "Tests/Support/StarWarsOperations"),
+        .executableTarget(
+            name: "apicore-bench",
+            dependencies: ["APICore", "APICoreLive", "APICoreTestServer", "StarWarsOperations"],
+            path: "Benchmarks/apicore-bench"
+        ),
+        .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
+        .testTarget(name: "APICoreLiveTests", dependencies: ["APICore", "APICoreLive", "APICoreTestServer", "StarWarsOperations"]),
+        .testTarget(
+            name: "APICoreTestingTests", dependencies: ["APICore", "APICoreTesting", "StarWarsOperations"],
+            resources: [.copy("Fixtures")]),
+    ]
+)

@@ -1,0 +1,48 @@
+import Foundation
+
+/// How a client reaches its server: endpoints, default headers, timeout, middleware.
+public struct APIClientConfiguration: Sendable {
+    /// How queries travel over HTTP.
+    public enum QueryMethod: Sendable, Hashable {
+        /// `POST` with a JSON body (the default).
+        case post
+        /// `GET` with `query`, `operationName` and `variables` in the URL, which HTTP caches and CDNs
+        /// can serve. Mutations always use `POST`.
+        case get
+    }
+
+    /// The base URL of REST paths.
+    public var restBaseURL: URL
+    /// The GraphQL endpoint.
+    public var graphQLURL: URL
+    /// Headers sent with every request; a request's own headers win.
+    public var defaultHeaders: [String: String]
+    /// The time a request may take, from sending to the end of the body, unless the request sets
+    /// its own.
+    public var timeout: Duration
+    /// The middleware chain, outermost first.
+    public var middlewares: [any Middleware]
+    /// How queries travel.
+    public var queryMethod: QueryMethod
+    /// Encodes REST bodies.
+    public var makeJSONEncoder: @Sendable () -> JSONEncoder
+
+    /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL.
+    public init(
+        restBaseURL: URL,
+        graphQLURL: URL? = nil,
+        defaultHeaders: [String: String] = [:],
+        timeout: Duration = .seconds(30),
+        middlewares: [any Middleware] = [],
+        queryMethod: QueryMethod = .post,
+        makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
+    ) {
+        self.restBaseURL = restBaseURL
+        self.graphQLURL = graphQLURL ?? restBaseURL.appendingPathComponent("graphql")
+        self.defaultHeaders = defaultHeaders
+        self.timeout = timeout
+        self.middlewares = middlewares
+        self.queryMethod = queryMethod
+        self.makeJSONEncoder = makeJSONEncoder
+    }
+}

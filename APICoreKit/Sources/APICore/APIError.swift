@@ -1,0 +1,224 @@
+import Foundation
+
+/// The one error type of `APIClient`: every failure, REST or GraphQL, network or cache, is one of
+/// these cases, with enough detail to act on. ``recovery`` says what a caller can do.
+public enum APIError: Error, Sendable, CustomStringConvertible {
+    /// The request never got an HTTP response: no connection, a timeout, an unknown host.
+    case transport(TransportFailure)
+    /// The calling task was cancelled.
+    case cancelled
+    /// HTTP 401, or a GraphQL error with code `UNAUTHENTICATED`: credentials are missing or stale.
+    case unauthorized(HTTPFailure)
+    /// Any other HTTP status outside 2xx, with an excerpt of the body.
+    case httpStatus(HTTPFailure)
+    /// The GraphQL response carried `errors`; any partial `data` is kept.
+    case graphQL(GraphQLFailure)
+    /// The server answered, but not with what was asked for.
+    case invalidResponse(InvalidResponse)
+    /// The request could not be built (an unencodable body, a bad URL).
+    case invalidRequest(String)
+    /// The request's `map` rejected the data.
+    case mapping(String)
+
+    /// What a caller can do about an error.
+    public enum Recovery: Sendable, Hashable {
+        /// Try again, later if the server said when.
+        case retry
+        /// Get new credentials (log in again, refresh the token), then try again.
+        case reauthenticate
+        /// Trying again will not help.
+        case fail
+    }
+
+    /// What a caller can do about this error.
+    public var recovery: Recovery {
+        switch self {
+        case .transport: return .retry
+        case .cancelled: return .fail
+        case .unauthorized: return .reauthenticate
+        case .httpStatus(let failure):
+            return [408, 425, 429, 500, 502, 503, 504].contains(failure.statusCode) ? .retry : .fail
+        case .graphQL(let failure):
+            if failure.errors.contains(where: { $0.code == "UNAUTHENTICATED" }) { return .reauthenticate }
+            return failure.statusCode.map { [429, 502, 503, 504].contains($0) } == true ? .retry : .fail
+        case .invalidResponse, .invalidRequest, .mapping: return .fail
+        }
+    }
+
+    /// The HTTP status, when the server answered.
+    public var statusCode: Int? {
+        switch self {
+        case .unauthorized(let failure), .httpStatus(let failure): return failure.statusCode
+        case .graphQL(let failure): return failure.statusCode
+        case .invalidResponse(let failure): return failure.statusCode
+        case .transport, .cancelled, .invalidRequest, .mapping: return nil
+        }
+    }
+
+    /// One line for a person.
+    public var description: String {
+        switch self {
+        case .transport(let failure): return "transport failure: \(failure)"
+        case .cancelled: return "cancelled"
+        case .unauthorized(let failure): return "unauthorized: \(failure)"
+        case .httpStatus(let failure): return "HTTP error: \(failure)"
+        case .graphQL(let failure): return "GraphQL error: \(failure)"
+        case .invalidResponse(let failure): return "invalid response: \(failure)"
+        case .invalidRequest(let reason): return "invalid request: \(reason)"
+        case .mapping(let reason): return "mapping failed: \(reason)"
+        }
+    }
+
+    /// The partial data of a GraphQL error response, read as `type`, when the server sent data
+    /// that satisfies the selection set.
+    public func partialData<Data: RootSelectionSet>(as type: Data.Type, variables: JSONObject = [:]) -> Data? {
+        guard case .graphQL(let failure) = self, let data = failure.partialData else { return nil }
+        return try? Data(validating: data, variables: variables)
+    }
+}
+
+/// Why no HTTP response arrived.
+public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Kind: String, Sendable, Hashable {
+        /// Nothing listens at the address.
+        case connectionRefused = "connection refused"
+        /// The host name did not resolve.
+        case cannotFindHost = "unknown host"
+        /// No answer within the request's timeout.
+        case timedOut = "timed out"
+        /// The connection closed before the response was complete.
+        case connectionLost = "connection lost"
+        /// The device has no network.
+        case notConnected = "not connected to the internet"
+        /// The TLS handshake or certificate check failed.
+        case secureConnectionFailed = "secure connection failed"
+        /// Any other failure.
+        case other = "network error"
+    }
+
+    /// The kind.
+    public var kind: Kind
+    /// The URL asked for.
+    public var url: URL?
+    /// The platform's description of the failure.
+    public var underlying: String
+
+    /// Creates a failure.
+    public init(kind: Kind, url: URL?, underlying: String) {
+        self.kind = kind
+        self.url = url
+        self.underlying = underlying
+    }
+
+    /// Whether the device could not reach the server at all (offline reads apply).
+    public var isConnectivity: Bool {
+        kind == .connectionRefused || kind == .cannotFindHost || kind == .notConnected || kind == .timedOut
+            || kind == .connectionLost
+    }
+
+    /// `kind (url): underlying`.
+    public var description: String {
+        "\(kind.rawValue)" + (url.map { " (\($0.absoluteString))" } ?? "") + (underlying.isEmpty ? "" : ": \(underlying)")
+    }
+}
+
+/// An HTTP response with an unwanted status.
+public struct HTTPFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The status code.
+    public var statusCode: Int
+    /// The response headers, names lowercased.
+    public var headers: [String: String]
+    /// The first bytes of the body as text, for a person to read.
+    public var bodyExcerpt: String
+    /// The URL asked for.
+    public var url: URL?
+
+    /// Creates a failure, keeping an excerpt of at most `excerptLength` characters of the body.
+    public init(statusCode: Int, headers: [String: String], body: Data, url: URL?, excerptLength: Int = 512) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.bodyExcerpt = Self.excerpt(of: body, length: excerptLength)
+        self.url = url
+    }
+
+    /// The start of `body` as text.
+    public static func excerpt(of body: Data, length: Int = 512) -> String {
+        let text = String(decoding: body.prefix(length * 4), as: UTF8.self)
+        return text.count > length ? String(text.prefix(length)) + "…" : text
+    }
+
+    /// `status (url): excerpt`.
+    public var description: String {
+        "\(statusCode)" + (url.map { " (\($0.absoluteString))" } ?? "") + (bodyExcerpt.isEmpty ? "" : ": \(bodyExcerpt)")
+    }
+}
+
+/// The `errors` of a GraphQL response, with what else came with them.
+public struct GraphQLFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The errors, as the server sent them (never empty).
+    public var errors: [GraphQLError]
+    /// The `data` that came with them, when some fields succeeded.
+    public var partialData: JSONObject?
+    /// The HTTP status of the response.
+    public var statusCode: Int?
+    /// The operation.
+    public var operationName: String?
+
+    /// Creates a failure.
+    public init(errors: [GraphQLError], partialData: JSONObject?, statusCode: Int?, operationName: String?) {
+        self.errors = errors
+        self.partialData = partialData
+        self.statusCode = statusCode
+        self.operationName = operationName
+    }
+
+    /// The messages, joined.
+    public var description: String {
+        (operationName.map { "\($0): " } ?? "") + errors.map(\.description).joined(separator: "; ")
+            + (partialData != nil ? " (partial data available)" : "")
+    }
+}
+
+/// A response that is not what the request expected.
+public struct InvalidResponse: Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong.
+    public enum Kind: Sendable, Hashable {
+        /// The body is not JSON; the parser's position and message are kept.
+        case notJSON(JSONParseError)
+        /// JSON of the wrong shape: the field at `path` was not what the request selects.
+        case wrongShape(GraphQLDecodingError)
+        /// A GraphQL response with neither `data` nor `errors`.
+        case noData
+        /// The body is not a GraphQL response object (no `data`/`errors` object at the top).
+        case notGraphQLResponse
+    }
+
+    /// What was wrong.
+    public var kind: Kind
+    /// The HTTP status.
+    public var statusCode: Int?
+    /// The operation, or the REST path.
+    public var request: String?
+    /// The first bytes of the body.
+    public var bodyExcerpt: String
+
+    /// Creates a description of an invalid response.
+    public init(kind: Kind, statusCode: Int?, request: String?, bodyExcerpt: String) {
+        self.kind = kind
+        self.statusCode = statusCode
+        self.request = request
+        self.bodyExcerpt = bodyExcerpt
+    }
+
+    /// A sentence naming the request, the problem and, for a wrong shape, the field's path.
+    public var description: String {
+        let prefix = request.map { "\($0): " } ?? ""
+        switch kind {
+        case .notJSON(let error): return prefix + "body is not JSON (\(error)): \(bodyExcerpt)"
+        case .wrongShape(let error): return prefix + "at \(error.path): \(error.message)"
+        case .noData: return prefix + "response has no data and no errors"
+        case .notGraphQLResponse: return prefix + "body is not a GraphQL response: \(bodyExcerpt)"
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Reading a GraphQL response, shared by every client in this package (the engine and the mock),
+/// so that both turn the same JSON into the same values and errors.
+package enum GraphQLResponseReading {
+    /// The outcome of reading a GraphQL response envelope.
+    package enum Envelope {
+        /// No errors: the `data` object (nil when absent or null).
+        case data(JSONObject?)
+        /// Not an object with `data` or `errors` at the top.
+        case notGraphQL
+    }
+
+    /// Reads `{"data": …, "errors": […]}`. Errors, with any partial data, are thrown.
+    package static func read(_ parsed: JSONValue, statusCode: Int?, operationName: String) throws(APIError) -> Envelope {
+        guard case .object(let envelope) = parsed, envelope["data"] != nil || envelope["errors"] != nil else {
+            return .notGraphQL
+        }
+        let errors = (envelope["errors"]?.arrayValue ?? []).map(GraphQLError.init(json:))
+        let data = envelope["data"]?.objectValue
+        if !errors.isEmpty {
+            throw .graphQL(GraphQLFailure(errors: errors, partialData: data, statusCode: statusCode, operationName: operationName))
+        }
+        return .data(data)
+    }
+}
+
+extension GraphQLRequest {
+    /// Validates `data` against the operation's selection set and maps it to the domain value.
+    /// A mismatch names its path under `data`; a failing `map` becomes ``APIError/mapping(_:)``.
+    package func value(from data: JSONObject, statusCode: Int?, body: Data) throws(APIError) -> Value {
+        let typed: Operation.Data
+        do throws(GraphQLDecodingError) {
+            typed = try Operation.Data(validating: data, variables: operation.variablesJSON)
+        } catch {
+            throw .invalidResponse(InvalidResponse(
+                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: statusCode,
+                request: Operation.operationName, bodyExcerpt: HTTPFailure.excerpt(of: body)))
+        }
+        do {
+            return try map(typed)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw .mapping("\(Operation.operationName): \(error)")
+        }
+    }
+}

@@ -1,0 +1,191 @@
+/// A value that can be read from a field of a GraphQL response: scalars, enums, custom scalars,
+/// selection sets, and optionals and lists of these.
+///
+/// Generated accessors are written against this protocol; the response was validated against the
+/// selection-set metadata before any accessor runs.
+public protocol GraphQLOutputValue: Sendable {
+    /// Reads the value from the JSON of one field. Errors carry a path relative to that field.
+    init(_fieldValue value: JSONValue) throws(GraphQLDecodingError)
+}
+
+/// A value that can be sent as a GraphQL variable or input-object field.
+public protocol GraphQLInputValue: Sendable {
+    /// The JSON to send, or `nil` to leave the variable or field out entirely.
+    var _inputJSON: JSONValue? { get }
+}
+
+/// A custom scalar (`DateTime`, `URL`, ...). The generated default is a `String` typealias, written
+/// once and never overwritten, so an app can replace it by a type conforming to this protocol.
+public protocol CustomScalarType: GraphQLOutputValue, GraphQLInputValue, Hashable {
+    /// Reads the scalar from its JSON form.
+    init(_jsonValue value: JSONValue) throws
+    /// Its JSON form.
+    var _jsonValue: JSONValue { get }
+}
+
+extension CustomScalarType {
+    /// Reads the scalar; a failure names the scalar type and the reason.
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+        do {
+            try self.init(_jsonValue: value)
+        } catch {
+            throw GraphQLDecodingError(message: "invalid \(Self.self): \(error)")
+        }
+    }
+
+    /// The JSON form, always sent.
+    public var _inputJSON: JSONValue? { _jsonValue }
+}
+
+extension String: GraphQLOutputValue, GraphQLInputValue {
+    /// Reads a `String` or `ID` field (the GraphQL spec serializes `ID` as a string).
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+        guard case .string(let string) = value else {
+            throw GraphQLDecodingError(message: "expected a string, found \(value.kindDescription)")
+        }
+        self = string
+    }
+
+    /// A JSON string.
+    public var _inputJSON: JSONValue? { .string(self) }
+}
+
+extension Int: GraphQLOutputValue, GraphQLInputValue {
+    /// Reads an `Int` field; a fractional number is an error.
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+        switch value {
+        case .int(let int): self = int
+        case .double(let double) where double.rounded() == double && abs(double) < 9.0e15: self = Int(double)
+        default: throw GraphQLDecodingError(message: "expected an integer, found \(value.kindDescription)")
+        }
+    }
+
+    /// A JSON integer.
+    public var _inputJSON: JSONValue? { .int(self) }
+}
+
+extension Double: GraphQLOutputValue, GraphQLInputValue {
+    /// Reads a `Float` field (integers included).
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+        guard let double = value.doubleValue else {
+            throw GraphQLDecodingError(message: "expected a number, found \(value.kindDescription)")
+        }
+        self = double
+    }
+
+    /// A JSON number.
+    public var _inputJSON: JSONValue? { .double(self) }
+}
+
+extension Bool: GraphQLOutputValue, GraphQLInputValue {
+    /// Reads a `Boolean` field.
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+        guard let bool = value.boolValue else {
+            throw GraphQLDecodingError(message: "expected a Boolean, found \(value.kindDescription)")
+        }
+        self = bool
+    }
+
+    /// A JSON Boolean.
+    public var _inputJSON: JSONValue? { .bool(self) }
+}
+
+extension JSONValue: GraphQLOutputValue, GraphQLInputValue {
+    /// Any JSON is accepted as it is (for `JSON`-like custom scalars).
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) { self = value }
+    /// Sent as it is.
+    public var _inputJSON: JSONValue? { self }
+}
+
+extension GraphQLEnum: GraphQLOutputValue, GraphQLInputValue {
+    /// Reads an enum value; unknown names are kept as `.unknown`.
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+        guard case .string(let raw) = value else {
+            throw GraphQLDecodingError(message: "expected an enum value (a string), found \(value.kindDescription)")
+        }
+        self.init(rawValue: raw)
+    }
+
+    /// The raw name as a JSON string.
+    public var _inputJSON: JSONValue? { .string(rawValue) }
+}
+
+extension Optional: GraphQLOutputValue where Wrapped: GraphQLOutputValue {
+    /// `null` (or a field left out by `@include`/`@skip`) is `nil`.
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+        if case .null = value {
+            self = .none
+        } else {
+            self = .some(try Wrapped(_fieldValue: value))
+        }
+    }
+}
+
+extension Optional: GraphQLInputValue where Wrapped: GraphQLInputValue {
+    /// `nil` leaves the value out (use ``GraphQLNullable`` to send an explicit `null`).
+    public var _inputJSON: JSONValue? { self?._inputJSON }
+}
+
+extension GraphQLNullable: GraphQLInputValue where Wrapped: GraphQLInputValue {
+    /// `.none` leaves the value out, `.null` sends `null`.
+    public var _inputJSON: JSONValue? {
+        switch self {
+        case .none: return nil
+        case .null: return .null
+        case .some(let value): return value._inputJSON ?? .null
+        }
+    }
+}
+
+extension Array: GraphQLOutputValue where Element: GraphQLOutputValue {
+    /// Reads a list, element by element.
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+        guard case .array(let elements) = value else {
+            throw GraphQLDecodingError(message: "expected a list, found \(value.kindDescription)")
+        }
+        var result: [Element] = []
+        result.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            do throws(GraphQLDecodingError) {
+                result.append(try Element(_fieldValue: element))
+            } catch {
+                throw error.prefixed(by: .index(index))
+            }
+        }
+        self = result
+    }
+}
+
+extension Array: GraphQLInputValue where Element: GraphQLInputValue {
+    /// A JSON array; an element that would be left out is sent as `null`.
+    public var _inputJSON: JSONValue? { .array(map { $0._inputJSON ?? .null }) }
+}
+
+/// An input object: generated as a struct whose fields are kept as a dictionary of inputs.
+public protocol InputObject: GraphQLInputValue, Hashable {
+    /// The fields to send, by schema name.
+    var __data: InputDict { get }
+}
+
+extension InputObject {
+    /// A JSON object of the fields that are not absent.
+    public var _inputJSON: JSONValue? { .object(__data.jsonObject) }
+}
+
+/// The fields of an input object or the variables of an operation, by name.
+public struct InputDict: Sendable, Hashable {
+    /// The JSON of each field that is sent (absent fields are left out).
+    public let jsonObject: JSONObject
+
+    /// Collects the fields; `.none` values are left out.
+    public init(_ fields: [String: any GraphQLInputValue] = [:]) {
+        var object = JSONObject(minimumCapacity: fields.count)
+        for (key, value) in fields {
+            if let json = value._inputJSON { object[key] = json }
+        }
+        jsonObject = object
+    }
+
+    /// The JSON of the field named `key`, or `nil` when it is absent.
+    public subscript(key: String) -> JSONValue? { jsonObject[key] }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The answer of the transport to one HTTP request.
+public struct TransportResponse: Sendable {
+    /// The status code.
+    public var statusCode: Int
+    /// The headers, names lowercased.
+    public var headers: [String: String]
+    /// The body.
+    public var body: Data {
+        didSet { parsedBody = nil }
+    }
+    /// The URL that answered.
+    public var url: URL?
+    /// The body already parsed by the engine, so that it is read once. Setting `body` drops it.
+    package var parsedBody: JSONValue?
+
+    /// Creates a response; header names are lowercased.
+    public init(statusCode: Int, headers: [String: String], body: Data, url: URL?) {
+        self.statusCode = statusCode
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.body = body
+        self.url = url
+    }
+
+    /// The `content-type` without parameters, lowercased (`application/json`).
+    public var mediaType: String? {
+        headers["content-type"]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+}
+
+/// What a middleware knows about the request it sees.
+public struct RequestContext: Sendable {
+    /// The kind of call.
+    public enum Kind: Sendable, Hashable {
+        /// A REST call.
+        case rest
+        /// A GraphQL operation.
+        case graphQL(GraphQLOperationType)
+    }
+
+    /// REST or GraphQL (and which operation type).
+    public var kind: Kind
+    /// The GraphQL operation's name, or `METHOD path` for REST.
+    public var operationName: String
+    /// Whether the request may be sent again safely (idempotent REST methods, queries, and
+    /// mutations that opted in).
+    public var isIdempotent: Bool
+
+    /// Creates a context.
+    public init(kind: Kind, operationName: String, isIdempotent: Bool) {
+        self.kind = kind
+        self.operationName = operationName
+        self.isIdempotent = isIdempotent
+    }
+}
+
+/// The rest of the chain after a middleware: the next middleware, and finally the transport.
+public typealias MiddlewareNext = @Sendable (URLRequest) async throws(APIError) -> TransportResponse
+
+/// One step of the middleware chain that every request goes through, REST and GraphQL alike.
+///
+/// A middleware can change the request before calling `next`, look at the response or the
+/// error after it, and retry by calling `next` again. Responses outside 2xx arrive as
+/// ``APIError/httpStatus(_:)`` or ``APIError/unauthorized(_:)``. The first middleware of the
+/// configuration is the outermost.
+public protocol Middleware: Sendable {
+    /// Handles one request.
+    func intercept(_ request: URLRequest, context: RequestContext, next: MiddlewareNext) async throws(APIError)
+        -> TransportResponse
+}
+
+/// A middleware made from a closure.
+public struct ClosureMiddleware: Middleware {
+    private let body: @Sendable (URLRequest, RequestContext, MiddlewareNext) async throws(APIError) -> TransportResponse
+
+    /// Wraps `body`.
+    public init(_ body: @escaping @Sendable (URLRequest, RequestContext, MiddlewareNext) async throws(APIError) -> TransportResponse) {
+        self.body = body
+    }
+
+    /// Calls the closure.
+    public func intercept(_ request: URLRequest, context: RequestContext, next: MiddlewareNext) async throws(APIError)
+        -> TransportResponse
+    {
+        try await body(request, context, next)
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An HTTP method.
+public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The method's name, upper case.
+    public let rawValue: String
+    /// Creates a method from its name.
+    public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
+
+    /// `GET`.
+    public static let get = HTTPMethod(rawValue: "GET")
+    /// `POST`.
+    public static let post = HTTPMethod(rawValue: "POST")
+    /// `PUT`.
+    public static let put = HTTPMethod(rawValue: "PUT")
+    /// `PATCH`.
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    /// `DELETE`.
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    /// `HEAD`.
+    public static let head = HTTPMethod(rawValue: "HEAD")
+
+    /// Whether repeating the request has the same effect as sending it once (RFC 9110).
+    public var isIdempotent: Bool { ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(rawValue) }
+
+    /// The name.
+    public var description: String { rawValue }
+}
+
+/// A body that decodes to nothing, for endpoints that answer `204 No Content` or whose body does
+/// not matter.
+public struct EmptyResponse: Decodable, Sendable, Hashable {
+    /// Creates an empty response.
+    public init() {}
+    /// Reads nothing.
+    public init(from decoder: any Decoder) throws {}
+}
+
+/// A REST call: method, path relative to the client's base URL, query items, headers, an optional
+/// JSON body, and how to decode the answer.
+///
+/// ```swift
+/// let request = RESTRequest<Product>.get("products/42", query: ["currency": "EUR"])
+/// let product = try await client.send(request).value
+/// ```
+public struct RESTRequest<Value: Sendable>: Sendable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The path, relative to the client's REST base URL (a leading `/` is allowed).
+    public var path: String
+    /// Query items, in order.
+    public var queryItems: [URLQueryItem]
+    /// Headers of this request; they override the client's default headers.
+    public var headers: [String: String]
+    /// The body to send as JSON, if any.
+    public var body: (any Encodable & Sendable)?
+    /// A timeout for this request, overriding the client's.
+    public var timeout: Duration?
+    /// Whether the request may be retried; by default, whether the method is idempotent.
+    public var isIdempotent: Bool
+    /// Reads the response body.
+    public let decode: @Sendable (Data) throws -> Value
+
+    /// A request whose response decodes with `JSONDecoder` (a configured `decoder` may be given).
+    public init(
+        method: HTTPMethod,
+        path: String,
+        query: [URLQueryItem] = [],
+        headers: [String: String] = [:],
+        body: (any Encodable & Sendable)? = nil,
+        timeout: Duration? = nil,
+        decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+    ) where Value: Decodable {
+        self.init(method: method, path: path, query: query, headers: headers, body: body, timeout: timeout) { data in
+            if Value.self == EmptyResponse.self { return EmptyResponse() as! Value }
+            return try decoder().decode(Value.self, from: data)
+        }
+    }
+
+    /// A request with a decoding function of its own.
+    public init(
+        method: HTTPMethod,
+        path: String,
+        query: [URLQueryItem] = [],
+        headers: [String: String] = [:],
+        body: (any Encodable & Sendable)? = nil,
+        timeout: Duration? = nil,
+        decode: @escaping @Sendable (Data) throws -> Value
+    ) {
+        self.method = method
+        self.path = path
+        self.queryItems = query
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.isIdempotent = method.isIdempotent
+        self.decode = decode
+    }
+
+    /// A `GET`.
+    public static func get(_ path: String, query: [String: String] = [:]) -> RESTRequest where Value: Decodable {
+        RESTRequest(method: .get, path: path, query: Self.items(query))
+    }
+
+    /// A `DELETE`.
+    public static func delete(_ path: String, query: [String: String] = [:]) -> RESTRequest where Value: Decodable {
+        RESTRequest(method: .delete, path: path, query: Self.items(query))
+    }
+
+    /// A `POST` with a JSON body.
+    public static func post(_ path: String, body: some Encodable & Sendable) -> RESTRequest where Value: Decodable {
+        RESTRequest(method: .post, path: path, body: body)
+    }
+
+    /// A `PUT` with a JSON body.
+    public static func put(_ path: String, body: some Encodable & Sendable) -> RESTRequest where Value: Decodable {
+        RESTRequest(method: .put, path: path, body: body)
+    }
+
+    /// A `PATCH` with a JSON body.
+    public static func patch(_ path: String, body: some Encodable & Sendable) -> RESTRequest where Value: Decodable {
+        RESTRequest(method: .patch, path: path, body: body)
+    }
+
+    private static func items(_ query: [String: String]) -> [URLQueryItem] {
+        query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+    }
+
+    /// `METHOD path`, as in logs and errors.
+    public var summary: String { "\(method) \(path)" }
+}
+
+/// A GraphQL call: a generated operation and the function that turns its typed data into the
+/// caller's domain value. Kits keep the operation internal and publish only the domain value.
+///
+/// ```swift
+/// let request = GraphQLRequest(HeroNameQuery(episode: .jedi)) { data in data.hero?.name }
+/// ```
+public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Sendable {
+    /// The operation and its variables.
+    public var operation: Operation
+    /// Headers of this request; they override the client's default headers.
+    public var headers: [String: String]
+    /// A timeout for this request, overriding the client's.
+    public var timeout: Duration?
+    /// Whether the request may be retried: true for queries; a mutation must opt in.
+    public var isIdempotent: Bool
+    /// Turns the typed data into the domain value; a thrown error becomes ``APIError/mapping(_:)``.
+    public let map: @Sendable (Operation.Data) throws -> Value
+
+    /// A request that maps the data with `map`.
+    public init(
+        _ operation: Operation,
+        headers: [String: String] = [:],
+        timeout: Duration? = nil,
+        map: @escaping @Sendable (Operation.Data) throws -> Value
+    ) {
+        self.operation = operation
+        self.headers = headers
+        self.timeout = timeout
+        self.isIdempotent = Operation.operationType == .query
+        self.map = map
+    }
+}
+
+extension GraphQLRequest where Value == Operation.Data {
+    /// A request whose value is the generated data itself.
+    public init(_ operation: Operation, headers: [String: String] = [:], timeout: Duration? = nil) {
+        self.init(operation, headers: headers, timeout: timeout) { $0 }
+    }
+}

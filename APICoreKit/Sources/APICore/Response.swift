@@ -1,0 +1,58 @@
+import Foundation
+
+/// Where a response came from.
+public enum ResponseSource: String, Sendable, Hashable {
+    /// The server answered this request.
+    case server
+    /// The local cache answered.
+    case cache
+}
+
+/// What is known about how a value was obtained.
+public struct ResponseMetadata: Sendable, Hashable {
+    /// Server or cache.
+    public var source: ResponseSource
+    /// The HTTP status, when the server answered.
+    public var statusCode: Int?
+    /// The response headers, names lowercased.
+    public var headers: [String: String]
+    /// From the start of the request to the decoded value.
+    public var duration: Duration
+    /// The GraphQL operation's name, or `METHOD path` for REST.
+    public var operationName: String
+
+    /// Creates metadata.
+    public init(source: ResponseSource, statusCode: Int?, headers: [String: String], duration: Duration, operationName: String) {
+        self.source = source
+        self.statusCode = statusCode
+        self.headers = headers
+        self.duration = duration
+        self.operationName = operationName
+    }
+}
+
+/// A value with the metadata of the response it came from.
+public struct Response<Value: Sendable>: Sendable {
+    /// The decoded (and mapped) value.
+    public var value: Value
+    /// How it was obtained.
+    public var metadata: ResponseMetadata
+
+    /// Creates a response.
+    public init(value: Value, metadata: ResponseMetadata) {
+        self.value = value
+        self.metadata = metadata
+    }
+
+    /// Server or cache.
+    public var source: ResponseSource { metadata.source }
+    /// The HTTP status, when the server answered.
+    public var statusCode: Int? { metadata.statusCode }
+
+    /// The same metadata with another value.
+    public func map<T: Sendable, E: Error>(_ transform: (Value) throws(E) -> T) throws(E) -> Response<T> {
+        Response<T>(value: try transform(value), metadata: metadata)
+    }
+}
+
+extension Response: Equatable where Value: Equatable {}

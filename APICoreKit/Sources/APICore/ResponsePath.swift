@@ -1,0 +1,69 @@
+/// A path into a GraphQL response, as in the `path` of a GraphQL error: field names (response
+/// keys) and list indexes. `hero.friends.0.name` reads `hero`, then `friends`, then the first
+/// element, then `name`.
+public struct ResponsePath: Sendable, Hashable, CustomStringConvertible, ExpressibleByArrayLiteral {
+    /// One step of the path.
+    public enum Component: Sendable, Hashable, CustomStringConvertible {
+        /// A response key (the alias when there is one).
+        case field(String)
+        /// An index into a list.
+        case index(Int)
+
+        /// The key, or the index as digits.
+        public var description: String {
+            switch self {
+            case .field(let name): return name
+            case .index(let index): return String(index)
+            }
+        }
+    }
+
+    /// The steps from the root.
+    public var components: [Component]
+
+    /// A path of these steps.
+    public init(_ components: [Component] = []) { self.components = components }
+
+    /// A path from a literal array of steps.
+    public init(arrayLiteral elements: Component...) { components = elements }
+
+    /// This path with a field appended.
+    public func appending(_ field: String) -> ResponsePath { ResponsePath(components + [.field(field)]) }
+
+    /// This path with a list index appended.
+    public func appending(_ index: Int) -> ResponsePath { ResponsePath(components + [.index(index)]) }
+
+    /// Dotted form, such as `hero.friends.0.name`; the root is `(root)`.
+    public var description: String {
+        components.isEmpty ? "(root)" : components.map(\.description).joined(separator: ".")
+    }
+}
+
+extension ResponsePath.Component: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    /// A string literal is a field.
+    public init(stringLiteral value: String) { self = .field(value) }
+    /// An integer literal is an index.
+    public init(integerLiteral value: Int) { self = .index(value) }
+}
+
+/// A response that does not match the selection set it was decoded against.
+public struct GraphQLDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Where in the response.
+    public var path: ResponsePath
+    /// What was wrong there.
+    public var message: String
+
+    /// Creates the error.
+    public init(path: ResponsePath = [], message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    /// The same error seen from one level up: `component` goes in front of the path.
+    public func prefixed(by component: ResponsePath.Component) -> GraphQLDecodingError {
+        GraphQLDecodingError(path: ResponsePath([component] + path.components), message: message)
+    }
+
+    /// `path: message`.
+    public var description: String { "\(path): \(message)" }
+}

@@ -1,0 +1,274 @@
+/// The GraphQL kind of operation.
+public enum GraphQLOperationType: String, Sendable, Hashable {
+    /// A read.
+    case query
+    /// A write.
+    case mutation
+    /// A stream of events.
+    case subscription
+}
+
+/// The type a selection set is selected on, with the object types it can be at runtime, so that a
+/// type condition can be checked against a response's `__typename`.
+public struct ParentType: Sendable, Hashable {
+    /// The schema name of the object, interface or union.
+    public let name: String
+    /// The object types that satisfy it (itself, for an object type).
+    public let possibleTypes: Set<String>
+    /// The fields that identify an object of this type in the cache (from `@typePolicy(keyFields:)`
+    /// or `id`), empty when it has none.
+    public let keyFields: [String]
+
+    /// An object type.
+    public static func object(_ name: String, keyFields: [String] = []) -> ParentType {
+        ParentType(name: name, possibleTypes: [name], keyFields: keyFields)
+    }
+
+    /// An interface or union with the object types that implement or belong to it.
+    public static func abstract(_ name: String, possibleTypes: Set<String>, keyFields: [String] = []) -> ParentType {
+        ParentType(name: name, possibleTypes: possibleTypes, keyFields: keyFields)
+    }
+
+    /// Whether an object whose `__typename` is `typename` satisfies this type.
+    public func matches(typename: String) -> Bool { possibleTypes.contains(typename) }
+}
+
+/// The shape of a field's value, as the schema declares it.
+public indirect enum OutputType: Sendable {
+    /// A leaf: a scalar, an enum or a custom scalar.
+    case scalar(any GraphQLOutputValue.Type)
+    /// An object with its own selection set.
+    case object(any SelectionSet.Type)
+    /// A value that cannot be null.
+    case nonNull(OutputType)
+    /// A list.
+    case list(OutputType)
+}
+
+/// An argument value written in an operation: a literal, a variable, or a list or object of them.
+public indirect enum ArgumentValue: Sendable, Hashable {
+    /// A literal value.
+    case value(JSONValue)
+    /// `$name`.
+    case variable(String)
+    /// A list literal.
+    case list([ArgumentValue])
+    /// An object literal.
+    case object([String: ArgumentValue])
+
+    /// The value with variables replaced by their values (a missing variable is `null`).
+    public func resolved(with variables: JSONObject) -> JSONValue {
+        switch self {
+        case .value(let value): return value
+        case .variable(let name): return variables[name] ?? .null
+        case .list(let list): return .array(list.map { $0.resolved(with: variables) })
+        case .object(let object): return .object(object.mapValues { $0.resolved(with: variables) })
+        }
+    }
+}
+
+/// A field in a selection set.
+public struct Field: Sendable {
+    /// The schema name.
+    public let name: String
+    /// The alias, when the operation gives one.
+    public let alias: String?
+    /// The type of its value.
+    public let type: OutputType
+    /// Its arguments, by name.
+    public let arguments: [String: ArgumentValue]
+
+    /// The key under which the response holds the field: the alias, else the name.
+    public var responseKey: String { alias ?? name }
+
+    /// Describes a field.
+    public init(_ name: String, alias: String? = nil, _ type: OutputType, arguments: [String: ArgumentValue] = [:]) {
+        self.name = name
+        self.alias = alias
+        self.type = type
+        self.arguments = arguments
+    }
+}
+
+/// An `@include(if: $var)` or `@skip(if: $var)` condition on a variable.
+public struct SelectionCondition: Sendable, Hashable {
+    /// The Boolean variable.
+    public let variable: String
+    /// `true` for `@skip`, `false` for `@include`.
+    public let inverted: Bool
+
+    /// `@include(if: $variable)`.
+    public static func include(if variable: String) -> SelectionCondition {
+        SelectionCondition(variable: variable, inverted: false)
+    }
+
+    /// `@skip(if: $variable)`.
+    public static func skip(if variable: String) -> SelectionCondition {
+        SelectionCondition(variable: variable, inverted: true)
+    }
+
+    /// Whether the selection applies with these variables (a missing variable counts as false).
+    public func isSatisfied(by variables: JSONObject) -> Bool {
+        let value = variables[variable]?.boolValue ?? false
+        return inverted ? !value : value
+    }
+}
+
+/// One entry of a selection set's metadata: a field, a fragment (named or inline), or entries
+/// that apply only under conditions.
+public indirect enum Selection: Sendable {
+    /// A field.
+    case field(Field)
+    /// An inline fragment (`... on Droid { ... }`) or a type case.
+    case inlineFragment(any SelectionSet.Type)
+    /// A named fragment spread (`...HeroDetails`).
+    case fragment(any Fragment.Type)
+    /// Selections that apply only when every condition holds (`@include`/`@skip`).
+    case conditional([SelectionCondition], [Selection])
+}
+
+/// The data of one selection set: the response's JSON object for it, checked against its
+/// metadata before any accessor reads it.
+public struct DataDict: Sendable, Hashable {
+    /// The object's fields by response key.
+    public let _data: JSONObject
+
+    /// Wraps an object that was already validated.
+    public init(_data: JSONObject) { self._data = _data }
+
+    /// Reads a field. The response was validated against the same metadata, so this cannot fail
+    /// for generated accessors.
+    public subscript<T: GraphQLOutputValue>(_ key: String) -> T {
+        do throws(GraphQLDecodingError) {
+            return try T(_fieldValue: _data[key] ?? .null)
+        } catch {
+            preconditionFailure("APICore: a validated selection set could not read \(error.prefixed(by: .field(key))); the generated code and its metadata disagree")
+        }
+    }
+}
+
+/// Generated data: a struct per selection set, with accessors that read its ``DataDict``.
+public protocol SelectionSet: GraphQLOutputValue, Hashable {
+    /// The type it is selected on.
+    static var __parentType: ParentType { get }
+    /// What it selects.
+    static var __selections: [Selection] { get }
+    /// Its data.
+    var __data: DataDict { get }
+    /// Wraps validated data.
+    init(_dataDict: DataDict)
+}
+
+extension SelectionSet {
+    /// Wraps the JSON object of a validated response.
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+        guard case .object(let object) = value else {
+            throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")
+        }
+        self.init(_dataDict: DataDict(_data: object))
+    }
+
+    /// The `__typename` of the object, when the response carries it.
+    public var __typename: String? { __data._data["__typename"]?.stringValue }
+
+    /// Converts to a type case or fragment of the same object when its type condition holds.
+    public func _asInlineFragment<T: SelectionSet>() -> T? {
+        guard let typename = __typename, T.__parentType.matches(typename: typename) else { return nil }
+        return T(_dataDict: __data)
+    }
+
+    /// Converts to a named fragment that applies unconditionally.
+    public func _toFragment<T: SelectionSet>() -> T { T(_dataDict: __data) }
+}
+
+/// A named fragment: its definition text travels with every operation that spreads it.
+public protocol Fragment: SelectionSet {
+    /// `fragment Name on Type { ... }`.
+    static var fragmentDefinition: String { get }
+}
+
+extension SelectionSet {
+    /// Validates `object` against this selection set and wraps it.
+    ///
+    /// Every selected field must be present with a value of its declared type, except those that
+    /// `@include`/`@skip` leave out or type conditions that do not apply. The first mismatch is
+    /// reported with its path from `object`.
+    public init(validating object: JSONObject, variables: JSONObject = [:]) throws(GraphQLDecodingError) {
+        try SelectionValidator(variables: variables).validate(object, selections: Self.__selections, in: Self.__parentType)
+        self.init(_dataDict: DataDict(_data: object))
+    }
+}
+
+/// Checks a response against selection-set metadata. Paths are built only when an error unwinds,
+/// so a valid response costs no allocation per field.
+struct SelectionValidator {
+    let variables: JSONObject
+
+    func validate(_ object: JSONObject, selections: [Selection], in parent: ParentType) throws(GraphQLDecodingError) {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                let key = field.responseKey
+                guard let value = object[key] else {
+                    throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'")
+                }
+                do throws(GraphQLDecodingError) {
+                    try validate(value, as: field.type, nullable: true)
+                } catch {
+                    throw error.prefixed(by: .field(key))
+                }
+            case .inlineFragment(let type):
+                if applies(type.__parentType, to: object, in: parent) {
+                    try validate(object, selections: type.__selections, in: type.__parentType)
+                }
+            case .fragment(let type):
+                if applies(type.__parentType, to: object, in: parent) {
+                    try validate(object, selections: type.__selections, in: type.__parentType)
+                }
+            case .conditional(let conditions, let nested):
+                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
+                    try validate(object, selections: nested, in: parent)
+                }
+            }
+        }
+    }
+
+    /// A type condition applies when every type the enclosing selection can be satisfies it, or
+    /// else when the object's `__typename` does. The generator selects `__typename` wherever a
+    /// condition narrows the type, so without one a narrowing condition does not apply.
+    func applies(_ condition: ParentType, to object: JSONObject, in parent: ParentType) -> Bool {
+        if condition.name == parent.name || parent.possibleTypes.isSubset(of: condition.possibleTypes) { return true }
+        guard let typename = object["__typename"]?.stringValue else { return false }
+        return condition.matches(typename: typename)
+    }
+
+    func validate(_ value: JSONValue, as type: OutputType, nullable: Bool) throws(GraphQLDecodingError) {
+        switch type {
+        case .nonNull(let inner):
+            if case .null = value {
+                throw GraphQLDecodingError(message: "null for a non-null field")
+            }
+            try validate(value, as: inner, nullable: false)
+        case _ where nullable && value.isNull:
+            return
+        case .scalar(let scalar):
+            _ = try scalar.init(_fieldValue: value)
+        case .object(let selectionSet):
+            guard case .object(let object) = value else {
+                throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")
+            }
+            try validate(object, selections: selectionSet.__selections, in: selectionSet.__parentType)
+        case .list(let element):
+            guard case .array(let elements) = value else {
+                throw GraphQLDecodingError(message: "expected a list, found \(value.kindDescription)")
+            }
+            for (index, item) in elements.enumerated() {
+                do throws(GraphQLDecodingError) {
+                    try validate(item, as: element, nullable: true)
+                } catch {
+                    throw error.prefixed(by: .index(index))
+                }
+            }
+        }
+    }
+}

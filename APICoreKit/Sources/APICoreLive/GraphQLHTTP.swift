@@ -1,0 +1,116 @@
+import APICore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// GraphQL over HTTP, as the GraphQL-over-HTTP specification describes it: how a request is
+/// written (POST with JSON, or GET for queries) and how a response is read, status codes and
+/// media types included.
+enum GraphQLHTTP {
+    static let graphQLResponseMediaType = "application/graphql-response+json"
+    static let accept = "application/graphql-response+json, application/json;q=0.9"
+
+    static func makeRequest<Operation: GraphQLOperation>(
+        url: URL, operation: Operation, variables: JSONObject, useGET: Bool
+    ) throws(APIError) -> URLRequest {
+        var body: JSONObject = [
+            "query": .string(Operation.document),
+            "operationName": .string(Operation.operationName),
+        ]
+        if !variables.isEmpty { body["variables"] = .object(variables) }
+        var request: URLRequest
+        if useGET {
+            var parameters = [("query", Operation.document), ("operationName", Operation.operationName)]
+            if !variables.isEmpty { parameters.append(("variables", JSONSerializer.string(.object(variables)))) }
+            guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+                throw .invalidRequest("the GraphQL endpoint \(url) is not a valid URL")
+            }
+            let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
+            components.percentEncodedQuery = existing + QueryEncoding.encode(parameters)
+            guard let getURL = components.url else { throw .invalidRequest("the GraphQL endpoint \(url) is not a valid URL") }
+            request = URLRequest(url: getURL)
+            request.httpMethod = "GET"
+        } else {
+            request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.httpBody = JSONSerializer.data(.object(body))
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        request.setValue(accept, forHTTPHeaderField: "Accept")
+        return request
+    }
+
+    /// Checks one raw response, innermost in the chain. A well-formed GraphQL response with
+    /// errors becomes ``APIError/graphQL(_:)`` whatever its status; any other status outside 2xx
+    /// becomes an HTTP error; 2xx bodies that are not GraphQL responses are invalid. The parsed
+    /// body is kept on the response so it is read once.
+    static func readResponse(_ response: inout TransportResponse, operationName: String) throws(APIError) {
+        let status = response.statusCode
+        let success = (200..<300).contains(status)
+        if status == 401 {
+            throw .unauthorized(HTTPFailure(statusCode: status, headers: response.headers, body: response.body, url: response.url))
+        }
+        let parsed: JSONValue
+        do throws(JSONParseError) {
+            parsed = try JSONParser.parse(response.body)
+        } catch {
+            if success {
+                throw .invalidResponse(InvalidResponse(
+                    kind: .notJSON(error), statusCode: status, request: operationName,
+                    bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
+            }
+            throw httpError(response)
+        }
+        switch try GraphQLResponseReading.read(parsed, statusCode: status, operationName: operationName) {
+        case .notGraphQL:
+            guard success else { throw httpError(response) }
+            throw .invalidResponse(InvalidResponse(
+                kind: .notGraphQLResponse, statusCode: status, request: operationName,
+                bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
+        case .data(let data):
+            guard success else { throw httpError(response) }
+            guard data != nil else {
+                throw .invalidResponse(InvalidResponse(
+                    kind: .noData, statusCode: status, request: operationName, bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
+            }
+        }
+        response.parsedBody = parsed
+    }
+
+    /// The `data` object of a response that passed ``readResponse(_:operationName:)``. A
+    /// middleware may have replaced the response, so it is checked again when it was not kept.
+    static func data(of response: TransportResponse, operationName: String) throws(APIError) -> JSONObject {
+        var response = response
+        if response.parsedBody == nil {
+            try readResponse(&response, operationName: operationName)
+        }
+        guard let data = response.parsedBody?["data"]?.objectValue else {
+            throw .invalidResponse(InvalidResponse(
+                kind: .noData, statusCode: response.statusCode, request: operationName,
+                bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
+        }
+        return data
+    }
+
+    static func httpError(_ response: TransportResponse) -> APIError {
+        .httpStatus(HTTPFailure(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url))
+    }
+}
+
+/// Query strings with every reserved character escaped (`+` and `&` included), which
+/// `URLComponents.queryItems` does not do.
+enum QueryEncoding {
+    private static let allowed: CharacterSet = {
+        CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    }()
+
+    static func encode(_ items: [(String, String)]) -> String {
+        items.map { name, value in escape(name) + "=" + escape(value) }.joined(separator: "&")
+    }
+
+    static func escape(_ string: String) -> String {
+        string.addingPercentEncoding(withAllowedCharacters: allowed) ?? string
+    }
+}

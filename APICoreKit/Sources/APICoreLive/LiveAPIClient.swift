@@ -1,0 +1,189 @@
+import APICore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The engine's `APIClient`: builds HTTP requests, runs them through the middleware chain, and
+/// turns the answers into values or `APIError`s.
+final class LiveAPIClient: APIClient {
+    let configuration: APIClientConfiguration
+    let transport: any HTTPTransport
+
+    init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
+        self.configuration = configuration
+        self.transport = transport
+    }
+
+    // MARK: REST
+
+    func send<Value>(_ request: RESTRequest<Value>) async throws(APIError) -> Response<Value> {
+        let start = ContinuousClock.now
+        let urlRequest = try makeURLRequest(request)
+        let context = RequestContext(kind: .rest, operationName: request.summary, isIdempotent: request.isIdempotent)
+        let response = try await runChain(urlRequest, context: context, timeout: request.timeout) { response throws(APIError) in
+            try Self.checkRESTStatus(response)
+        }
+        let value: Value
+        do {
+            value = try request.decode(response.body)
+        } catch {
+            throw Self.decodingFailure(error, response: response, request: request.summary)
+        }
+        return Response(value: value, metadata: metadata(for: response, operationName: request.summary, since: start))
+    }
+
+    func makeURLRequest<Value>(_ request: RESTRequest<Value>) throws(APIError) -> URLRequest {
+        let path = request.path.hasPrefix("/") ? String(request.path.dropFirst()) : request.path
+        let base = configuration.restBaseURL.absoluteString.hasSuffix("/")
+            ? configuration.restBaseURL.absoluteString : configuration.restBaseURL.absoluteString + "/"
+        guard var components = URLComponents(string: base + path) else {
+            throw .invalidRequest("the path '\(request.path)' does not make a valid URL with \(configuration.restBaseURL)")
+        }
+        if !request.queryItems.isEmpty {
+            components.percentEncodedQuery = QueryEncoding.encode(request.queryItems.map { ($0.name, $0.value ?? "") })
+        }
+        guard let url = components.url else {
+            throw .invalidRequest("the path '\(request.path)' does not make a valid URL with \(configuration.restBaseURL)")
+        }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body = request.body {
+            do {
+                urlRequest.httpBody = try configuration.makeJSONEncoder().encode(body)
+            } catch {
+                throw .invalidRequest("the body of \(request.summary) could not be encoded as JSON: \(error)")
+            }
+            urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        applyHeaders(request.headers, to: &urlRequest)
+        return urlRequest
+    }
+
+    static func checkRESTStatus(_ response: TransportResponse) throws(APIError) {
+        switch response.statusCode {
+        case 200..<300: return
+        case 401: throw .unauthorized(HTTPFailure(statusCode: 401, headers: response.headers, body: response.body, url: response.url))
+        default:
+            throw .httpStatus(HTTPFailure(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url))
+        }
+    }
+
+    static func decodingFailure(_ error: any Error, response: TransportResponse, request: String) -> APIError {
+        if let apiError = error as? APIError { return apiError }
+        let excerpt = HTTPFailure.excerpt(of: response.body)
+        let status = response.statusCode
+        guard let decodingError = error as? DecodingError else {
+            return .invalidResponse(InvalidResponse(
+                kind: .wrongShape(GraphQLDecodingError(message: String(describing: error))),
+                statusCode: status, request: request, bodyExcerpt: excerpt))
+        }
+        do throws(JSONParseError) {
+            _ = try JSONParser.parse(response.body)
+        } catch {
+            return .invalidResponse(InvalidResponse(kind: .notJSON(error), statusCode: status, request: request, bodyExcerpt: excerpt))
+        }
+        let (codingPath, message): ([any CodingKey], String)
+        switch decodingError {
+        case .keyNotFound(let key, let context):
+            (codingPath, message) = (context.codingPath + [key], "missing field '\(key.stringValue)'")
+        case .valueNotFound(let type, let context):
+            (codingPath, message) = (context.codingPath, "null where \(type) was expected")
+        case .typeMismatch(let type, let context):
+            (codingPath, message) = (context.codingPath, "expected \(type): \(context.debugDescription)")
+        case .dataCorrupted(let context):
+            (codingPath, message) = (context.codingPath, context.debugDescription)
+        @unknown default:
+            (codingPath, message) = ([], String(describing: decodingError))
+        }
+        let path = ResponsePath(codingPath.map { key in key.intValue.map { .index($0) } ?? .field(key.stringValue) })
+        return .invalidResponse(InvalidResponse(
+            kind: .wrongShape(GraphQLDecodingError(path: path, message: message)),
+            statusCode: status, request: request, bodyExcerpt: excerpt))
+    }
+
+    // MARK: GraphQL
+
+    func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) async throws(APIError) -> Response<Value> {
+        try await execute(request)
+    }
+
+    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
+        -> Response<Value>
+    {
+        try await execute(request)
+    }
+
+    func execute<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError)
+        -> Response<Value>
+    {
+        let start = ContinuousClock.now
+        let variables = request.operation.variablesJSON
+        let useGET = Operation.operationType == .query && configuration.queryMethod == .get
+        var urlRequest = try GraphQLHTTP.makeRequest(
+            url: configuration.graphQLURL, operation: request.operation, variables: variables, useGET: useGET)
+        applyHeaders(request.headers, to: &urlRequest)
+        let context = RequestContext(
+            kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
+        let response = try await runChain(urlRequest, context: context, timeout: request.timeout) { response throws(APIError) in
+            try GraphQLHTTP.readResponse(&response, operationName: Operation.operationName)
+        }
+        let dataObject = try GraphQLHTTP.data(of: response, operationName: Operation.operationName)
+        let value = try request.value(from: dataObject, statusCode: response.statusCode, body: response.body)
+        return Response(value: value, metadata: metadata(for: response, operationName: Operation.operationName, since: start))
+    }
+
+    // MARK: Chain
+
+    /// Runs the middleware chain around the transport. `check` runs innermost, on the raw
+    /// response, so that middleware sees status and GraphQL errors as `APIError`s.
+    func runChain(
+        _ request: URLRequest,
+        context: RequestContext,
+        timeout: Duration?,
+        check: @escaping @Sendable (inout TransportResponse) throws(APIError) -> Void
+    ) async throws(APIError) -> TransportResponse {
+        let transport = self.transport
+        let timeout = timeout ?? configuration.timeout
+        let middlewares = configuration.middlewares
+        let terminal: MiddlewareNext = { request throws(APIError) in
+            var response = try await transport.send(request, timeout: timeout)
+            try check(&response)
+            return response
+        }
+        return try await Self.call(middlewares[...], request: request, context: context, terminal: terminal)
+    }
+
+    static func call(
+        _ middlewares: ArraySlice<any Middleware>,
+        request: URLRequest,
+        context: RequestContext,
+        terminal: @escaping MiddlewareNext
+    ) async throws(APIError) -> TransportResponse {
+        guard let first = middlewares.first else {
+            if Task.isCancelled { throw .cancelled }
+            return try await terminal(request)
+        }
+        let rest = middlewares.dropFirst()
+        return try await first.intercept(request, context: context) { request throws(APIError) in
+            try await call(rest, request: request, context: context, terminal: terminal)
+        }
+    }
+
+    func applyHeaders(_ headers: [String: String], to request: inout URLRequest) {
+        for (name, value) in configuration.defaultHeaders where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+    }
+
+    func metadata(for response: TransportResponse, operationName: String, since start: ContinuousClock.Instant) -> ResponseMetadata {
+        ResponseMetadata(
+            source: .server, statusCode: response.statusCode, headers: response.headers,
+            duration: ContinuousClock.now - start, operationName: operationName)
+    }
+}

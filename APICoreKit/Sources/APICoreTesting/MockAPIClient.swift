@@ -1,0 +1,198 @@
+import APICore
+import Foundation
+
+/// An `APIClient` for a kit's unit tests: answers come from stubs, per GraphQL operation name and
+/// per REST endpoint, and every request sent is recorded.
+///
+/// GraphQL answers go through the same validation and mapping as the real engine, so a fixture
+/// that does not match the operation's selection set fails the same way a server response would.
+///
+/// ```swift
+/// let client = MockAPIClient()
+/// try client.stub(operation: "CurrentUser", fixture: Bundle.module.url(forResource: "user", withExtension: "json")!)
+/// client.stub(.get, "products/42", json: ["id": "42", "name": "Tea"])
+/// ```
+///
+/// Several stubs for the same key answer in turn; the last one keeps answering.
+public final class MockAPIClient: APIClient, @unchecked Sendable {
+    /// A request the mock received.
+    public struct SentRequest: Sendable, Hashable {
+        /// The GraphQL operation name, or `METHOD path` for REST.
+        public var name: String
+        /// The GraphQL variables, or the REST body as JSON (`null` when there is none).
+        public var payload: JSONValue
+        /// The REST query items as name/value pairs, empty for GraphQL.
+        public var query: [String: String]
+        /// The request's own headers.
+        public var headers: [String: String]
+    }
+
+    /// What a stub answers.
+    public enum Answer: Sendable {
+        /// A whole response body: for GraphQL `{"data": …, "errors": …}`, for REST the JSON body.
+        case json(JSONValue)
+        /// An error, thrown as it is.
+        case error(APIError)
+    }
+
+    private let lock = NSLock()
+    private var stubs: [String: [Answer]] = [:]
+    private var sentRequests: [SentRequest] = []
+
+    /// A mock with no stubs.
+    public init() {}
+
+    // MARK: Stubbing
+
+    /// Answers the operation named `operation` with `data` (the `data` object of a response).
+    public func stub(operation: String, data: JSONObject) {
+        add(.json(.object(["data": .object(data)])), for: operation)
+    }
+
+    /// Answers the operation with a whole GraphQL response, errors and partial data included.
+    public func stub(operation: String, response: JSONValue) {
+        add(.json(response), for: operation)
+    }
+
+    /// Answers the operation with a whole GraphQL response read from a JSON file.
+    public func stub(operation: String, fixture: URL) throws {
+        add(.json(try Self.load(fixture)), for: operation)
+    }
+
+    /// Answers the operation with an error.
+    public func stub(operation: String, error: APIError) {
+        add(.error(error), for: operation)
+    }
+
+    /// Answers `method path` with a JSON body.
+    public func stub(_ method: HTTPMethod, _ path: String, json: JSONValue) {
+        add(.json(json), for: Self.key(method, path))
+    }
+
+    /// Answers `method path` with a value encoded as JSON.
+    public func stub(_ method: HTTPMethod, _ path: String, value: some Encodable) throws {
+        add(.json(try JSONParser.parse(JSONEncoder().encode(value))), for: Self.key(method, path))
+    }
+
+    /// Answers `method path` with a JSON body read from a file.
+    public func stub(_ method: HTTPMethod, _ path: String, fixture: URL) throws {
+        add(.json(try Self.load(fixture)), for: Self.key(method, path))
+    }
+
+    /// Answers `method path` with an error.
+    public func stub(_ method: HTTPMethod, _ path: String, error: APIError) {
+        add(.error(error), for: Self.key(method, path))
+    }
+
+    /// Every request received so far, in order.
+    public var sent: [SentRequest] {
+        lock.withLock { sentRequests }
+    }
+
+    /// The requests received for an operation name or `METHOD path`.
+    public func sent(_ name: String) -> [SentRequest] {
+        sent.filter { $0.name == name }
+    }
+
+    // MARK: APIClient
+
+    /// Answers from the stub for `METHOD path`.
+    public func send<Value>(_ request: RESTRequest<Value>) async throws(APIError) -> Response<Value> {
+        if Task.isCancelled { throw .cancelled }
+        let path = request.path.hasPrefix("/") ? String(request.path.dropFirst()) : request.path
+        let key = Self.key(request.method, path)
+        var payload = JSONValue.null
+        if let body = request.body {
+            do {
+                payload = try JSONParser.parse(JSONEncoder().encode(body))
+            } catch {
+                throw .invalidRequest("the body of \(key) could not be encoded as JSON: \(error)")
+            }
+        }
+        record(SentRequest(
+            name: key, payload: payload,
+            query: Dictionary(request.queryItems.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last }),
+            headers: request.headers))
+        let body = JSONSerializer.data(try answer(for: key))
+        do {
+            let value = try request.decode(body)
+            return Response(value: value, metadata: Self.metadata(key))
+        } catch {
+            throw .invalidResponse(InvalidResponse(
+                kind: .wrongShape(GraphQLDecodingError(message: String(describing: error))),
+                statusCode: 200, request: key, bodyExcerpt: HTTPFailure.excerpt(of: body)))
+        }
+    }
+
+    /// Answers from the stub for the query's operation name.
+    public func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) async throws(APIError) -> Response<Value> {
+        try execute(request)
+    }
+
+    /// Answers from the stub for the mutation's operation name.
+    public func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
+        -> Response<Value>
+    {
+        try execute(request)
+    }
+
+    private func execute<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) throws(APIError)
+        -> Response<Value>
+    {
+        if Task.isCancelled { throw .cancelled }
+        let name = Operation.operationName
+        record(SentRequest(name: name, payload: .object(request.operation.variablesJSON), query: [:], headers: request.headers))
+        let json = try answer(for: name)
+        let body = JSONSerializer.data(json)
+        switch try GraphQLResponseReading.read(json, statusCode: 200, operationName: name) {
+        case .notGraphQL:
+            throw .invalidResponse(InvalidResponse(
+                kind: .notGraphQLResponse, statusCode: 200, request: name, bodyExcerpt: HTTPFailure.excerpt(of: body)))
+        case .data(nil):
+            throw .invalidResponse(InvalidResponse(kind: .noData, statusCode: 200, request: name, bodyExcerpt: HTTPFailure.excerpt(of: body)))
+        case .data(let data?):
+            let value = try request.value(from: data, statusCode: 200, body: body)
+            return Response(value: value, metadata: Self.metadata(name))
+        }
+    }
+
+    // MARK: Internals
+
+    private static func key(_ method: HTTPMethod, _ path: String) -> String {
+        "\(method) \(path.hasPrefix("/") ? String(path.dropFirst()) : path)"
+    }
+
+    private static func metadata(_ name: String) -> ResponseMetadata {
+        ResponseMetadata(source: .server, statusCode: 200, headers: [:], duration: .zero, operationName: name)
+    }
+
+    private static func load(_ url: URL) throws -> JSONValue {
+        try JSONParser.parse(try Data(contentsOf: url))
+    }
+
+    private func add(_ answer: Answer, for key: String) {
+        lock.withLock { stubs[key, default: []].append(answer) }
+    }
+
+    private func record(_ request: SentRequest) {
+        lock.withLock { sentRequests.append(request) }
+    }
+
+    private func answer(for key: String) throws(APIError) -> JSONValue {
+        let answer: Answer? = lock.withLock {
+            guard var queue = stubs[key], let first = queue.first else { return nil }
+            if queue.count > 1 {
+                queue.removeFirst()
+                stubs[key] = queue
+            }
+            return first
+        }
+        switch answer {
+        case .json(let json): return json
+        case .error(let error): throw error
+        case nil:
+            let known = lock.withLock { stubs.keys.sorted() }
+            throw .invalidRequest("MockAPIClient has no stub for '\(key)'; stubbed: \(known.isEmpty ? "nothing" : known.joined(separator: ", "))")
+        }
+    }
+}

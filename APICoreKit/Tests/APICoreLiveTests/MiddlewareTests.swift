@@ -1,0 +1,95 @@
+import APICore
+import APICoreLive
+import APICoreTestServer
+import Foundation
+import StarWarsOperations
+import Synchronization
+import Testing
+
+/// Records the order in which middlewares see requests and responses.
+final class Trace: Sendable {
+    let events = Mutex<[String]>([])
+    func add(_ event: String) { events.withLock { $0.append(event) } }
+    var all: [String] { events.withLock { $0 } }
+}
+
+struct Tagging: Middleware {
+    let name: String
+    let trace: Trace
+    func intercept(_ request: URLRequest, context: RequestContext, next: MiddlewareNext) async throws(APIError) -> TransportResponse {
+        var request = request
+        request.addValue(name, forHTTPHeaderField: "X-Chain")
+        trace.add("\(name) → \(context.operationName)")
+        let response = try await next(request)
+        trace.add("\(name) ← \(response.statusCode)")
+        return response
+    }
+}
+
+/// Retries once when the error says a retry can help.
+struct RetryOnce: Middleware {
+    let trace: Trace
+    func intercept(_ request: URLRequest, context: RequestContext, next: MiddlewareNext) async throws(APIError) -> TransportResponse {
+        do throws(APIError) {
+            return try await next(request)
+        } catch where error.recovery == .retry && context.isIdempotent {
+            trace.add("retry after \(error.statusCode ?? 0)")
+            return try await next(request)
+        }
+    }
+}
+
+@Suite("One middleware chain for REST and GraphQL")
+struct MiddlewareTests {
+    @Test("middlewares run outermost first on REST and GraphQL alike, and can change the request")
+    func order() async throws {
+        let trace = Trace()
+        try await withServer(middlewares: [Tagging(name: "outer", trace: trace), Tagging(name: "inner", trace: trace)]) { server, client in
+            _ = try await client.send(RESTRequest<JSONValue>.get("echo"))
+            _ = try await client.fetch(HeroNameQuery())
+            #expect(trace.all == [
+                "outer → GET echo", "inner → GET echo", "inner ← 200", "outer ← 200",
+                "outer → HeroName", "inner → HeroName", "inner ← 200", "outer ← 200",
+            ])
+            #expect(server.requests(to: "echo").last?.headers["x-chain"] == "outer,inner")
+            #expect(server.requests(to: "graphql").last?.headers["x-chain"] == "outer,inner")
+        }
+    }
+
+    @Test("a middleware sees errors as APIError and can retry")
+    func retry() async throws {
+        let trace = Trace()
+        try await withServer(middlewares: [RetryOnce(trace: trace)]) { server, client in
+            server.respond("flaky", with: [
+                .init(status: 503, contentType: "text/plain", body: "busy"),
+                .init(status: 200, body: #"{"ok": true}"#),
+            ])
+            let response = try await client.send(RESTRequest<JSONValue>.get("flaky"))
+            #expect(response.value == ["ok": true])
+            #expect(trace.all == ["retry after 503"])
+            #expect(server.requests(to: "flaky").count == 2)
+
+            // A mutation is not idempotent: the middleware leaves it alone.
+            server.respond("graphql", status: 502, contentType: "text/plain", body: "bad gateway")
+            let error = await apiError { () async throws(APIError) in
+                try await client.perform(CreateReviewMutation(episode: nil, review: ReviewInput(stars: 1)))
+            }
+            #expect(error?.statusCode == 502)
+            #expect(server.requests(to: "graphql").count == 1)
+        }
+    }
+
+    @Test("a middleware can answer without calling the transport")
+    func shortCircuit() async throws {
+        let offline = ClosureMiddleware { _, context, _ throws(APIError) in
+            TransportResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"data":{"hero":{"__typename":"Human","id":"1","name":"Stub","friends":[]}}}"#.utf8), url: nil)
+        }
+        try await withServer(middlewares: [offline]) { server, client in
+            let response = try await client.fetch(HeroNameQuery())
+            #expect(response.value.hero?.name == "Stub")
+            #expect(server.requests.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import APICore
+import APICoreLive
+import APICoreTestServer
+import Foundation
+import Testing
+
+struct Item: Codable, Sendable, Hashable {
+    var id: String
+    var name: String
+    var price: Double
+    var tags: [String]
+}
+
+struct NewItem: Codable, Sendable {
+    var name: String?
+    var price: Double?
+    var tags: [String]?
+}
+
+/// Runs `body` with a fresh test server and a client pointed at it, and stops the server after.
+func withServer<T>(
+    timeout: Duration = .seconds(10),
+    middlewares: [any Middleware] = [],
+    queryMethod: APIClientConfiguration.QueryMethod = .post,
+    defaultHeaders: [String: String] = [:],
+    _ body: (TestServer, any APIClient) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start()
+    let client = APICoreLive.makeClient(APIClientConfiguration(
+        restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: timeout, middlewares: middlewares,
+        queryMethod: queryMethod))
+    do {
+        let result = try await body(server, client)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// The error a call threw, or a test failure when it succeeded.
+func apiError<T>(_ call: () async throws(APIError) -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> APIError? {
+    do {
+        let value = try await call()
+        Issue.record("expected an APIError, got \(value)", sourceLocation: sourceLocation)
+        return nil
+    } catch {
+        return error
+    }
+}

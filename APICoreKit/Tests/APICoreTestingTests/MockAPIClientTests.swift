@@ -1,0 +1,97 @@
+import APICore
+import APICoreTesting
+import Foundation
+import StarWarsOperations
+import Testing
+
+struct Product: Codable, Sendable, Equatable {
+    var id: String
+    var name: String
+}
+
+@Suite("MockAPIClient")
+struct MockAPIClientTests {
+    func fixture(_ name: String) throws -> URL {
+        try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
+    }
+
+    @Test("a fixture answers an operation through the real validation and the request's map")
+    func fixtureStub() async throws {
+        let client = MockAPIClient()
+        try client.stub(operation: "HeroName", fixture: fixture("hero-r2"))
+        let name = try await client.fetch(GraphQLRequest(HeroNameQuery(episode: .some(.init(.jedi)))) { $0.hero?.name })
+        #expect(name.value == "R2-D2")
+        #expect(client.sent("HeroName").map(\.payload) == [["episode": "JEDI"]])
+    }
+
+    @Test("a fixture that does not match the selection set fails as a server response would")
+    func wrongShape() async throws {
+        let client = MockAPIClient()
+        try client.stub(operation: "HeroName", fixture: fixture("hero-wrong-shape"))
+        do {
+            _ = try await client.fetch(HeroNameQuery())
+            Issue.record("expected an error")
+        } catch {
+            guard case .invalidResponse(let failure) = error, case .wrongShape(let shape) = failure.kind else {
+                Issue.record("expected wrongShape, got \(error)")
+                return
+            }
+            #expect(shape.path == ["data", "hero", "name"])
+        }
+    }
+
+    @Test("stubs answer in turn, the last one repeating; errors are thrown as given")
+    func sequence() async throws {
+        let client = MockAPIClient()
+        client.stub(operation: "HeroName", error: .transport(TransportFailure(kind: .notConnected, url: nil, underlying: "")))
+        client.stub(operation: "HeroName", data: ["hero": nil])
+        await #expect(throws: APIError.self) { try await client.fetch(HeroNameQuery()) }
+        #expect(try await client.fetch(HeroNameQuery()).value.hero == nil)
+        #expect(try await client.fetch(HeroNameQuery()).value.hero == nil)
+        #expect(client.sent.count == 3)
+    }
+
+    @Test("GraphQL errors with partial data come through as APIError.graphQL")
+    func graphQLErrors() async throws {
+        let client = MockAPIClient()
+        client.stub(operation: "HeroAndFailing", response: [
+            "data": ["hero": ["__typename": "Droid", "name": "R2-D2"], "failingField": nil],
+            "errors": [["message": "nope", "path": ["failingField"], "extensions": ["code": "E"]]],
+        ])
+        do {
+            _ = try await client.fetch(HeroAndFailingQuery())
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.partialData(as: HeroAndFailingQuery.Data.self)?.hero?.name == "R2-D2")
+            guard case .graphQL(let failure) = error else { return }
+            #expect(failure.errors.map(\.code) == ["E"])
+        }
+    }
+
+    @Test("REST stubs per endpoint, from JSON or values; the body sent is recorded")
+    func rest() async throws {
+        let client = MockAPIClient()
+        client.stub(.get, "products/1", json: ["id": "1", "name": "Tea"])
+        try client.stub(.post, "/products", value: Product(id: "2", name: "Rice"))
+        #expect(try await client.send(RESTRequest<Product>.get("/products/1")).value == Product(id: "1", name: "Tea"))
+        let created = try await client.send(RESTRequest<Product>.post("products", body: ["name": "Rice"]))
+        #expect(created.value.id == "2")
+        #expect(client.sent("POST products").first?.payload == ["name": "Rice"])
+    }
+
+    @Test("a request with no stub fails with a message naming what is stubbed")
+    func missingStub() async {
+        let client = MockAPIClient()
+        client.stub(.get, "a", json: [:])
+        do {
+            _ = try await client.fetch(HeroNameQuery())
+            Issue.record("expected an error")
+        } catch {
+            guard case .invalidRequest(let message) = error else {
+                Issue.record("expected invalidRequest, got \(error)")
+                return
+            }
+            #expect(message == "MockAPIClient has no stub for 'HeroName'; stubbed: GET a")
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import GraphQL
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A REST item, as `/items` stores and returns it.
+struct JSONItem: Codable, Sendable {
+    var id: String
+    var name: String
+    var price: Double
+    var tags: [String]
+}
+
+struct ItemInput: Codable, Sendable {
+    var name: String?
+    var price: Double?
+    var tags: [String]?
+}
+
+enum Routes {
+    static func register(on router: Router<BasicRequestContext>, state: LockedState<TestServer.State>, schema: GraphQLSchema) {
+        router.middlewares.add(Recorder(state: state))
+
+        router.post("/graphql") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 16 << 20)
+            let accept = request.headers[.accept] ?? ""
+            guard let json = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+                let query = json["query"] as? String
+            else {
+                return plain(400, "expected a JSON body with a 'query' string")
+            }
+            let variables = json["variables"].flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+            return try await execute(
+                schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
+                accept: accept)
+        }
+
+        router.get("/graphql") { request, _ in
+            let parameters = request.uri.queryParameters
+            guard let query = parameters.get("query") else { return plain(400, "expected a 'query' parameter") }
+            let variables = parameters.get("variables").map { Data($0.utf8) }
+            return try await execute(
+                schema: schema, query: query, operationName: parameters.get("operationName"), variablesJSON: variables,
+                accept: request.headers[.accept] ?? "")
+        }
+
+        router.get("/items") { request, _ in
+            let items = state.withLock { Array($0.items.values) }.sorted { $0.id < $1.id }
+            let tag = request.uri.queryParameters.get("tag")
+            let limit = request.uri.queryParameters.get("limit").flatMap(Int.init) ?? Int.max
+            return try json(200, items.filter { tag == nil || $0.tags.contains(tag!) }.prefix(limit).map { $0 })
+        }
+
+        router.get("/items/:id") { _, context in
+            let id = context.parameters.get("id") ?? ""
+            guard let item = state.withLock({ $0.items[id] }) else { return plain(404, "no item \(id)") }
+            return try json(200, item)
+        }
+
+        router.post("/items") { request, context in
+            let input = try await request.decode(as: ItemInput.self, context: context)
+            guard let name = input.name, let price = input.price else { return plain(422, "name and price are required") }
+            let item = state.withLock { state -> JSONItem in
+                let item = JSONItem(id: String(state.nextItemID), name: name, price: price, tags: input.tags ?? [])
+                state.nextItemID += 1
+                state.items[item.id] = item
+                return item
+            }
+            return try json(201, item)
+        }
+
+        router.put("/items/:id") { request, context in
+            let id = context.parameters.get("id") ?? ""
+            let input = try await request.decode(as: ItemInput.self, context: context)
+            guard let name = input.name, let price = input.price else { return plain(422, "name and price are required") }
+            let item = JSONItem(id: id, name: name, price: price, tags: input.tags ?? [])
+            state.withLock { $0.items[id] = item }
+            return try json(200, item)
+        }
+
+        router.patch("/items/:id") { request, context in
+            let id = context.parameters.get("id") ?? ""
+            let input = try await request.decode(as: ItemInput.self, context: context)
+            let updated = state.withLock { state -> JSONItem? in
+                guard var item = state.items[id] else { return nil }
+                if let name = input.name { item.name = name }
+                if let price = input.price { item.price = price }
+                if let tags = input.tags { item.tags = tags }
+                state.items[id] = item
+                return item
+            }
+            guard let updated else { return plain(404, "no item \(id)") }
+            return try json(200, updated)
+        }
+
+        router.delete("/items/:id") { _, context in
+            let id = context.parameters.get("id") ?? ""
+            let removed = state.withLock { $0.items.removeValue(forKey: id) }
+            return removed == nil ? plain(404, "no item \(id)") : Response(status: .noContent)
+        }
+
+        router.get("/echo") { request, _ in
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            var query: [String: String] = [:]
+            for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+            return try json(200, ["headers": headers, "query": query])
+        }
+    }
+
+    static func execute(schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String)
+        async throws -> Response
+    {
+        let variables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
+        let wantsGraphQLResponse = accept.contains("application/graphql-response+json")
+        var result = try await graphql(
+            schema: schema, request: query, variableValues: variables, operationName: operationName)
+        result.errors = result.errors.map(StarWarsSchema.withExtensions)
+        // GraphQL over HTTP: with application/graphql-response+json, a request error (no data at
+        // all) is a 4xx; with application/json every well-formed response is a 200.
+        let status = wantsGraphQLResponse && result.data == nil && !result.errors.isEmpty ? 400 : 200
+        let body = try GraphQLJSONEncoder().encode(result)
+        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        response.headers[.contentType] = wantsGraphQLResponse ? "application/graphql-response+json; charset=utf-8" : "application/json; charset=utf-8"
+        return response
+    }
+
+    static func json(_ status: Int, _ value: some Encodable) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+        response.headers[.contentType] = "application/json"
+        return response
+    }
+
+    static func plain(_ status: Int, _ text: String) -> Response {
+        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: text)))
+        response.headers[.contentType] = "text/plain"
+        return response
+    }
+}
+
+/// Records every request, then answers canned paths itself.
+struct Recorder: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let state: LockedState<TestServer.State>
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 16 << 20)
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        var query: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+        let recorded = TestServer.RecordedRequest(
+            method: request.method.rawValue, path: request.uri.path, query: query, headers: headers, body: Data(body.readableBytesView))
+        let canned = state.withLock { state -> TestServer.Canned? in
+            state.requests.append(recorded)
+            guard var queue = state.canned[request.uri.path], let first = queue.first else { return nil }
+            if queue.count > 1 {
+                queue.removeFirst()
+                state.canned[request.uri.path] = queue
+            }
+            return first
+        }
+        if let canned {
+            if canned.delay > .zero { try await Task.sleep(for: canned.delay) }
+            var response = Response(status: .init(code: canned.status), body: .init(byteBuffer: ByteBuffer(bytes: canned.body)))
+            response.headers[.contentType] = canned.contentType
+            for (name, value) in canned.headers {
+                if let name = HTTPField.Name(name) { response.headers[name] = value }
+            }
+            return response
+        }
+        return try await next(request, context)
+    }
+}

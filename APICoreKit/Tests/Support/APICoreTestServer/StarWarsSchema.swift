@@ -1,0 +1,187 @@
+import Foundation
+import GraphQL
+
+/// An error a resolver throws to give the response an `extensions.code`.
+struct CodedError: Error, CustomStringConvertible {
+    var code: String
+    var message: String
+    var description: String { message }
+}
+
+/// A subset of Apollo's StarWars schema (`../shared/peers/apollo-ios-dev`), executable, plus a few
+/// fields made for tests: `failingField` (an error with a code and partial data), `protected`
+/// (`UNAUTHENTICATED`) and `catalog(count:)` (a large response for benchmarks).
+enum StarWarsSchema {
+    typealias Object = [String: any Sendable]
+
+    static let characters: [String: Object] = {
+        func human(_ id: String, _ name: String, _ friends: [String], _ appearsIn: [String], homePlanet: String?, height: Double)
+            -> Object
+        {
+            ["__kind": "Human", "id": id, "name": name, "friendIDs": friends, "appearsIn": appearsIn,
+             "homePlanet": homePlanet as (any Sendable)?, "height": height]
+        }
+        func droid(_ id: String, _ name: String, _ friends: [String], _ appearsIn: [String], primaryFunction: String) -> Object {
+            ["__kind": "Droid", "id": id, "name": name, "friendIDs": friends, "appearsIn": appearsIn,
+             "primaryFunction": primaryFunction]
+        }
+        let all = ["NEWHOPE", "EMPIRE", "JEDI"]
+        return [
+            "1000": human("1000", "Luke Skywalker", ["1002", "1003", "2000", "2001"], all, homePlanet: "Tatooine", height: 1.72),
+            "1001": human("1001", "Darth Vader", ["1004"], all, homePlanet: "Tatooine", height: 2.02),
+            "1002": human("1002", "Han Solo", ["1000", "1003", "2001"], all, homePlanet: nil, height: 1.8),
+            "1003": human("1003", "Leia Organa", ["1000", "1002", "2000", "2001"], all, homePlanet: "Alderaan", height: 1.5),
+            "1004": human("1004", "Wilhuff Tarkin", ["1001"], ["NEWHOPE"], homePlanet: nil, height: 1.8),
+            "2000": droid("2000", "C-3PO", ["1000", "1002", "1003", "2001"], all, primaryFunction: "Protocol"),
+            "2001": droid("2001", "R2-D2", ["1000", "1002", "1003"], all, primaryFunction: "Astromech"),
+        ]
+    }()
+
+    static func make(state: LockedState<TestServer.State>) throws -> GraphQLSchema {
+        let episode = try GraphQLEnumType(
+            name: "Episode",
+            values: ["NEWHOPE": GraphQLEnumValue(value: "NEWHOPE"), "EMPIRE": GraphQLEnumValue(value: "EMPIRE"),
+                     "JEDI": GraphQLEnumValue(value: "JEDI")])
+        let lengthUnit = try GraphQLEnumType(
+            name: "LengthUnit", values: ["METER": GraphQLEnumValue(value: "METER"), "FOOT": GraphQLEnumValue(value: "FOOT")])
+
+        let friendsResolver: GraphQLFieldResolve = { source, _, _, _ in
+            ((source as? Object)?["friendIDs"] as? [String] ?? []).compactMap { characters[$0] }
+        }
+        let character = try GraphQLInterfaceType(
+            name: "Character",
+            resolveType: { value, _ in ((value as? Object)?["__kind"] as? String) ?? "Human" }
+        )
+        character.fields = {
+            [
+                "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
+                "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
+                "appearsIn": GraphQLField(type: GraphQLNonNull(GraphQLList(episode))),
+                "friends": GraphQLField(type: GraphQLList(character)),
+            ]
+        }
+        let human = try GraphQLObjectType(
+            name: "Human",
+            fields: [
+                "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
+                "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
+                "appearsIn": GraphQLField(type: GraphQLNonNull(GraphQLList(episode))),
+                "friends": GraphQLField(type: GraphQLList(character), resolve: friendsResolver),
+                "homePlanet": GraphQLField(type: GraphQLString),
+                "height": GraphQLField(
+                    type: GraphQLFloat, args: ["unit": GraphQLArgument(type: lengthUnit, defaultValue: "METER")],
+                    resolve: { source, args, _, _ in
+                        let meters = (source as? Object)?["height"] as? Double ?? 0
+                        return args["unit"].string == "FOOT" ? meters * 3.28084 : meters
+                    }),
+            ],
+            interfaces: [character]
+        )
+        let droid = try GraphQLObjectType(
+            name: "Droid",
+            fields: [
+                "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
+                "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
+                "appearsIn": GraphQLField(type: GraphQLNonNull(GraphQLList(episode))),
+                "friends": GraphQLField(type: GraphQLList(character), resolve: friendsResolver),
+                "primaryFunction": GraphQLField(type: GraphQLString),
+            ],
+            interfaces: [character]
+        )
+        let review = try GraphQLObjectType(
+            name: "Review",
+            fields: [
+                "episode": GraphQLField(type: episode),
+                "stars": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
+                "commentary": GraphQLField(type: GraphQLString),
+            ]
+        )
+        let reviewInput = try GraphQLInputObjectType(
+            name: "ReviewInput",
+            fields: [
+                "stars": InputObjectField(type: GraphQLNonNull(GraphQLInt)),
+                "commentary": InputObjectField(type: GraphQLString),
+            ]
+        )
+        let catalogItem = try GraphQLObjectType(
+            name: "CatalogItem",
+            fields: [
+                "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
+                "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
+                "description": GraphQLField(type: GraphQLNonNull(GraphQLString)),
+                "price": GraphQLField(type: GraphQLNonNull(GraphQLFloat)),
+                "tags": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(GraphQLString)))),
+            ]
+        )
+
+        let query = try GraphQLObjectType(
+            name: "Query",
+            fields: [
+                "hero": GraphQLField(
+                    type: character, args: ["episode": GraphQLArgument(type: episode)],
+                    resolve: { _, args, _, _ in
+                        args["episode"].string == "EMPIRE" ? characters["1000"] : characters["2001"]
+                    }),
+                "human": GraphQLField(
+                    type: human, args: ["id": GraphQLArgument(type: GraphQLNonNull(GraphQLID))],
+                    resolve: { _, args, _, _ in characters[args["id"].string ?? ""].flatMap { $0["__kind"] as? String == "Human" ? $0 : nil } }),
+                "character": GraphQLField(
+                    type: character, args: ["id": GraphQLArgument(type: GraphQLNonNull(GraphQLID))],
+                    resolve: { _, args, _, _ in characters[args["id"].string ?? ""] }),
+                "reviews": GraphQLField(
+                    type: GraphQLList(review), args: ["episode": GraphQLArgument(type: GraphQLNonNull(episode))],
+                    resolve: { _, args, _, _ in
+                        let episode = args["episode"].string
+                        return state.withLock { $0.reviews }.filter { $0["episode"] as? String == episode }
+                    }),
+                "catalog": GraphQLField(
+                    type: GraphQLNonNull(GraphQLList(GraphQLNonNull(catalogItem))),
+                    args: ["count": GraphQLArgument(type: GraphQLNonNull(GraphQLInt))],
+                    resolve: { _, args, _, _ in catalog(count: args["count"].int ?? 0) }),
+                "failingField": GraphQLField(
+                    type: GraphQLString,
+                    resolve: { _, _, _, _ in throw CodedError(code: "INTERNAL_SERVER_ERROR", message: "the field failed on purpose") }),
+                "protected": GraphQLField(
+                    type: GraphQLString,
+                    resolve: { _, _, _, _ in throw CodedError(code: "UNAUTHENTICATED", message: "log in to see this") }),
+            ]
+        )
+        let mutation = try GraphQLObjectType(
+            name: "Mutation",
+            fields: [
+                "createReview": GraphQLField(
+                    type: review,
+                    args: ["episode": GraphQLArgument(type: episode), "review": GraphQLArgument(type: GraphQLNonNull(reviewInput))],
+                    resolve: { _, args, _, _ in
+                        let input = args["review"]
+                        var created: Object = ["stars": input["stars"].int ?? 0]
+                        if let episode = args["episode"].string { created["episode"] = episode }
+                        if let commentary = input["commentary"].string { created["commentary"] = commentary }
+                        let stored = created
+                        state.withLock { $0.reviews.append(stored) }
+                        return created
+                    })
+            ]
+        )
+        return try GraphQLSchema(query: query, mutation: mutation, types: [human, droid])
+    }
+
+    /// `count` catalog items of about 200 bytes each.
+    static func catalog(count: Int) -> [Object] {
+        (0..<max(0, min(count, 100_000))).map { index in
+            [
+                "id": "item-\(index)",
+                "name": "Catalog item number \(index)",
+                "description": "A plain description of item \(index), long enough to look like real product copy.",
+                "price": Double(index % 1000) + 0.99,
+                "tags": ["tag-\(index % 7)", "tag-\(index % 11)", "tag-\(index % 13)"],
+            ]
+        }
+    }
+
+    /// Gives an error raised by a ``CodedError`` its `extensions.code`, keeping its path and locations.
+    static func withExtensions(_ error: GraphQLError) -> GraphQLError {
+        guard let coded = error.originalError as? CodedError else { return error }
+        return GraphQLError(message: coded.message, locations: error.locations, path: error.path, extensions: ["code": .string(coded.code)])
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import GraphQL
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A real HTTP server on 127.0.0.1 for the engine's tests and benchmarks.
+///
+/// It serves a StarWars GraphQL schema at `/graphql` (POST and GET, executed by GraphQLSwift), a
+/// small REST API under `/items`, and whatever the test registers with ``respond(_:status:contentType:body:delay:)``.
+/// Every request is recorded. Start it with ``start()``; stop it with ``stop()``.
+public final class TestServer: Sendable {
+    /// A request as the server received it.
+    public struct RecordedRequest: Sendable {
+        /// The method, upper case.
+        public var method: String
+        /// The path without the query.
+        public var path: String
+        /// The query parameters, percent-decoded.
+        public var query: [String: String]
+        /// The headers, names lowercased.
+        public var headers: [String: String]
+        /// The body.
+        public var body: Data
+    }
+
+    /// A response the test decides in advance.
+    public struct Canned: Sendable {
+        /// The status code.
+        public var status: Int
+        /// The `Content-Type`.
+        public var contentType: String
+        /// The body.
+        public var body: Data
+        /// How long to wait before answering.
+        public var delay: Duration
+        /// Extra headers.
+        public var headers: [String: String]
+
+        /// A canned response.
+        public init(status: Int, contentType: String = "application/json", body: String, delay: Duration = .zero, headers: [String: String] = [:]) {
+            self.status = status
+            self.contentType = contentType
+            self.body = Data(body.utf8)
+            self.delay = delay
+            self.headers = headers
+        }
+    }
+
+    struct State: Sendable {
+        var requests: [RecordedRequest] = []
+        var canned: [String: [Canned]] = [:]
+        var items: [String: JSONItem] = [:]
+        var nextItemID = 1
+        var reviews: [[String: any Sendable]] = []
+    }
+
+    /// The port it listens on.
+    public let port: Int
+    /// `http://127.0.0.1:<port>/`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+    /// The GraphQL endpoint.
+    public var graphQLURL: URL { baseURL.appendingPathComponent("graphql") }
+
+    let state: LockedState<State>
+    private let task: Task<Void, any Error>
+
+    private init(port: Int, state: LockedState<State>, task: Task<Void, any Error>) {
+        self.port = port
+        self.state = state
+        self.task = task
+    }
+
+    /// Starts a server on a free loopback port and returns once it accepts connections.
+    public static func start() async throws -> TestServer {
+        let state = LockedState(State())
+        let schema = try StarWarsSchema.make(state: state)
+        let router = Router()
+        Routes.register(on: router, state: state, schema: schema)
+        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "APICoreTestServer"),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: Logger(label: "APICoreTestServer", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let task = Task { try await app.run() }
+        var port = 0
+        for await value in portStream { port = value }
+        guard port > 0 else {
+            task.cancel()
+            throw TestServerError.couldNotStart
+        }
+        return TestServer(port: port, state: state, task: task)
+    }
+
+    /// Stops the server and waits until it has closed its socket.
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// Answers `path` (with or without a leading `/`) with this status, content type and body,
+    /// after `delay`, for every method.
+    public func respond(_ path: String, status: Int, contentType: String = "application/json", body: String, delay: Duration = .zero) {
+        respond(path, with: [Canned(status: status, contentType: contentType, body: body, delay: delay)])
+    }
+
+    /// Answers `path` with these responses in turn; the last one keeps answering.
+    public func respond(_ path: String, with responses: [Canned]) {
+        let key = path.hasPrefix("/") ? path : "/" + path
+        state.withLock { $0.canned[key] = responses }
+    }
+
+    /// Every request received so far.
+    public var requests: [RecordedRequest] { state.withLock { $0.requests } }
+
+    /// The requests received for `path`.
+    public func requests(to path: String) -> [RecordedRequest] {
+        let key = path.hasPrefix("/") ? path : "/" + path
+        return requests.filter { $0.path == key }
+    }
+}
+
+/// Why the test server could not start.
+public enum TestServerError: Error {
+    /// No port was bound.
+    case couldNotStart
+}
+
+/// A lock around the server's state.
+final class LockedState<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,221 @@
+// Hand-written in the shape `apicore-codegen` generates, for the engine's tests and benchmarks:
+// the StarWars operations that the test server executes.
+import APICore
+
+public enum Episode: String, EnumType {
+    case newHope = "NEWHOPE"
+    case empire = "EMPIRE"
+    case jedi = "JEDI"
+}
+
+public struct ReviewInput: InputObject {
+    public var stars: Int
+    public var commentary: GraphQLNullable<String>
+    public init(stars: Int, commentary: GraphQLNullable<String> = nil) {
+        self.stars = stars
+        self.commentary = commentary
+    }
+    public var __data: InputDict { InputDict(["stars": stars, "commentary": commentary]) }
+}
+
+enum Types {
+    static let character = ParentType.abstract("Character", possibleTypes: ["Human", "Droid"], keyFields: ["id"])
+    static let droid = ParentType.object("Droid", keyFields: ["id"])
+    static let human = ParentType.object("Human", keyFields: ["id"])
+    static let query = ParentType.object("Query")
+    static let mutation = ParentType.object("Mutation")
+}
+
+/// `query HeroName($episode: Episode) { hero(episode: $episode) { __typename id name ... on Droid { primaryFunction } friends { __typename name } } }`
+public struct HeroNameQuery: GraphQLQuery {
+    public static let operationName = "HeroName"
+    public static let document = """
+        query HeroName($episode: Episode) { hero(episode: $episode) { __typename id name ... on Droid { primaryFunction } friends { __typename name } } }
+        """
+    public var episode: GraphQLNullable<GraphQLEnum<Episode>>
+    public init(episode: GraphQLNullable<GraphQLEnum<Episode>> = nil) { self.episode = episode }
+    public var __variables: InputDict { InputDict(["episode": episode]) }
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.query
+        public static let __selections: [Selection] = [
+            .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")]))
+        ]
+        public var hero: Hero? { __data["hero"] }
+
+        public struct Hero: SelectionSet {
+            public let __data: DataDict
+            public init(_dataDict: DataDict) { __data = _dataDict }
+            public static let __parentType = Types.character
+            public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+                .inlineFragment(AsDroid.self),
+                .field(Field("friends", .list(.object(Friend.self)))),
+            ]
+            public var id: String { __data["id"] }
+            public var name: String { __data["name"] }
+            public var friends: [Friend?]? { __data["friends"] }
+            public var asDroid: AsDroid? { _asInlineFragment() }
+
+            public struct AsDroid: SelectionSet {
+                public let __data: DataDict
+                public init(_dataDict: DataDict) { __data = _dataDict }
+                public static let __parentType = Types.droid
+                public static let __selections: [Selection] = [
+                    .field(Field("primaryFunction", .scalar(String.self)))
+                ]
+                public var primaryFunction: String? { __data["primaryFunction"] }
+            }
+
+            public struct Friend: SelectionSet {
+                public let __data: DataDict
+                public init(_dataDict: DataDict) { __data = _dataDict }
+                public static let __parentType = Types.character
+                public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                    .field(Field("name", .nonNull(.scalar(String.self)))),
+                ]
+                public var name: String { __data["name"] }
+            }
+        }
+    }
+}
+
+/// `query HeroAndFailing { hero { __typename name } failingField }`: the server fails `failingField`.
+public struct HeroAndFailingQuery: GraphQLQuery {
+    public static let operationName = "HeroAndFailing"
+    public static let document = "query HeroAndFailing { hero { __typename name } failingField }"
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.query
+        public static let __selections: [Selection] = [
+            .field(Field("hero", .object(Hero.self))),
+            .field(Field("failingField", .scalar(String.self))),
+        ]
+        public var hero: Hero? { __data["hero"] }
+        public var failingField: String? { __data["failingField"] }
+
+        public struct Hero: SelectionSet {
+            public let __data: DataDict
+            public init(_dataDict: DataDict) { __data = _dataDict }
+            public static let __parentType = Types.character
+            public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+            ]
+            public var name: String { __data["name"] }
+        }
+    }
+}
+
+/// `query Protected { protected }`: the server answers `UNAUTHENTICATED`.
+public struct ProtectedQuery: GraphQLQuery {
+    public static let operationName = "Protected"
+    public static let document = "query Protected { protected }"
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.query
+        public static let __selections: [Selection] = [.field(Field("protected", .scalar(String.self)))]
+        public var protected: String? { __data["protected"] }
+    }
+}
+
+/// `query Invalid { hero { doesNotExist } }`: fails validation on the server.
+public struct InvalidQuery: GraphQLQuery {
+    public static let operationName = "Invalid"
+    public static let document = "query Invalid { hero { doesNotExist } }"
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.query
+        public static let __selections: [Selection] = [.field(Field("hero", .scalar(JSONValue.self)))]
+    }
+}
+
+/// `mutation CreateReview($episode: Episode, $review: ReviewInput!) { createReview(episode: $episode, review: $review) { stars commentary episode } }`
+public struct CreateReviewMutation: GraphQLMutation {
+    public static let operationName = "CreateReview"
+    public static let document = """
+        mutation CreateReview($episode: Episode, $review: ReviewInput!) { createReview(episode: $episode, review: $review) { stars commentary episode } }
+        """
+    public var episode: GraphQLNullable<GraphQLEnum<Episode>>
+    public var review: ReviewInput
+    public init(episode: GraphQLNullable<GraphQLEnum<Episode>>, review: ReviewInput) {
+        self.episode = episode
+        self.review = review
+    }
+    public var __variables: InputDict { InputDict(["episode": episode, "review": review]) }
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.mutation
+        public static let __selections: [Selection] = [
+            .field(Field("createReview", .object(CreateReview.self), arguments: ["episode": .variable("episode"), "review": .variable("review")]))
+        ]
+        public var createReview: CreateReview? { __data["createReview"] }
+
+        public struct CreateReview: SelectionSet {
+            public let __data: DataDict
+            public init(_dataDict: DataDict) { __data = _dataDict }
+            public static let __parentType = ParentType.object("Review")
+            public static let __selections: [Selection] = [
+                .field(Field("stars", .nonNull(.scalar(Int.self)))),
+                .field(Field("commentary", .scalar(String.self))),
+                .field(Field("episode", .scalar(GraphQLEnum<Episode>.self))),
+            ]
+            public var stars: Int { __data["stars"] }
+            public var commentary: String? { __data["commentary"] }
+            public var episode: GraphQLEnum<Episode>? { __data["episode"] }
+        }
+    }
+}
+
+/// `query Catalog($count: Int!) { catalog(count: $count) { id name description price tags } }`: a large response.
+public struct CatalogQuery: GraphQLQuery {
+    public static let operationName = "Catalog"
+    public static let document = "query Catalog($count: Int!) { catalog(count: $count) { id name description price tags } }"
+    public var count: Int
+    public init(count: Int) { self.count = count }
+    public var __variables: InputDict { InputDict(["count": count]) }
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.query
+        public static let __selections: [Selection] = [
+            .field(Field("catalog", .nonNull(.list(.nonNull(.object(Item.self)))), arguments: ["count": .variable("count")]))
+        ]
+        public var catalog: [Item] { __data["catalog"] }
+
+        public struct Item: SelectionSet {
+            public let __data: DataDict
+            public init(_dataDict: DataDict) { __data = _dataDict }
+            public static let __parentType = ParentType.object("CatalogItem")
+            public static let __selections: [Selection] = [
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+                .field(Field("description", .nonNull(.scalar(String.self)))),
+                .field(Field("price", .nonNull(.scalar(Double.self)))),
+                .field(Field("tags", .nonNull(.list(.nonNull(.scalar(String.self)))))),
+            ]
+            public var id: String { __data["id"] }
+            public var name: String { __data["name"] }
+            public var description: String { __data["description"] }
+            public var price: Double { __data["price"] }
+            public var tags: [String] { __data["tags"] }
+        }
+    }
+}
