@@ -1,1 +1,28 @@
-print("bench placeholder")
+// apicore-bench: benchmarks that print `name: value` lines, one figure per line.
+// Run through `scripts/bench.sh <suite>` (release build).
+import APICore
+import APICoreLive
+import APICoreTestServer
+import Foundation
+import StarWarsOperations
+
+let suites: [String: () async throws -> Void] = [
+    "e2e": E2EBenchmark.run
+]
+
+let arguments = CommandLine.arguments.dropFirst()
+if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
+    print("""
+        usage: apicore-bench <suite>...
+        suites: \(suites.keys.sorted().joined(separator: ", "))
+        Prints one `name: value` line per figure.
+        """)
+    exit(arguments.isEmpty ? 1 : 0)
+}
+for name in arguments {
+    guard let suite = suites[name] else {
+        FileHandle.standardError.write(Data("apicore-bench: unknown suite '\(name)'; suites: \(suites.keys.sorted().joined(separator: ", "))\n".utf8))
+        exit(2)
+    }
+    try await suite()
+}

@@ -29,7 +29,7 @@ final class LiveAPIClient: APIClient {
         do {
             value = try request.decode(response.body)
         } catch {
-            throw Self.decodingFailure(error, response: response, request: request.summary)
+            throw APIError.decodingFailure(error, body: response.body, statusCode: response.statusCode, request: request.summary)
         }
         return Response(value: value, metadata: metadata(for: response, operationName: request.summary, since: start))
     }
@@ -69,39 +69,6 @@ final class LiveAPIClient: APIClient {
         default:
             throw .httpStatus(HTTPFailure(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url))
         }
-    }
-
-    static func decodingFailure(_ error: any Error, response: TransportResponse, request: String) -> APIError {
-        if let apiError = error as? APIError { return apiError }
-        let excerpt = HTTPFailure.excerpt(of: response.body)
-        let status = response.statusCode
-        guard let decodingError = error as? DecodingError else {
-            return .invalidResponse(InvalidResponse(
-                kind: .wrongShape(GraphQLDecodingError(message: String(describing: error))),
-                statusCode: status, request: request, bodyExcerpt: excerpt))
-        }
-        do throws(JSONParseError) {
-            _ = try JSONParser.parse(response.body)
-        } catch {
-            return .invalidResponse(InvalidResponse(kind: .notJSON(error), statusCode: status, request: request, bodyExcerpt: excerpt))
-        }
-        let (codingPath, message): ([any CodingKey], String)
-        switch decodingError {
-        case .keyNotFound(let key, let context):
-            (codingPath, message) = (context.codingPath + [key], "missing field '\(key.stringValue)'")
-        case .valueNotFound(let type, let context):
-            (codingPath, message) = (context.codingPath, "null where \(type) was expected")
-        case .typeMismatch(let type, let context):
-            (codingPath, message) = (context.codingPath, "expected \(type): \(context.debugDescription)")
-        case .dataCorrupted(let context):
-            (codingPath, message) = (context.codingPath, context.debugDescription)
-        @unknown default:
-            (codingPath, message) = ([], String(describing: decodingError))
-        }
-        let path = ResponsePath(codingPath.map { key in key.intValue.map { .index($0) } ?? .field(key.stringValue) })
-        return .invalidResponse(InvalidResponse(
-            kind: .wrongShape(GraphQLDecodingError(path: path, message: message)),
-            statusCode: status, request: request, bodyExcerpt: excerpt))
     }
 
     // MARK: GraphQL

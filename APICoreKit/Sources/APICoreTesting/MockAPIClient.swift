@@ -118,9 +118,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
             let value = try request.decode(body)
             return Response(value: value, metadata: Self.metadata(key))
         } catch {
-            throw .invalidResponse(InvalidResponse(
-                kind: .wrongShape(GraphQLDecodingError(message: String(describing: error))),
-                statusCode: 200, request: key, bodyExcerpt: HTTPFailure.excerpt(of: body)))
+            throw APIError.decodingFailure(error, body: body, statusCode: 200, request: key)
         }
     }
 

@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// The umbrella package: `pantry`, the app CLI that composes the feature kits over one
+/// `APIClient` built at its composition root.
+let package = Package(
+    name: "Pantry",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pantry", targets: ["pantry"])
+    ],
+    dependencies: [
+        .package(path: "APICoreKit"),
+        .package(path: "SharedKit"),
+        .package(path: "UserKit"),
+        .package(path: "ProductKit"),
+        .package(path: "HouseholdKit"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "PantryCLI",
+            dependencies: [
+                .product(name: "APICore", package: "APICoreKit"),
+                .product(name: "APICoreLive", package: "APICoreKit"),
+                .product(name: "SharedKit", package: "SharedKit"),
+                .product(name: "UserKit", package: "UserKit"),
+                .product(name: "ProductKit", package: "ProductKit"),
+                .product(name: "HouseholdKit", package: "HouseholdKit"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "pantry", dependencies: ["PantryCLI"]),
+        .testTarget(
+            name: "PantryCLITests",
+            dependencies: ["PantryCLI", .product(name: "APICoreTesting", package: "APICoreKit")]
+        ),
+    ]
+)

@@ -1,0 +1,3 @@
+import PantryCLI
+
+PantryCommand.main()

@@ -1,0 +1,22 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Tools: `apicore-codegen`, the code generator and schema splitter (and, later, the dev server).
+let package = Package(
+    name: "Tools",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "apicore-codegen", targets: ["apicore-codegen"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        .target(name: "CodegenKit"),
+        .executableTarget(
+            name: "apicore-codegen",
+            dependencies: ["CodegenKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "CodegenKitTests", dependencies: ["CodegenKit"]),
+    ]
+)

@@ -1,0 +1,220 @@
+import Foundation
+
+/// `apollo-codegen-config.json`, read with Apollo iOS 1.x's keys so that a team moving from
+/// Apollo keeps its file. Keys this tool does not know are reported as warnings, by name.
+public struct CodegenConfiguration: Sendable, Equatable {
+    /// Where generated schema types go and how they are packaged.
+    public enum ModuleType: Sendable, Equatable {
+        /// A Swift package of its own.
+        case swiftPackageManager
+        /// Inside an existing target, with this access modifier (`public` or `internal`).
+        case embeddedInTarget(name: String, accessModifier: AccessModifier)
+        /// Packaged by the user's own means.
+        case other
+    }
+
+    /// Where operation files go.
+    public enum OperationsLocation: Sendable, Equatable {
+        /// In the schema module.
+        case inSchemaModule
+        /// Beside each `.graphql` file, optionally in a subfolder, with a file extension.
+        case relative(subpath: String?, fileExtension: String)
+        /// In one folder, with this access modifier.
+        case absolute(path: String, accessModifier: AccessModifier)
+    }
+
+    /// Swift access for generated declarations.
+    public enum AccessModifier: String, Sendable, Equatable {
+        /// `public`.
+        case `public`
+        /// `internal`.
+        case `internal`
+    }
+
+    /// `include`, `exclude`.
+    public enum Inclusion: String, Sendable, Equatable {
+        /// Generated.
+        case include
+        /// Left out.
+        case exclude
+    }
+
+    /// The namespace of generated schema types.
+    public var schemaNamespace: String
+    /// Globs of `.graphql` operation files, relative to the config file; `!` excludes.
+    public var operationSearchPaths: [String]
+    /// Globs of schema files (SDL or introspection JSON), relative to the config file.
+    public var schemaSearchPaths: [String]
+    /// Where schema types go.
+    public var schemaTypesPath: String
+    /// How schema types are packaged.
+    public var moduleType: ModuleType
+    /// Where operations go.
+    public var operations: OperationsLocation
+    /// Whether deprecated enum cases are generated.
+    public var deprecatedEnumCases: Inclusion
+    /// Whether schema descriptions become documentation comments.
+    public var schemaDocumentation: Inclusion
+    /// The folder of the config file; relative paths start there.
+    public var baseURL: URL
+    /// Keys that were not understood, as dotted paths.
+    public var unknownKeys: [String]
+}
+
+/// A config file that could not be read, with the key at fault.
+public struct CodegenConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file.
+    public var file: String
+    /// What was wrong.
+    public var message: String
+
+    /// An error in `file`.
+    public init(file: String, message: String) {
+        self.file = file
+        self.message = message
+    }
+
+    /// `file: message`.
+    public var description: String { "\(file): \(message)" }
+}
+
+extension CodegenConfiguration {
+    /// Reads the config file at `url`.
+    public static func load(from url: URL) throws(CodegenConfigurationError) -> CodegenConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw CodegenConfigurationError(file: url.path, message: "cannot read the config file (\(error.localizedDescription))")
+        }
+        return try parse(data, file: url.path, baseURL: url.deletingLastPathComponent())
+    }
+
+    /// Reads a config from its JSON text.
+    public static func parse(_ data: Data, file: String, baseURL: URL) throws(CodegenConfigurationError) -> CodegenConfiguration {
+        let root: [String: Any]
+        do {
+            guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw CodegenConfigurationError(file: file, message: "the config must be a JSON object")
+            }
+            root = object
+        } catch let error as CodegenConfigurationError {
+            throw error
+        } catch {
+            throw CodegenConfigurationError(file: file, message: "not valid JSON (\(error.localizedDescription))")
+        }
+        var reader = Reader(file: file)
+        return try reader.read(root, baseURL: baseURL)
+    }
+}
+
+private struct Reader {
+    let file: String
+    var unknown: [String] = []
+
+    func fail(_ message: String) -> CodegenConfigurationError {
+        CodegenConfigurationError(file: file, message: message)
+    }
+
+    mutating func object(_ value: Any?, at path: String, known: Set<String>) throws(CodegenConfigurationError) -> [String: Any] {
+        guard let value else { return [:] }
+        guard let object = value as? [String: Any] else { throw fail("'\(path)' must be an object") }
+        for key in object.keys.sorted() where !known.contains(key) {
+            unknown.append(path.isEmpty ? key : "\(path).\(key)")
+        }
+        return object
+    }
+
+    func string(_ value: Any?, at path: String) throws(CodegenConfigurationError) -> String? {
+        guard let value else { return nil }
+        guard let string = value as? String else { throw fail("'\(path)' must be a string") }
+        return string
+    }
+
+    func strings(_ value: Any?, at path: String) throws(CodegenConfigurationError) -> [String]? {
+        guard let value else { return nil }
+        guard let strings = value as? [String] else { throw fail("'\(path)' must be an array of strings") }
+        return strings
+    }
+
+    /// An Apollo "tagged" value: an object with exactly one key naming the case.
+    func tagged(_ value: Any?, at path: String, cases: [String]) throws(CodegenConfigurationError) -> (String, [String: Any])? {
+        guard let value else { return nil }
+        guard let object = value as? [String: Any], object.count == 1, let (tag, payload) = object.first else {
+            throw fail("'\(path)' must be an object with one of: \(cases.joined(separator: ", "))")
+        }
+        guard cases.contains(tag) else { throw fail("'\(path)' has unknown kind '\(tag)'; expected one of: \(cases.joined(separator: ", "))") }
+        return (tag, payload as? [String: Any] ?? [:])
+    }
+
+    func access(_ value: Any?, at path: String, default fallback: CodegenConfiguration.AccessModifier)
+        throws(CodegenConfigurationError) -> CodegenConfiguration.AccessModifier
+    {
+        guard let raw = try string(value, at: path) else { return fallback }
+        guard let modifier = CodegenConfiguration.AccessModifier(rawValue: raw) else {
+            throw fail("'\(path)' must be 'public' or 'internal', not '\(raw)'")
+        }
+        return modifier
+    }
+
+    func inclusion(_ value: Any?, at path: String) throws(CodegenConfigurationError) -> CodegenConfiguration.Inclusion {
+        guard let raw = try string(value, at: path) else { return .include }
+        guard let inclusion = CodegenConfiguration.Inclusion(rawValue: raw) else {
+            throw fail("'\(path)' must be 'include' or 'exclude', not '\(raw)'")
+        }
+        return inclusion
+    }
+
+    mutating func read(_ root: [String: Any], baseURL: URL) throws(CodegenConfigurationError) -> CodegenConfiguration {
+        let top = try object(root, at: "", known: ["schemaNamespace", "input", "output", "options", "experimentalFeatures", "schemaDownload", "operationManifest"])
+        guard let namespace = try string(top["schemaNamespace"], at: "schemaNamespace"), !namespace.isEmpty else {
+            throw fail("'schemaNamespace' is required")
+        }
+        let input = try object(top["input"], at: "input", known: ["operationSearchPaths", "schemaSearchPaths"])
+        let output = try object(top["output"], at: "output", known: ["schemaTypes", "operations", "testMocks", "operationIdentifiersPath"])
+        let schemaTypes = try object(output["schemaTypes"], at: "output.schemaTypes", known: ["path", "moduleType"])
+        guard let schemaPath = try string(schemaTypes["path"], at: "output.schemaTypes.path") else {
+            throw fail("'output.schemaTypes.path' is required")
+        }
+        let moduleType: CodegenConfiguration.ModuleType
+        switch try tagged(schemaTypes["moduleType"], at: "output.schemaTypes.moduleType", cases: ["swiftPackageManager", "embeddedInTarget", "other"]) {
+        case ("embeddedInTarget", let payload)?:
+            guard let name = try string(payload["name"], at: "output.schemaTypes.moduleType.embeddedInTarget.name") else {
+                throw fail("'output.schemaTypes.moduleType.embeddedInTarget.name' is required")
+            }
+            moduleType = .embeddedInTarget(
+                name: name, accessModifier: try access(payload["accessModifier"], at: "output.schemaTypes.moduleType.embeddedInTarget.accessModifier", default: .internal))
+        case ("other", _)?: moduleType = .other
+        default: moduleType = .swiftPackageManager
+        }
+        let operations: CodegenConfiguration.OperationsLocation
+        switch try tagged(output["operations"], at: "output.operations", cases: ["inSchemaModule", "relative", "absolute"]) {
+        case ("relative", let payload)?:
+            operations = .relative(
+                subpath: try string(payload["subpath"], at: "output.operations.relative.subpath"),
+                fileExtension: try string(payload["extension"], at: "output.operations.relative.extension") ?? "graphql.swift")
+        case ("absolute", let payload)?:
+            guard let path = try string(payload["path"], at: "output.operations.absolute.path") else {
+                throw fail("'output.operations.absolute.path' is required")
+            }
+            operations = .absolute(path: path, accessModifier: try access(payload["accessModifier"], at: "output.operations.absolute.accessModifier", default: .internal))
+        default: operations = .inSchemaModule
+        }
+        if let mocks = try tagged(output["testMocks"], at: "output.testMocks", cases: ["none", "swiftPackage", "absolute"]), mocks.0 != "none" {
+            throw fail("'output.testMocks' kind '\(mocks.0)' is not supported; use { \"none\": {} } (kits test with APICoreTesting)")
+        }
+        let options = try object(top["options"], at: "options", known: ["deprecatedEnumCases", "schemaDocumentation"])
+        return CodegenConfiguration(
+            schemaNamespace: namespace,
+            operationSearchPaths: try strings(input["operationSearchPaths"], at: "input.operationSearchPaths") ?? ["**/*.graphql"],
+            schemaSearchPaths: try strings(input["schemaSearchPaths"], at: "input.schemaSearchPaths") ?? ["**/*.graphqls"],
+            schemaTypesPath: schemaPath,
+            moduleType: moduleType,
+            operations: operations,
+            deprecatedEnumCases: try inclusion(options["deprecatedEnumCases"], at: "options.deprecatedEnumCases"),
+            schemaDocumentation: try inclusion(options["schemaDocumentation"], at: "options.schemaDocumentation"),
+            baseURL: baseURL,
+            unknownKeys: unknown
+        )
+    }
+}

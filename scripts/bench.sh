@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The one entry point for benchmarks: release builds, figures printed one per line as
+# 'name: value'. Ratios are measured side by side in one run, never against a stored number.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+usage() {
+  cat <<USAGE
+usage: scripts/bench.sh <suite>...
+
+suites:
+  e2e    a ~50 KB GraphQL query through APIClient vs a bare URLSession POST + JSONDecoder
+         on the same loopback server: e2e-overhead-ratio (target <= 1.15),
+         e2e-requests-per-second (32 concurrent callers), and a decode-only breakdown
+USAGE
+}
+
+[ $# -gt 0 ] || { usage >&2; exit 2; }
+for suite in "$@"; do
+  case "$suite" in
+    -h|--help) usage; exit 0 ;;
+    e2e)
+      swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-bench >&2
+      "$ROOT/APICoreKit/.build/release/apicore-bench" e2e
+      ;;
+    *) echo "bench.sh: unknown suite '$suite'" >&2; usage >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Fails when a feature kit's sources import anything but APICore, SharedKit and Foundation:
+# kits see APICoreKit's public protocols only, never the engine or another kit.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+  echo "usage: scripts/check-imports.sh"
+  echo "Checks that ${KITS[*]} import only APICore, SharedKit and Foundation in their sources."
+  exit 0
+fi
+
+status=0
+for kit in "${KITS[@]}"; do
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    module=$(echo "$line" | sed -E 's/.*import[[:space:]]+([A-Za-z_]+).*/\1/')
+    case "$module" in
+      APICore|SharedKit|Foundation|FoundationNetworking) ;;
+      *) echo "check-imports: $line  (a kit may import APICore, SharedKit and Foundation only)"; status=1 ;;
+    esac
+  done < <(grep -rnE '^[[:space:]]*(@testable[[:space:]]+|@_exported[[:space:]]+)?import[[:space:]]+' "$ROOT/$kit/Sources" --include='*.swift' || true)
+done
+[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation"
+exit $status

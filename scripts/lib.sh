@@ -1,0 +1,14 @@
+# Shared by the scripts in this folder: the repository root and its packages.
+# shellcheck shell=bash
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Every SwiftPM package of the monorepo, in dependency order; "." is the umbrella app.
+PACKAGES=(APICoreKit SharedKit UserKit ProductKit HouseholdKit Tools .)
+# The feature kits, which may import only APICore, SharedKit and Foundation.
+KITS=(SharedKit UserKit ProductKit HouseholdKit)
+
+package_dir() {
+  local name="$1"
+  [ "$name" = "." ] || [ "$name" = "Pantry" ] && { echo "$ROOT"; return; }
+  [ -f "$ROOT/$name/Package.swift" ] || return 1
+  echo "$ROOT/$name"
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every package's tests, each package on its own with its own .build, and fails if any
+# fails. This is the README's test command and what CI runs.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+  cat <<USAGE
+usage: scripts/test-all.sh
+
+Checks the kits' imports, then runs scripts/test.sh for every package:
+${PACKAGES[*]/#./Pantry}
+Fails if any package fails to build, has a compiler warning in its own sources, or has a
+failing test. Ends with a line 'tests: N passed, M failed'.
+USAGE
+  exit 0
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+failed_packages=()
+
+"$ROOT/scripts/check-imports.sh" || failed_packages+=("imports")
+
+for package in "${PACKAGES[@]}"; do
+  start=$SECONDS
+  if "$ROOT/scripts/test.sh" "$package" 2>&1 | tee -a "$log"; then
+    echo "== ${package/#./Pantry}: passed in $((SECONDS - start))s"
+  else
+    echo "== ${package/#./Pantry}: FAILED in $((SECONDS - start))s"
+    failed_packages+=("${package/#./Pantry}")
+  fi
+done
+
+passed=$(grep -cE '^✔ Test ".*" (with [0-9]+ test cases )?passed after' "$log" || true)
+failed=$(grep -cE '^✘ Test ".*" (with [0-9]+ test cases )?failed after' "$log" || true)
+echo
+if [ ${#failed_packages[@]} -gt 0 ]; then
+  echo "test-all: failed: ${failed_packages[*]}"
+fi
+echo "tests: $passed passed, $failed failed"
+[ ${#failed_packages[@]} -eq 0 ]

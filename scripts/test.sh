@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds and tests one package of the monorepo on its own, with its own .build.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+usage() {
+  cat <<USAGE
+usage: scripts/test.sh <package>
+
+Builds <package> with its tests (failing on any compiler warning in this repository's own
+sources), then runs 'swift test' in it.
+
+packages: ${PACKAGES[*]/#./Pantry}   ("." or "Pantry" is the umbrella app)
+USAGE
+}
+
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  "") usage >&2; exit 2 ;;
+esac
+
+dir=$(package_dir "$1") || { echo "test.sh: unknown package '$1'" >&2; usage >&2; exit 2; }
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+echo "== $1: build"
+if ! (cd "$dir" && swift build --build-tests 2>&1) | tee "$log"; then
+  echo "test.sh: $1 does not build" >&2
+  exit 1
+fi
+# Warnings in our own sources fail the build; dependencies' warnings are theirs.
+warnings=$(grep -E '^/[^ ]+\.swift:[0-9]+:[0-9]+: warning:' "$log" | grep -F "$ROOT/" | grep -vF '/.build' | sort -u || true)
+if [ -n "$warnings" ]; then
+  echo "$warnings"
+  echo "test.sh: $1 has $(echo "$warnings" | wc -l) compiler warning(s) in its own sources" >&2
+  exit 1
+fi
+
+echo "== $1: test"
+(cd "$dir" && swift test --skip-build 2>&1)
