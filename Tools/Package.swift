@@ -9,10 +9,11 @@ let package = Package(
         .executable(name: "apicore-codegen", targets: ["apicore-codegen"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
     ],
     targets: [
-        .target(name: "CodegenKit"),
+        .target(name: "CodegenKit", dependencies: [.product(name: "GraphQL", package: "GraphQL")]),
         .executableTarget(
             name: "apicore-codegen",
             dependencies: ["CodegenKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -181,6 +181,22 @@ extension SelectionSet {
     public func _toFragment<T: SelectionSet>() -> T { T(_dataDict: __data) }
 }
 
+/// The `fragments` of a generated selection set: accessors for the named fragments it spreads.
+public protocol FragmentContainer: Sendable {
+    /// The data of the selection set that spreads the fragments.
+    var __data: DataDict { get }
+    /// Wraps that data.
+    init(_dataDict: DataDict)
+}
+
+extension FragmentContainer {
+    /// A fragment that always applies where it is spread.
+    public func _toFragment<T: Fragment>() -> T { T(_dataDict: __data) }
+
+    /// A fragment spread under `@include`/`@skip`: present when its fields are.
+    public func _asConditionalFragment<T: Fragment>() -> T? { try? T(validating: __data._data) }
+}
+
 /// A named fragment: its definition text travels with every operation that spreads it.
 public protocol Fragment: SelectionSet {
     /// `fragment Name on Type { ... }`.

@@ -59,6 +59,9 @@ public struct CodegenConfiguration: Sendable, Equatable {
     public var baseURL: URL
     /// Keys that were not understood, as dotted paths.
     public var unknownKeys: [String]
+    /// Our addition (`apicore.apiCoreKitPath`): where APICoreKit is, relative to the generated
+    /// package, for `moduleType: swiftPackageManager`.
+    public var apiCoreKitPath: String?
 }
 
 /// A config file that could not be read, with the key at fault.
@@ -166,7 +169,8 @@ private struct Reader {
     }
 
     mutating func read(_ root: [String: Any], baseURL: URL) throws(CodegenConfigurationError) -> CodegenConfiguration {
-        let top = try object(root, at: "", known: ["schemaNamespace", "input", "output", "options", "experimentalFeatures", "schemaDownload", "operationManifest"])
+        let top = try object(root, at: "", known: ["schemaNamespace", "input", "output", "options", "experimentalFeatures", "schemaDownload", "operationManifest", "apicore"])
+        let apicore = try object(top["apicore"], at: "apicore", known: ["apiCoreKitPath"])
         guard let namespace = try string(top["schemaNamespace"], at: "schemaNamespace"), !namespace.isEmpty else {
             throw fail("'schemaNamespace' is required")
         }
@@ -214,7 +218,8 @@ private struct Reader {
             deprecatedEnumCases: try inclusion(options["deprecatedEnumCases"], at: "options.deprecatedEnumCases"),
             schemaDocumentation: try inclusion(options["schemaDocumentation"], at: "options.schemaDocumentation"),
             baseURL: baseURL,
-            unknownKeys: unknown
+            unknownKeys: unknown,
+            apiCoreKitPath: try string(apicore["apiCoreKitPath"], at: "apicore.apiCoreKitPath")
         )
     }
 }

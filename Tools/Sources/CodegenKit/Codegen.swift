@@ -1,0 +1,124 @@
+import Foundation
+
+/// What a run of the generator did, or would do with `check`.
+public struct CodegenReport: Sendable {
+    /// Files written (or that would change), relative to the config's folder.
+    public var changed: [String]
+    /// Stale generated files removed (or that would be removed).
+    public var removed: [String]
+    /// Files produced in all.
+    public var produced: Int
+    /// Lines of generated Swift.
+    public var generatedLines: Int
+    /// Warnings (unknown config keys).
+    public var warnings: [String]
+}
+
+/// The generator: `apollo-codegen-config.json` in, Swift files out.
+public enum Codegen {
+    /// Generates for the config at `configURL`. With `check`, writes nothing and reports what would
+    /// change. Throws every problem of the schema and operations at once.
+    public static func run(configURL: URL, check: Bool = false) throws(CodegenFailure) -> CodegenReport {
+        let configuration: CodegenConfiguration
+        do {
+            configuration = try CodegenConfiguration.load(from: configURL)
+        } catch {
+            throw CodegenFailure([Diagnostic(file: error.file, message: error.message)])
+        }
+        let files = try generate(configuration)
+        return try write(files, configuration: configuration, check: check)
+    }
+
+    /// The files a configuration produces, in memory.
+    public static func generate(_ configuration: CodegenConfiguration) throws(CodegenFailure) -> [GeneratedFile] {
+        let base = configuration.baseURL
+        let schemaPaths = Glob(configuration.schemaSearchPaths).files(in: base)
+        let operationPaths = Glob(configuration.operationSearchPaths).files(in: base)
+        var diagnostics: [Diagnostic] = []
+        func read(_ path: String) -> String? {
+            do {
+                return try String(contentsOf: Glob.resolve(path, in: base), encoding: .utf8)
+            } catch {
+                diagnostics.append(Diagnostic(file: path, message: "cannot read the file (\(error.localizedDescription))"))
+                return nil
+            }
+        }
+        var schemaFiles: [(path: String, text: String)] = []
+        for path in schemaPaths {
+            guard let text = read(path) else { continue }
+            if path.hasSuffix(".json") {
+                do {
+                    schemaFiles.append((path, try IntrospectionSDL.sdl(fromIntrospection: Data(text.utf8))))
+                } catch let error as IntrospectionSDL.Failure {
+                    diagnostics.append(Diagnostic(file: path, message: error.message))
+                } catch {
+                    diagnostics.append(Diagnostic(file: path, message: "not a valid introspection result: \(error.localizedDescription)"))
+                }
+            } else {
+                schemaFiles.append((path, text))
+            }
+        }
+        let operationFiles = operationPaths.compactMap { path in read(path).map { (path: path, text: $0) } }
+        if schemaPaths.isEmpty {
+            diagnostics.append(Diagnostic(
+                file: configuration.baseURL.appendingPathComponent("apollo-codegen-config.json").path,
+                message: "no schema file matches \(configuration.schemaSearchPaths)"))
+        }
+        guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
+        let compilation = try Compilation.compile(schemaFiles: schemaFiles, operationFiles: operationFiles)
+        return SwiftGenerator(compilation: compilation, configuration: configuration).generate()
+    }
+
+    static func write(_ files: [GeneratedFile], configuration: CodegenConfiguration, check: Bool) throws(CodegenFailure) -> CodegenReport {
+        let base = configuration.baseURL
+        let fileManager = FileManager.default
+        var changed: [String] = []
+        var lines = 0
+        for file in files {
+            lines += file.contents.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+            let url = Glob.resolve(file.path, in: base)
+            let existing = try? String(contentsOf: url, encoding: .utf8)
+            if existing == file.contents || (!file.overwrite && existing != nil) { continue }
+            changed.append(file.path)
+            guard !check else { continue }
+            do {
+                try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try file.contents.write(to: url, atomically: true, encoding: .utf8)
+            } catch {
+                throw CodegenFailure([Diagnostic(file: file.path, message: "cannot write the file (\(error.localizedDescription))")])
+            }
+        }
+        // Generated files that this run no longer produces are removed, so the output is exactly
+        // what the operations describe. Only files that carry our header are touched.
+        let produced = Set(files.map(\.path))
+        var removed: [String] = []
+        for root in outputRoots(files, configuration) {
+            for path in Glob(["**/*.swift"]).files(in: Glob.resolve(root, in: base)) {
+                let relative = root.isEmpty ? path : root + "/" + path
+                guard !produced.contains(relative) else { continue }
+                let url = Glob.resolve(relative, in: base)
+                guard let text = try? String(contentsOf: url, encoding: .utf8), text.hasPrefix(SwiftGenerator.header) else { continue }
+                removed.append(relative)
+                if !check { try? fileManager.removeItem(at: url) }
+            }
+        }
+        return CodegenReport(
+            changed: changed.sorted(), removed: removed.sorted(), produced: files.count, generatedLines: lines,
+            warnings: configuration.unknownKeys.map { "unknown key '\($0)' is ignored" })
+    }
+
+    /// The folders the generator owns: the schema types' folder and, when operations go
+    /// elsewhere, every folder an operation file was written to.
+    static func outputRoots(_ files: [GeneratedFile], _ configuration: CodegenConfiguration) -> [String] {
+        var roots: Set<String> = [configuration.schemaTypesPath.hasSuffix("/") ? String(configuration.schemaTypesPath.dropLast()) : configuration.schemaTypesPath]
+        switch configuration.operations {
+        case .inSchemaModule: break
+        case .absolute(let path, _): roots.insert(path)
+        case .relative:
+            for file in files where file.path.hasSuffix(".graphql.swift") || !file.path.hasPrefix(configuration.schemaTypesPath) {
+                roots.insert(file.path.split(separator: "/").dropLast().joined(separator: "/"))
+            }
+        }
+        return roots.sorted()
+    }
+}

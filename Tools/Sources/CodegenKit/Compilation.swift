@@ -1,0 +1,115 @@
+import Foundation
+import GraphQL
+
+/// The schema and operations of one configuration, parsed and validated.
+final class Compilation {
+    let schema: SchemaModel
+    let operations: [OperationDefinition]
+    let fragments: [String: FragmentDefinition]
+    /// For each operation or fragment, the file it came from (relative to the config).
+    let sourceFiles: [String: String]
+
+    init(schema: SchemaModel, operations: [OperationDefinition], fragments: [String: FragmentDefinition], sourceFiles: [String: String]) {
+        self.schema = schema
+        self.operations = operations
+        self.fragments = fragments
+        self.sourceFiles = sourceFiles
+    }
+
+    /// Apollo's client directives, known without being declared in the schema.
+    static let clientDirectives: [(name: String, sdl: String)] = [
+        ("typePolicy", "directive @typePolicy(keyFields: String!) on OBJECT | INTERFACE"),
+        ("fieldPolicy", "directive @fieldPolicy(forField: String!, keyArgs: String!) repeatable on OBJECT | INTERFACE"),
+        ("defer", "directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT"),
+        ("apollo_client_ios_localCacheMutation",
+         "directive @apollo_client_ios_localCacheMutation on QUERY | MUTATION | SUBSCRIPTION | FRAGMENT_DEFINITION"),
+        ("import", "directive @import(module: String!) repeatable on QUERY | MUTATION | SUBSCRIPTION | FRAGMENT_DEFINITION"),
+    ]
+
+    /// Reads, parses and validates. Every problem found is reported, not only the first.
+    static func compile(schemaFiles: [(path: String, text: String)], operationFiles: [(path: String, text: String)]) throws(CodegenFailure)
+        -> Compilation
+    {
+        var diagnostics: [Diagnostic] = []
+        guard !schemaFiles.isEmpty else {
+            throw CodegenFailure([Diagnostic(file: "schema", message: "no schema file matched the schema search paths")])
+        }
+
+        var schemaDocuments: [Document] = []
+        for file in schemaFiles {
+            do {
+                schemaDocuments.append(try parse(source: Source(body: file.text, name: file.path)))
+            } catch let error as GraphQLError {
+                diagnostics.append(Diagnostic(error, fallbackFile: file.path))
+            } catch {
+                diagnostics.append(Diagnostic(file: file.path, message: "\(error)"))
+            }
+        }
+        let declared = Set(schemaDocuments.flatMap(\.definitions).compactMap { ($0 as? DirectiveDefinition)?.name.value })
+        let clientSDL = clientDirectives.filter { !declared.contains($0.name) }.map(\.sdl).joined(separator: "\n")
+        if !clientSDL.isEmpty, let clientDocument = try? parse(source: Source(body: clientSDL, name: "(Apollo client directives)")) {
+            schemaDocuments.append(clientDocument)
+        }
+
+        let model = SchemaModel.build(from: schemaDocuments, diagnostics: &diagnostics)
+        guard diagnostics.isEmpty, let first = schemaDocuments.first else { throw CodegenFailure(diagnostics) }
+
+        let graphQLSchema: GraphQLSchema
+        do {
+            let combined = first.set(value: .array(schemaDocuments.flatMap(\.definitions)), key: "definitions")
+            graphQLSchema = try buildASTSchema(documentAST: combined, assumeValidSDL: true)
+        } catch {
+            throw CodegenFailure([Diagnostic(file: schemaFiles[0].path, message: "invalid schema: \(error)")])
+        }
+
+        var operationDocuments: [Document] = []
+        for file in operationFiles {
+            do {
+                operationDocuments.append(try parse(source: Source(body: file.text, name: file.path)))
+            } catch let error as GraphQLError {
+                diagnostics.append(Diagnostic(error, fallbackFile: file.path))
+            } catch {
+                diagnostics.append(Diagnostic(file: file.path, message: "\(error)"))
+            }
+        }
+        var operations: [OperationDefinition] = []
+        var fragments: [String: FragmentDefinition] = [:]
+        var sourceFiles: [String: String] = [:]
+        var definitions: [any Definition] = []
+        for document in operationDocuments {
+            for definition in document.definitions {
+                definitions.append(definition)
+                switch definition {
+                case let operation as OperationDefinition:
+                    guard let name = operation.name?.value else {
+                        diagnostics.append(Diagnostic(at: operation.loc, fallbackFile: "operations", "an operation needs a name to be generated"))
+                        continue
+                    }
+                    operations.append(operation)
+                    sourceFiles[name] = operation.loc?.source.name
+                case let fragment as FragmentDefinition:
+                    fragments[fragment.name.value] = fragment
+                    sourceFiles["fragment " + fragment.name.value] = fragment.loc?.source.name
+                default:
+                    diagnostics.append(Diagnostic(at: nil, fallbackFile: "operations", "only operations and fragments belong in operation files"))
+                }
+            }
+        }
+        if let first = operationDocuments.first {
+            let combined = first.set(value: .array(definitions), key: "definitions")
+            for error in GraphQL.validate(schema: graphQLSchema, ast: combined) where !isUnusedFragment(error) {
+                diagnostics.append(Diagnostic(error, fallbackFile: "operations"))
+            }
+        }
+        guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
+        operations.sort { ($0.name?.value ?? "") < ($1.name?.value ?? "") }
+        return Compilation(schema: model, operations: operations, fragments: fragments, sourceFiles: sourceFiles)
+    }
+
+    /// Fragments may live in files of their own and serve several operations, or none yet: an
+    /// unused fragment is generated, not rejected. (GraphQLSwift's rules are internal functions,
+    /// so the error is recognized by its message.)
+    private static func isUnusedFragment(_ error: GraphQLError) -> Bool {
+        error.message.hasPrefix("Fragment \"") && error.message.hasSuffix("\" is never used.")
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import GraphQL
+
+/// `@include(if: $x)` / `@skip(if: $x)` on a variable.
+struct Condition: Hashable, Comparable {
+    var variable: String
+    var inverted: Bool
+
+    static func < (lhs: Condition, rhs: Condition) -> Bool { (lhs.variable, lhs.inverted ? 1 : 0) < (rhs.variable, rhs.inverted ? 1 : 0) }
+
+    /// The conditions of a selection's directives; `nil` when a literal makes it never apply.
+    static func of(_ directives: [Directive]) -> [Condition]? {
+        var result: [Condition] = []
+        for directive in directives where directive.name.value == "include" || directive.name.value == "skip" {
+            let inverted = directive.name.value == "skip"
+            guard let value = directive.arguments.first(where: { $0.name.value == "if" })?.value else { continue }
+            switch value {
+            case let variable as Variable: result.append(Condition(variable: variable.name.value, inverted: inverted))
+            case let literal as BooleanValue: if literal.value == inverted { return nil }
+            default: continue
+            }
+        }
+        return result
+    }
+}
+
+/// What a selection set contributes to a scope: its selections and the conditions it is under.
+struct Contribution {
+    var selections: [any GraphQL.Selection]
+    var conditions: [Condition]
+    /// Identifies the AST selection set, so that identical contributions can share a type.
+    var identity: ObjectIdentifier?
+}
+
+/// A field of a generated selection set, merged over every place that selects it.
+final class FieldIR {
+    let responseKey: String
+    let definition: SchemaModel.FieldDefinition
+    let ast: GraphQL.Field
+    /// OR of ANDs: the field is selected when one of these holds. `[[]]` means always.
+    var conditionSets: [[Condition]] = []
+    var subContributions: [Contribution] = []
+    var nested: SelectionSetIR?
+    /// The nested type is the enclosing scope's type of the same name: no struct is emitted.
+    var reusesOuterType = false
+
+    init(responseKey: String, definition: SchemaModel.FieldDefinition, ast: GraphQL.Field) {
+        self.responseKey = responseKey
+        self.definition = definition
+        self.ast = ast
+    }
+
+    var isConditional: Bool { !conditionSets.contains { $0.isEmpty } }
+}
+
+/// A spread of a named fragment that always applies in its scope.
+struct FragmentSpreadIR {
+    var name: String
+    var conditionSets: [[Condition]]
+    var isConditional: Bool { !conditionSets.contains { $0.isEmpty } }
+}
+
+/// One generated struct: a selection set on a type, with its fields (merged), its type cases and
+/// its fragments.
+final class SelectionSetIR {
+    let typeName: String
+    var structName: String
+    var fields: [FieldIR] = []
+    var typeCases: [SelectionSetIR] = []
+    var fragments: [FragmentSpreadIR] = []
+    let contributions: [Contribution]
+
+    init(typeName: String, structName: String, contributions: [Contribution]) {
+        self.typeName = typeName
+        self.structName = structName
+        self.contributions = contributions
+    }
+}
+
+/// Builds `SelectionSetIR` trees from the AST and the schema.
+struct IRBuilder {
+    let schema: SchemaModel
+    let fragments: [String: FragmentDefinition]
+
+    static let reservedNames: Set<String> = [
+        "Data", "String", "Int", "Double", "Bool", "Float", "Optional", "Array", "Dictionary", "Set", "Type", "Self",
+        "Protocol", "Any", "Field", "Selection", "ParentType", "DataDict", "Fragments", "GraphQLEnum", "GraphQLNullable",
+        "JSONValue", "JSONObject", "InputDict", "OutputType", "ArgumentValue",
+    ]
+
+    func build(typeName: String, structName: String, contributions: [Contribution]) -> SelectionSetIR {
+        let ir = SelectionSetIR(typeName: typeName, structName: structName, contributions: contributions)
+        var fieldsByKey: [String: FieldIR] = [:]
+        var typeCaseContributions: [(String, [Contribution])] = []
+        var fragmentConditions: [(String, [[Condition]])] = []
+        let scopeTypes = schema.possibleTypes(of: typeName)
+
+        func add(_ contribution: Contribution) {
+            for selection in contribution.selections {
+                switch selection {
+                case let field as GraphQL.Field:
+                    guard let conditions = Condition.of(field.directives) else { continue }
+                    let key = field.alias?.value ?? field.name.value
+                    guard let definition = schema.field(field.name.value, on: typeName) else { continue }
+                    let collected: FieldIR
+                    if let existing = fieldsByKey[key] {
+                        collected = existing
+                    } else {
+                        collected = FieldIR(responseKey: key, definition: definition, ast: field)
+                        fieldsByKey[key] = collected
+                        ir.fields.append(collected)
+                    }
+                    let all = (contribution.conditions + conditions).uniqued()
+                    if !collected.conditionSets.contains(all) { collected.conditionSets.append(all) }
+                    if let selectionSet = field.selectionSet {
+                        collected.subContributions.append(Contribution(
+                            selections: selectionSet.selections, conditions: [], identity: ObjectIdentifier(selectionSet)))
+                    }
+                case let inline as InlineFragment:
+                    guard let conditions = Condition.of(inline.directives) else { continue }
+                    let condition = inline.typeCondition?.name.value ?? typeName
+                    let nested = Contribution(
+                        selections: inline.selectionSet.selections, conditions: (contribution.conditions + conditions).uniqued(),
+                        identity: ObjectIdentifier(inline.selectionSet))
+                    place(nested, on: condition)
+                case let spread as FragmentSpread:
+                    guard let conditions = Condition.of(spread.directives), let fragment = fragments[spread.name.value] else { continue }
+                    let condition = fragment.typeCondition.name.value
+                    let all = (contribution.conditions + conditions).uniqued()
+                    if scopeTypes.isSubset(of: schema.possibleTypes(of: condition)) {
+                        if let index = fragmentConditions.firstIndex(where: { $0.0 == spread.name.value }) {
+                            if !fragmentConditions[index].1.contains(all) { fragmentConditions[index].1.append(all) }
+                        } else {
+                            fragmentConditions.append((spread.name.value, [all]))
+                        }
+                        add(Contribution(selections: fragment.selectionSet.selections, conditions: all, identity: ObjectIdentifier(fragment.selectionSet)))
+                    } else {
+                        place(Contribution(selections: [spread], conditions: all, identity: nil), on: condition)
+                    }
+                default:
+                    continue
+                }
+            }
+        }
+
+        /// Selections under a type condition: merged here when the condition always holds, a type
+        /// case when it narrows, dropped when it can never hold in this scope.
+        func place(_ contribution: Contribution, on condition: String) {
+            let conditionTypes = schema.possibleTypes(of: condition)
+            if scopeTypes.isSubset(of: conditionTypes) {
+                add(contribution)
+            } else if !scopeTypes.isDisjoint(with: conditionTypes) {
+                if let index = typeCaseContributions.firstIndex(where: { $0.0 == condition }) {
+                    typeCaseContributions[index].1.append(contribution)
+                } else {
+                    typeCaseContributions.append((condition, [contribution]))
+                }
+            }
+        }
+
+        for contribution in contributions { add(contribution) }
+
+        var usedNames: Set<String> = ["Fragments"]
+        for (condition, caseContributions) in typeCaseContributions {
+            // A type case sees every field of its enclosing scope too.
+            let name = uniqueName("As" + condition.upperFirst, &usedNames)
+            ir.typeCases.append(build(typeName: condition, structName: name, contributions: contributions + caseContributions))
+        }
+        ir.fragments = fragmentConditions.map { FragmentSpreadIR(name: $0.0, conditionSets: $0.1) }
+        for field in ir.fields where !field.subContributions.isEmpty {
+            let name = uniqueName(field.responseKey.upperFirst.singularized, &usedNames)
+            field.nested = build(typeName: field.definition.type.namedType, structName: name, contributions: field.subContributions)
+        }
+        return ir
+    }
+
+    private func uniqueName(_ base: String, _ used: inout Set<String>) -> String {
+        var name = Self.reservedNames.contains(base) ? base + "_" : base
+        var counter = 2
+        while used.contains(name) {
+            name = base + "_\(counter)"
+            counter += 1
+        }
+        used.insert(name)
+        return name
+    }
+
+    /// Marks nested types of type cases that are the same as the enclosing scope's, so that they
+    /// are not generated twice.
+    static func shareTypes(_ ir: SelectionSetIR, outer: [String: FieldIR] = [:]) {
+        var scope = outer
+        for field in ir.fields {
+            if let outerField = scope[field.responseKey], let outerNested = outerField.nested, let nested = field.nested,
+                outerNested.structName == nested.structName, outerNested.typeName == nested.typeName,
+                outerField.subContributions.map(\.identity) == field.subContributions.map(\.identity)
+            {
+                field.reusesOuterType = true
+                field.nested = outerNested
+            }
+        }
+        for field in ir.fields where field.nested != nil { scope[field.responseKey] = field }
+        for field in ir.fields where !field.reusesOuterType {
+            if let nested = field.nested { shareTypes(nested) }
+        }
+        for typeCase in ir.typeCases { shareTypes(typeCase, outer: scope) }
+    }
+}
+
+extension Array where Element == Condition {
+    func uniqued() -> [Condition] { Array(Set(self)).sorted() }
+}
+
+extension String {
+    var upperFirst: String { prefix(1).uppercased() + dropFirst() }
+    var lowerFirst: String { prefix(1).lowercased() + dropFirst() }
+
+    /// `friends` → `friend`, `categories` → `category`; left alone when unsure.
+    var singularized: String {
+        if hasSuffix("ies") && count > 3 { return String(dropLast(3)) + "y" }
+        if hasSuffix("sses") || hasSuffix("ches") || hasSuffix("shes") || hasSuffix("xes") { return String(dropLast(2)) }
+        if hasSuffix("s") && !hasSuffix("ss") && !hasSuffix("us") && !hasSuffix("is") && count > 1 { return String(dropLast()) }
+        return self
+    }
+}

@@ -1,0 +1,311 @@
+import Foundation
+import GraphQL
+
+/// A reference to a type as written in a schema or operation: `Episode`, `[Episode!]!`.
+indirect enum TypeRef: Hashable, Sendable, CustomStringConvertible {
+    case named(String)
+    case list(TypeRef)
+    case nonNull(TypeRef)
+
+    var namedType: String {
+        switch self {
+        case .named(let name): return name
+        case .list(let inner), .nonNull(let inner): return inner.namedType
+        }
+    }
+
+    var isNonNull: Bool {
+        if case .nonNull = self { return true }
+        return false
+    }
+
+    var nullable: TypeRef {
+        if case .nonNull(let inner) = self { return inner }
+        return self
+    }
+
+    var description: String {
+        switch self {
+        case .named(let name): return name
+        case .list(let inner): return "[\(inner)]"
+        case .nonNull(let inner): return "\(inner)!"
+        }
+    }
+
+    init(_ type: any GraphQL.`Type`) {
+        switch type {
+        case let named as NamedType: self = .named(named.name.value)
+        case let list as ListType: self = .list(TypeRef(list.type))
+        case let nonNull as NonNullType: self = .nonNull(TypeRef(nonNull.type))
+        default: self = .named("?")
+        }
+    }
+}
+
+/// The schema as the generator needs it: every named type with its fields, descriptions,
+/// deprecations and cache key fields, built from the SDL so that every problem has a position.
+final class SchemaModel {
+    enum Kind: String {
+        case scalar, object, interface, union, enumeration = "enum", inputObject = "input object"
+    }
+
+    struct InputValue {
+        var name: String
+        var description: String?
+        var type: TypeRef
+        var hasDefault: Bool
+        var deprecationReason: String?
+    }
+
+    struct FieldDefinition {
+        var name: String
+        var description: String?
+        var type: TypeRef
+        var arguments: [InputValue]
+        var deprecationReason: String?
+    }
+
+    struct EnumValue {
+        var name: String
+        var description: String?
+        var deprecationReason: String?
+    }
+
+    final class TypeDefinition {
+        let name: String
+        let kind: Kind
+        var description: String?
+        var fields: [FieldDefinition] = []
+        var interfaces: [String] = []
+        var members: [String] = []
+        var enumValues: [EnumValue] = []
+        var inputFields: [InputValue] = []
+        var keyFields: [String]?
+        let location: Location?
+
+        init(name: String, kind: Kind, description: String?, location: Location?) {
+            self.name = name
+            self.kind = kind
+            self.description = description
+            self.location = location
+        }
+
+        func field(named name: String) -> FieldDefinition? { fields.first { $0.name == name } }
+    }
+
+    static let builtInScalars = ["String", "Int", "Float", "Boolean", "ID"]
+
+    private(set) var types: [String: TypeDefinition] = [:]
+    private(set) var rootTypes: [OperationType: String] = [.query: "Query", .mutation: "Mutation", .subscription: "Subscription"]
+    private var possibleTypesCache: [String: Set<String>] = [:]
+
+    func type(named name: String) -> TypeDefinition? { types[name] }
+
+    /// The object types an object, interface or union can be at runtime.
+    func possibleTypes(of name: String) -> Set<String> {
+        if let cached = possibleTypesCache[name] { return cached }
+        guard let type = types[name] else { return [] }
+        let result: Set<String>
+        switch type.kind {
+        case .object: result = [name]
+        case .union: result = Set(type.members)
+        case .interface:
+            result = Set(types.values.filter { $0.kind == .object && implements($0.name, name) }.map(\.name))
+        default: result = []
+        }
+        possibleTypesCache[name] = result
+        return result
+    }
+
+    private func implements(_ typeName: String, _ interface: String, seen: Set<String> = []) -> Bool {
+        guard let type = types[typeName], !seen.contains(typeName) else { return false }
+        return type.interfaces.contains(interface) || type.interfaces.contains { implements($0, interface, seen: seen.union([typeName])) }
+    }
+
+    /// A field of an object or interface, `__typename` included.
+    func field(_ name: String, on typeName: String) -> FieldDefinition? {
+        if name == "__typename" { return FieldDefinition(name: name, description: nil, type: .nonNull(.named("String")), arguments: [], deprecationReason: nil) }
+        return types[typeName]?.field(named: name)
+    }
+
+    /// The fields that identify an object of this type in the cache: `@typePolicy(keyFields:)` on the
+    /// type or one of its interfaces, else `id` when the type has one.
+    func keyFields(of name: String) -> [String] {
+        guard let type = types[name] else { return [] }
+        if let keys = type.keyFields { return keys }
+        for interface in type.interfaces.sorted() {
+            if let keys = types[interface]?.keyFields { return keys }
+        }
+        if type.kind == .union { return [] }
+        return type.field(named: "id") != nil ? ["id"] : []
+    }
+
+    // MARK: Building
+
+    /// Builds the model from parsed SDL documents; problems are appended to `diagnostics`.
+    static func build(from documents: [Document], diagnostics: inout [Diagnostic]) -> SchemaModel {
+        let model = SchemaModel()
+        for scalar in builtInScalars {
+            model.types[scalar] = TypeDefinition(name: scalar, kind: .scalar, description: nil, location: nil)
+        }
+        var extensions: [(name: String, location: Location?, apply: (TypeDefinition) -> Void)] = []
+        for document in documents {
+            for definition in document.definitions {
+                switch definition {
+                case let object as ObjectTypeDefinition:
+                    model.define(object.name, .object, object.description, object.loc, &diagnostics) { type in
+                        type.fields = object.fields.map(fieldDefinition)
+                        type.interfaces = object.interfaces.map(\.name.value)
+                        type.keyFields = keyFields(object.directives)
+                    }
+                case let interface as InterfaceTypeDefinition:
+                    model.define(interface.name, .interface, interface.description, interface.loc, &diagnostics) { type in
+                        type.fields = interface.fields.map(fieldDefinition)
+                        type.interfaces = interface.interfaces.map(\.name.value)
+                        type.keyFields = keyFields(interface.directives)
+                    }
+                case let union as UnionTypeDefinition:
+                    model.define(union.name, .union, union.description, union.loc, &diagnostics) { type in
+                        type.members = union.types.map(\.name.value)
+                    }
+                case let enumeration as EnumTypeDefinition:
+                    model.define(enumeration.name, .enumeration, enumeration.description, enumeration.loc, &diagnostics) { type in
+                        type.enumValues = enumeration.values.map(enumValue)
+                    }
+                case let input as InputObjectTypeDefinition:
+                    model.define(input.name, .inputObject, input.description, input.loc, &diagnostics) { type in
+                        type.inputFields = input.fields.map(inputValue)
+                    }
+                case let scalar as ScalarTypeDefinition:
+                    model.define(scalar.name, .scalar, scalar.description, scalar.loc, &diagnostics) { _ in }
+                case let schema as SchemaDefinition:
+                    for operationType in schema.operationTypes {
+                        model.rootTypes[operationType.operation] = operationType.type.name.value
+                    }
+                case let ext as TypeExtensionDefinition:
+                    let object = ext.definition
+                    extensions.append((object.name.value, ext.loc, { type in
+                        type.fields += object.fields.map(fieldDefinition)
+                        type.interfaces += object.interfaces.map(\.name.value)
+                        if let keys = keyFields(object.directives) { type.keyFields = keys }
+                    }))
+                case let ext as InterfaceExtensionDefinition:
+                    let interface = ext.definition
+                    extensions.append((interface.name.value, ext.loc, { type in
+                        type.fields += interface.fields.map(fieldDefinition)
+                        type.interfaces += interface.interfaces.map(\.name.value)
+                        if let keys = keyFields(interface.directives) { type.keyFields = keys }
+                    }))
+                case let ext as UnionExtensionDefinition:
+                    let union = ext.definition
+                    extensions.append((union.name.value, ext.loc, { type in type.members += union.types.map(\.name.value) }))
+                case let ext as EnumExtensionDefinition:
+                    let enumeration = ext.definition
+                    extensions.append((enumeration.name.value, ext.loc, { type in type.enumValues += enumeration.values.map(enumValue) }))
+                case let ext as InputObjectExtensionDefinition:
+                    let input = ext.definition
+                    extensions.append((input.name.value, ext.loc, { type in type.inputFields += input.fields.map(inputValue) }))
+                case let ext as SchemaExtensionDefinition:
+                    for operationType in ext.definition.operationTypes {
+                        model.rootTypes[operationType.operation] = operationType.type.name.value
+                    }
+                default:
+                    break  // directive definitions and scalar extensions need nothing here
+                }
+            }
+        }
+        for (name, location, apply) in extensions {
+            guard let type = model.types[name] else {
+                diagnostics.append(Diagnostic(at: location, fallbackFile: "schema", "cannot extend type '\(name)': it is not defined"))
+                continue
+            }
+            apply(type)
+        }
+        model.checkReferences(&diagnostics)
+        return model
+    }
+
+    private func define(
+        _ name: Name, _ kind: Kind, _ description: StringValue?, _ location: Location?, _ diagnostics: inout [Diagnostic],
+        _ fill: (TypeDefinition) -> Void
+    ) {
+        if let existing = types[name.value] {
+            var message = "type '\(name.value)' is defined more than once"
+            if let first = existing.location {
+                message += " (first at \(first.source.name):\(first.startToken.line):\(first.startToken.column))"
+            } else {
+                message += " (it is a built-in scalar)"
+            }
+            diagnostics.append(Diagnostic(at: name.loc, fallbackFile: "schema", message))
+            return
+        }
+        let type = TypeDefinition(name: name.value, kind: kind, description: description?.value, location: name.loc ?? location)
+        fill(type)
+        types[name.value] = type
+    }
+
+    /// Every type a field, argument, interface or union member names must exist, and be of a
+    /// kind that fits where it is used.
+    private func checkReferences(_ diagnostics: inout [Diagnostic]) {
+        for type in types.values.sorted(by: { $0.name < $1.name }) {
+            let file = type.location?.source.name ?? "schema"
+            func check(_ ref: TypeRef, input: Bool, context: String) {
+                guard let target = types[ref.namedType] else {
+                    diagnostics.append(Diagnostic(at: type.location, fallbackFile: file, "unknown type '\(ref.namedType)' in \(context)"))
+                    return
+                }
+                let isInputKind = [.scalar, .enumeration, .inputObject].contains(target.kind)
+                let isOutputKind = target.kind != .inputObject
+                if input && !isInputKind || !input && !isOutputKind {
+                    diagnostics.append(Diagnostic(
+                        at: type.location, fallbackFile: file,
+                        "\(context) has type '\(ref.namedType)', a \(target.kind.rawValue), which cannot be used as \(input ? "an input" : "an output")"))
+                }
+            }
+            for field in type.fields {
+                check(field.type, input: false, context: "field '\(type.name).\(field.name)'")
+                for argument in field.arguments {
+                    check(argument.type, input: true, context: "argument '\(argument.name)' of '\(type.name).\(field.name)'")
+                }
+            }
+            for field in type.inputFields {
+                check(field.type, input: true, context: "input field '\(type.name).\(field.name)'")
+            }
+            for interface in type.interfaces where types[interface]?.kind != .interface {
+                diagnostics.append(Diagnostic(at: type.location, fallbackFile: file, "'\(type.name)' implements '\(interface)', which is not a defined interface"))
+            }
+            for member in type.members where types[member]?.kind != .object {
+                diagnostics.append(Diagnostic(at: type.location, fallbackFile: file, "union '\(type.name)' includes '\(member)', which is not a defined object type"))
+            }
+        }
+    }
+
+    private static func deprecationReason(_ directives: [Directive]) -> String? {
+        guard let directive = directives.first(where: { $0.name.value == "deprecated" }) else { return nil }
+        let reason = directive.arguments.first { $0.name.value == "reason" }?.value as? StringValue
+        return reason?.value ?? "No longer supported"
+    }
+
+    private static func keyFields(_ directives: [Directive]) -> [String]? {
+        guard let directive = directives.first(where: { $0.name.value == "typePolicy" }),
+            let value = directive.arguments.first(where: { $0.name.value == "keyFields" })?.value as? StringValue
+        else { return nil }
+        return value.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+    }
+
+    private static func fieldDefinition(_ field: GraphQL.FieldDefinition) -> FieldDefinition {
+        FieldDefinition(
+            name: field.name.value, description: field.description?.value, type: TypeRef(field.type),
+            arguments: field.arguments.map(inputValue), deprecationReason: deprecationReason(field.directives))
+    }
+
+    private static func inputValue(_ value: InputValueDefinition) -> InputValue {
+        InputValue(
+            name: value.name.value, description: value.description?.value, type: TypeRef(value.type),
+            hasDefault: value.defaultValue != nil, deprecationReason: deprecationReason(value.directives))
+    }
+
+    private static func enumValue(_ value: EnumValueDefinition) -> EnumValue {
+        EnumValue(name: value.name.value, description: value.description?.value, deprecationReason: deprecationReason(value.directives))
+    }
+}

@@ -1,0 +1,73 @@
+/// Builds indented Swift source text.
+struct SwiftWriter {
+    private(set) var text = ""
+    private var indentLevel = 0
+
+    mutating func line(_ string: String = "") {
+        if string.isEmpty {
+            text += "\n"
+        } else {
+            text += String(repeating: "    ", count: indentLevel) + string + "\n"
+        }
+    }
+
+    mutating func block(_ opener: String, _ body: (inout SwiftWriter) -> Void) {
+        line(opener + " {")
+        indentLevel += 1
+        body(&self)
+        indentLevel -= 1
+        line("}")
+    }
+
+    /// `///` lines for a description; nothing when there is none.
+    mutating func doc(_ description: String?) {
+        guard let description, !description.isEmpty else { return }
+        for part in description.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = part.trimmingCharacters(in: .whitespaces)
+            line(trimmed.isEmpty ? "///" : "/// " + trimmed)
+        }
+    }
+
+    /// Drops a trailing blank line before a closing brace, for tidy output.
+    mutating func trimTrailingBlankLine() {
+        while text.hasSuffix("\n\n") { text.removeLast() }
+    }
+}
+
+enum SwiftNames {
+    static let keywords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
+        "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows", "static",
+        "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer", "do", "else",
+        "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where", "while", "as", "Any",
+        "false", "is", "nil", "self", "Self", "super", "throws", "true", "try", "Type", "Protocol",
+    ]
+
+    /// An identifier, in backticks when it is a keyword.
+    static func identifier(_ name: String) -> String {
+        keywords.contains(name) ? "`\(name)`" : name
+    }
+
+    /// A Swift string literal; raw (`#"…"#`) when the text has quotes or backslashes.
+    static func stringLiteral(_ text: String) -> String {
+        if !text.contains("\"") && !text.contains("\\") && !text.contains("\n") { return "\"\(text)\"" }
+        var hashes = "#"
+        while text.contains("\"" + hashes) { hashes += "#" }
+        if text.contains("\n") { return hashes + "\"\"\"\n" + text + "\n\"\"\"" + hashes }
+        return hashes + "\"" + text + "\"" + hashes
+    }
+
+    /// Apollo's default case conversion: `NEW_HOPE` → `newHope`, `JEDI` → `jedi`, `someValue` stays.
+    static func enumCase(_ name: String) -> String {
+        let letters = name.filter(\.isLetter)
+        let isUpper = !letters.isEmpty && letters == letters.uppercased()
+        let parts = name.split(separator: "_", omittingEmptySubsequences: true).map(String.init)
+        guard let first = parts.first else { return identifier(name) }
+        var result = isUpper ? first.lowercased() : first.lowerFirst
+        for part in parts.dropFirst() {
+            result += isUpper ? part.lowercased().upperFirst : part.upperFirst
+        }
+        if result.first?.isNumber == true { result = "_" + result }
+        return identifier(result)
+    }
+}
