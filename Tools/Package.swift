@@ -18,6 +18,7 @@ let package = Package(
             name: "apicore-codegen",
             dependencies: ["CodegenKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        .executableTarget(name: "codegen-bench", dependencies: ["CodegenKit"]),
         .testTarget(name: "CodegenKitTests", dependencies: ["CodegenKit"]),
     ]
 )

@@ -12,6 +12,9 @@ suites:
   e2e    a ~50 KB GraphQL query through APIClient vs a bare URLSession POST + JSONDecoder
          on the same loopback server: e2e-overhead-ratio (target <= 1.15),
          e2e-requests-per-second (32 concurrent callers), and a decode-only breakdown
+  codegen  a synthesized schema of 3,001 types and 200 operations: codegen-seconds,
+         generated-lines, lines-per-selected-field, compile-seconds (debug build of the
+         generated module alone)
 USAGE
 }
 
@@ -22,6 +25,10 @@ for suite in "$@"; do
     e2e)
       swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-bench >&2
       "$ROOT/APICoreKit/.build/release/apicore-bench" e2e
+      ;;
+    codegen)
+      swift build -c release --package-path "$ROOT/Tools" --product codegen-bench >&2
+      "$ROOT/Tools/.build/release/codegen-bench" --apicorekit "$ROOT/APICoreKit"
       ;;
     *) echo "bench.sh: unknown suite '$suite'" >&2; usage >&2; exit 2 ;;
   esac

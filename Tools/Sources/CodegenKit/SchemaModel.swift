@@ -53,6 +53,7 @@ final class SchemaModel {
         var name: String
         var description: String?
         var type: TypeRef
+        var typeLocation: Location? = nil
         var hasDefault: Bool
         var deprecationReason: String?
     }
@@ -61,6 +62,7 @@ final class SchemaModel {
         var name: String
         var description: String?
         var type: TypeRef
+        var typeLocation: Location? = nil
         var arguments: [InputValue]
         var deprecationReason: String?
     }
@@ -249,27 +251,27 @@ final class SchemaModel {
     private func checkReferences(_ diagnostics: inout [Diagnostic]) {
         for type in types.values.sorted(by: { $0.name < $1.name }) {
             let file = type.location?.source.name ?? "schema"
-            func check(_ ref: TypeRef, input: Bool, context: String) {
+            func check(_ ref: TypeRef, at location: Location?, input: Bool, context: String) {
                 guard let target = types[ref.namedType] else {
-                    diagnostics.append(Diagnostic(at: type.location, fallbackFile: file, "unknown type '\(ref.namedType)' in \(context)"))
+                    diagnostics.append(Diagnostic(at: location ?? type.location, fallbackFile: file, "unknown type '\(ref.namedType)' in \(context)"))
                     return
                 }
                 let isInputKind = [.scalar, .enumeration, .inputObject].contains(target.kind)
                 let isOutputKind = target.kind != .inputObject
                 if input && !isInputKind || !input && !isOutputKind {
                     diagnostics.append(Diagnostic(
-                        at: type.location, fallbackFile: file,
+                        at: location ?? type.location, fallbackFile: file,
                         "\(context) has type '\(ref.namedType)', a \(target.kind.rawValue), which cannot be used as \(input ? "an input" : "an output")"))
                 }
             }
             for field in type.fields {
-                check(field.type, input: false, context: "field '\(type.name).\(field.name)'")
+                check(field.type, at: field.typeLocation, input: false, context: "field '\(type.name).\(field.name)'")
                 for argument in field.arguments {
-                    check(argument.type, input: true, context: "argument '\(argument.name)' of '\(type.name).\(field.name)'")
+                    check(argument.type, at: argument.typeLocation, input: true, context: "argument '\(argument.name)' of '\(type.name).\(field.name)'")
                 }
             }
             for field in type.inputFields {
-                check(field.type, input: true, context: "input field '\(type.name).\(field.name)'")
+                check(field.type, at: field.typeLocation, input: true, context: "input field '\(type.name).\(field.name)'")
             }
             for interface in type.interfaces where types[interface]?.kind != .interface {
                 diagnostics.append(Diagnostic(at: type.location, fallbackFile: file, "'\(type.name)' implements '\(interface)', which is not a defined interface"))
@@ -295,13 +297,13 @@ final class SchemaModel {
 
     private static func fieldDefinition(_ field: GraphQL.FieldDefinition) -> FieldDefinition {
         FieldDefinition(
-            name: field.name.value, description: field.description?.value, type: TypeRef(field.type),
+            name: field.name.value, description: field.description?.value, type: TypeRef(field.type), typeLocation: field.type.loc,
             arguments: field.arguments.map(inputValue), deprecationReason: deprecationReason(field.directives))
     }
 
     private static func inputValue(_ value: InputValueDefinition) -> InputValue {
         InputValue(
-            name: value.name.value, description: value.description?.value, type: TypeRef(value.type),
+            name: value.name.value, description: value.description?.value, type: TypeRef(value.type), typeLocation: value.type.loc,
             hasDefault: value.defaultValue != nil, deprecationReason: deprecationReason(value.directives))
     }
 

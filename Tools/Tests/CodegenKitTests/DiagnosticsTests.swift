@@ -1,0 +1,71 @@
+import CodegenKit
+import Foundation
+import Testing
+
+let smallSchema = """
+    type Query {
+      hero: Character
+      droid(id: ID!): Droid
+    }
+    interface Character { id: ID! name: String! }
+    type Droid implements Character { id: ID! name: String! primaryFunction: String }
+    """
+
+@Suite("Errors carry file:line:column, all of them")
+struct DiagnosticsTests {
+    @Test("several operation errors in several files are all reported with positions")
+    func operationErrors() throws {
+        let project = try Project(files: [
+            "schema.graphqls": smallSchema,
+            "A.graphql": "query A {\n  hero {\n    nope\n  }\n}\n",
+            "B.graphql": "query B($x: Nope) {\n  droid(id: $x) { name }\n}\n",
+            "C.graphql": "fragment F1 on Droid { ...F2 }\nfragment F2 on Droid { ...F1 }\nquery C { droid(id: 1) { ...F1 } }\n",
+        ])
+        let diagnostics = project.failure()
+        let text = diagnostics.map(\.description)
+        #expect(text.contains { $0.hasPrefix("A.graphql:3:5: error: ") && $0.contains("Cannot query field \"nope\" on type \"Character\"") })
+        #expect(text.contains { $0.hasPrefix("B.graphql:1:13: error: ") && $0.contains("Unknown type \"Nope\"") })
+        #expect(text.contains { $0.hasPrefix("C.graphql:1:24: error: ") && $0.contains("Cannot spread fragment \"F1\" within itself via \"F2\"") })
+        #expect(diagnostics.count >= 3)
+    }
+
+    @Test("a type defined twice names both places")
+    func duplicateType() throws {
+        let project = try Project(files: [
+            "schema.graphqls": smallSchema,
+            "more.graphqls": "\ntype Droid { id: ID! }\n",
+            "Q.graphql": "query Q { hero { name } }",
+        ])
+        let diagnostics = project.failure()
+        #expect(diagnostics.map(\.description) == ["schema.graphqls:6:6: error: type 'Droid' is defined more than once (first at more.graphqls:2:6)"])
+    }
+
+    @Test("an unknown type in the schema, and a syntax error, are reported together")
+    func schemaErrors() throws {
+        let project = try Project(files: [
+            "schema.graphqls": "type Query {\n  a: Missing\n}\n",
+            "broken.graphqls": "type {",
+            "Q.graphql": "query Q { a }",
+        ])
+        let text = project.failure().map(\.description)
+        #expect(text.count == 2)
+        #expect(text.contains { $0.hasPrefix("broken.graphqls:1:6: error: Syntax Error") })
+        #expect(text.contains("schema.graphqls:2:6: error: unknown type 'Missing' in field 'Query.a'"))
+    }
+
+    @Test("an unreadable config is a clear error")
+    func badConfig() throws {
+        let project = try Project(files: [:], config: "{ not json")
+        let text = project.failure().map(\.description)
+        #expect(text.count == 1)
+        #expect(text.first?.contains("apollo-codegen-config.json: error: not valid JSON") == true)
+        let missing = project.url.appendingPathComponent("nope.json")
+        #expect(throws: CodegenFailure.self) { try Codegen.run(configURL: missing) }
+    }
+
+    @Test("an unnamed operation cannot be generated")
+    func anonymous() throws {
+        let project = try Project(files: ["schema.graphqls": smallSchema, "Q.graphql": "{ hero { name } }"])
+        #expect(project.failure().map(\.description) == ["Q.graphql:1:1: error: an operation needs a name to be generated"])
+    }
+}

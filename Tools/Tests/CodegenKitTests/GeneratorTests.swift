@@ -1,0 +1,123 @@
+import CodegenKit
+import Foundation
+import Testing
+
+@Suite("Generation")
+struct GeneratorTests {
+    @Test("--check writes nothing and lists what would change; a run removes files no longer produced")
+    func checkAndStale() throws {
+        let project = try Project(files: [
+            "schema.graphqls": smallSchema,
+            "Hero.graphql": "query Hero { hero { name } }",
+            "Droid.graphql": "query Droid { droid(id: 1) { primaryFunction } }",
+        ])
+        let check = try Codegen.run(configURL: project.configURL, check: true)
+        #expect(check.changed.contains("Generated/Operations/Queries/HeroQuery.graphql.swift"))
+        #expect(!project.exists("Generated/Operations/Queries/HeroQuery.graphql.swift"))
+
+        _ = try Codegen.run(configURL: project.configURL)
+        #expect(try Codegen.run(configURL: project.configURL, check: true).changed.isEmpty)
+
+        try project.write("Hero.graphql", "query Hero { hero { id name } }")
+        #expect(try Codegen.run(configURL: project.configURL, check: true).changed == ["Generated/Operations/Queries/HeroQuery.graphql.swift"])
+
+        try FileManager.default.removeItem(at: project.url.appendingPathComponent("Droid.graphql"))
+        try project.write("Generated/Notes.swift", "// mine, not generated\n")
+        let report = try Codegen.run(configURL: project.configURL)
+        #expect(report.removed == ["Generated/Operations/Queries/DroidQuery.graphql.swift"])
+        #expect(project.exists("Generated/Notes.swift"))
+    }
+
+    @Test("custom scalars are a String typealias written once and never overwritten")
+    func customScalars() throws {
+        let project = try Project(files: [
+            "schema.graphqls": "\"An ISO 8601 instant\"\nscalar DateTime\ntype Query { now: DateTime! }",
+            "Now.graphql": "query Now { now }",
+        ])
+        _ = try Codegen.run(configURL: project.configURL)
+        let path = "Generated/CustomScalars/DateTime.swift"
+        #expect(try project.read(path).contains("typealias DateTime = String"))
+        #expect(try project.read("Generated/Operations/Queries/NowQuery.graphql.swift").contains("var now: TestAPI.DateTime { __data[\"now\"] }"))
+        try project.write(path, "import APICore\nextension TestAPI { typealias DateTime = MyDate }\n")
+        let report = try Codegen.run(configURL: project.configURL)
+        #expect(!report.changed.contains(path))
+        #expect(try project.read(path).contains("MyDate"))
+    }
+
+    @Test("extend type, @typePolicy key fields, Apollo's client directives, deprecations and descriptions")
+    func schemaFeatures() throws {
+        let project = try Project(files: [
+            "schema.graphqls": """
+                type Query { product(sku: String!): Product }
+                "Something we sell"
+                type Product @typePolicy(keyFields: "sku") {
+                  sku: String!
+                  "Old name"
+                  title: String @deprecated(reason: "Use name")
+                }
+                enum Size { SMALL, EXTRA_LARGE, OLD_SIZE @deprecated(reason: "gone") }
+                """,
+            "extension.graphqls": "extend type Product { name: String!, size: Size }",
+            "Product.graphql": """
+                query Product($sku: String!) @apollo_client_ios_localCacheMutation {
+                  product(sku: $sku) { name size title }
+                }
+                """,
+        ], config: """
+            {
+              "schemaNamespace": "Shop",
+              "input": { "operationSearchPaths": ["*.graphql"], "schemaSearchPaths": ["*.graphqls"] },
+              "output": {
+                "schemaTypes": { "path": "Out", "moduleType": { "embeddedInTarget": { "name": "App", "accessModifier": "public" } } },
+                "operations": { "absolute": { "path": "Ops", "accessModifier": "internal" } }
+              },
+              "options": { "deprecatedEnumCases": "exclude" }
+            }
+            """)
+        _ = try Codegen.run(configURL: project.configURL)
+        let namespace = try project.read("Out/Shop.graphql.swift")
+        #expect(namespace.contains("public static let Product = ParentType.object(\"Product\", keyFields: [\"sku\"])"))
+        let enumFile = try project.read("Out/Enums/Size.graphql.swift")
+        #expect(enumFile.contains("case extraLarge = \"EXTRA_LARGE\""))
+        #expect(!enumFile.contains("OLD_SIZE"))
+        let operation = try project.read("Ops/Queries/ProductQuery.graphql.swift")
+        #expect(operation.contains("struct ProductQuery: GraphQLQuery"))
+        #expect(!operation.contains("public struct"))
+        #expect(operation.contains("@available(*, deprecated, message: \"Use name\")"))
+        #expect(operation.contains("/// Something we sell"))
+        #expect(operation.contains("var size: GraphQLEnum<Shop.Size>? { __data[\"size\"] }"))
+    }
+
+    @Test("introspection JSON in both shapes gives the same code as SDL")
+    func introspectionShapes() throws {
+        let schemaJSON = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("../shared/peers/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql/schema.json"),
+            encoding: .utf8)
+        let unwrapped = try #require(((try JSONSerialization.jsonObject(with: Data(schemaJSON.utf8)) as? [String: Any])?["data"]))
+        let bare = String(decoding: try JSONSerialization.data(withJSONObject: unwrapped), as: UTF8.self)
+        let operation = "query Hero($episode: Episode) { hero(episode: $episode) { name ... on Droid { primaryFunction } } }"
+        let wrapped = try Project(files: ["schema.json": schemaJSON, "Hero.graphql": operation])
+        let plain = try Project(files: ["schema.json": bare, "Hero.graphql": operation])
+        let a = try Codegen.generate(try CodegenConfiguration.load(from: wrapped.configURL))
+        let b = try Codegen.generate(try CodegenConfiguration.load(from: plain.configURL))
+        #expect(a == b)
+        #expect(a.contains { $0.path == "Generated/Operations/Queries/HeroQuery.graphql.swift" })
+    }
+}
+
+@Suite("Globs")
+struct GlobTests {
+    @Test("*, **, ? and ! exclusions", arguments: [
+        (["**/*.graphql"], "a/b/c.graphql", true),
+        (["**/*.graphql"], "c.graphql", true),
+        (["*.graphql"], "a/c.graphql", false),
+        (["a/?.graphql"], "a/b.graphql", true),
+        (["a/?.graphql"], "a/bb.graphql", false),
+        (["**/*.graphql", "!**/Old/*.graphql"], "x/Old/y.graphql", false),
+        (["**/*.graphql", "!**/Old/*.graphql"], "x/New/y.graphql", true),
+        (["../shared/**/*.graphqls"], "../shared/peers/schema.graphqls", true),
+    ])
+    func match(patterns: [String], path: String, expected: Bool) {
+        #expect(Glob(patterns).matches(path) == expected)
+    }
+}
