@@ -21,7 +21,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HouseholdKitTests",
-            dependencies: ["HouseholdKit", .product(name: "APICoreTesting", package: "APICoreKit")]
+            dependencies: ["HouseholdKit", .product(name: "APICoreTesting", package: "APICoreKit")],
+            resources: [.copy("Fixtures")]
         ),
     ]
 )

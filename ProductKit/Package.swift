@@ -21,7 +21,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ProductKitTests",
-            dependencies: ["ProductKit", .product(name: "APICoreTesting", package: "APICoreKit")]
+            dependencies: ["ProductKit", .product(name: "APICoreTesting", package: "APICoreKit")],
+            resources: [.copy("Fixtures")]
         ),
     ]
 )

@@ -21,7 +21,8 @@ let package = Package(
         ),
         .testTarget(
             name: "UserKitTests",
-            dependencies: ["UserKit", .product(name: "APICoreTesting", package: "APICoreKit")]
+            dependencies: ["UserKit", .product(name: "APICoreTesting", package: "APICoreKit")],
+            resources: [.copy("Fixtures")]
         ),
     ]
 )

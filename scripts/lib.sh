@@ -12,3 +12,12 @@ package_dir() {
   [ -f "$ROOT/$name/Package.swift" ] || return 1
   echo "$ROOT/$name"
 }
+
+# Packages whose generated code is committed, in generation order (SharedKit first: the kits import it).
+GENERATED=(SharedKit UserKit ProductKit HouseholdKit Tools/Fixtures/StarWarsAPI)
+
+# Builds apicore-codegen (once per call) and prints its path.
+codegen_binary() {
+  swift build --package-path "$ROOT/Tools" --product apicore-codegen >&2 || return 1
+  echo "$ROOT/Tools/.build/debug/apicore-codegen"
+}

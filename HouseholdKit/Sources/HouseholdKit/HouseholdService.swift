@@ -2,8 +2,8 @@ import APICore
 import Foundation
 import SharedKit
 
-/// A group of people who share a pantry.
-public struct Household: Sendable, Hashable, Identifiable {
+/// A household in a list: enough to show and pick it.
+public struct HouseholdSummary: Sendable, Hashable, Identifiable {
     /// The household's id.
     public var id: String
     /// Its name.
@@ -11,7 +11,7 @@ public struct Household: Sendable, Hashable, Identifiable {
     /// How many members it has.
     public var memberCount: Int
 
-    /// Creates a household.
+    /// Creates a summary.
     public init(id: String, name: String, memberCount: Int) {
         self.id = id
         self.name = name
@@ -19,10 +19,111 @@ public struct Household: Sendable, Hashable, Identifiable {
     }
 }
 
+/// A group of people who share a pantry, in full.
+public struct Household: Sendable, Hashable, Identifiable {
+    /// The household's id.
+    public var id: String
+    /// Its name.
+    public var name: String
+    /// When it was created.
+    public var createdAt: DateTime
+    /// What it means to spend each month, if it set a budget.
+    public var monthlyBudget: Money?
+    /// The people in it.
+    public var members: [Member]
+    /// Invitations to join it.
+    public var invitations: [Invitation]
+
+    /// Creates a household.
+    public init(id: String, name: String, createdAt: DateTime, monthlyBudget: Money?, members: [Member], invitations: [Invitation]) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+        self.monthlyBudget = monthlyBudget
+        self.members = members
+        self.invitations = invitations
+    }
+}
+
+/// A member's part in a household.
+public enum MemberRole: Sendable, Hashable {
+    /// Runs the household.
+    case owner
+    /// A grown-up member.
+    case adult
+    /// A child.
+    case child
+    /// A role this version of the app does not know, as the server named it.
+    case other(String)
+}
+
+/// A person in a household.
+public struct Member: Sendable, Hashable, Identifiable {
+    /// The member's id (not the user's).
+    public var id: String
+    /// The user this member is.
+    public var userID: String
+    /// The name shown in the household.
+    public var displayName: String
+    /// The member's part.
+    public var role: MemberRole
+    /// When they joined.
+    public var joinedAt: DateTime
+
+    /// Creates a member.
+    public init(id: String, userID: String, displayName: String, role: MemberRole, joinedAt: DateTime) {
+        self.id = id
+        self.userID = userID
+        self.displayName = displayName
+        self.role = role
+        self.joinedAt = joinedAt
+    }
+}
+
+/// An invitation to join a household.
+public struct Invitation: Sendable, Hashable, Identifiable {
+    /// Where an invitation stands.
+    public enum Status: Sendable, Hashable {
+        /// Not answered yet.
+        case pending
+        /// Accepted.
+        case accepted
+        /// Declined.
+        case declined
+        /// No longer valid.
+        case expired
+        /// A status this version of the app does not know.
+        case other(String)
+    }
+
+    /// The invitation's id.
+    public var id: String
+    /// Who was invited.
+    public var email: String
+    /// The role they would have.
+    public var role: MemberRole
+    /// Where it stands.
+    public var status: Status
+    /// When it stops being valid.
+    public var expiresAt: DateTime
+}
+
 /// Where households come from.
 public protocol HouseholdRepository: Sendable {
-    /// The households the signed-in user belongs to.
-    func households() async throws(APIError) -> [Household]
+    /// The households the signed-in user belongs to, by name.
+    func households() async throws(APIError) -> [HouseholdSummary]
+    /// The household with this id, or `nil` when there is none.
+    func household(id: String) async throws(APIError) -> Household?
+    /// Creates a household with the signed-in user as its owner.
+    func createHousehold(name: String) async throws(APIError) -> Household
+    /// Renames a household.
+    func renameHousehold(id: String, to name: String) async throws(APIError) -> Household
+    /// Adds a user to a household.
+    func addMember(toHousehold householdID: String, userID: String, displayName: String, role: MemberRole) async throws(APIError) -> Member
+    /// Changes a member's name or role; `nil` keeps the current value.
+    func updateMember(id: String, displayName: String?, role: MemberRole?) async throws(APIError) -> Member
+    /// Removes a member.
+    func removeMember(id: String) async throws(APIError)
 }
 
 /// The `HouseholdRepository` backed by an `APIClient`.
@@ -32,16 +133,114 @@ public struct HouseholdService: HouseholdRepository {
     /// A service that talks through `client`.
     public init(client: any APIClient) { self.client = client }
 
-    struct HouseholdDTO: Decodable, Sendable {
-        var id: String
-        var name: String
-        var memberIDs: [String]
+    /// `query Households`.
+    public func households() async throws(APIError) -> [HouseholdSummary] {
+        try await client.fetch(GraphQLRequest(HouseholdsQuery()) { data in
+            data.households.map { HouseholdSummary(id: $0.id, name: $0.name, memberCount: $0.members.count) }
+                .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+        }).value
     }
 
-    /// `GET households`, sorted by name.
-    public func households() async throws(APIError) -> [Household] {
-        try await client.send(RESTRequest<[HouseholdDTO]>.get("households")).value
-            .map { Household(id: $0.id, name: $0.name, memberCount: $0.memberIDs.count) }
-            .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+    /// `query Household`.
+    public func household(id: String) async throws(APIError) -> Household? {
+        try await client.fetch(GraphQLRequest(HouseholdQuery(id: id)) { data in
+            data.household.map { Household($0.fragments.householdDetails) }
+        }).value
+    }
+
+    /// `mutation CreateHousehold`.
+    public func createHousehold(name: String) async throws(APIError) -> Household {
+        try await client.perform(GraphQLRequest(CreateHouseholdMutation(name: name)) { data in
+            Household(data.createHousehold.fragments.householdDetails)
+        }).value
+    }
+
+    /// `mutation RenameHousehold`.
+    public func renameHousehold(id: String, to name: String) async throws(APIError) -> Household {
+        try await client.perform(GraphQLRequest(RenameHouseholdMutation(id: id, name: name)) { data in
+            Household(data.updateHousehold.fragments.householdDetails)
+        }).value
+    }
+
+    /// `mutation AddMember`.
+    public func addMember(toHousehold householdID: String, userID: String, displayName: String, role: MemberRole) async throws(APIError)
+        -> Member
+    {
+        let role = try role.graphQL
+        let input = HouseholdAPI.AddMemberInput(householdId: householdID, userId: userID, displayName: displayName, role: role)
+        return try await client.perform(GraphQLRequest(AddMemberMutation(input: input)) { data in
+            Member(data.addMember.fragments.memberDetails)
+        }).value
+    }
+
+    /// `mutation UpdateMember`.
+    public func updateMember(id: String, displayName: String?, role: MemberRole?) async throws(APIError) -> Member {
+        let input = HouseholdAPI.UpdateMemberInput(
+            memberId: id, displayName: GraphQLNullable(displayName), role: GraphQLNullable(try role?.graphQL))
+        return try await client.perform(GraphQLRequest(UpdateMemberMutation(input: input)) { data in
+            Member(data.updateMember.fragments.memberDetails)
+        }).value
+    }
+
+    /// `mutation RemoveMember`.
+    public func removeMember(id: String) async throws(APIError) {
+        _ = try await client.perform(RemoveMemberMutation(memberId: id))
+    }
+}
+
+extension Household {
+    init(_ details: HouseholdDetails) {
+        self.init(
+            id: details.id, name: details.name, createdAt: details.createdAt,
+            monthlyBudget: details.monthlyBudget.map { Money(amount: $0.amount, currency: $0.currency) },
+            members: details.members.map { Member($0.fragments.memberDetails) },
+            invitations: details.invitations.map { invitation in
+                Invitation(
+                    id: invitation.id, email: invitation.email, role: MemberRole(invitation.role),
+                    status: Invitation.Status(invitation.status), expiresAt: invitation.expiresAt)
+            })
+    }
+}
+
+extension Member {
+    init(_ details: MemberDetails) {
+        self.init(
+            id: details.id, userID: details.userId, displayName: details.displayName, role: MemberRole(details.role),
+            joinedAt: details.joinedAt)
+    }
+}
+
+extension MemberRole {
+    init(_ role: GraphQLEnum<HouseholdAPI.MemberRole>) {
+        switch role {
+        case .case(.owner): self = .owner
+        case .case(.adult): self = .adult
+        case .case(.child): self = .child
+        case .unknown(let raw): self = .other(raw)
+        }
+    }
+
+    /// The role as the server names it; a role the server does not know cannot be sent.
+    var graphQL: GraphQLEnum<HouseholdAPI.MemberRole> {
+        get throws(APIError) {
+            switch self {
+            case .owner: return .case(.owner)
+            case .adult: return .case(.adult)
+            case .child: return .case(.child)
+            case .other(let raw): throw .invalidRequest("unknown member role '\(raw)'")
+            }
+        }
+    }
+}
+
+extension Invitation.Status {
+    init(_ status: GraphQLEnum<HouseholdAPI.InvitationStatus>) {
+        switch status {
+        case .case(.pending): self = .pending
+        case .case(.accepted): self = .accepted
+        case .case(.declined): self = .declined
+        case .case(.expired): self = .expired
+        case .unknown(let raw): self = .other(raw)
+        }
     }
 }

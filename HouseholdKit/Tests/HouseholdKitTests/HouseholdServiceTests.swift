@@ -1,30 +1,85 @@
 import APICore
 import APICoreTesting
+import Foundation
 import HouseholdKit
+import SharedKit
 import Testing
 
 @Suite("HouseholdService")
 struct HouseholdServiceTests {
-    @Test("maps and sorts households by name")
-    func households() async throws {
-        let client = MockAPIClient()
-        client.stub(.get, "households", json: [
-            ["id": "h2", "name": "Office", "memberIDs": ["u1"]],
-            ["id": "h1", "name": "Home", "memberIDs": ["u1", "u2", "u3"]],
-        ])
-        let households = try await HouseholdService(client: client).households()
-        #expect(households == [Household(id: "h1", name: "Home", memberCount: 3), Household(id: "h2", name: "Office", memberCount: 1)])
+    func fixture(_ name: String) throws -> URL {
+        try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
     }
 
-    @Test("a response of the wrong shape is an invalid-response error")
-    func wrongShape() async {
+    @Test("lists households by name with their member counts")
+    func households() async throws {
         let client = MockAPIClient()
-        client.stub(.get, "households", json: ["id": "h1"])
+        try client.stub(operation: "Households", fixture: fixture("households"))
+        let households = try await HouseholdService(client: client).households()
+        #expect(households == [HouseholdSummary(id: "hh-1", name: "Home", memberCount: 2), HouseholdSummary(id: "hh-2", name: "office", memberCount: 1)])
+    }
+
+    @Test("maps a household in full: budget as exact money, members, invitations, unknown roles kept")
+    func household() async throws {
+        let client = MockAPIClient()
+        try client.stub(operation: "Household", fixture: fixture("household"))
+        let household = try #require(try await HouseholdService(client: client).household(id: "hh-1"))
+        #expect(household.monthlyBudget == Money(amount: Decimal(string: "450.50")!, currency: "EUR"))
+        #expect(household.members.map(\.role) == [.owner, .other("TEENAGER")])
+        #expect(household.members[1].joinedAt == (try DateTime(iso8601: "2026-03-02T10:00:00.5Z")))
+        #expect(household.invitations.first?.status == .pending)
+        #expect(client.sent("Household").first?.payload == ["id": "hh-1"])
+    }
+
+    @Test("member changes send only what changes; a role the server does not know is refused before sending")
+    func updateMember() async throws {
+        let client = MockAPIClient()
+        client.stub(operation: "UpdateMember", data: ["updateMember": [
+            "__typename": "Member", "id": "m-2", "userId": "user-2", "displayName": "Bo", "role": "ADULT", "joinedAt": "2026-03-02T10:00:00Z",
+        ]])
+        let service = HouseholdService(client: client)
+        let member = try await service.updateMember(id: "m-2", displayName: nil, role: .adult)
+        #expect(member.role == .adult)
+        #expect(client.sent("UpdateMember").first?.payload == ["input": ["memberId": "m-2", "role": "ADULT"]])
+
+        await #expect {
+            try await service.updateMember(id: "m-2", displayName: nil, role: .other("TEENAGER"))
+        } throws: { error in
+            guard case APIError.invalidRequest(let reason) = error else { return false }
+            return reason.contains("TEENAGER")
+        }
+        #expect(client.sent("UpdateMember").count == 1)
+    }
+
+    @Test("a budget amount that is not a decimal is an invalid response naming the field")
+    func badAmount() async throws {
+        let client = MockAPIClient()
+        let text = try String(contentsOf: fixture("household"), encoding: .utf8).replacingOccurrences(of: "\"450.50\"", with: "\"lots\"")
+        client.stub(operation: "Household", response: try JSONParser.parse(text))
+        do {
+            _ = try await HouseholdService(client: client).household(id: "hh-1")
+            Issue.record("expected an error")
+        } catch {
+            guard case .invalidResponse(let failure) = error, case .wrongShape(let shape) = failure.kind else {
+                Issue.record("expected a wrong shape, got \(error)")
+                return
+            }
+            #expect(shape.path == ["data", "household", "monthlyBudget", "amount"])
+        }
+    }
+
+    @Test("removing a member performs the mutation; a failing server's error passes through")
+    func removeMember() async throws {
+        let client = MockAPIClient()
+        client.stub(operation: "RemoveMember", data: ["removeMember": "m-2"])
+        try await HouseholdService(client: client).removeMember(id: "m-2")
+        #expect(client.sent("RemoveMember").first?.payload == ["memberId": "m-2"])
+
+        client.stub(operation: "Households", error: .httpStatus(HTTPFailure(statusCode: 503, headers: [:], body: Data(), url: nil)))
         await #expect {
             try await HouseholdService(client: client).households()
         } throws: { error in
-            guard case APIError.invalidResponse = error else { return false }
-            return true
+            (error as? APIError)?.recovery == .retry
         }
     }
 }

@@ -2,69 +2,202 @@ import APICore
 import Foundation
 import SharedKit
 
-/// An amount of money in a currency, exact to the minor unit.
-public struct Price: Sendable, Hashable, CustomStringConvertible {
-    /// The amount, as a decimal.
-    public var amount: Decimal
-    /// The ISO 4217 code, such as `EUR`.
-    public var currency: String
+/// A shelf of the catalog.
+public struct Category: Sendable, Hashable, Identifiable {
+    /// The category's id.
+    public var id: String
+    /// Its name.
+    public var name: String
+    /// The category it sits in, if any.
+    public var parentID: String?
 
-    /// Creates a price.
-    public init(amount: Decimal, currency: String) {
-        self.amount = amount
-        self.currency = currency
+    /// Creates a category.
+    public init(id: String, name: String, parentID: String? = nil) {
+        self.id = id
+        self.name = name
+        self.parentID = parentID
     }
-
-    /// `3.50 EUR`.
-    public var description: String { "\(amount) \(currency)" }
 }
 
 /// Something the catalog sells.
 public struct Product: Sendable, Hashable, Identifiable {
     /// The product's id.
     public var id: String
+    /// The stock-keeping unit.
+    public var sku: String
     /// Its name.
     public var name: String
+    /// What it is, if the catalog says.
+    public var description: String?
+    /// Its shelf.
+    public var category: Category
     /// What it costs.
-    public var price: Price
+    public var price: Money
+    /// Words it can be found by.
+    public var tags: [String]
+    /// When it last changed.
+    public var updatedAt: DateTime
+}
 
-    /// Creates a product.
-    public init(id: String, name: String, price: Price) {
-        self.id = id
-        self.name = name
-        self.price = price
+/// One page of a product list.
+public struct ProductPage: Sendable, Hashable {
+    /// The products on this page.
+    public var products: [Product]
+    /// How many products match in all.
+    public var totalCount: Int
+    /// Where the next page starts, or `nil` on the last page.
+    public var nextCursor: String?
+}
+
+/// Which products to list.
+public struct ProductSearch: Sendable, Hashable {
+    /// Words to find in the name, description or tags.
+    public var text: String?
+    /// Only this category.
+    public var categoryID: String?
+    /// Only products that cost at most this much.
+    public var maxPrice: Decimal?
+    /// How many per page.
+    public var pageSize: Int?
+    /// The cursor of a previous page's `nextCursor`.
+    public var after: String?
+
+    /// Describes a query; by default, the first page of everything.
+    public init(text: String? = nil, categoryID: String? = nil, maxPrice: Decimal? = nil, pageSize: Int? = nil, after: String? = nil) {
+        self.text = text
+        self.categoryID = categoryID
+        self.maxPrice = maxPrice
+        self.pageSize = pageSize
+        self.after = after
     }
+}
+
+/// How much of a product a household has.
+public struct InventoryItem: Sendable, Hashable, Identifiable {
+    /// The item's id.
+    public var id: String
+    /// The household it belongs to.
+    public var householdID: String
+    /// The product.
+    public var product: Product
+    /// How many units.
+    public var quantity: Int
+    /// When the oldest unit expires, if it does.
+    public var expiresAt: DateTime?
+}
+
+/// A price a product had from a moment on.
+public struct PricePoint: Sendable, Hashable {
+    /// From when.
+    public var since: DateTime
+    /// The price.
+    public var price: Money
 }
 
 /// Where products come from.
 public protocol ProductRepository: Sendable {
-    /// The product with this id.
-    func product(id: String) async throws(APIError) -> Product
+    /// A page of products.
+    func products(_ query: ProductSearch) async throws(APIError) -> ProductPage
+    /// The product with this id, or `nil` when there is none.
+    func product(id: String) async throws(APIError) -> Product?
+    /// Every category.
+    func categories() async throws(APIError) -> [Category]
+    /// What a household has.
+    func inventory(householdID: String) async throws(APIError) -> [InventoryItem]
+    /// Sets how much of a product a household has.
+    func setInventory(householdID: String, productID: String, quantity: Int, expiresAt: DateTime?) async throws(APIError) -> InventoryItem
+    /// A product's past prices, oldest first (a REST endpoint).
+    func priceHistory(productID: String) async throws(APIError) -> [PricePoint]
 }
 
-/// The `ProductRepository` backed by an `APIClient`.
+/// The `ProductRepository` backed by an `APIClient`: GraphQL for the catalog and inventory, REST
+/// for price history, through the same client and middleware.
 public struct ProductService: ProductRepository {
     private let client: any APIClient
 
     /// A service that talks through `client`.
     public init(client: any APIClient) { self.client = client }
 
-    struct ProductDTO: Decodable, Sendable {
-        struct PriceDTO: Decodable, Sendable {
-            var amount: String
-            var currency: String
-        }
-        var id: String
-        var name: String
-        var price: PriceDTO
+    /// `query Products`.
+    public func products(_ query: ProductSearch) async throws(APIError) -> ProductPage {
+        let filter = ProductAPI.ProductFilter(
+            search: GraphQLNullable(query.text), categoryId: GraphQLNullable(query.categoryID), maxPrice: GraphQLNullable(query.maxPrice))
+        let page = SharedAPI.PageInput(first: GraphQLNullable(query.pageSize), after: GraphQLNullable(query.after))
+        return try await client.fetch(GraphQLRequest(ProductsQuery(filter: .some(filter), page: .some(page))) { data in
+            ProductPage(
+                products: data.products.nodes.map { Product($0.fragments.productDetails) },
+                totalCount: data.products.totalCount,
+                nextCursor: data.products.pageInfo.hasNextPage ? data.products.pageInfo.endCursor : nil)
+        }).value
     }
 
-    /// `GET products/{id}`. The amount travels as a decimal string so no cent is lost to `Double`.
-    public func product(id: String) async throws(APIError) -> Product {
-        let dto = try await client.send(RESTRequest<ProductDTO>.get("products/\(id)")).value
-        guard let amount = Decimal(string: dto.price.amount, locale: Locale(identifier: "en_US_POSIX")) else {
-            throw .mapping("products/\(id) price.amount: '\(dto.price.amount)' is not a decimal number")
+    /// `query ProductByID`.
+    public func product(id: String) async throws(APIError) -> Product? {
+        try await client.fetch(GraphQLRequest(ProductByIDQuery(id: id)) { data in data.product.map { Product($0.fragments.productDetails) } }).value
+    }
+
+    /// `query Categories`, by name.
+    public func categories() async throws(APIError) -> [Category] {
+        try await client.fetch(GraphQLRequest(CategoriesQuery()) { data in
+            data.categories.map { Category(id: $0.id, name: $0.name, parentID: $0.parent?.id) }.sorted { $0.name < $1.name }
+        }).value
+    }
+
+    /// `query Inventory`.
+    public func inventory(householdID: String) async throws(APIError) -> [InventoryItem] {
+        try await client.fetch(GraphQLRequest(InventoryQuery(householdId: householdID)) { data in
+            data.inventory.map { InventoryItem($0.fragments.inventoryItemDetails) }
+        }).value
+    }
+
+    /// `mutation SetInventory`.
+    public func setInventory(householdID: String, productID: String, quantity: Int, expiresAt: DateTime?) async throws(APIError)
+        -> InventoryItem
+    {
+        let input = ProductAPI.SetInventoryInput(
+            householdId: householdID, productId: productID, quantity: quantity, expiresAt: GraphQLNullable(orNull: expiresAt))
+        return try await client.perform(GraphQLRequest(SetInventoryMutation(input: input)) { data in
+            InventoryItem(data.setInventory.fragments.inventoryItemDetails)
+        }).value
+    }
+
+    struct PricePointDTO: Decodable, Sendable {
+        var since: String
+        var amount: String
+        var currency: String
+    }
+
+    /// `GET products/{id}/price-history` (REST), oldest first.
+    public func priceHistory(productID: String) async throws(APIError) -> [PricePoint] {
+        let path = "products/\(productID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? productID)/price-history"
+        let points = try await client.send(RESTRequest<[PricePointDTO]>.get(path)).value
+        var result: [PricePoint] = []
+        for (index, point) in points.enumerated() {
+            do {
+                let amount = try Decimal(_jsonValue: .string(point.amount))
+                result.append(PricePoint(since: try DateTime(iso8601: point.since), price: Money(amount: amount, currency: point.currency)))
+            } catch {
+                throw .mapping("\(path) [\(index)]: \(error)")
+            }
         }
-        return Product(id: dto.id, name: dto.name, price: Price(amount: amount, currency: dto.price.currency))
+        return result.sorted { $0.since < $1.since }
+    }
+}
+
+extension Product {
+    init(_ details: ProductDetails) {
+        self.init(
+            id: details.id, sku: details.sku, name: details.name, description: details.description,
+            category: Category(id: details.category.id, name: details.category.name),
+            price: Money(amount: details.price.amount, currency: details.price.currency), tags: details.tags,
+            updatedAt: details.updatedAt)
+    }
+}
+
+extension InventoryItem {
+    init(_ details: InventoryItemDetails) {
+        self.init(
+            id: details.id, householdID: details.householdId, product: Product(details.product.fragments.productDetails),
+            quantity: details.quantity, expiresAt: details.expiresAt)
     }
 }

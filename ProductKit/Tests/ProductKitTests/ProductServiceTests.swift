@@ -2,29 +2,72 @@ import APICore
 import APICoreTesting
 import Foundation
 import ProductKit
+import SharedKit
 import Testing
 
 @Suite("ProductService")
 struct ProductServiceTests {
-    @Test("maps a product with an exact decimal price")
-    func product() async throws {
-        let client = MockAPIClient()
-        client.stub(.get, "products/p1", json: ["id": "p1", "name": "Tea", "price": ["amount": "0.10", "currency": "EUR"]])
-        let product = try await ProductService(client: client).product(id: "p1")
-        #expect(product.price == Price(amount: Decimal(string: "0.10")!, currency: "EUR"))
-        #expect(product.price.amount * 3 == Decimal(string: "0.3")!)
-        #expect(client.sent("GET products/p1").count == 1)
+    func fixture(_ name: String) throws -> URL {
+        try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
     }
 
-    @Test("an amount that is not a number is a mapping error naming the field")
-    func badAmount() async {
+    @Test("a page of products: exact prices, unknown currencies kept, the next cursor, the filter sent")
+    func products() async throws {
         let client = MockAPIClient()
-        client.stub(.get, "products/p1", json: ["id": "p1", "name": "Tea", "price": ["amount": "ten", "currency": "EUR"]])
+        try client.stub(operation: "Products", fixture: fixture("products"))
+        let page = try await ProductService(client: client).products(ProductSearch(text: "tea", maxPrice: Decimal(string: "20.5"), pageSize: 2))
+        #expect(page.products.map(\.sku) == ["TEA-001", "RICE-5"])
+        #expect(page.products[0].price == Money(amount: Decimal(string: "0.10")!, currency: "EUR"))
+        #expect(page.products[0].price.amount * 3 == Decimal(string: "0.3")!)
+        #expect(page.products[1].price.currency == "NOK")
+        #expect(page.nextCursor == "cursor-2")
+        #expect(page.totalCount == 3)
+        #expect(client.sent("Products").first?.payload == [
+            "filter": ["search": "tea", "maxPrice": "20.5"], "page": ["first": 2],
+        ])
+    }
+
+    @Test("REST beside GraphQL: price history through the same client, oldest first")
+    func priceHistory() async throws {
+        let client = MockAPIClient()
+        try client.stub(.get, "products/p-1/price-history", fixture: fixture("price-history"))
+        let history = try await ProductService(client: client).priceHistory(productID: "p-1")
+        #expect(history.map(\.price.amount) == [Decimal(string: "0.10")!, Decimal(string: "0.12")!])
+        #expect(history.first?.since == (try DateTime(iso8601: "2026-01-01T00:00:00Z")))
+    }
+
+    @Test("a price-history entry with a bad amount is a mapping error naming the entry")
+    func badPriceHistory() async throws {
+        let client = MockAPIClient()
+        client.stub(.get, "products/p-1/price-history", json: [["since": "2026-01-01T00:00:00Z", "amount": "1,5", "currency": "EUR"]])
         await #expect {
-            try await ProductService(client: client).product(id: "p1")
+            try await ProductService(client: client).priceHistory(productID: "p-1")
         } throws: { error in
             guard case APIError.mapping(let reason) = error else { return false }
-            return reason.contains("price.amount") && reason.contains("'ten'")
+            return reason.contains("price-history [0]") && reason.contains("1,5")
         }
+    }
+
+    @Test("setting inventory sends expiresAt as null to clear it")
+    func setInventory() async throws {
+        let client = MockAPIClient()
+        let products = try JSONParser.parse(Data(contentsOf: fixture("products")))
+        let product = try #require(products["data"]?["products"]?["nodes"]?.arrayValue?.first)
+        client.stub(operation: "SetInventory", data: ["setInventory": [
+            "__typename": "InventoryItem", "id": "inv-1", "householdId": "hh-1", "quantity": 3, "expiresAt": nil, "product": product,
+        ]])
+        let item = try await ProductService(client: client).setInventory(householdID: "hh-1", productID: "p-1", quantity: 3, expiresAt: nil)
+        #expect(item.quantity == 3)
+        #expect(item.product.name == "Green tea")
+        #expect(client.sent("SetInventory").first?.payload == ["input": ["householdId": "hh-1", "productId": "p-1", "quantity": 3, "expiresAt": nil]])
+    }
+
+    @Test("a missing product is nil; a transport failure passes through")
+    func missingAndFailing() async throws {
+        let client = MockAPIClient()
+        client.stub(operation: "ProductByID", data: ["product": nil])
+        #expect(try await ProductService(client: client).product(id: "nope") == nil)
+        client.stub(operation: "Categories", error: .transport(TransportFailure(kind: .notConnected, url: nil, underlying: "offline")))
+        await #expect(throws: APIError.self) { try await ProductService(client: client).categories() }
     }
 }

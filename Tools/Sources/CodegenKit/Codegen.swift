@@ -66,7 +66,15 @@ public enum Codegen {
         }
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
         let compilation = try Compilation.compile(schemaFiles: schemaFiles, operationFiles: operationFiles)
-        return SwiftGenerator(compilation: compilation, configuration: configuration).generate()
+        var sharedTypes: Set<String> = []
+        if let shared = configuration.sharedSchema {
+            let sharedPaths = Set(Glob(shared.schemaSearchPaths).files(in: base))
+            if sharedPaths.isEmpty {
+                throw CodegenFailure([Diagnostic(file: "apollo-codegen-config.json", message: "no file matches apicore.sharedSchema.schemaSearchPaths \(shared.schemaSearchPaths)")])
+            }
+            sharedTypes = compilation.schema.typesDefined(inFiles: sharedPaths)
+        }
+        return SwiftGenerator(compilation: compilation, configuration: configuration, sharedTypes: sharedTypes).generate()
     }
 
     static func write(_ files: [GeneratedFile], configuration: CodegenConfiguration, check: Bool) throws(CodegenFailure) -> CodegenReport {

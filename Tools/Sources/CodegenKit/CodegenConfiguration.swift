@@ -62,6 +62,22 @@ public struct CodegenConfiguration: Sendable, Equatable {
     /// Our addition (`apicore.apiCoreKitPath`): where APICoreKit is, relative to the generated
     /// package, for `moduleType: swiftPackageManager`.
     public var apiCoreKitPath: String?
+    /// Our addition (`apicore.sharedSchema`): a module whose generated enums, input objects and
+    /// custom scalars are imported instead of generated again.
+    public var sharedSchema: SharedSchema?
+    /// Our addition (`apicore.generateAllSchemaTypes`): generate every enum, input object and custom
+    /// scalar of the schema, used or not (for a shared module that has no operations of its own).
+    public var generateAllSchemaTypes: Bool
+
+    /// A shared schema module.
+    public struct SharedSchema: Sendable, Equatable {
+        /// The Swift module to import (`SharedKit`).
+        public var module: String
+        /// Its schema namespace (`SharedAPI`).
+        public var namespace: String
+        /// Globs of the shared slice's files; the types they define come from the module.
+        public var schemaSearchPaths: [String]
+    }
 }
 
 /// A config file that could not be read, with the key at fault.
@@ -170,7 +186,19 @@ private struct Reader {
 
     mutating func read(_ root: [String: Any], baseURL: URL) throws(CodegenConfigurationError) -> CodegenConfiguration {
         let top = try object(root, at: "", known: ["schemaNamespace", "input", "output", "options", "experimentalFeatures", "schemaDownload", "operationManifest", "apicore"])
-        let apicore = try object(top["apicore"], at: "apicore", known: ["apiCoreKitPath"])
+        let apicore = try object(top["apicore"], at: "apicore", known: ["apiCoreKitPath", "sharedSchema", "generateAllSchemaTypes"])
+        var sharedSchema: CodegenConfiguration.SharedSchema?
+        if apicore["sharedSchema"] != nil {
+            let shared = try object(apicore["sharedSchema"], at: "apicore.sharedSchema", known: ["module", "namespace", "schemaSearchPaths"])
+            guard let module = try string(shared["module"], at: "apicore.sharedSchema.module"),
+                let namespace = try string(shared["namespace"], at: "apicore.sharedSchema.namespace"),
+                let paths = try strings(shared["schemaSearchPaths"], at: "apicore.sharedSchema.schemaSearchPaths")
+            else { throw fail("'apicore.sharedSchema' needs 'module', 'namespace' and 'schemaSearchPaths'") }
+            sharedSchema = CodegenConfiguration.SharedSchema(module: module, namespace: namespace, schemaSearchPaths: paths)
+        }
+        if let value = apicore["generateAllSchemaTypes"], !(value is Bool) {
+            throw fail("'apicore.generateAllSchemaTypes' must be true or false")
+        }
         guard let namespace = try string(top["schemaNamespace"], at: "schemaNamespace"), !namespace.isEmpty else {
             throw fail("'schemaNamespace' is required")
         }
@@ -219,7 +247,9 @@ private struct Reader {
             schemaDocumentation: try inclusion(options["schemaDocumentation"], at: "options.schemaDocumentation"),
             baseURL: baseURL,
             unknownKeys: unknown,
-            apiCoreKitPath: try string(apicore["apiCoreKitPath"], at: "apicore.apiCoreKitPath")
+            apiCoreKitPath: try string(apicore["apiCoreKitPath"], at: "apicore.apiCoreKitPath"),
+            sharedSchema: sharedSchema,
+            generateAllSchemaTypes: apicore["generateAllSchemaTypes"] as? Bool ?? false
         )
     }
 }

@@ -168,7 +168,9 @@ struct IRBuilder {
         }
         ir.fragments = fragmentConditions.map { FragmentSpreadIR(name: $0.0, conditionSets: $0.1) }
         for field in ir.fields where !field.subContributions.isEmpty {
-            let name = uniqueName(field.responseKey.upperFirst.singularized, &usedNames)
+            // List fields are named for one element (`friends` → `Friend`); others as they are.
+            let isList = field.definition.type.nullable.isList
+            let name = uniqueName(isList ? field.responseKey.upperFirst.singularized : field.responseKey.upperFirst, &usedNames)
             field.nested = build(typeName: field.definition.type.namedType, structName: name, contributions: field.subContributions)
         }
         return ir

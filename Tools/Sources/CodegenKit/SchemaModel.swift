@@ -14,6 +14,11 @@ indirect enum TypeRef: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    var isList: Bool {
+        if case .list = self { return true }
+        return false
+    }
+
     var isNonNull: Bool {
         if case .nonNull = self { return true }
         return false
@@ -122,6 +127,11 @@ final class SchemaModel {
     private func implements(_ typeName: String, _ interface: String, seen: Set<String> = []) -> Bool {
         guard let type = types[typeName], !seen.contains(typeName) else { return false }
         return type.interfaces.contains(interface) || type.interfaces.contains { implements($0, interface, seen: seen.union([typeName])) }
+    }
+
+    /// The names of the types whose definitions are in these files.
+    func typesDefined(inFiles files: Set<String>) -> Set<String> {
+        Set(types.values.filter { type in type.location.map { files.contains($0.source.name) } ?? false }.map(\.name))
     }
 
     /// A field of an object or interface, `__typename` included.

@@ -35,7 +35,7 @@ struct GeneratorTests {
             "Now.graphql": "query Now { now }",
         ])
         _ = try Codegen.run(configURL: project.configURL)
-        let path = "Generated/CustomScalars/DateTime.swift"
+        let path = "Generated/CustomScalars/DateTime.scalar.swift"
         #expect(try project.read(path).contains("typealias DateTime = String"))
         #expect(try project.read("Generated/Operations/Queries/NowQuery.graphql.swift").contains("var now: TestAPI.DateTime { __data[\"now\"] }"))
         try project.write(path, "import APICore\nextension TestAPI { typealias DateTime = MyDate }\n")

@@ -20,12 +20,12 @@ public struct StarshipCoordinatesQuery: GraphQLQuery {
         public init(_dataDict: DataDict) { __data = _dataDict }
         public static let __parentType = StarWarsAPI.Objects.Query
         public static let __selections: [Selection] = [
-            .field(Field("starshipCoordinates", .object(StarshipCoordinate.self), arguments: ["coordinates": .variable("coordinates")])),
+            .field(Field("starshipCoordinates", .object(StarshipCoordinates.self), arguments: ["coordinates": .variable("coordinates")])),
         ]
 
-        public var starshipCoordinates: StarshipCoordinate? { __data["starshipCoordinates"] }
+        public var starshipCoordinates: StarshipCoordinates? { __data["starshipCoordinates"] }
 
-        public struct StarshipCoordinate: SelectionSet {
+        public struct StarshipCoordinates: SelectionSet {
             public let __data: DataDict
             public init(_dataDict: DataDict) { __data = _dataDict }
             public static let __parentType = StarWarsAPI.Objects.Starship
