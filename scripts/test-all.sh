@@ -8,7 +8,8 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   cat <<USAGE
 usage: scripts/test-all.sh
 
-Checks the kits' imports, then runs scripts/test.sh for every package:
+Checks the kits' imports and that generated code is up to date (scripts/check-generated.sh),
+then runs scripts/test.sh for every package:
 ${PACKAGES[*]/#./Pantry}
 Fails if any package fails to build, has a compiler warning in its own sources, or has a
 failing test. Ends with a line 'tests: N passed, M failed'.
@@ -21,6 +22,7 @@ trap 'rm -f "$log"' EXIT
 failed_packages=()
 
 "$ROOT/scripts/check-imports.sh" || failed_packages+=("imports")
+"$ROOT/scripts/check-generated.sh" || failed_packages+=("generated code")
 
 for package in "${PACKAGES[@]}"; do
   start=$SECONDS
