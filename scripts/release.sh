@@ -72,7 +72,9 @@ symbols() {
 import glob, json, sys
 directory, module = sys.argv[1], sys.argv[2]
 lines = set()
-for path in glob.glob(f"{directory}/.build/*/symbolgraph/{module}*.symbols.json"):
+paths = glob.glob(f"{directory}/.build/*/symbolgraph/{module}.symbols.json")
+paths += glob.glob(f"{directory}/.build/*/symbolgraph/{module}@*.symbols.json")  # extensions of other modules' types
+for path in paths:
     with open(path) as f:
         graph = json.load(f)
     for symbol in graph.get("symbols", []):

@@ -192,10 +192,7 @@ struct SwiftGenerator {
     func fragmentFile(_ fragment: FragmentDefinition, builder: IRBuilder, usage: Usage) -> GeneratedFile {
         let name = fragment.name.value
         let source = compilation.sourceFiles["fragment " + name]
-        let ir = builder.build(
-            typeName: fragment.typeCondition.name.value, structName: name,
-            contributions: [Contribution(selections: fragment.selectionSet.selections, conditions: [], identity: nil)])
-        IRBuilder.shareTypes(ir)
+        guard let ir = builder.fragment(name) else { preconditionFailure("fragment \(name) was validated") }
         var writer = SwiftWriter()
         writer.line(Self.header)
         if let source { writer.line("// Source: \(source)") }
@@ -255,7 +252,7 @@ struct SwiftGenerator {
                 if let reason = field.definition.deprecationReason {
                     w.line("@available(*, deprecated, message: \(SwiftNames.stringLiteral(reason)))")
                 }
-                var type = outputSwiftType(field.definition.type, nested: field.nested?.structName, usage: usage)
+                var type = outputSwiftType(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName, usage: usage)
                 if field.isConditional && !type.hasSuffix("?") { type += "?" }
                 w.line("\(access)var \(SwiftNames.identifier(field.responseKey)): \(type) { __data[\(SwiftNames.stringLiteral(field.responseKey))] }")
             }
@@ -286,6 +283,9 @@ struct SwiftGenerator {
                 if let nested = field.nested {
                     w.line()
                     writeSelectionSet(nested, conformance: "SelectionSet", isRoot: false, into: &w, usage: usage)
+                } else if let alias = field.fragmentType {
+                    w.line()
+                    w.line("\(access)typealias \(alias.typeName) = \(alias.target)")
                 }
             }
         }
@@ -305,7 +305,7 @@ struct SwiftGenerator {
             }
             let alias = field.ast.alias.map { ", alias: \(SwiftNames.stringLiteral($0.value))" } ?? ""
             let entry = ".field(Field(\(SwiftNames.stringLiteral(field.definition.name))\(alias), "
-                + outputType(field.definition.type, nested: field.nested?.structName, usage: usage) + arguments + "))"
+                + outputType(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName, usage: usage) + arguments + "))"
             if field.isConditional {
                 for conditions in field.conditionSets {
                     entries.append(".conditional([\(conditions.map(conditionCode).joined(separator: ", "))], [\(entry)])")

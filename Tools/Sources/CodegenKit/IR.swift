@@ -43,6 +43,9 @@ final class FieldIR {
     var nested: SelectionSetIR?
     /// The nested type is the enclosing scope's type of the same name: no struct is emitted.
     var reusesOuterType = false
+    /// The nested type is a fragment's (`HouseholdDetails.Member`): a typealias is emitted instead
+    /// of a struct, named `typeName`.
+    var fragmentType: (typeName: String, target: String)?
 
     init(responseKey: String, definition: SchemaModel.FieldDefinition, ast: GraphQL.Field) {
         self.responseKey = responseKey
@@ -81,6 +84,23 @@ final class SelectionSetIR {
 struct IRBuilder {
     let schema: SchemaModel
     let fragments: [String: FragmentDefinition]
+    private let cache = FragmentCache()
+
+    final class FragmentCache {
+        var built: [String: SelectionSetIR] = [:]
+    }
+
+    /// The IR of a named fragment, built once.
+    func fragment(_ name: String) -> SelectionSetIR? {
+        if let built = cache.built[name] { return built }
+        guard let definition = fragments[name] else { return nil }
+        let ir = build(
+            typeName: definition.typeCondition.name.value, structName: name,
+            contributions: [Contribution(selections: definition.selectionSet.selections, conditions: [], identity: nil)])
+        Self.shareTypes(ir)
+        cache.built[name] = ir
+        return ir
+    }
 
     static let reservedNames: Set<String> = [
         "Data", "String", "Int", "Double", "Bool", "Float", "Optional", "Array", "Dictionary", "Set", "Type", "Self",
@@ -171,9 +191,30 @@ struct IRBuilder {
             // List fields are named for one element (`friends` → `Friend`); others as they are.
             let isList = field.definition.type.nullable.isList
             let name = uniqueName(isList ? field.responseKey.upperFirst.singularized : field.responseKey.upperFirst, &usedNames)
-            field.nested = build(typeName: field.definition.type.namedType, structName: name, contributions: field.subContributions)
+            if let target = fragmentType(for: field, among: ir.fragments) {
+                field.fragmentType = (name, target)
+            } else {
+                field.nested = build(typeName: field.definition.type.namedType, structName: name, contributions: field.subContributions)
+            }
         }
         return ir
+    }
+
+    /// When a field's selections all come from one fragment spread here, that fragment already has
+    /// the type: `HouseholdDetails.Member`. Reusing it keeps generated code proportional to what
+    /// operations select, however many operations spread the fragment.
+    private func fragmentType(for field: FieldIR, among spreads: [FragmentSpreadIR]) -> String? {
+        let identities = field.subContributions.map(\.identity)
+        guard !identities.contains(where: { $0 == nil }) else { return nil }
+        for spread in spreads {
+            guard let fragmentIR = fragment(spread.name),
+                let match = fragmentIR.fields.first(where: { $0.responseKey == field.responseKey }),
+                match.subContributions.map(\.identity) == identities
+            else { continue }
+            if let aliased = match.fragmentType { return "\(spread.name).\(aliased.typeName)" }
+            if let nested = match.nested { return "\(spread.name).\(nested.structName)" }
+        }
+        return nil
     }
 
     private func uniqueName(_ base: String, _ used: inout Set<String>) -> String {
@@ -191,7 +232,7 @@ struct IRBuilder {
     /// are not generated twice.
     static func shareTypes(_ ir: SelectionSetIR, outer: [String: FieldIR] = [:]) {
         var scope = outer
-        for field in ir.fields {
+        for field in ir.fields where field.fragmentType == nil {
             if let outerField = scope[field.responseKey], let outerNested = outerField.nested, let nested = field.nested,
                 outerNested.structName == nested.structName, outerNested.typeName == nested.typeName,
                 outerField.subContributions.map(\.identity) == field.subContributions.map(\.identity)

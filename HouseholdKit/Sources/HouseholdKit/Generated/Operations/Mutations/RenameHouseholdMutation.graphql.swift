@@ -60,70 +60,11 @@ struct RenameHouseholdMutation: GraphQLMutation {
                 var householdDetails: HouseholdDetails { _toFragment() }
             }
 
-            /// An amount of money per month.
-            struct MonthlyBudget: SelectionSet {
-                let __data: DataDict
-                init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = HouseholdAPI.Objects.Budget
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("amount", .nonNull(.scalar(SharedAPI.Decimal.self)))),
-                    .field(Field("currency", .nonNull(.scalar(GraphQLEnum<SharedAPI.Currency>.self)))),
-                ]
+            typealias MonthlyBudget = HouseholdDetails.MonthlyBudget
 
-                var amount: SharedAPI.Decimal { __data["amount"] }
-                var currency: GraphQLEnum<SharedAPI.Currency> { __data["currency"] }
-            }
+            typealias Member = HouseholdDetails.Member
 
-            /// A person in a household.
-            struct Member: SelectionSet {
-                let __data: DataDict
-                init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = HouseholdAPI.Objects.Member
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("userId", .nonNull(.scalar(String.self)))),
-                    .field(Field("displayName", .nonNull(.scalar(String.self)))),
-                    .field(Field("role", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.MemberRole>.self)))),
-                    .field(Field("joinedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                ]
-
-                var id: String { __data["id"] }
-                /// The user this member is.
-                var userId: String { __data["userId"] }
-                var displayName: String { __data["displayName"] }
-                var role: GraphQLEnum<HouseholdAPI.MemberRole> { __data["role"] }
-                var joinedAt: SharedAPI.DateTime { __data["joinedAt"] }
-                var fragments: Fragments { Fragments(_dataDict: __data) }
-
-                struct Fragments: FragmentContainer {
-                    let __data: DataDict
-                    init(_dataDict: DataDict) { __data = _dataDict }
-                    var memberDetails: MemberDetails { _toFragment() }
-                }
-            }
-
-            /// An invitation to join a household.
-            struct Invitation: SelectionSet {
-                let __data: DataDict
-                init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = HouseholdAPI.Objects.Invitation
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("email", .nonNull(.scalar(String.self)))),
-                    .field(Field("role", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.MemberRole>.self)))),
-                    .field(Field("status", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.InvitationStatus>.self)))),
-                    .field(Field("expiresAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                ]
-
-                var id: String { __data["id"] }
-                var email: String { __data["email"] }
-                var role: GraphQLEnum<HouseholdAPI.MemberRole> { __data["role"] }
-                var status: GraphQLEnum<HouseholdAPI.InvitationStatus> { __data["status"] }
-                var expiresAt: SharedAPI.DateTime { __data["expiresAt"] }
-            }
+            typealias Invitation = HouseholdDetails.Invitation
         }
     }
 }

@@ -54,70 +54,7 @@ struct SetInventoryMutation: GraphQLMutation {
                 var inventoryItemDetails: InventoryItemDetails { _toFragment() }
             }
 
-            /// Something the catalog sells.
-            struct Product: SelectionSet {
-                let __data: DataDict
-                init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = ProductAPI.Objects.Product
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("sku", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                    .field(Field("description", .scalar(String.self))),
-                    .field(Field("tags", .nonNull(.list(.nonNull(.scalar(String.self)))))),
-                    .field(Field("updatedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                    .field(Field("category", .nonNull(.object(Category.self)))),
-                    .field(Field("price", .nonNull(.object(Price.self)))),
-                ]
-
-                var id: String { __data["id"] }
-                /// The stock-keeping unit, unique in the catalog.
-                var sku: String { __data["sku"] }
-                var name: String { __data["name"] }
-                var description: String? { __data["description"] }
-                var tags: [String] { __data["tags"] }
-                var updatedAt: SharedAPI.DateTime { __data["updatedAt"] }
-                var category: Category { __data["category"] }
-                var price: Price { __data["price"] }
-                var fragments: Fragments { Fragments(_dataDict: __data) }
-
-                struct Fragments: FragmentContainer {
-                    let __data: DataDict
-                    init(_dataDict: DataDict) { __data = _dataDict }
-                    var productDetails: ProductDetails { _toFragment() }
-                }
-
-                /// A shelf of the catalog; categories nest.
-                struct Category: SelectionSet {
-                    let __data: DataDict
-                    init(_dataDict: DataDict) { __data = _dataDict }
-                    static let __parentType = ProductAPI.Objects.Category
-                    static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                        .field(Field("name", .nonNull(.scalar(String.self)))),
-                    ]
-
-                    var id: String { __data["id"] }
-                    var name: String { __data["name"] }
-                }
-
-                /// What something costs.
-                struct Price: SelectionSet {
-                    let __data: DataDict
-                    init(_dataDict: DataDict) { __data = _dataDict }
-                    static let __parentType = ProductAPI.Objects.Price
-                    static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("amount", .nonNull(.scalar(SharedAPI.Decimal.self)))),
-                        .field(Field("currency", .nonNull(.scalar(GraphQLEnum<SharedAPI.Currency>.self)))),
-                    ]
-
-                    var amount: SharedAPI.Decimal { __data["amount"] }
-                    var currency: GraphQLEnum<SharedAPI.Currency> { __data["currency"] }
-                }
-            }
+            typealias Product = InventoryItemDetails.Product
         }
     }
 }

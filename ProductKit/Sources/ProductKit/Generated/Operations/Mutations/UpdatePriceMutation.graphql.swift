@@ -60,35 +60,9 @@ struct UpdatePriceMutation: GraphQLMutation {
                 var productDetails: ProductDetails { _toFragment() }
             }
 
-            /// A shelf of the catalog; categories nest.
-            struct Category: SelectionSet {
-                let __data: DataDict
-                init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = ProductAPI.Objects.Category
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                ]
+            typealias Category = ProductDetails.Category
 
-                var id: String { __data["id"] }
-                var name: String { __data["name"] }
-            }
-
-            /// What something costs.
-            struct Price: SelectionSet {
-                let __data: DataDict
-                init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = ProductAPI.Objects.Price
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("amount", .nonNull(.scalar(SharedAPI.Decimal.self)))),
-                    .field(Field("currency", .nonNull(.scalar(GraphQLEnum<SharedAPI.Currency>.self)))),
-                ]
-
-                var amount: SharedAPI.Decimal { __data["amount"] }
-                var currency: GraphQLEnum<SharedAPI.Currency> { __data["currency"] }
-            }
+            typealias Price = ProductDetails.Price
         }
     }
 }
