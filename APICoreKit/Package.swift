@@ -8,6 +8,7 @@ import PackageDescription
 /// - `APICoreLive`: the engine (URLSession transport, GraphQL over HTTP, middleware chain). Only an
 ///   app's composition root imports it; its public surface is one factory.
 /// - `APICoreTesting`: a mock `APIClient` for kits' unit tests.
+/// - `APICoreSQLite`: the SQLite normalized cache (GRDB), for the composition root.
 ///
 /// Hummingbird and GraphQL are used by the test server only, a target no product contains, so a
 /// kit that depends on this package never builds them.
@@ -18,17 +19,23 @@ let package = Package(
         .library(name: "APICore", targets: ["APICore"]),
         .library(name: "APICoreLive", targets: ["APICoreLive"]),
         .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
+        .library(name: "APICoreSQLite", targets: ["APICoreSQLite"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        .target(name: "APICore"),
-        .target(name: "APICoreLive", dependencies: ["APICore"]),
+        .target(name: "APICore", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .target(name: "APICoreLive", dependencies: ["APICore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "APICoreTesting", dependencies: ["APICore"]),
+        .target(
+            name: "APICoreSQLite",
+            dependencies: ["APICore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "APICoreTestServer",
             dependencies: [
@@ -47,6 +54,10 @@ let package = Package(
         ),
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
         .testTarget(name: "APICoreLiveTests", dependencies: ["APICore", "APICoreLive", "APICoreTestServer", "StarWarsOperations"]),
+        .testTarget(
+            name: "APICoreCacheTests",
+            dependencies: ["APICore", "APICoreLive", "APICoreSQLite", "APICoreTestServer", "StarWarsOperations"]
+        ),
         .testTarget(
             name: "APICoreTestingTests", dependencies: ["APICore", "APICoreTesting", "StarWarsOperations"],
             resources: [.copy("Fixtures")]),

@@ -15,18 +15,59 @@ public protocol APIClient: Sendable {
     /// Sends a REST request through the middleware chain and decodes its answer.
     func send<Value>(_ request: RESTRequest<Value>) async throws(APIError) -> Response<Value>
 
-    /// Fetches a query and maps its data.
-    func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) async throws(APIError) -> Response<Value>
+    /// Fetches a query under a cache policy and maps its data. With `.cacheAndNetwork` it answers
+    /// the cached data when there is some and lets the server's answer update the cache (use
+    /// ``responses(_:cachePolicy:)`` to receive both).
+    func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy) async throws(APIError)
+        -> Response<Value>
+
+    /// Every result a cache policy gives for a query: one, or for `.cacheAndNetwork` up to two
+    /// (the cache's, then the server's). The stream then ends.
+    func responses<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
+        -> APIStream<Result<Response<Value>, APIError>>
+
+    /// Fetches a query, then yields again whenever a cached record its data depends on changes,
+    /// whoever changed it. Errors are elements; the watch goes on until the consumer stops.
+    func watch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
+        -> APIStream<Result<Response<Value>, APIError>>
 
     /// Performs a mutation and maps its data.
     func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
         -> Response<Value>
+
+    /// A query's data as the cache has it, or `nil` when a field is missing (expiry ignored).
+    func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data?
+
+    /// Writes a query's data into the cache, as if the server had answered it.
+    func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError)
+
+    /// Changes one cached record's fields (by storage key; references are `{"__ref": key}`).
+    /// Watchers of the record are told.
+    func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError)
+
+    /// Removes one cached record.
+    func removeRecord(_ key: String) async throws(APIError)
+
+    /// Removes every cached record, in memory and on disk (for logging out).
+    func clearCache() async throws(APIError)
 }
 
 extension APIClient {
+    /// Fetches a query with the default policy, `.cacheElseNetwork`.
+    public func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) async throws(APIError) -> Response<Value> {
+        try await fetch(request, cachePolicy: .default)
+    }
+
+    /// Watches a query with the default policy, `.cacheElseNetwork`.
+    public func watch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) -> APIStream<Result<Response<Value>, APIError>> {
+        watch(request, cachePolicy: .default)
+    }
+
     /// Fetches a query and returns its generated data.
-    public func fetch<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Response<Query.Data> {
-        try await fetch(GraphQLRequest(query))
+    public func fetch<Query: GraphQLQuery>(_ query: Query, cachePolicy: CachePolicy = .default) async throws(APIError)
+        -> Response<Query.Data>
+    {
+        try await fetch(GraphQLRequest(query), cachePolicy: cachePolicy)
     }
 
     /// Performs a mutation and returns its generated data.

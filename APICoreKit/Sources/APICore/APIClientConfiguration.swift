@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// How a client reaches its server: endpoints, default headers, timeout, middleware.
 public struct APIClientConfiguration: Sendable {
@@ -26,8 +27,13 @@ public struct APIClientConfiguration: Sendable {
     public var queryMethod: QueryMethod
     /// Encodes REST bodies.
     public var makeJSONEncoder: @Sendable () -> JSONEncoder
+    /// The normalized cache, or `nil` for none.
+    public var cache: CacheConfiguration?
+    /// Where the client reports what goes wrong around requests (a cache it had to set aside, …).
+    public var logger: Logger
 
-    /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL.
+    /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL, and
+    /// the cache to one in memory.
     public init(
         restBaseURL: URL,
         graphQLURL: URL? = nil,
@@ -35,6 +41,8 @@ public struct APIClientConfiguration: Sendable {
         timeout: Duration = .seconds(30),
         middlewares: [any Middleware] = [],
         queryMethod: QueryMethod = .post,
+        cache: CacheConfiguration? = CacheConfiguration(),
+        logger: Logger = Logger(label: "APICoreKit"),
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
     ) {
         self.restBaseURL = restBaseURL
@@ -44,5 +52,7 @@ public struct APIClientConfiguration: Sendable {
         self.middlewares = middlewares
         self.queryMethod = queryMethod
         self.makeJSONEncoder = makeJSONEncoder
+        self.cache = cache
+        self.logger = logger
     }
 }

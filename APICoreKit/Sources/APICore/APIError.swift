@@ -19,6 +19,8 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
     case invalidRequest(String)
     /// The request's `map` rejected the data.
     case mapping(String)
+    /// `cacheOnly` found no complete data in the cache for the operation named here.
+    case cacheMiss(String)
 
     /// What a caller can do about an error.
     public enum Recovery: Sendable, Hashable {
@@ -41,7 +43,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
         case .graphQL(let failure):
             if failure.errors.contains(where: { $0.code == "UNAUTHENTICATED" }) { return .reauthenticate }
             return failure.statusCode.map { [429, 502, 503, 504].contains($0) } == true ? .retry : .fail
-        case .invalidResponse, .invalidRequest, .mapping: return .fail
+        case .invalidResponse, .invalidRequest, .mapping, .cacheMiss: return .fail
         }
     }
 
@@ -51,7 +53,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
         case .unauthorized(let failure), .httpStatus(let failure): return failure.statusCode
         case .graphQL(let failure): return failure.statusCode
         case .invalidResponse(let failure): return failure.statusCode
-        case .transport, .cancelled, .invalidRequest, .mapping: return nil
+        case .transport, .cancelled, .invalidRequest, .mapping, .cacheMiss: return nil
         }
     }
 
@@ -66,6 +68,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
         case .invalidResponse(let failure): return "invalid response: \(failure)"
         case .invalidRequest(let reason): return "invalid request: \(reason)"
         case .mapping(let reason): return "mapping failed: \(reason)"
+        case .cacheMiss(let operation): return "cache miss: the cache has no complete data for \(operation)"
         }
     }
 

@@ -149,6 +149,9 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
     public var timeout: Duration?
     /// Whether the request may be retried: true for queries; a mutation must opt in.
     public var isIdempotent: Bool
+    /// How long cached data for this request is trusted after it was received; `nil` leaves it to
+    /// the cache's per-type maximum ages.
+    public var cacheMaxAge: Duration?
     /// Turns the typed data into the domain value; a thrown error becomes ``APIError/mapping(_:)``.
     public let map: @Sendable (Operation.Data) throws -> Value
 
@@ -163,6 +166,7 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
         self.headers = headers
         self.timeout = timeout
         self.isIdempotent = Operation.operationType == .query
+        self.cacheMaxAge = nil
         self.map = map
     }
 }

@@ -20,14 +20,23 @@ public struct ResponseMetadata: Sendable, Hashable {
     public var duration: Duration
     /// The GraphQL operation's name, or `METHOD path` for REST.
     public var operationName: String
+    /// From the cache, and older than its maximum age (only `cacheOnly`, or offline, return such data).
+    public var isStale: Bool
+    /// From the cache because the server could not be reached.
+    public var isOfflineFallback: Bool
 
     /// Creates metadata.
-    public init(source: ResponseSource, statusCode: Int?, headers: [String: String], duration: Duration, operationName: String) {
+    public init(
+        source: ResponseSource, statusCode: Int?, headers: [String: String], duration: Duration, operationName: String,
+        isStale: Bool = false, isOfflineFallback: Bool = false
+    ) {
         self.source = source
         self.statusCode = statusCode
         self.headers = headers
         self.duration = duration
         self.operationName = operationName
+        self.isStale = isStale
+        self.isOfflineFallback = isOfflineFallback
     }
 }
 

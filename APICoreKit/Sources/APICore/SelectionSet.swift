@@ -31,6 +31,14 @@ public struct ParentType: Sendable, Hashable {
 
     /// Whether an object whose `__typename` is `typename` satisfies this type.
     public func matches(typename: String) -> Bool { possibleTypes.contains(typename) }
+
+    /// Whether selections under this type condition apply to an object selected as `parent`: always
+    /// when every type `parent` can be satisfies it, else when the object's `__typename` does.
+    package func applies(toTypename typename: String?, within parent: ParentType) -> Bool {
+        if name == parent.name || parent.possibleTypes.isSubset(of: possibleTypes) { return true }
+        guard let typename else { return false }
+        return matches(typename: typename)
+    }
 }
 
 /// The shape of a field's value, as the schema declares it.
@@ -249,13 +257,10 @@ struct SelectionValidator {
         }
     }
 
-    /// A type condition applies when every type the enclosing selection can be satisfies it, or
-    /// else when the object's `__typename` does. The generator selects `__typename` wherever a
-    /// condition narrows the type, so without one a narrowing condition does not apply.
+    /// The generator selects `__typename` wherever a condition narrows the type, so without one a
+    /// narrowing condition does not apply.
     func applies(_ condition: ParentType, to object: JSONObject, in parent: ParentType) -> Bool {
-        if condition.name == parent.name || parent.possibleTypes.isSubset(of: condition.possibleTypes) { return true }
-        guard let typename = object["__typename"]?.stringValue else { return false }
-        return condition.matches(typename: typename)
+        condition.applies(toTypename: object["__typename"]?.stringValue, within: parent)
     }
 
     func validate(_ value: JSONValue, as type: OutputType, nullable: Bool) throws(GraphQLDecodingError) {

@@ -10,10 +10,15 @@ import Foundation
 final class LiveAPIClient: APIClient {
     let configuration: APIClientConfiguration
     let transport: any HTTPTransport
+    /// The normalized cache, when the configuration has one.
+    let store: NormalizedStore?
 
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
         self.transport = transport
+        store = configuration.cache.map { cache in
+            NormalizedStore(persistent: cache.storage.persistent, maxAgeByType: cache.maxAge, logger: configuration.logger)
+        }
     }
 
     // MARK: REST
@@ -73,18 +78,15 @@ final class LiveAPIClient: APIClient {
 
     // MARK: GraphQL
 
-    func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) async throws(APIError) -> Response<Value> {
-        try await execute(request)
-    }
-
     func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
         -> Response<Value>
     {
-        try await execute(request)
+        try await fetchAndStore(request)
     }
 
-    func execute<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError)
-        -> Response<Value>
+    /// Sends an operation to the server and maps its answer, keeping the validated data for the cache.
+    func executeOnServer<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError)
+        -> ServerResult<Value>
     {
         let start = ContinuousClock.now
         let variables = request.operation.variablesJSON
@@ -99,7 +101,9 @@ final class LiveAPIClient: APIClient {
         }
         let dataObject = try GraphQLHTTP.data(of: response, operationName: Operation.operationName)
         let value = try request.value(from: dataObject, statusCode: response.statusCode, body: response.body)
-        return Response(value: value, metadata: metadata(for: response, operationName: Operation.operationName, since: start))
+        return ServerResult(
+            response: Response(value: value, metadata: metadata(for: response, operationName: Operation.operationName, since: start)),
+            data: dataObject)
     }
 
     // MARK: Chain

@@ -14,6 +14,10 @@ import Foundation
 /// ```
 ///
 /// Several stubs for the same key answer in turn; the last one keeps answering.
+///
+/// Watchers get the stubbed answer first and then whatever ``publish(operation:response:)`` sends.
+/// The cache is a plain store of the data written with `writeQuery` (no normalization); record
+/// operations are only recorded, in ``cacheOperations``.
 public final class MockAPIClient: APIClient, @unchecked Sendable {
     /// A request the mock received.
     public struct SentRequest: Sendable, Hashable {
@@ -25,6 +29,8 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         public var query: [String: String]
         /// The request's own headers.
         public var headers: [String: String]
+        /// The cache policy of a query, `nil` for mutations and REST.
+        public var cachePolicy: CachePolicy? = nil
     }
 
     /// What a stub answers.
@@ -38,6 +44,9 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     private let lock = NSLock()
     private var stubs: [String: [Answer]] = [:]
     private var sentRequests: [SentRequest] = []
+    private var watchers: [String: [UUID: @Sendable (JSONValue) -> Void]] = [:]
+    private var writtenQueries: [String: JSONObject] = [:]
+    private var recordedCacheOperations: [String] = []
 
     /// A mock with no stubs.
     public init() {}
@@ -122,9 +131,91 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         }
     }
 
-    /// Answers from the stub for the query's operation name.
-    public func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) async throws(APIError) -> Response<Value> {
-        try execute(request)
+    /// Answers from the stub for the query's operation name, whatever the policy (which is recorded).
+    public func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy) async throws(APIError)
+        -> Response<Value>
+    {
+        try execute(request, cachePolicy: cachePolicy)
+    }
+
+    /// The stubbed answer, once.
+    public func responses<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
+        -> APIStream<Result<Response<Value>, APIError>>
+    {
+        APIStream { continuation in
+            continuation.yield(Result { () throws(APIError) in try execute(request, cachePolicy: cachePolicy) })
+            continuation.finish()
+        }
+    }
+
+    /// The stubbed answer, then every response published for the operation, until the consumer stops.
+    public func watch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
+        -> APIStream<Result<Response<Value>, APIError>>
+    {
+        APIStream { continuation in
+            continuation.yield(Result { () throws(APIError) in try execute(request, cachePolicy: cachePolicy) })
+            let id = UUID()
+            let name = Query.operationName
+            lock.withLock {
+                watchers[name, default: [:]][id] = { json in
+                    continuation.yield(Result { () throws(APIError) in try Self.decode(json, for: request, body: JSONSerializer.data(json)) })
+                }
+            }
+            continuation.onTermination = { [weak self] _ in
+                self?.lock.withLock { _ = self?.watchers[name]?.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Sends a whole GraphQL response to the active watchers of an operation, as if the cache had changed.
+    public func publish(operation: String, response: JSONValue) {
+        let targets = lock.withLock { Array((watchers[operation] ?? [:]).values) }
+        for target in targets { target(response) }
+    }
+
+    /// How many watchers are active for an operation.
+    public func watcherCount(_ operation: String) -> Int {
+        lock.withLock { watchers[operation]?.count ?? 0 }
+    }
+
+    /// The data last written for this query and variables.
+    public func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? {
+        let key = Self.cacheKey(query)
+        return lock.withLock { writtenQueries[key] }.map { Query.Data(_dataDict: DataDict(_data: $0)) }
+    }
+
+    /// Keeps the data for ``readQuery(_:)``.
+    public func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) {
+        let key = Self.cacheKey(query)
+        lock.withLock {
+            writtenQueries[key] = data.__data._data
+            recordedCacheOperations.append("write \(Query.operationName)")
+        }
+    }
+
+    /// Records `update <key>`.
+    public func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {
+        lock.withLock { recordedCacheOperations.append("update \(key)") }
+    }
+
+    /// Records `remove <key>`.
+    public func removeRecord(_ key: String) async throws(APIError) {
+        lock.withLock { recordedCacheOperations.append("remove \(key)") }
+    }
+
+    /// Forgets written queries and records `clear`.
+    public func clearCache() async throws(APIError) {
+        lock.withLock {
+            writtenQueries = [:]
+            recordedCacheOperations.append("clear")
+        }
+    }
+
+    /// The cache operations received, in order: `write <operation>`, `update <key>`, `remove <key>`, `clear`.
+    public var cacheOperations: [String] { lock.withLock { recordedCacheOperations } }
+
+    private static func cacheKey<Query: GraphQLQuery>(_ query: Query) -> String {
+        Query.operationName + JSONSerializer.string(.object(query.variablesJSON))
     }
 
     /// Answers from the stub for the mutation's operation name.
@@ -134,14 +225,21 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         try execute(request)
     }
 
-    private func execute<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) throws(APIError)
-        -> Response<Value>
+    private func execute<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, cachePolicy: CachePolicy? = nil)
+        throws(APIError) -> Response<Value>
     {
         if Task.isCancelled { throw .cancelled }
         let name = Operation.operationName
-        record(SentRequest(name: name, payload: .object(request.operation.variablesJSON), query: [:], headers: request.headers))
+        record(SentRequest(
+            name: name, payload: .object(request.operation.variablesJSON), query: [:], headers: request.headers, cachePolicy: cachePolicy))
         let json = try answer(for: name)
-        let body = JSONSerializer.data(json)
+        return try Self.decode(json, for: request, body: JSONSerializer.data(json))
+    }
+
+    private static func decode<Operation: GraphQLOperation, Value>(_ json: JSONValue, for request: GraphQLRequest<Operation, Value>, body: Data)
+        throws(APIError) -> Response<Value>
+    {
+        let name = Operation.operationName
         switch try GraphQLResponseReading.read(json, statusCode: 200, operationName: name) {
         case .notGraphQL:
             throw .invalidResponse(InvalidResponse(
@@ -150,7 +248,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
             throw .invalidResponse(InvalidResponse(kind: .noData, statusCode: 200, request: name, bodyExcerpt: HTTPFailure.excerpt(of: body)))
         case .data(let data?):
             let value = try request.value(from: data, statusCode: 200, body: body)
-            return Response(value: value, metadata: Self.metadata(name))
+            return Response(value: value, metadata: metadata(name))
         }
     }
 

@@ -10,7 +10,8 @@ struct CodedError: Error, CustomStringConvertible {
 
 /// A subset of Apollo's StarWars schema (`../shared/peers/apollo-ios-dev`), executable, plus a few
 /// fields made for tests: `failingField` (an error with a code and partial data), `protected`
-/// (`UNAUTHENTICATED`) and `catalog(count:)` (a large response for benchmarks).
+/// (`UNAUTHENTICATED`), `catalog(count:)` (a large response for benchmarks) and the mutation
+/// `renameCharacter(id:name:)`, which changes what every later query sees.
 enum StarWarsSchema {
     typealias Object = [String: any Sendable]
 
@@ -45,6 +46,12 @@ enum StarWarsSchema {
         let lengthUnit = try GraphQLEnumType(
             name: "LengthUnit", values: ["METER": GraphQLEnumValue(value: "METER"), "FOOT": GraphQLEnumValue(value: "FOOT")])
 
+        // Names can be changed with `renameCharacter`; everything else is fixed.
+        let nameResolver: GraphQLFieldResolve = { source, _, _, _ in
+            let object = source as? Object
+            let id = object?["id"] as? String ?? ""
+            return state.withLock { $0.renamed[id] } ?? object?["name"] as? String
+        }
         let friendsResolver: GraphQLFieldResolve = { source, _, _, _ in
             ((source as? Object)?["friendIDs"] as? [String] ?? []).compactMap { characters[$0] }
         }
@@ -64,7 +71,7 @@ enum StarWarsSchema {
             name: "Human",
             fields: [
                 "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
-                "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
+                "name": GraphQLField(type: GraphQLNonNull(GraphQLString), resolve: nameResolver),
                 "appearsIn": GraphQLField(type: GraphQLNonNull(GraphQLList(episode))),
                 "friends": GraphQLField(type: GraphQLList(character), resolve: friendsResolver),
                 "homePlanet": GraphQLField(type: GraphQLString),
@@ -81,7 +88,7 @@ enum StarWarsSchema {
             name: "Droid",
             fields: [
                 "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
-                "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
+                "name": GraphQLField(type: GraphQLNonNull(GraphQLString), resolve: nameResolver),
                 "appearsIn": GraphQLField(type: GraphQLNonNull(GraphQLList(episode))),
                 "friends": GraphQLField(type: GraphQLList(character), resolve: friendsResolver),
                 "primaryFunction": GraphQLField(type: GraphQLString),
@@ -149,6 +156,16 @@ enum StarWarsSchema {
         let mutation = try GraphQLObjectType(
             name: "Mutation",
             fields: [
+                "renameCharacter": GraphQLField(
+                    type: character,
+                    args: ["id": GraphQLArgument(type: GraphQLNonNull(GraphQLID)), "name": GraphQLArgument(type: GraphQLNonNull(GraphQLString))],
+                    resolve: { _, args, _, _ in
+                        let id = args["id"].string ?? ""
+                        guard let character = characters[id] else { return nil }
+                        let name = args["name"].string ?? ""
+                        state.withLock { $0.renamed[id] = name }
+                        return character
+                    }),
                 "createReview": GraphQLField(
                     type: review,
                     args: ["episode": GraphQLArgument(type: episode), "review": GraphQLArgument(type: GraphQLNonNull(reviewInput))],

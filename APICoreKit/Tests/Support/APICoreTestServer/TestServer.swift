@@ -53,6 +53,7 @@ public final class TestServer: Sendable {
         var items: [String: JSONItem] = [:]
         var nextItemID = 1
         var reviews: [[String: any Sendable]] = []
+        var renamed: [String: String] = [:]
     }
 
     /// The port it listens on.

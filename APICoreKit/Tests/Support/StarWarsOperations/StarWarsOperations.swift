@@ -219,3 +219,72 @@ public struct CatalogQuery: GraphQLQuery {
         }
     }
 }
+
+/// `query Human($id: ID!) { human(id: $id) { __typename id name homePlanet } }`
+public struct HumanQuery: GraphQLQuery {
+    public static let operationName = "Human"
+    public static let document = "query Human($id: ID!) { human(id: $id) { __typename id name homePlanet } }"
+    public var id: String
+    public init(id: String) { self.id = id }
+    public var __variables: InputDict { InputDict(["id": id]) }
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.query
+        public static let __selections: [Selection] = [
+            .field(Field("human", .object(Human.self), arguments: ["id": .variable("id")]))
+        ]
+        public var human: Human? { __data["human"] }
+
+        public struct Human: SelectionSet {
+            public let __data: DataDict
+            public init(_dataDict: DataDict) { __data = _dataDict }
+            public static let __parentType = Types.human
+            public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+                .field(Field("homePlanet", .scalar(String.self))),
+            ]
+            public var id: String { __data["id"] }
+            public var name: String { __data["name"] }
+            public var homePlanet: String? { __data["homePlanet"] }
+        }
+    }
+}
+
+/// `mutation RenameCharacter($id: ID!, $name: String!) { renameCharacter(id: $id, name: $name) { __typename id name } }`
+public struct RenameCharacterMutation: GraphQLMutation {
+    public static let operationName = "RenameCharacter"
+    public static let document = "mutation RenameCharacter($id: ID!, $name: String!) { renameCharacter(id: $id, name: $name) { __typename id name } }"
+    public var id: String
+    public var name: String
+    public init(id: String, name: String) {
+        self.id = id
+        self.name = name
+    }
+    public var __variables: InputDict { InputDict(["id": id, "name": name]) }
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.mutation
+        public static let __selections: [Selection] = [
+            .field(Field("renameCharacter", .object(Character.self), arguments: ["id": .variable("id"), "name": .variable("name")]))
+        ]
+        public var renameCharacter: Character? { __data["renameCharacter"] }
+
+        public struct Character: SelectionSet {
+            public let __data: DataDict
+            public init(_dataDict: DataDict) { __data = _dataDict }
+            public static let __parentType = Types.character
+            public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+            ]
+            public var name: String { __data["name"] }
+        }
+    }
+}

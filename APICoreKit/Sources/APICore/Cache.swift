@@ -1,0 +1,77 @@
+import Foundation
+
+/// Where a query's data may come from, with Apollo's meanings.
+public enum CachePolicy: Sendable, Hashable {
+    /// The cache when it has every field (and none is expired), else the server. The default.
+    case cacheElseNetwork
+    /// Always the server; the answer is still written to the cache.
+    case networkOnly
+    /// Always the server; the cache is neither read nor written.
+    case noCache
+    /// Only the cache; a miss is an error, and expired data is returned flagged as stale.
+    case cacheOnly
+    /// The cache first when it has the data, then the server: up to two results.
+    case cacheAndNetwork
+
+    /// `cacheElseNetwork`.
+    public static let `default` = CachePolicy.cacheElseNetwork
+}
+
+/// Where the normalized cache keeps its records: in memory only, or in memory in front of a
+/// persistent store (see `APICoreSQLite`).
+public struct NormalizedCacheStorage: Sendable {
+    package let persistent: (any PersistentRecordStore)?
+
+    package init(persistent: (any PersistentRecordStore)?) {
+        self.persistent = persistent
+    }
+
+    /// Records in memory, for the life of the client.
+    public static let inMemory = NormalizedCacheStorage(persistent: nil)
+}
+
+/// How the normalized cache identifies objects and how long it trusts them.
+public struct CacheConfiguration: Sendable {
+    /// Computes the cache key of an object of one type from its JSON, or `nil` for none.
+    public typealias KeyFunction = @Sendable (_ object: JSONObject) -> String?
+
+    /// Where records live.
+    public var storage: NormalizedCacheStorage
+    /// Cache keys by type name, for types whose key is not their `@typePolicy(keyFields:)` or `id`.
+    public var keys: [String: KeyFunction]
+    /// The longest a record of a type is trusted after it was received; older records are misses
+    /// for `cacheElseNetwork` and stale for `cacheOnly`. A request can set its own.
+    public var maxAge: [String: Duration]
+
+    /// A configuration.
+    public init(storage: NormalizedCacheStorage = .inMemory, keys: [String: KeyFunction] = [:], maxAge: [String: Duration] = [:]) {
+        self.storage = storage
+        self.keys = keys
+        self.maxAge = maxAge
+    }
+}
+
+/// One normalized record: an object's fields by storage key (`name` or `name(arg:value)`),
+/// references to other records as `{"__ref": key}`, and when it was last received.
+package struct CacheRecord: Sendable, Equatable {
+    package var key: String
+    package var fields: JSONObject
+    package var receivedAt: Date
+
+    package init(key: String, fields: JSONObject, receivedAt: Date) {
+        self.key = key
+        self.fields = fields
+        self.receivedAt = receivedAt
+    }
+}
+
+/// A store that keeps records across launches. The engine keeps every record it uses in memory
+/// in front of it, merges there, and hands the store whole records to save.
+package protocol PersistentRecordStore: Sendable {
+    /// The records with these keys that exist.
+    func load(_ keys: [String]) throws -> [String: CacheRecord]
+    /// Saves these records (replacing same keys) and removes those keys, in one transaction.
+    func save(_ records: [CacheRecord], removing: [String]) throws
+    /// Removes every record.
+    func removeAll() throws
+}

@@ -1,0 +1,201 @@
+import APICore
+import Foundation
+
+/// Cache keys and storage keys: how objects and fields are named in the normalized cache.
+package enum CacheNaming {
+    package static let queryRoot = "QUERY_ROOT"
+    package static let mutationRoot = "MUTATION_ROOT"
+    package static let subscriptionRoot = "SUBSCRIPTION_ROOT"
+    package static let reference = "__ref"
+
+    package static func rootKey(for type: GraphQLOperationType) -> String {
+        switch type {
+        case .query: return queryRoot
+        case .mutation: return mutationRoot
+        case .subscription: return subscriptionRoot
+        }
+    }
+
+    /// `name`, or `name(arg:value,…)` with arguments sorted and values as compact JSON, so that
+    /// `hero(episode: JEDI)` and `hero(episode: EMPIRE)` are different fields.
+    package static func storageKey(_ field: Field, variables: JSONObject) -> String {
+        if field.arguments.isEmpty { return field.name }
+        let arguments = field.arguments.sorted { $0.key < $1.key }
+            .map { "\($0.key):\(JSONSerializer.string($0.value.resolved(with: variables)))" }
+        return "\(field.name)(\(arguments.joined(separator: ",")))"
+    }
+
+    /// The reference to a record, as stored in a field.
+    package static func reference(to key: String) -> JSONValue { .object([reference: .string(key)]) }
+
+    /// The key a field holds a reference to.
+    package static func referencedKey(_ value: JSONValue) -> String? {
+        guard case .object(let object) = value, object.count == 1 else { return nil }
+        return object[reference]?.stringValue
+    }
+}
+
+/// Turns a response's data into records, following the selection-set metadata that validated it.
+/// An object gets its own record under `Typename:key` (from a registered key function, else its
+/// key fields); an object without a key is stored under its path from the nearest keyed parent.
+package struct Normalizer {
+    let variables: JSONObject
+    let keyFunctions: [String: CacheConfiguration.KeyFunction]
+    package private(set) var records: [String: JSONObject] = [:]
+
+    package init(variables: JSONObject, keyFunctions: [String: CacheConfiguration.KeyFunction]) {
+        self.variables = variables
+        self.keyFunctions = keyFunctions
+    }
+
+    /// Adds the records of `object`, selected by `selections` on `parent`, under `key`.
+    package mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String) {
+        var fields = records[key] ?? [:]
+        collect(object, selections: selections, parent: parent, recordKey: key, into: &fields)
+        records[key] = fields
+    }
+
+    private mutating func collect(_ object: JSONObject, selections: [Selection], parent: ParentType, recordKey: String, into fields: inout JSONObject) {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                guard let value = object[field.responseKey] else { continue }  // left out by @include/@skip
+                let storageKey = CacheNaming.storageKey(field, variables: variables)
+                fields[storageKey] = normalize(value, as: field.type, parentKey: recordKey, path: storageKey)
+            case .inlineFragment(let type):
+                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) {
+                    collect(object, selections: type.__selections, parent: type.__parentType, recordKey: recordKey, into: &fields)
+                }
+            case .fragment(let type):
+                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) {
+                    collect(object, selections: type.__selections, parent: type.__parentType, recordKey: recordKey, into: &fields)
+                }
+            case .conditional(let conditions, let nested):
+                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
+                    collect(object, selections: nested, parent: parent, recordKey: recordKey, into: &fields)
+                }
+            }
+        }
+    }
+
+    private mutating func normalize(_ value: JSONValue, as type: OutputType, parentKey: String, path: String) -> JSONValue {
+        switch type {
+        case .nonNull(let inner):
+            return normalize(value, as: inner, parentKey: parentKey, path: path)
+        case .scalar:
+            return value
+        case .list(let element):
+            guard case .array(let items) = value else { return value }
+            var result: [JSONValue] = []
+            result.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                result.append(normalize(item, as: element, parentKey: parentKey, path: "\(path).\(index)"))
+            }
+            return .array(result)
+        case .object(let selectionSet):
+            guard case .object(let object) = value else { return value }
+            let parent = selectionSet.__parentType
+            let key = cacheKey(for: object, parent: parent) ?? "\(parentKey).\(path)"
+            normalize(object, selections: selectionSet.__selections, parent: parent, key: key)
+            return CacheNaming.reference(to: key)
+        }
+    }
+
+    /// `Typename:value` from the type's key function or key fields, when the object has them.
+    func cacheKey(for object: JSONObject, parent: ParentType) -> String? {
+        let typename = object["__typename"]?.stringValue ?? parent.name
+        if let function = keyFunctions[typename] {
+            return function(object).map { "\(typename):\($0)" }
+        }
+        guard !parent.keyFields.isEmpty else { return nil }
+        var parts: [String] = []
+        for field in parent.keyFields {
+            switch object[field] {
+            case .string(let string)?: parts.append(string)
+            case .int(let int)?: parts.append(String(int))
+            default: return nil
+            }
+        }
+        return "\(typename):\(parts.joined(separator: ":"))"
+    }
+}
+
+/// Rebuilds a response's data from records, following the same metadata. Every selected field
+/// must be there with a value of its declared type; anything else is a miss, never a crash or a
+/// default value. The records read are collected, for watchers.
+package struct CacheReader {
+    package struct Miss: Error {}
+
+    let variables: JSONObject
+    let lookup: (String) -> CacheRecord?
+    let isExpired: (CacheRecord) -> Bool
+    package private(set) var dependencies: Set<String> = []
+    package private(set) var sawExpired = false
+
+    package init(variables: JSONObject, lookup: @escaping (String) -> CacheRecord?, isExpired: @escaping (CacheRecord) -> Bool) {
+        self.variables = variables
+        self.lookup = lookup
+        self.isExpired = isExpired
+    }
+
+    package mutating func read(key: String, selections: [Selection], parent: ParentType) throws(Miss) -> JSONObject {
+        guard let record = lookup(key) else {
+            dependencies.insert(key)
+            throw Miss()
+        }
+        dependencies.insert(key)
+        if isExpired(record) { sawExpired = true }
+        var out = JSONObject(minimumCapacity: selections.count)
+        try readFields(record.fields, selections: selections, parent: parent, into: &out)
+        return out
+    }
+
+    private mutating func readFields(_ fields: JSONObject, selections: [Selection], parent: ParentType, into out: inout JSONObject) throws(Miss) {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                let storageKey = CacheNaming.storageKey(field, variables: variables)
+                guard let value = fields[storageKey] else { throw Miss() }
+                out[field.responseKey] = try readValue(value, as: field.type)
+            case .inlineFragment(let type):
+                if type.__parentType.applies(toTypename: fields["__typename"]?.stringValue, within: parent) {
+                    try readFields(fields, selections: type.__selections, parent: type.__parentType, into: &out)
+                }
+            case .fragment(let type):
+                if type.__parentType.applies(toTypename: fields["__typename"]?.stringValue, within: parent) {
+                    try readFields(fields, selections: type.__selections, parent: type.__parentType, into: &out)
+                }
+            case .conditional(let conditions, let nested):
+                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
+                    try readFields(fields, selections: nested, parent: parent, into: &out)
+                }
+            }
+        }
+    }
+
+    private mutating func readValue(_ value: JSONValue, as type: OutputType) throws(Miss) -> JSONValue {
+        switch type {
+        case .nonNull(let inner):
+            if case .null = value { throw Miss() }
+            return try readValue(value, as: inner)
+        case _ where value.isNull:
+            return .null
+        case .scalar(let scalar):
+            do {
+                _ = try scalar.init(_fieldValue: value)
+            } catch {
+                throw Miss()  // a record changed by hand to the wrong type reads as missing
+            }
+            return value
+        case .list(let element):
+            guard case .array(let items) = value else { throw Miss() }
+            var result: [JSONValue] = []
+            result.reserveCapacity(items.count)
+            for item in items { result.append(try readValue(item, as: element)) }
+            return .array(result)
+        case .object(let selectionSet):
+            guard let key = CacheNaming.referencedKey(value) else { throw Miss() }
+            return .object(try read(key: key, selections: selectionSet.__selections, parent: selectionSet.__parentType))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import APICore
+@testable import APICoreLive
+import APICoreTestServer
+import Foundation
+import StarWarsOperations
+import Testing
+
+@Suite("Cache policies against the loopback server")
+struct CachePolicyTests {
+    @Test("cache-else-network: the server once, then the cache")
+    func cacheElseNetwork() async throws {
+        try await withCachingServer { server, client in
+            let first = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))))
+            let second = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))))
+            #expect(first.source == .server)
+            #expect(second.source == .cache)
+            #expect(second.value.hero?.name == "Luke Skywalker")
+            #expect(second.value.hero?.friends?.compactMap { $0?.name } == ["Han Solo", "Leia Organa", "C-3PO", "R2-D2"])
+            #expect(server.requests(to: "graphql").count == 1)
+            // Other arguments are another field: a miss, so the server again.
+            let other = try await client.fetch(HeroNameQuery(episode: .some(.init(.jedi))))
+            #expect(other.source == .server)
+            #expect(server.requests(to: "graphql").count == 2)
+        }
+    }
+
+    @Test("network-only always asks the server and still writes; no-cache neither reads nor writes")
+    func networkOnlyAndNoCache() async throws {
+        try await withCachingServer { server, client in
+            _ = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .noCache)
+            await #expect(throws: APIError.self) { try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly) }
+            let fromServer = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly)
+            #expect(fromServer.source == .server)
+            let again = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly)
+            #expect(again.source == .server)
+            #expect(server.requests(to: "graphql").count == 3)
+            let cached = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly)
+            #expect(cached.source == .cache)
+            #expect(cached.value.human?.homePlanet == "Tatooine")
+        }
+    }
+
+    @Test("cache-only: a miss is a clear error, with no request")
+    func cacheOnlyMiss() async throws {
+        try await withCachingServer { server, client in
+            do throws(APIError) {
+                _ = try await client.fetch(HumanQuery(id: "1002"), cachePolicy: .cacheOnly)
+                Issue.record("expected a cache miss")
+            } catch {
+                guard case .cacheMiss(let operation) = error else {
+                    Issue.record("expected cacheMiss, got \(error)")
+                    return
+                }
+                #expect(operation == "Human")
+            }
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    @Test("cache-and-network: one result on a miss; the cache's then the server's on a hit")
+    func cacheAndNetwork() async throws {
+        try await withCachingServer { server, client in
+            let cold = Recorder(client.responses(GraphQLRequest(HumanQuery(id: "1003")), cachePolicy: .cacheAndNetwork))
+            await cold.finished()
+            #expect(cold.elements.map { try? $0.get().source } == [.server])
+
+            let warm = Recorder(client.responses(GraphQLRequest(HumanQuery(id: "1003")), cachePolicy: .cacheAndNetwork))
+            await warm.finished()
+            #expect(warm.elements.map { try? $0.get().source } == [.cache, .server])
+            #expect(warm.values.map { $0.human?.name } == ["Leia Organa", "Leia Organa"])
+            #expect(server.requests(to: "graphql").count == 2)
+
+            // fetch answers the cached data at once and lets the server's answer update the cache.
+            let quick = try await client.fetch(HumanQuery(id: "1003"), cachePolicy: .cacheAndNetwork)
+            #expect(quick.source == .cache)
+            #expect(await eventually { server.requests(to: "graphql").count == 3 })
+        }
+    }
+
+    @Test("records are keyed by type and id, fields by their arguments; objects without a key by path")
+    func normalizedRecords() async throws {
+        try await withCachingServer { _, client in
+            _ = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))))
+            let store = try store(of: client)
+            let root = try #require(await store.record(CacheNaming.queryRoot))
+            #expect(root.fields["hero(episode:\"EMPIRE\")"] == CacheNaming.reference(to: "Human:1000"))
+            let luke = try #require(await store.record("Human:1000"))
+            #expect(luke.fields["name"] == "Luke Skywalker")
+            #expect(luke.fields["friends"]?.arrayValue?.count == 4)
+            // The friends selection has no id: each friend is stored under its path from Luke.
+            #expect(luke.fields["friends"]?.arrayValue?.first == CacheNaming.reference(to: "Human:1000.friends.0"))
+        }
+    }
+
+    @Test("a key function registered for a type wins over key fields")
+    func keyFunction() async throws {
+        let cache = CacheConfiguration(keys: ["Human": { object in object["name"]?.stringValue }])
+        try await withCachingServer(cache: cache) { _, client in
+            _ = try await client.fetch(HumanQuery(id: "1000"))
+            #expect(await (try store(of: client)).record("Human:Luke Skywalker") != nil)
+        }
+    }
+}

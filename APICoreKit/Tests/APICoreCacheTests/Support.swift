@@ -1,0 +1,106 @@
+import APICore
+@testable import APICoreLive
+import APICoreTestServer
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// A client on a fresh loopback server with a cache; the server is stopped after `body`.
+func withCachingServer<T>(
+    cache: CacheConfiguration = CacheConfiguration(),
+    logger: Logger = Logger(label: "test"),
+    _ body: (TestServer, any APIClient) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start()
+    let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, timeout: .seconds(5), cache: cache, logger: logger))
+    do {
+        let result = try await body(server, client)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// The engine's store behind a client.
+func store(of client: any APIClient) throws -> NormalizedStore {
+    try #require((client as? LiveAPIClient)?.store)
+}
+
+/// A temporary folder, removed at the end of the test.
+final class TemporaryDirectory {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Collects log messages, to check what was said (and that no secret was).
+final class CapturedLog: @unchecked Sendable {
+    let messages = Mutex<[(Logger.Level, String)]>([])
+
+    var logger: Logger {
+        Logger(label: "captured") { _ in CapturingHandler(log: self) }
+    }
+
+    var all: [(Logger.Level, String)] { messages.withLock { $0 } }
+
+    struct CapturingHandler: LogHandler {
+        let log: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            log.messages.withLock { $0.append((event.level, event.message.description)) }
+        }
+    }
+}
+
+/// Waits (bounded) until `condition` holds.
+func eventually(_ condition: () async -> Bool, timeout: Duration = .seconds(5)) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
+/// Collects the elements of a watch (or of `responses`) as they arrive, until stopped.
+final class Recorder<Value: Sendable>: Sendable {
+    private final class Box: Sendable {
+        let elements = Mutex<[Result<Response<Value>, APIError>]>([])
+    }
+
+    private let box: Box
+    private let task: Task<Void, Never>
+
+    init(_ stream: APIStream<Result<Response<Value>, APIError>>) {
+        let box = Box()
+        self.box = box
+        task = Task {
+            for await element in stream { box.elements.withLock { $0.append(element) } }
+        }
+    }
+
+    var elements: [Result<Response<Value>, APIError>] { box.elements.withLock { $0 } }
+    var values: [Value] { elements.compactMap { try? $0.get().value } }
+
+    /// Waits (bounded) until `count` elements arrived.
+    func waitFor(_ count: Int, timeout: Duration = .seconds(5)) async -> Bool {
+        await eventually({ self.elements.count >= count }, timeout: timeout)
+    }
+
+    /// Stops consuming, which cancels the watch.
+    func stop() { task.cancel() }
+
+    /// Waits for the stream to end by itself.
+    func finished() async { await task.value }
+}

@@ -1,0 +1,89 @@
+import APICore
+@testable import APICoreLive
+import APICoreTestServer
+import Foundation
+import StarWarsOperations
+import Testing
+
+@Suite("Watchers")
+struct WatcherTests {
+    @Test("a mutation that changes a record wakes exactly the watchers that depend on it")
+    func mutationWakesDependents() async throws {
+        try await withCachingServer { _, client in
+            let r2 = Recorder(client.watch(GraphQLRequest(HeroNameQuery(episode: .some(.init(.jedi)))) { $0.hero?.name }))
+            let tarkin = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1004")) { $0.human?.name }))
+            #expect(await r2.waitFor(1))
+            #expect(await tarkin.waitFor(1))
+            let store = try store(of: client)
+            #expect(await eventually { await store.watcherCounts.watchers == 2 })
+            let before = await store.rereadCount
+
+            let renamed = try await client.perform(RenameCharacterMutation(id: "2001", name: "Artoo-Detoo"))
+            #expect(renamed.value.renameCharacter?.name == "Artoo-Detoo")
+            #expect(await r2.waitFor(2))
+            #expect(r2.values == ["R2-D2", "Artoo-Detoo"])
+            // Only the watcher that read Droid:2001 read the store again.
+            #expect(await store.rereadCount - before == 1)
+            #expect(tarkin.values == ["Wilhuff Tarkin"])
+            r2.stop()
+            tarkin.stop()
+        }
+    }
+
+    @Test("another query's answer, a manual update and a removal wake the watcher too")
+    func anyWriterWakes() async throws {
+        try await withCachingServer { _, client in
+            let luke = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.name }))
+            #expect(await luke.waitFor(1))
+            let store = try store(of: client)
+            #expect(await eventually { await store.watcherCounts.watchers == 1 })
+
+            try await client.updateRecord("Human:1000") { $0["name"] = "Red Five" }
+            #expect(await luke.waitFor(2))
+            // A query that selects Luke again writes the server's name back.
+            _ = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))), cachePolicy: .networkOnly)
+            #expect(await luke.waitFor(3))
+            try await client.removeRecord("Human:1000")
+            #expect(await luke.waitFor(4))
+            #expect(luke.values == ["Luke Skywalker", "Red Five", "Luke Skywalker"])
+            guard case .failure(.cacheMiss)? = luke.elements.last else {
+                Issue.record("expected a cache miss after the removal, got \(String(describing: luke.elements.last))")
+                return
+            }
+            luke.stop()
+        }
+    }
+
+    @Test("a watcher whose first fetch failed still watches, and yields once the data arrives")
+    func firstFetchFailed() async throws {
+        try await withCachingServer { _, client in
+            let watcher = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1002")) { $0.human?.name }, cachePolicy: .cacheOnly))
+            #expect(await watcher.waitFor(1))
+            guard case .failure(.cacheMiss)? = watcher.elements.first else {
+                Issue.record("expected a miss first")
+                return
+            }
+            let store = try store(of: client)
+            #expect(await eventually { await store.watcherCounts.watchers == 1 })
+            _ = try await client.fetch(HumanQuery(id: "1002"))
+            #expect(await watcher.waitFor(2))
+            #expect(watcher.values == ["Han Solo"])
+            watcher.stop()
+        }
+    }
+
+    @Test("ending the iteration cancels the watcher; nothing stays registered")
+    func cancellation() async throws {
+        try await withCachingServer { _, client in
+            let store = try store(of: client)
+            for _ in 0..<20 {
+                let watcher = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1000"))))
+                #expect(await watcher.waitFor(1))
+                watcher.stop()
+            }
+            // A consumer that breaks out of its loop ends the watch as well.
+            for await _ in client.watch(GraphQLRequest(HumanQuery(id: "1000"))) { break }
+            #expect(await eventually { await store.watcherCounts == (0, 0) })
+        }
+    }
+}
