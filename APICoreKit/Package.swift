@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "StarWarsOperations", dependencies: ["APICore"], path: "Tests/Support/StarWarsOperations"),
         .executableTarget(
             name: "apicore-bench",
-            dependencies: ["APICore", "APICoreLive", "APICoreTestServer", "StarWarsOperations"],
+            dependencies: ["APICore", "APICoreLive", "APICoreSQLite", "APICoreTestServer", "StarWarsOperations"],
             path: "Benchmarks/apicore-bench"
         ),
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),

@@ -7,7 +7,8 @@ import Foundation
 import StarWarsOperations
 
 let suites: [String: () async throws -> Void] = [
-    "e2e": E2EBenchmark.run
+    "e2e": E2EBenchmark.run,
+    "cache": CacheBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -128,13 +128,20 @@ package struct CacheReader {
 
     let variables: JSONObject
     let lookup: (String) -> CacheRecord?
+    let prefetch: ([String]) -> Void
     let isExpired: (CacheRecord) -> Bool
     package private(set) var dependencies: Set<String> = []
     package private(set) var sawExpired = false
 
-    package init(variables: JSONObject, lookup: @escaping (String) -> CacheRecord?, isExpired: @escaping (CacheRecord) -> Bool) {
+    /// A reader; `prefetch` is told the keys a list refers to before they are read one by one, so a
+    /// persistent store can load them in one query.
+    package init(
+        variables: JSONObject, lookup: @escaping (String) -> CacheRecord?, prefetch: @escaping ([String]) -> Void = { _ in },
+        isExpired: @escaping (CacheRecord) -> Bool
+    ) {
         self.variables = variables
         self.lookup = lookup
+        self.prefetch = prefetch
         self.isExpired = isExpired
     }
 
@@ -189,6 +196,7 @@ package struct CacheReader {
             return value
         case .list(let element):
             guard case .array(let items) = value else { throw Miss() }
+            if items.count > 1 { prefetch(items.compactMap(CacheNaming.referencedKey)) }
             var result: [JSONValue] = []
             result.reserveCapacity(items.count)
             for item in items { result.append(try readValue(item, as: element)) }

@@ -134,6 +134,7 @@ package actor NormalizedStore {
         do {
             let loaded = try persistent.load(missing)
             for (key, record) in loaded { records[key] = record }
+            for key in missing where loaded[key] == nil { absent.insert(key) }
         } catch {
             persistenceFailed(error, while: "reading")
         }
@@ -163,7 +164,8 @@ package actor NormalizedStore {
         key: String, selections: [Selection], parent: ParentType, variables: JSONObject, requestMaxAge: Duration?
     ) -> (data: JSONObject?, dependencies: Set<String>, stale: Bool) {
         var reader = CacheReader(
-            variables: variables, lookup: { self.record($0) }, isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
+            variables: variables, lookup: { self.record($0) }, prefetch: { self.preload($0) },
+            isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
         do {
             let data = try reader.read(key: key, selections: selections, parent: parent)
             return (data, reader.dependencies, reader.sawExpired)

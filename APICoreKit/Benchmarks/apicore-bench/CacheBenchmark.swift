@@ -1,0 +1,240 @@
+import APICore
+import APICoreLive
+import APICoreSQLite
+import Foundation
+import Logging
+
+/// A response of about 10,000 objects (2 MB of JSON, lists with repeated entities) parsed alone
+/// (`JSONSerialization`), parsed + validated + normalized + written, and read back into typed data,
+/// in memory and in SQLite; then 1,000 watchers and a write that touches one record.
+enum CacheBenchmark {
+    static let orderCount = 800
+    static let linesPerOrder = 6
+    static let customerCount = 200
+    static let productCount = 500
+    static let runs = 7
+
+    static func run() async throws {
+        let body = makeResponse()
+        let objectCount = orderCount * (2 + 2 * linesPerOrder)
+        let clock = ContinuousClock()
+
+        var parseTimes: [Double] = []
+        for _ in 0..<runs {
+            parseTimes.append(try seconds(clock) { _ = try JSONSerialization.jsonObject(with: body) })
+        }
+        let parse = median(parseTimes)
+
+        // Memory: write (parse, validate, normalize, merge), then read back.
+        var memoryWrite: [Double] = []
+        var memoryRead: [Double] = []
+        var recordCount = 0
+        for _ in 0..<runs {
+            let store = NormalizedStore(persistent: nil, logger: Logger(label: "bench"))
+            memoryWrite.append(try await secondsAsync(clock) { recordCount = try await write(body, into: store) })
+            memoryRead.append(try await secondsAsync(clock) { try await readBack(from: store) })
+        }
+
+        // SQLite: the same write into a fresh file; the read from a new store whose memory is empty.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-bench-\(ProcessInfo.processInfo.processIdentifier)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var sqliteWrite: [Double] = []
+        var sqliteRead: [Double] = []
+        for run in 0..<runs {
+            let file = directory.appendingPathComponent("cache-\(run).sqlite")
+            let writer = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "bench"))
+            sqliteWrite.append(try await secondsAsync(clock) { _ = try await write(body, into: writer) })
+            let reader = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "bench"))
+            sqliteRead.append(try await secondsAsync(clock) { try await readBack(from: reader) })
+        }
+
+        let (notifyMilliseconds, rereads) = try await watchers(body)
+
+        print("cache-response-bytes: \(body.count)")
+        print("cache-objects: \(objectCount)")
+        print("cache-records: \(recordCount)")
+        print("parse-ms: \(format(parse * 1000))")
+        print("memory-write-ratio: \(format(median(memoryWrite) / parse))")
+        print("memory-read-ratio: \(format(median(memoryRead) / parse))")
+        print("sqlite-write-ratio: \(format(median(sqliteWrite) / parse))")
+        print("sqlite-read-ratio: \(format(median(sqliteRead) / parse))")
+        print("memory-write-us-per-record: \(format(median(memoryWrite) * 1e6 / Double(recordCount), digits: 2))")
+        print("memory-read-us-per-record: \(format(median(memoryRead) * 1e6 / Double(recordCount), digits: 2))")
+        print("watcher-notify-ms: \(format(notifyMilliseconds))")
+        print("watchers-reread: \(rereads)")
+    }
+
+    /// Parse, validate and normalize a response, and merge it into `store`; answers the record count.
+    static func write(_ body: Data, into store: NormalizedStore) async throws -> Int {
+        guard case .object(let envelope) = try JSONParser.parse(body), let data = envelope["data"]?.objectValue else {
+            fatalError("the benchmark's response has no data")
+        }
+        let typed = try OrdersQuery.Data(validating: data)
+        var normalizer = Normalizer(variables: [:], keyFunctions: [:])
+        normalizer.normalize(typed.__data._data, selections: OrdersQuery.Data.__selections, parent: OrdersQuery.Data.__parentType, key: CacheNaming.queryRoot)
+        await store.merge(normalizer.records)
+        return normalizer.records.count
+    }
+
+    /// Reads the whole response back into typed data, and touches every order's lines.
+    static func readBack(from store: NormalizedStore) async throws {
+        let outcome = await store.read(
+            key: CacheNaming.queryRoot, selections: OrdersQuery.Data.__selections, parent: OrdersQuery.Data.__parentType,
+            variables: [:], requestMaxAge: nil)
+        guard let data = outcome.data else { fatalError("the cache lost data") }
+        let typed = OrdersQuery.Data(_dataDict: DataDict(_data: data))
+        precondition(typed.orders.count == orderCount && typed.orders[0].lines.count == linesPerOrder)
+    }
+
+    /// 1,000 watchers of one product each; one write that changes one product. Answers the time
+    /// the write took, notification included, and how many watchers read the store again.
+    static func watchers(_ body: Data) async throws -> (Double, Int) {
+        let store = NormalizedStore(persistent: nil, logger: Logger(label: "bench"))
+        _ = try await write(body, into: store)
+        let woken = WokenCounter()
+        for index in 0..<1_000 {
+            let key = "Product:p\(index % productCount)-\(index / productCount)"
+            // Half of the watchers watch products that exist twice over (two catalogs); all read one record.
+            await store.merge([key: ["__typename": "Product", "id": .string(key), "name": "Watched", "price": 1.0]])
+            let refresh: NormalizedStore.Refresh = { store in
+                _ = store.record(key)
+                woken.increment()
+                return [key]
+            }
+            _ = await store.addWatcher(dependencies: [key], refresh: refresh)
+        }
+        let before = await store.rereadCount
+        let clock = ContinuousClock()
+        let elapsed = await clock.measure {
+            await store.merge(["Product:p7-0": ["__typename": "Product", "id": "Product:p7-0", "name": "Changed", "price": 2.0]])
+        }
+        let rereads = await store.rereadCount - before
+        precondition(woken.value == rereads, "every reread is a refresh")
+        return (Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000, rereads)
+    }
+
+    final class WokenCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func increment() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
+    }
+
+    static func makeResponse() -> Data {
+        var orders: [JSONValue] = []
+        for order in 0..<orderCount {
+            var lines: [JSONValue] = []
+            for line in 0..<linesPerOrder {
+                let product = (order * 7 + line * 13) % productCount
+                lines.append([
+                    "__typename": "Line", "id": .string("o\(order)-l\(line)"), "quantity": .int(1 + line),
+                    "note": "Deliver with the rest of the order, please; leave it at the door if nobody answers.",
+                    "product": [
+                        "__typename": "Product", "id": .string("p\(product)"), "name": .string("Product number \(product)"),
+                        "description": .string("Product \(product): a plain description, long enough to look like the copy a real catalog shows."),
+                        "price": .double(Double(product % 100) + 0.5), "tags": ["pantry", .string("shelf-\(product % 12)")],
+                    ],
+                ])
+            }
+            let customer = order % customerCount
+            orders.append([
+                "__typename": "Order", "id": .string("o\(order)"), "number": .int(100_000 + order),
+                "placedAt": "2026-11-22T03:00:00Z", "status": "DELIVERED",
+                "customer": [
+                    "__typename": "Customer", "id": .string("c\(customer)"), "name": .string("Customer \(customer)"),
+                    "email": .string("customer\(customer)@example.com"),
+                ],
+                "lines": .array(lines),
+            ])
+        }
+        return JSONSerializer.data(["data": ["orders": .array(orders)]])
+    }
+
+    static func seconds(_ clock: ContinuousClock, _ body: () throws -> Void) throws -> Double {
+        let elapsed = try clock.measure(body)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    static func secondsAsync(_ clock: ContinuousClock, _ body: () async throws -> Void) async throws -> Double {
+        let start = clock.now
+        try await body()
+        let elapsed = clock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+    static func format(_ value: Double, digits: Int = 3) -> String { String(format: "%.\(digits)f", value) }
+}
+
+/// `query Orders { orders { id number placedAt status customer { id name email } lines { id quantity note product { id name description price tags } } } }`
+enum OrdersQuery {
+    static let objects = (
+        query: ParentType.object("Query"), order: ParentType.object("Order", keyFields: ["id"]),
+        customer: ParentType.object("Customer", keyFields: ["id"]), line: ParentType.object("Line", keyFields: ["id"]),
+        product: ParentType.object("Product", keyFields: ["id"])
+    )
+
+    struct Data: RootSelectionSet {
+        let __data: DataDict
+        init(_dataDict: DataDict) { __data = _dataDict }
+        static let __parentType = OrdersQuery.objects.query
+        static let __selections: [Selection] = [.field(Field("orders", .nonNull(.list(.nonNull(.object(Order.self))))))]
+        var orders: [Order] { __data["orders"] }
+
+        struct Order: SelectionSet {
+            let __data: DataDict
+            init(_dataDict: DataDict) { __data = _dataDict }
+            static let __parentType = OrdersQuery.objects.order
+            static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("number", .nonNull(.scalar(Int.self)))),
+                .field(Field("placedAt", .nonNull(.scalar(String.self)))),
+                .field(Field("status", .nonNull(.scalar(String.self)))),
+                .field(Field("customer", .nonNull(.object(Customer.self)))),
+                .field(Field("lines", .nonNull(.list(.nonNull(.object(Line.self)))))),
+            ]
+            var lines: [Line] { __data["lines"] }
+        }
+
+        struct Customer: SelectionSet {
+            let __data: DataDict
+            init(_dataDict: DataDict) { __data = _dataDict }
+            static let __parentType = OrdersQuery.objects.customer
+            static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+                .field(Field("email", .nonNull(.scalar(String.self)))),
+            ]
+        }
+
+        struct Line: SelectionSet {
+            let __data: DataDict
+            init(_dataDict: DataDict) { __data = _dataDict }
+            static let __parentType = OrdersQuery.objects.line
+            static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("quantity", .nonNull(.scalar(Int.self)))),
+                .field(Field("note", .scalar(String.self))),
+                .field(Field("product", .nonNull(.object(Product.self)))),
+            ]
+        }
+
+        struct Product: SelectionSet {
+            let __data: DataDict
+            init(_dataDict: DataDict) { __data = _dataDict }
+            static let __parentType = OrdersQuery.objects.product
+            static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+                .field(Field("description", .nonNull(.scalar(String.self)))),
+                .field(Field("price", .nonNull(.scalar(Double.self)))),
+                .field(Field("tags", .nonNull(.list(.nonNull(.scalar(String.self)))))),
+            ]
+        }
+    }
+}
