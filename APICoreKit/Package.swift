@@ -53,10 +53,16 @@ let package = Package(
             path: "Benchmarks/apicore-bench"
         ),
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
-        .testTarget(name: "APICoreLiveTests", dependencies: ["APICore", "APICoreLive", "APICoreTestServer", "StarWarsOperations"]),
+        .testTarget(
+            name: "APICoreLiveTests",
+            dependencies: ["APICore", "APICoreLive", "APICoreTestServer", "StarWarsOperations", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "APICoreCacheTests",
-            dependencies: ["APICore", "APICoreLive", "APICoreSQLite", "APICoreTestServer", "StarWarsOperations"]
+            dependencies: [
+                "APICore", "APICoreLive", "APICoreSQLite", "APICoreTestServer", "StarWarsOperations",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "APICoreTestingTests", dependencies: ["APICore", "APICoreTesting", "StarWarsOperations"],

@@ -31,6 +31,10 @@ public struct APIClientConfiguration: Sendable {
     public var cache: CacheConfiguration?
     /// Where the client reports what goes wrong around requests (a cache it had to set aside, …).
     public var logger: Logger
+    /// How requests are authenticated, if at all.
+    public var authentication: Authentication?
+    /// When failed requests are tried again, or `nil` never.
+    public var retryPolicy: RetryPolicy?
 
     /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL, and
     /// the cache to one in memory.
@@ -43,6 +47,8 @@ public struct APIClientConfiguration: Sendable {
         queryMethod: QueryMethod = .post,
         cache: CacheConfiguration? = CacheConfiguration(),
         logger: Logger = Logger(label: "APICoreKit"),
+        authentication: Authentication? = nil,
+        retryPolicy: RetryPolicy? = .default,
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
     ) {
         self.restBaseURL = restBaseURL
@@ -54,5 +60,7 @@ public struct APIClientConfiguration: Sendable {
         self.makeJSONEncoder = makeJSONEncoder
         self.cache = cache
         self.logger = logger
+        self.authentication = authentication
+        self.retryPolicy = retryPolicy
     }
 }

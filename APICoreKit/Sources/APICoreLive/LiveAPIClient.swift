@@ -12,6 +12,9 @@ final class LiveAPIClient: APIClient {
     let transport: any HTTPTransport
     /// The normalized cache, when the configuration has one.
     let store: NormalizedStore?
+    /// The app's middlewares, then retries, then authentication (innermost, so that every retry
+    /// carries the freshest token).
+    let middlewares: [any Middleware]
 
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -19,6 +22,23 @@ final class LiveAPIClient: APIClient {
         store = configuration.cache.map { cache in
             NormalizedStore(persistent: cache.storage.persistent, maxAgeByType: cache.maxAge, logger: configuration.logger)
         }
+        var middlewares = configuration.middlewares
+        if let policy = configuration.retryPolicy { middlewares.append(RetryMiddleware(policy: policy)) }
+        switch configuration.authentication {
+        case .bearer(let bearer)?:
+            // Refreshes go through the same transport without authentication, retries or cache.
+            var plain = configuration
+            plain.authentication = nil
+            plain.retryPolicy = nil
+            plain.cache = nil
+            let refresher = TokenRefresher(authentication: bearer, client: LiveAPIClient(configuration: plain, transport: transport))
+            middlewares.append(BearerAuthMiddleware(authentication: bearer, refresher: refresher))
+        case .cookies(let storage)?:
+            middlewares.append(CookieMiddleware(storage: storage))
+        case nil:
+            break
+        }
+        self.middlewares = middlewares
     }
 
     // MARK: REST
@@ -118,7 +138,7 @@ final class LiveAPIClient: APIClient {
     ) async throws(APIError) -> TransportResponse {
         let transport = self.transport
         let timeout = timeout ?? configuration.timeout
-        let middlewares = configuration.middlewares
+        let middlewares = self.middlewares
         let terminal: MiddlewareNext = { request throws(APIError) in
             var response = try await transport.send(request, timeout: timeout)
             try check(&response)

@@ -31,6 +31,9 @@ final class URLSessionTransport: HTTPTransport {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpMaximumConnectionsPerHost = 32
+        // Cookies are the cookie-session middleware's business, not URLSession's.
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieStorage = nil
         return configuration
     }
 

@@ -48,7 +48,7 @@ struct PersistenceTests {
     @Test("after the server has stopped: fresh data from the cache, expired data as an offline fallback")
     func offline() async throws {
         let server = try await TestServer.start()
-        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, timeout: .seconds(2)))
+        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, timeout: .seconds(2), retryPolicy: nil))
         var request = GraphQLRequest(HumanQuery(id: "1000"))
         _ = try await client.fetch(request)
         await server.stop()

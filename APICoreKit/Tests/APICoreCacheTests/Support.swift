@@ -13,7 +13,8 @@ func withCachingServer<T>(
     _ body: (TestServer, any APIClient) async throws -> T
 ) async throws -> T {
     let server = try await TestServer.start()
-    let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, timeout: .seconds(5), cache: cache, logger: logger))
+    let client = APICoreLive.makeClient(APIClientConfiguration(
+        restBaseURL: server.baseURL, timeout: .seconds(5), cache: cache, logger: logger, retryPolicy: nil))
     do {
         let result = try await body(server, client)
         await server.stop()

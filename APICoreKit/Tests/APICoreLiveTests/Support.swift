@@ -2,6 +2,7 @@ import APICore
 import APICoreLive
 import APICoreTestServer
 import Foundation
+import Logging
 import Testing
 
 struct Item: Codable, Sendable, Hashable {
@@ -18,17 +19,21 @@ struct NewItem: Codable, Sendable {
 }
 
 /// Runs `body` with a fresh test server and a client pointed at it, and stops the server after.
+/// Retries are off unless a test asks for them, so that each test sees one behaviour.
 func withServer<T>(
     timeout: Duration = .seconds(10),
     middlewares: [any Middleware] = [],
     queryMethod: APIClientConfiguration.QueryMethod = .post,
     defaultHeaders: [String: String] = [:],
+    authentication: Authentication? = nil,
+    retryPolicy: RetryPolicy? = nil,
+    logger: Logger = Logger(label: "test"),
     _ body: (TestServer, any APIClient) async throws -> T
 ) async throws -> T {
     let server = try await TestServer.start()
     let client = APICoreLive.makeClient(APIClientConfiguration(
         restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: timeout, middlewares: middlewares,
-        queryMethod: queryMethod))
+        queryMethod: queryMethod, logger: logger, authentication: authentication, retryPolicy: retryPolicy))
     do {
         let result = try await body(server, client)
         await server.stop()

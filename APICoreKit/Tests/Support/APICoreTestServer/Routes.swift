@@ -4,6 +4,11 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
+/// Whether a GraphQL request carried the current bearer token.
+struct AuthContext: Sendable {
+    var authorized: Bool
+}
+
 /// A REST item, as `/items` stores and returns it.
 struct JSONItem: Codable, Sendable {
     var id: String
@@ -34,7 +39,7 @@ enum Routes {
             let variables = json["variables"].flatMap { try? JSONSerialization.data(withJSONObject: $0) }
             return try await execute(
                 schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
-                accept: accept)
+                accept: accept, context: authContext(request, state))
         }
 
         router.get("/graphql") { request, _ in
@@ -43,7 +48,54 @@ enum Routes {
             let variables = parameters.get("variables").map { Data($0.utf8) }
             return try await execute(
                 schema: schema, query: query, operationName: parameters.get("operationName"), variablesJSON: variables,
-                accept: request.headers[.accept] ?? "")
+                accept: request.headers[.accept] ?? "", context: authContext(request, state))
+        }
+
+        // Bearer tokens: log in, refresh (counted; can be made to fail), and a protected resource.
+        router.post("/auth/login") { _, _ in
+            let tokens = state.withLock { state -> [String: String] in
+                state.tokenGeneration += 1
+                state.accessToken = "access-\(state.tokenGeneration)"
+                state.refreshToken = "refresh-\(state.tokenGeneration)"
+                return ["accessToken": state.accessToken, "refreshToken": state.refreshToken]
+            }
+            return try json(200, tokens)
+        }
+        router.post("/auth/refresh") { request, context in
+            let body = try await request.decode(as: [String: String].self, context: context)
+            // Slow enough that concurrent requests pile up behind one refresh.
+            try await Task.sleep(for: .milliseconds(100))
+            let tokens = state.withLock { state -> [String: String]? in
+                guard !state.refreshFails, body["refreshToken"] == state.refreshToken else { return nil }
+                state.refreshCount += 1
+                state.tokenGeneration += 1
+                state.accessToken = "access-\(state.tokenGeneration)"
+                state.refreshToken = "refresh-\(state.tokenGeneration)"
+                return ["accessToken": state.accessToken, "refreshToken": state.refreshToken]
+            }
+            guard let tokens else { return plain(401, "refresh token rejected") }
+            return try json(200, tokens)
+        }
+        router.get("/me") { request, _ in
+            guard authContext(request, state).authorized else {
+                var response = plain(401, "missing or stale token")
+                response.headers[.wwwAuthenticate] = "Bearer"
+                return response
+            }
+            return try json(200, ["name": "Ada"])
+        }
+
+        // A cookie session.
+        router.post("/session/login") { _, _ in
+            let cookie = state.withLock { $0.sessionCookie }
+            var response = try json(200, ["ok": true])
+            response.headers[.setCookie] = "session=\(cookie); Path=/; HttpOnly"
+            return response
+        }
+        router.get("/session/me") { request, _ in
+            let cookie = state.withLock { $0.sessionCookie }
+            guard request.headers[.cookie]?.contains("session=\(cookie)") == true else { return plain(401, "no session") }
+            return try json(200, ["name": "Ada"])
         }
 
         router.get("/items") { request, _ in
@@ -110,13 +162,18 @@ enum Routes {
         }
     }
 
-    static func execute(schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String)
-        async throws -> Response
-    {
+    static func authContext(_ request: Request, _ state: LockedState<TestServer.State>) -> AuthContext {
+        let header = request.headers[.authorization]
+        return AuthContext(authorized: header == "Bearer \(state.withLock { $0.accessToken })")
+    }
+
+    static func execute(
+        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: AuthContext
+    ) async throws -> Response {
         let variables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
         let wantsGraphQLResponse = accept.contains("application/graphql-response+json")
         var result = try await graphql(
-            schema: schema, request: query, variableValues: variables, operationName: operationName)
+            schema: schema, request: query, context: context, variableValues: variables, operationName: operationName)
         result.errors = result.errors.map(StarWarsSchema.withExtensions)
         // GraphQL over HTTP: with application/graphql-response+json, a request error (no data at
         // all) is a 4xx; with application/json every well-formed response is a 200.
@@ -155,7 +212,8 @@ struct Recorder: RouterMiddleware {
         var query: [String: String] = [:]
         for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
         let recorded = TestServer.RecordedRequest(
-            method: request.method.rawValue, path: request.uri.path, query: query, headers: headers, body: Data(body.readableBytesView))
+            method: request.method.rawValue, path: request.uri.path, query: query, headers: headers, body: Data(body.readableBytesView),
+            receivedAt: .now)
         let canned = state.withLock { state -> TestServer.Canned? in
             state.requests.append(recorded)
             guard var queue = state.canned[request.uri.path], let first = queue.first else { return nil }

@@ -10,7 +10,7 @@ struct CodedError: Error, CustomStringConvertible {
 
 /// A subset of Apollo's StarWars schema (`../shared/peers/apollo-ios-dev`), executable, plus a few
 /// fields made for tests: `failingField` (an error with a code and partial data), `protected`
-/// (`UNAUTHENTICATED`), `catalog(count:)` (a large response for benchmarks) and the mutation
+/// (`UNAUTHENTICATED` without the current bearer token), `catalog(count:)` (a large response for benchmarks) and the mutation
 /// `renameCharacter(id:name:)`, which changes what every later query sees.
 enum StarWarsSchema {
     typealias Object = [String: any Sendable]
@@ -150,7 +150,12 @@ enum StarWarsSchema {
                     resolve: { _, _, _, _ in throw CodedError(code: "INTERNAL_SERVER_ERROR", message: "the field failed on purpose") }),
                 "protected": GraphQLField(
                     type: GraphQLString,
-                    resolve: { _, _, _, _ in throw CodedError(code: "UNAUTHENTICATED", message: "log in to see this") }),
+                    resolve: { _, _, context, _ in
+                        guard (context as? AuthContext)?.authorized == true else {
+                            throw CodedError(code: "UNAUTHENTICATED", message: "log in to see this")
+                        }
+                        return "the secret plans"
+                    }),
             ]
         )
         let mutation = try GraphQLObjectType(

@@ -22,6 +22,8 @@ public final class TestServer: Sendable {
         public var headers: [String: String]
         /// The body.
         public var body: Data
+        /// When it arrived.
+        public var receivedAt: ContinuousClock.Instant
     }
 
     /// A response the test decides in advance.
@@ -54,6 +56,12 @@ public final class TestServer: Sendable {
         var nextItemID = 1
         var reviews: [[String: any Sendable]] = []
         var renamed: [String: String] = [:]
+        var accessToken = "access-1"
+        var refreshToken = "refresh-1"
+        var tokenGeneration = 1
+        var refreshCount = 0
+        var refreshFails = false
+        var sessionCookie = "session-\(UUID().uuidString)"
     }
 
     /// The port it listens on.
@@ -115,6 +123,24 @@ public final class TestServer: Sendable {
         let key = path.hasPrefix("/") ? path : "/" + path
         state.withLock { $0.canned[key] = responses }
     }
+
+    /// The bearer tokens the server accepts now (what `POST /auth/login` answers).
+    public var currentTokens: (access: String, refresh: String) { state.withLock { ($0.accessToken, $0.refreshToken) } }
+
+    /// Makes the current access token stale: requests carrying it get 401 (or `UNAUTHENTICATED`)
+    /// until the client refreshes.
+    public func expireAccessToken() {
+        state.withLock { state in
+            state.tokenGeneration += 1
+            state.accessToken = "access-\(state.tokenGeneration)-unissued"
+        }
+    }
+
+    /// How many times `POST /auth/refresh` issued a token.
+    public var refreshCount: Int { state.withLock { $0.refreshCount } }
+
+    /// Makes `POST /auth/refresh` answer 401.
+    public func failRefreshes() { state.withLock { $0.refreshFails = true } }
 
     /// Every request received so far.
     public var requests: [RecordedRequest] { state.withLock { $0.requests } }

@@ -1,0 +1,55 @@
+import APICore
+import Foundation
+
+/// Tries idempotent requests again on connectivity errors and retryable statuses, waiting with
+/// exponential backoff and jitter (or as long as `Retry-After` says, capped), within the policy's
+/// attempts and total time. Cancelling the caller stops at once.
+struct RetryMiddleware: Middleware {
+    let policy: RetryPolicy
+
+    func intercept(_ request: URLRequest, context: RequestContext, next: MiddlewareNext) async throws(APIError) -> TransportResponse {
+        let start = ContinuousClock.now
+        var attempt = 1
+        while true {
+            do {
+                return try await next(request)
+            } catch {
+                guard context.isIdempotent, attempt < policy.maxAttempts, isRetryable(error) else { throw error }
+                let delay = min(Self.retryAfter(error) ?? policy.delay(after: attempt), policy.maxDelay)
+                guard ContinuousClock.now - start + delay <= policy.maxTotalTime else { throw error }
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    throw .cancelled
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    func isRetryable(_ error: APIError) -> Bool {
+        switch error {
+        case .transport(let failure): return failure.isConnectivity
+        case .httpStatus(let failure): return policy.retryableStatusCodes.contains(failure.statusCode)
+        case .graphQL(let failure): return failure.statusCode.map(policy.retryableStatusCodes.contains) ?? false
+        default: return false
+        }
+    }
+
+    /// `Retry-After` in seconds or as an HTTP date.
+    static func retryAfter(_ error: APIError) -> Duration? {
+        let headers: [String: String]
+        switch error {
+        case .httpStatus(let failure), .unauthorized(let failure): headers = failure.headers
+        default: return nil
+        }
+        guard let value = headers["retry-after"]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return .milliseconds(max(0, Int(date.timeIntervalSinceNow * 1000)))
+    }
+}
