@@ -25,12 +25,21 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        .target(name: "APICore", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        .target(name: "APICoreLive", dependencies: ["APICore", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "APICore",
+            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics")]
+        ),
+        .target(
+            name: "APICoreLive",
+            dependencies: [
+                "APICore", .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
         .target(name: "APICoreTesting", dependencies: ["APICore"]),
         .target(
             name: "APICoreSQLite",
@@ -55,7 +64,10 @@ let package = Package(
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
         .testTarget(
             name: "APICoreLiveTests",
-            dependencies: ["APICore", "APICoreLive", "APICoreTestServer", "StarWarsOperations", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "APICore", "APICoreLive", "APICoreTestServer", "StarWarsOperations", .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         .testTarget(
             name: "APICoreCacheTests",

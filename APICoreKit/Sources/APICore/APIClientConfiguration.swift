@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 
@@ -29,8 +30,13 @@ public struct APIClientConfiguration: Sendable {
     public var makeJSONEncoder: @Sendable () -> JSONEncoder
     /// The normalized cache, or `nil` for none.
     public var cache: CacheConfiguration?
-    /// Where the client reports what goes wrong around requests (a cache it had to set aside, …).
+    /// Where the client logs: each HTTP exchange at `info` (request line, operation, status,
+    /// duration), headers at `debug`, bodies at `trace`; `Authorization`, `Cookie`, `Set-Cookie`
+    /// and token fields are always redacted. Also what goes wrong around requests (a cache set aside).
     public var logger: Logger
+    /// Where request counts, errors by kind, latencies and cache hits go; `nil` is swift-metrics'
+    /// global `MetricsSystem`.
+    public var metricsFactory: (any MetricsFactory)?
     /// How requests are authenticated, if at all.
     public var authentication: Authentication?
     /// When failed requests are tried again, or `nil` never.
@@ -47,6 +53,7 @@ public struct APIClientConfiguration: Sendable {
         queryMethod: QueryMethod = .post,
         cache: CacheConfiguration? = CacheConfiguration(),
         logger: Logger = Logger(label: "APICoreKit"),
+        metricsFactory: (any MetricsFactory)? = nil,
         authentication: Authentication? = nil,
         retryPolicy: RetryPolicy? = .default,
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
@@ -60,6 +67,7 @@ public struct APIClientConfiguration: Sendable {
         self.makeJSONEncoder = makeJSONEncoder
         self.cache = cache
         self.logger = logger
+        self.metricsFactory = metricsFactory
         self.authentication = authentication
         self.retryPolicy = retryPolicy
     }

@@ -1,4 +1,5 @@
 import APICore
+import CoreMetrics
 import Foundation
 
 /// Cache policies, watchers and cache access for `LiveAPIClient`.
@@ -121,7 +122,10 @@ extension LiveAPIClient {
         let outcome = await store.read(
             key: CacheNaming.rootKey(for: Operation.operationType), selections: Operation.Data.__selections,
             parent: Operation.Data.__parentType, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
-        guard let data = outcome.data, allowExpired || !outcome.stale else { return nil }
+        let hit = outcome.data != nil && (allowExpired || !outcome.stale)
+        Counter(label: hit ? "apicore_cache_hits_total" : "apicore_cache_misses_total", dimensions: [("operation", Operation.operationName)], factory: metrics)
+            .increment()
+        guard let data = outcome.data, hit else { return nil }
         return Self.cachedResponse(request, data: data, stale: outcome.stale, start: start)
     }
 

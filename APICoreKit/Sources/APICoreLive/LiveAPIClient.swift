@@ -1,4 +1,5 @@
 import APICore
+import CoreMetrics
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -12,9 +13,11 @@ final class LiveAPIClient: APIClient {
     let transport: any HTTPTransport
     /// The normalized cache, when the configuration has one.
     let store: NormalizedStore?
-    /// The app's middlewares, then retries, then authentication (innermost, so that every retry
-    /// carries the freshest token).
+    /// Metrics outermost (one count per logical request), the app's middlewares, retries,
+    /// authentication (so that every retry carries the freshest token), logging innermost (one
+    /// line per real exchange).
     let middlewares: [any Middleware]
+    let metrics: any MetricsFactory
 
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -22,7 +25,8 @@ final class LiveAPIClient: APIClient {
         store = configuration.cache.map { cache in
             NormalizedStore(persistent: cache.storage.persistent, maxAgeByType: cache.maxAge, logger: configuration.logger)
         }
-        var middlewares = configuration.middlewares
+        let metrics = configuration.metricsFactory ?? MetricsSystem.factory
+        var middlewares: [any Middleware] = [MetricsMiddleware(factory: metrics)] + configuration.middlewares
         if let policy = configuration.retryPolicy { middlewares.append(RetryMiddleware(policy: policy)) }
         switch configuration.authentication {
         case .bearer(let bearer)?:
@@ -38,7 +42,10 @@ final class LiveAPIClient: APIClient {
         case nil:
             break
         }
+        // Innermost, so each real exchange is logged with the headers actually sent (redacted).
+        middlewares.append(LoggingMiddleware(logger: configuration.logger))
         self.middlewares = middlewares
+        self.metrics = metrics
     }
 
     // MARK: REST
