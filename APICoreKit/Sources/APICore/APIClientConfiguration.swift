@@ -41,6 +41,8 @@ public struct APIClientConfiguration: Sendable {
     public var authentication: Authentication?
     /// When failed requests are tried again, or `nil` never.
     public var retryPolicy: RetryPolicy?
+    /// Whether identical queries in flight at the same time share one network request.
+    public var deduplicatesQueries: Bool
 
     /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL, and
     /// the cache to one in memory.
@@ -56,6 +58,7 @@ public struct APIClientConfiguration: Sendable {
         metricsFactory: (any MetricsFactory)? = nil,
         authentication: Authentication? = nil,
         retryPolicy: RetryPolicy? = .default,
+        deduplicatesQueries: Bool = true,
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
     ) {
         self.restBaseURL = restBaseURL
@@ -70,5 +73,6 @@ public struct APIClientConfiguration: Sendable {
         self.metricsFactory = metricsFactory
         self.authentication = authentication
         self.retryPolicy = retryPolicy
+        self.deduplicatesQueries = deduplicatesQueries
     }
 }

@@ -18,6 +18,7 @@ final class LiveAPIClient: APIClient {
     /// line per real exchange).
     let middlewares: [any Middleware]
     let metrics: any MetricsFactory
+    let inFlight = InFlightQueries()
 
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -123,14 +124,35 @@ final class LiveAPIClient: APIClient {
         applyHeaders(request.headers, to: &urlRequest)
         let context = RequestContext(
             kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
-        let response = try await runChain(urlRequest, context: context, timeout: request.timeout) { response throws(APIError) in
-            try GraphQLHTTP.readResponse(&response, operationName: Operation.operationName)
+        let exchange: @Sendable () async -> InFlightQueries.Shared = { [self, urlRequest] in
+            do throws(APIError) {
+                let response = try await runChain(urlRequest, context: context, timeout: request.timeout) { response throws(APIError) in
+                    try GraphQLHTTP.readResponse(&response, operationName: Operation.operationName)
+                }
+                return .success((response, try GraphQLHTTP.data(of: response, operationName: Operation.operationName)))
+            } catch {
+                return .failure(error)
+            }
         }
-        let dataObject = try GraphQLHTTP.data(of: response, operationName: Operation.operationName)
+        let shared: InFlightQueries.Shared
+        if Operation.operationType == .query && configuration.deduplicatesQueries {
+            if Task.isCancelled { throw .cancelled }
+            shared = await inFlight.run(key: Self.deduplicationKey(urlRequest), start: exchange)
+        } else {
+            shared = await exchange()
+        }
+        let (response, dataObject) = try shared.get()
         let value = try request.value(from: dataObject, statusCode: response.statusCode, body: response.body)
         return ServerResult(
             response: Response(value: value, metadata: metadata(for: response, operationName: Operation.operationName, since: start)),
             data: dataObject)
+    }
+
+    /// Same URL, method, headers and body: the same request.
+    static func deduplicationKey(_ request: URLRequest) -> String {
+        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        let body = request.httpBody.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")\n\(headers)\n\(body)"
     }
 
     // MARK: Chain

@@ -207,3 +207,49 @@ func eventually(_ condition: () async -> Bool, timeout: Duration = .seconds(5)) 
     }
     return await condition()
 }
+
+@Suite("De-duplication")
+struct DeduplicationTests {
+    @Test("identical queries in flight share one request; each caller maps its own value")
+    func shared() async throws {
+        try await withServer { server, client in
+            server.respond("graphql", status: 200, body: #"{"data":{"human":{"__typename":"Human","id":"1000","name":"Luke","homePlanet":null}}}"#, delay: .milliseconds(300))
+            async let a = client.fetch(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.name }, cachePolicy: .networkOnly)
+            async let b = client.fetch(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.id }, cachePolicy: .networkOnly)
+            async let c = client.fetch(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.name.count }, cachePolicy: .networkOnly)
+            let (name, id, length) = try await (a, b, c)
+            #expect(name.value == "Luke")
+            #expect(id.value == "1000")
+            #expect(length.value == 4)
+            #expect(server.requests(to: "graphql").count == 1)
+            // Different variables are a different request; a later identical one is a new request.
+            _ = try await client.fetch(HumanQuery(id: "1001"), cachePolicy: .networkOnly)
+            _ = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly)
+            #expect(server.requests(to: "graphql").count == 3)
+        }
+    }
+
+    @Test("one caller cancelling does not cancel the others; mutations are never shared")
+    func cancellationAndMutations() async throws {
+        try await withServer { server, client in
+            server.respond("graphql", status: 200, body: #"{"data":{"human":{"__typename":"Human","id":"1000","name":"Luke","homePlanet":null}}}"#, delay: .milliseconds(400))
+            let leaving = Task { () async throws(APIError) in try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly) }
+            let staying = Task { () async throws(APIError) in try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly) }
+            #expect(await eventually { server.requests(to: "graphql").count == 1 })
+            leaving.cancel()
+            guard case .failure(let error) = await leaving.result, case .cancelled? = error as? APIError else {
+                Issue.record("expected the cancelled caller to see cancelled")
+                return
+            }
+            let kept = try await staying.value
+            #expect(kept.value.human?.name == "Luke")
+            #expect(server.requests(to: "graphql").count == 1)
+
+            server.respond("graphql", status: 200, body: #"{"data":{"createReview":{"__typename":"Review","stars":1,"commentary":null,"episode":null}}}"#, delay: .milliseconds(200))
+            async let first = client.perform(CreateReviewMutation(episode: nil, review: ReviewInput(stars: 1)))
+            async let second = client.perform(CreateReviewMutation(episode: nil, review: ReviewInput(stars: 1)))
+            _ = try await (first, second)
+            #expect(server.requests(to: "graphql").count == 3)
+        }
+    }
+}
