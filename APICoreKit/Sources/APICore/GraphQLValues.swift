@@ -12,6 +12,8 @@ public protocol GraphQLOutputValue: Sendable {
 public protocol GraphQLInputValue: Sendable {
     /// The JSON to send, or `nil` to leave the variable or field out entirely.
     var _inputJSON: JSONValue? { get }
+    /// Adds the files (`Upload` values) this value holds, with their paths below `path`.
+    func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)])
 }
 
 /// A custom scalar (`DateTime`, `URL`, ...). The generated default is a `String` typealias, written
@@ -174,16 +176,32 @@ extension InputObject {
 
 /// The fields of an input object or the variables of an operation, by name.
 public struct InputDict: Sendable, Hashable {
-    /// The JSON of each field that is sent (absent fields are left out).
+    /// The JSON of each field that is sent (absent fields are left out; files are `null`).
     public let jsonObject: JSONObject
+    /// The files among the fields, with their paths (`["input", "attachment"]`), sorted by path.
+    public let files: [(path: [String], file: GraphQLFile)]
 
     /// Collects the fields; `.none` values are left out.
     public init(_ fields: [String: any GraphQLInputValue] = [:]) {
         var object = JSONObject(minimumCapacity: fields.count)
+        var files: [(path: [String], file: GraphQLFile)] = []
         for (key, value) in fields {
             if let json = value._inputJSON { object[key] = json }
+            value._collectFiles(at: [key], into: &files)
         }
         jsonObject = object
+        self.files = files.sorted { $0.path.lexicographicallyPrecedes($1.path) }
+    }
+
+    /// Equal when the JSON and the files are equal.
+    public static func == (lhs: InputDict, rhs: InputDict) -> Bool {
+        lhs.jsonObject == rhs.jsonObject && lhs.files.map(\.path) == rhs.files.map(\.path) && lhs.files.map(\.file) == rhs.files.map(\.file)
+    }
+
+    /// Hashes the JSON and the file paths.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(jsonObject)
+        hasher.combine(files.map(\.path))
     }
 
     /// The JSON of the field named `key`, or `nil` when it is absent.

@@ -21,7 +21,16 @@ enum GraphQLHTTP {
         ]
         if !variables.isEmpty { body["variables"] = .object(variables) }
         var request: URLRequest
-        if useGET {
+        let files = operation.__variables.files
+        if !files.isEmpty {
+            request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            let boundary = "apicore-\(UUID().uuidString)"
+            request.httpBody = try multipartBody(operations: .object(body), files: files, boundary: boundary)
+            request.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
+            // Servers that guard against CSRF (Apollo Server) require a non-simple header on multipart requests.
+            request.setValue("true", forHTTPHeaderField: "Apollo-Require-Preflight")
+        } else if useGET {
             var parameters = [("query", Operation.document), ("operationName", Operation.operationName)]
             if !variables.isEmpty { parameters.append(("variables", JSONSerializer.string(.object(variables)))) }
             guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
@@ -40,6 +49,37 @@ enum GraphQLHTTP {
         }
         request.setValue(accept, forHTTPHeaderField: "Accept")
         return request
+    }
+
+    /// The GraphQL multipart request: `operations` (the usual JSON, files as `null`), `map` (which
+    /// part fills which variable path), then one part per file.
+    static func multipartBody(operations: JSONValue, files: [(path: [String], file: GraphQLFile)], boundary: String) throws(APIError) -> Data {
+        var body = Data()
+        func part(name: String, filename: String? = nil, contentType: String, contents: Data) {
+            body.append(Data("--\(boundary)\r\n".utf8))
+            var disposition = "Content-Disposition: form-data; name=\"\(name)\""
+            if let filename { disposition += "; filename=\"\(filename.replacingOccurrences(of: "\"", with: "%22"))\"" }
+            body.append(Data("\(disposition)\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
+            body.append(contents)
+            body.append(Data("\r\n".utf8))
+        }
+        part(name: "operations", contentType: "application/json", contents: JSONSerializer.data(operations))
+        var map = JSONObject()
+        for (index, file) in files.enumerated() {
+            map[String(index)] = .array([.string((["variables"] + file.path).joined(separator: "."))])
+        }
+        part(name: "map", contentType: "application/json", contents: JSONSerializer.data(.object(map)))
+        for (index, file) in files.enumerated() {
+            let contents: Data
+            do {
+                contents = try file.file.contents()
+            } catch {
+                throw .invalidRequest("the upload '\(file.file.filename)' at \((["variables"] + file.path).joined(separator: ".")) cannot be read: \(error.localizedDescription)")
+            }
+            part(name: String(index), filename: file.file.filename, contentType: file.file.mimeType, contents: contents)
+        }
+        body.append(Data("--\(boundary)--\r\n".utf8))
+        return body
     }
 
     /// Checks one raw response, innermost in the chain. A well-formed GraphQL response with

@@ -376,6 +376,8 @@ struct SwiftGenerator {
             return kind == .enumeration ? "GraphQLEnum<\(shared.namespace).\(name)>" : "\(shared.namespace).\(name)"
         }
         switch schema.type(named: name)?.kind {
+        case .scalar where name == "Upload":
+            return "GraphQLFile"  // files travel as parts of a multipart request, as in Apollo
         case .scalar:
             usage.customScalars.insert(name)
             return "\(namespace).\(name)"

@@ -105,6 +105,24 @@ struct GeneratorTests {
     }
 }
 
+extension GeneratorTests {
+    @Test("Apollo's UploadAPI: the Upload scalar is GraphQLFile, with no typealias to write")
+    func uploads() throws {
+        let peers = repositoryRoot.appendingPathComponent("../shared/peers/apollo-ios-dev/Sources/UploadAPI/graphql").standardizedFileURL.path
+        let project = try Project(files: [:], config: """
+            {
+              "schemaNamespace": "UploadAPI",
+              "input": { "operationSearchPaths": ["\(peers)/*.graphql"], "schemaSearchPaths": ["\(peers)/schema.graphqls"] },
+              "output": { "schemaTypes": { "path": "Out", "moduleType": { "other": {} } }, "operations": { "inSchemaModule": {} } }
+            }
+            """)
+        let files = try Codegen.generate(try CodegenConfiguration.load(from: project.configURL))
+        #expect(!files.contains { $0.path.contains("CustomScalars/Upload") })
+        let multiple = try #require(files.first { $0.path.hasSuffix("UploadMultipleFilesToTheSameParameterMutation.graphql.swift") })
+        #expect(multiple.contents.contains("public var files: [GraphQLFile]"))
+    }
+}
+
 @Suite("Globs")
 struct GlobTests {
     @Test("*, **, ? and ! exclusions", arguments: [

@@ -85,6 +85,36 @@ enum Routes {
             return try json(200, ["name": "Ada"])
         }
 
+        // GraphQL multipart uploads: records each file by the variable path the map gives it and
+        // answers `upload { path filename size }`.
+        router.post("/upload") { request, _ in
+            var request = request
+            let body = Data(try await request.collectBody(upTo: 64 << 20).readableBytesView)
+            guard let contentType = request.headers[.contentType], contentType.hasPrefix("multipart/form-data"),
+                let parts = Multipart.parse(body, contentType: contentType),
+                let operations = parts.first(where: { $0.name == "operations" }),
+                let mapPart = parts.first(where: { $0.name == "map" }),
+                let map = try? JSONSerialization.jsonObject(with: mapPart.body) as? [String: [String]]
+            else { return plain(400, "not a GraphQL multipart request") }
+            var answer: [[String: any Sendable]] = []
+            var files: [String: Data] = [:]
+            for (key, paths) in map.sorted(by: { $0.key < $1.key }) {
+                guard let file = parts.first(where: { $0.name == key }) else { return plain(400, "map names part \(key), which is missing") }
+                for path in paths {
+                    files[path] = file.body
+                    answer.append(["__typename": "UploadedFile", "path": path, "filename": file.filename ?? "", "size": file.body.count])
+                }
+            }
+            state.withLock {
+                $0.uploads = files
+                $0.uploadOperations = operations.body
+            }
+            let payload = try JSONSerialization.data(withJSONObject: ["data": ["upload": answer]], options: [.sortedKeys])
+            var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: payload)))
+            response.headers[.contentType] = "application/json"
+            return response
+        }
+
         // A cookie session.
         router.post("/session/login") { _, _ in
             let cookie = state.withLock { $0.sessionCookie }

@@ -62,6 +62,8 @@ public final class TestServer: Sendable {
         var refreshCount = 0
         var refreshFails = false
         var sessionCookie = "session-\(UUID().uuidString)"
+        var uploads: [String: Data] = [:]
+        var uploadOperations: Data?
     }
 
     /// The port it listens on.
@@ -141,6 +143,12 @@ public final class TestServer: Sendable {
 
     /// Makes `POST /auth/refresh` answer 401.
     public func failRefreshes() { state.withLock { $0.refreshFails = true } }
+
+    /// The files `/upload` received, by variable path (`variables.files.0`).
+    public var uploadedFiles: [String: Data] { state.withLock { $0.uploads } }
+
+    /// The `operations` part `/upload` received.
+    public var uploadOperations: Data? { state.withLock { $0.uploadOperations } }
 
     /// Every request received so far.
     public var requests: [RecordedRequest] { state.withLock { $0.requests } }

@@ -288,3 +288,52 @@ public struct RenameCharacterMutation: GraphQLMutation {
         }
     }
 }
+
+/// `input AttachmentInput { label: String!, attachment: Upload }`
+public struct AttachmentInput: InputObject {
+    public var label: String
+    public var attachment: GraphQLNullable<GraphQLFile>
+    public init(label: String, attachment: GraphQLNullable<GraphQLFile> = nil) {
+        self.label = label
+        self.attachment = attachment
+    }
+    public var __data: InputDict { InputDict(["label": label, "attachment": attachment]) }
+}
+
+/// `mutation UploadFiles($files: [Upload!]!, $input: AttachmentInput!) { upload(files: $files, input: $input) { path filename size } }`
+public struct UploadFilesMutation: GraphQLMutation {
+    public static let operationName = "UploadFiles"
+    public static let document = "mutation UploadFiles($files: [Upload!]!, $input: AttachmentInput!) { upload(files: $files, input: $input) { __typename path filename size } }"
+    public var files: [GraphQLFile]
+    public var input: AttachmentInput
+    public init(files: [GraphQLFile], input: AttachmentInput) {
+        self.files = files
+        self.input = input
+    }
+    public var __variables: InputDict { InputDict(["files": files, "input": input]) }
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.mutation
+        public static let __selections: [Selection] = [
+            .field(Field("upload", .nonNull(.list(.nonNull(.object(Upload.self)))), arguments: ["files": .variable("files"), "input": .variable("input")]))
+        ]
+        public var upload: [Upload] { __data["upload"] }
+
+        public struct Upload: SelectionSet {
+            public let __data: DataDict
+            public init(_dataDict: DataDict) { __data = _dataDict }
+            public static let __parentType = ParentType.object("UploadedFile")
+            public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("path", .nonNull(.scalar(String.self)))),
+                .field(Field("filename", .nonNull(.scalar(String.self)))),
+                .field(Field("size", .nonNull(.scalar(Int.self)))),
+            ]
+            public var path: String { __data["path"] }
+            public var filename: String { __data["filename"] }
+            public var size: Int { __data["size"] }
+        }
+    }
+}
