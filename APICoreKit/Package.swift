@@ -48,6 +48,7 @@ let package = Package(
         .target(
             name: "APICoreTestServer",
             dependencies: [
+                "APICore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Logging", package: "swift-log"),

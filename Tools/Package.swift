@@ -11,14 +11,18 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+        .package(path: "../APICoreKit"),
     ],
     targets: [
-        .target(name: "CodegenKit", dependencies: [.product(name: "GraphQL", package: "GraphQL")]),
+        .target(
+            name: "CodegenKit",
+            dependencies: [.product(name: "GraphQL", package: "GraphQL"), .product(name: "APICore", package: "APICoreKit")]
+        ),
         .executableTarget(
             name: "apicore-codegen",
             dependencies: ["CodegenKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "codegen-bench", dependencies: ["CodegenKit"]),
-        .testTarget(name: "CodegenKitTests", dependencies: ["CodegenKit"]),
+        .testTarget(name: "CodegenKitTests", dependencies: ["CodegenKit", .product(name: "APICore", package: "APICoreKit")]),
     ]
 )

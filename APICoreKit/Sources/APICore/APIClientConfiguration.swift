@@ -43,6 +43,8 @@ public struct APIClientConfiguration: Sendable {
     public var retryPolicy: RetryPolicy?
     /// Whether identical queries in flight at the same time share one network request.
     public var deduplicatesQueries: Bool
+    /// Automatic persisted queries, or `nil` to always send documents.
+    public var persistedQueries: PersistedQueries?
 
     /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL, and
     /// the cache to one in memory.
@@ -59,6 +61,7 @@ public struct APIClientConfiguration: Sendable {
         authentication: Authentication? = nil,
         retryPolicy: RetryPolicy? = .default,
         deduplicatesQueries: Bool = true,
+        persistedQueries: PersistedQueries? = nil,
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
     ) {
         self.restBaseURL = restBaseURL
@@ -74,5 +77,20 @@ public struct APIClientConfiguration: Sendable {
         self.authentication = authentication
         self.retryPolicy = retryPolicy
         self.deduplicatesQueries = deduplicatesQueries
+        self.persistedQueries = persistedQueries
+    }
+}
+
+/// Automatic persisted queries: an operation is first sent as the SHA-256 hash of its document
+/// (`extensions.persistedQuery`); when the server answers `PersistedQueryNotFound` it is sent again
+/// with the document, and when it answers `PersistedQueryNotSupported` the client stops hashing.
+public struct PersistedQueries: Sendable, Hashable {
+    /// Send hashed queries as `GET`, which HTTP caches and CDNs can serve. Mutations, and a
+    /// document sent after a miss, always use `POST`.
+    public var useGETForHashedQueries: Bool
+
+    /// Automatic persisted queries.
+    public init(useGETForHashedQueries: Bool = false) {
+        self.useGETForHashedQueries = useGETForHashedQueries
     }
 }

@@ -12,14 +12,30 @@ enum GraphQLHTTP {
     static let graphQLResponseMediaType = "application/graphql-response+json"
     static let accept = "application/graphql-response+json, application/json;q=0.9"
 
+    /// What of the document a request carries.
+    enum Document {
+        /// The document.
+        case full
+        /// Only the persisted-query hash.
+        case hashOnly(String)
+        /// The hash and the document, so the server can remember it.
+        case hashAndDocument(String)
+    }
+
     static func makeRequest<Operation: GraphQLOperation>(
-        url: URL, operation: Operation, variables: JSONObject, useGET: Bool
+        url: URL, operation: Operation, variables: JSONObject, useGET: Bool, document: Document = .full
     ) throws(APIError) -> URLRequest {
-        var body: JSONObject = [
-            "query": .string(Operation.document),
-            "operationName": .string(Operation.operationName),
-        ]
+        var body: JSONObject = ["operationName": .string(Operation.operationName)]
         if !variables.isEmpty { body["variables"] = .object(variables) }
+        switch document {
+        case .full:
+            body["query"] = .string(Operation.document)
+        case .hashOnly(let hash):
+            body["extensions"] = ["persistedQuery": ["version": 1, "sha256Hash": .string(hash)]]
+        case .hashAndDocument(let hash):
+            body["query"] = .string(Operation.document)
+            body["extensions"] = ["persistedQuery": ["version": 1, "sha256Hash": .string(hash)]]
+        }
         var request: URLRequest
         let files = operation.__variables.files
         if !files.isEmpty {
@@ -31,8 +47,11 @@ enum GraphQLHTTP {
             // Servers that guard against CSRF (Apollo Server) require a non-simple header on multipart requests.
             request.setValue("true", forHTTPHeaderField: "Apollo-Require-Preflight")
         } else if useGET {
-            var parameters = [("query", Operation.document), ("operationName", Operation.operationName)]
+            var parameters: [(String, String)] = []
+            if let query = body["query"]?.stringValue { parameters.append(("query", query)) }
+            parameters.append(("operationName", Operation.operationName))
             if !variables.isEmpty { parameters.append(("variables", JSONSerializer.string(.object(variables)))) }
+            if let extensions = body["extensions"] { parameters.append(("extensions", JSONSerializer.string(extensions))) }
             guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
                 throw .invalidRequest("the GraphQL endpoint \(url) is not a valid URL")
             }

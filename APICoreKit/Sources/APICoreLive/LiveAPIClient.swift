@@ -19,6 +19,8 @@ final class LiveAPIClient: APIClient {
     let middlewares: [any Middleware]
     let metrics: any MetricsFactory
     let inFlight = InFlightQueries()
+    /// Whether the server still takes persisted-query hashes (it said `PersistedQueryNotSupported`).
+    let persistedQueriesSupported = Locked(true)
 
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -118,14 +120,14 @@ final class LiveAPIClient: APIClient {
     {
         let start = ContinuousClock.now
         let variables = request.operation.variablesJSON
-        let useGET = Operation.operationType == .query && configuration.queryMethod == .get
-        var urlRequest = try GraphQLHTTP.makeRequest(
-            url: configuration.graphQLURL, operation: request.operation, variables: variables, useGET: useGET)
-        applyHeaders(request.headers, to: &urlRequest)
+        let isQuery = Operation.operationType == .query
         let context = RequestContext(
             kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
-        let exchange: @Sendable () async -> InFlightQueries.Shared = { [self, urlRequest] in
+        let send: @Sendable (GraphQLHTTP.Document, Bool) async -> InFlightQueries.Shared = { [self] document, useGET in
             do throws(APIError) {
+                var urlRequest = try GraphQLHTTP.makeRequest(
+                    url: configuration.graphQLURL, operation: request.operation, variables: variables, useGET: useGET, document: document)
+                applyHeaders(request.headers, to: &urlRequest)
                 let response = try await runChain(urlRequest, context: context, timeout: request.timeout) { response throws(APIError) in
                     try GraphQLHTTP.readResponse(&response, operationName: Operation.operationName)
                 }
@@ -134,10 +136,29 @@ final class LiveAPIClient: APIClient {
                 return .failure(error)
             }
         }
+        let plainGET = isQuery && configuration.queryMethod == .get
+        let usesPersistedQueries = configuration.persistedQueries != nil && request.operation.__variables.files.isEmpty
+            && persistedQueriesSupported.withLock { $0 }
+        let exchange: @Sendable () async -> InFlightQueries.Shared = { [self] in
+            guard usesPersistedQueries, let options = configuration.persistedQueries else { return await send(.full, plainGET) }
+            let hash = Operation.operationIdentifier ?? SHA256.hexDigest(Operation.document)
+            let hashed = await send(.hashOnly(hash), isQuery && options.useGETForHashedQueries)
+            guard case .failure(.graphQL(let failure)) = hashed else { return hashed }
+            if failure.errors.contains(where: Self.isPersistedQueryNotFound) {
+                return await send(.hashAndDocument(hash), false)
+            }
+            if failure.errors.contains(where: Self.isPersistedQueryNotSupported) {
+                persistedQueriesSupported.withLock { $0 = false }
+                return await send(.full, plainGET)
+            }
+            return hashed
+        }
+        let dedupKey = "\(Operation.operationName)\n\(JSONSerializer.string(.object(variables)))\n"
+            + request.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         let shared: InFlightQueries.Shared
         if Operation.operationType == .query && configuration.deduplicatesQueries {
             if Task.isCancelled { throw .cancelled }
-            shared = await inFlight.run(key: Self.deduplicationKey(urlRequest), start: exchange)
+            shared = await inFlight.run(key: dedupKey + Operation.document, start: exchange)
         } else {
             shared = await exchange()
         }
@@ -148,11 +169,12 @@ final class LiveAPIClient: APIClient {
             data: dataObject)
     }
 
-    /// Same URL, method, headers and body: the same request.
-    static func deduplicationKey(_ request: URLRequest) -> String {
-        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
-        let body = request.httpBody.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")\n\(headers)\n\(body)"
+    static func isPersistedQueryNotFound(_ error: GraphQLError) -> Bool {
+        error.message == "PersistedQueryNotFound" || error.code == "PERSISTED_QUERY_NOT_FOUND"
+    }
+
+    static func isPersistedQueryNotSupported(_ error: GraphQLError) -> Bool {
+        error.message == "PersistedQueryNotSupported" || error.code == "PERSISTED_QUERY_NOT_SUPPORTED"
     }
 
     // MARK: Chain

@@ -68,6 +68,18 @@ public struct CodegenConfiguration: Sendable, Equatable {
     /// Our addition (`apicore.generateAllSchemaTypes`): generate every enum, input object and custom
     /// scalar of the schema, used or not (for a shared module that has no operations of its own).
     public var generateAllSchemaTypes: Bool
+    /// Apollo's `operationManifest`: where to write the persisted-query manifest (id → document),
+    /// and in which format (`persistedQueries`, the default, or `legacy`). Operations then carry
+    /// their `operationIdentifier`.
+    public var operationManifest: OperationManifest?
+
+    /// Where the persisted-query manifest goes, and its format.
+    public struct OperationManifest: Sendable, Equatable {
+        /// The file, relative to the config.
+        public var path: String
+        /// `persistedQueries` or `legacy`.
+        public var version: String
+    }
 
     /// A shared schema module.
     public struct SharedSchema: Sendable, Equatable {
@@ -236,6 +248,16 @@ private struct Reader {
             throw fail("'output.testMocks' kind '\(mocks.0)' is not supported; use { \"none\": {} } (kits test with APICoreTesting)")
         }
         let options = try object(top["options"], at: "options", known: ["deprecatedEnumCases", "schemaDocumentation"])
+        var manifest: CodegenConfiguration.OperationManifest?
+        if top["operationManifest"] != nil {
+            let object = try object(top["operationManifest"], at: "operationManifest", known: ["path", "version", "generateManifestOnCodeGeneration"])
+            guard let path = try string(object["path"], at: "operationManifest.path") else { throw fail("'operationManifest.path' is required") }
+            let version = try string(object["version"], at: "operationManifest.version") ?? "persistedQueries"
+            guard ["persistedQueries", "legacy"].contains(version) else {
+                throw fail("'operationManifest.version' must be 'persistedQueries' or 'legacy', not '\(version)'")
+            }
+            manifest = CodegenConfiguration.OperationManifest(path: path, version: version)
+        }
         return CodegenConfiguration(
             schemaNamespace: namespace,
             operationSearchPaths: try strings(input["operationSearchPaths"], at: "input.operationSearchPaths") ?? ["**/*.graphql"],
@@ -249,7 +271,8 @@ private struct Reader {
             unknownKeys: unknown,
             apiCoreKitPath: try string(apicore["apiCoreKitPath"], at: "apicore.apiCoreKitPath"),
             sharedSchema: sharedSchema,
-            generateAllSchemaTypes: apicore["generateAllSchemaTypes"] as? Bool ?? false
+            generateAllSchemaTypes: apicore["generateAllSchemaTypes"] as? Bool ?? false,
+            operationManifest: manifest
         )
     }
 }

@@ -1,3 +1,6 @@
+import enum APICore.JSONSerializer
+import enum APICore.JSONValue
+import enum APICore.SHA256
 import Foundation
 import GraphQL
 
@@ -75,6 +78,9 @@ struct SwiftGenerator {
         for operation in compilation.operations {
             files.append(operationFile(operation, builder: builder, usage: usage))
         }
+        if let manifest = configuration.operationManifest {
+            files.append(manifestFile(manifest))
+        }
         for name in compilation.fragments.keys.sorted() {
             files.append(fragmentFile(compilation.fragments[name]!, builder: builder, usage: usage))
         }
@@ -96,6 +102,32 @@ struct SwiftGenerator {
     }
 
     // MARK: Operations and fragments
+
+    /// The document sent for an operation: the operation, then every fragment it uses.
+    func document(of operation: OperationDefinition) -> String {
+        var fragmentNames: Set<String> = []
+        usedFragments(operation.selectionSet, into: &fragmentNames)
+        return ([DocumentPrinter.print(operation)]
+            + fragmentNames.sorted().compactMap { compilation.fragments[$0].map(DocumentPrinter.print) }).joined(separator: " ")
+    }
+
+    /// The persisted-query manifest: `apollo-persisted-query-manifest` v1, or the legacy id → body map.
+    func manifestFile(_ manifest: CodegenConfiguration.OperationManifest) -> GeneratedFile {
+        let entries = compilation.operations.map { operation -> (id: String, body: String, name: String, type: String) in
+            let body = document(of: operation)
+            return (SHA256.hexDigest(body), body, operation.name?.value ?? "", operation.operation.rawValue)
+        }
+        let json: JSONValue
+        if manifest.version == "legacy" {
+            json = .object(Dictionary(uniqueKeysWithValues: entries.map { ($0.id, JSONValue.string($0.body)) }))
+        } else {
+            json = [
+                "format": "apollo-persisted-query-manifest", "version": 1,
+                "operations": .array(entries.map { ["id": .string($0.id), "body": .string($0.body), "name": .string($0.name), "type": .string($0.type)] }),
+            ]
+        }
+        return GeneratedFile(path: manifest.path, contents: JSONSerializer.string(json) + "\n", overwrite: true)
+    }
 
     func operationTypeName(_ operation: OperationDefinition) -> String {
         let name = operation.name?.value ?? "Anonymous"
@@ -137,10 +169,7 @@ struct SwiftGenerator {
         let typeName = operationTypeName(operation)
         let name = operation.name?.value ?? typeName
         let source = compilation.sourceFiles[name]
-        var fragmentNames: Set<String> = []
-        usedFragments(operation.selectionSet, into: &fragmentNames)
-        let document = ([DocumentPrinter.print(operation)]
-            + fragmentNames.sorted().compactMap { compilation.fragments[$0].map(DocumentPrinter.print) }).joined(separator: " ")
+        let document = document(of: operation)
 
         let rootType = schema.rootTypes[operation.operation] ?? operation.operation.rawValue.upperFirst
         let ir = builder.build(
@@ -157,6 +186,9 @@ struct SwiftGenerator {
         writer.block("\(operationAccess)struct \(typeName): \(protocolName)") { w in
             w.line("\(operationAccess)static let operationName = \(SwiftNames.stringLiteral(name))")
             w.line("\(operationAccess)static let document = \(SwiftNames.stringLiteral(document))")
+            if configuration.operationManifest != nil {
+                w.line("\(operationAccess)static let operationIdentifier: String? = \(SwiftNames.stringLiteral(SHA256.hexDigest(document)))")
+            }
             let variables = operation.variableDefinitions
             if !variables.isEmpty {
                 w.line()

@@ -1,3 +1,5 @@
+import enum APICore.JSONParser
+import enum APICore.SHA256
 import CodegenKit
 import Foundation
 import Testing
@@ -120,6 +122,31 @@ extension GeneratorTests {
         #expect(!files.contains { $0.path.contains("CustomScalars/Upload") })
         let multiple = try #require(files.first { $0.path.hasSuffix("UploadMultipleFilesToTheSameParameterMutation.graphql.swift") })
         #expect(multiple.contents.contains("public var files: [GraphQLFile]"))
+    }
+}
+
+extension GeneratorTests {
+    @Test("an operation manifest maps each operation's SHA-256 to its document, and operations carry the id")
+    func manifest() throws {
+        let project = try Project(files: [
+            "schema.graphqls": smallSchema,
+            "Hero.graphql": "query Hero { hero { name ...Details } }\nfragment Details on Character { id }",
+        ], config: """
+            {
+              "schemaNamespace": "TestAPI",
+              "input": { "operationSearchPaths": ["*.graphql"], "schemaSearchPaths": ["*.graphqls"] },
+              "output": { "schemaTypes": { "path": "Out", "moduleType": { "other": {} } }, "operations": { "inSchemaModule": {} } },
+              "operationManifest": { "path": "manifest.json", "version": "persistedQueries" }
+            }
+            """)
+        _ = try Codegen.run(configURL: project.configURL)
+        let manifest = try JSONParser.parse(try project.read("manifest.json"))
+        let entry = try #require(manifest["operations"]?.arrayValue?.first)
+        let body = try #require(entry["body"]?.stringValue)
+        #expect(body == "query Hero { hero { __typename name ...Details } } fragment Details on Character { __typename id }")
+        #expect(entry["id"] == .string(SHA256.hexDigest(body)))
+        #expect(manifest["format"] == "apollo-persisted-query-manifest")
+        #expect(try project.read("Out/Operations/Queries/HeroQuery.graphql.swift").contains("static let operationIdentifier: String? = \"\(SHA256.hexDigest(body))\""))
     }
 }
 

@@ -1,3 +1,4 @@
+import enum APICore.SHA256
 import Foundation
 import GraphQL
 import HTTPTypes
@@ -31,10 +32,14 @@ enum Routes {
             var request = request
             let body = try await request.collectBody(upTo: 16 << 20)
             let accept = request.headers[.accept] ?? ""
-            guard let json = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
-                let query = json["query"] as? String
-            else {
-                return plain(400, "expected a JSON body with a 'query' string")
+            guard let json = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+                return plain(400, "expected a JSON body")
+            }
+            let extensions = json["extensions"] as? [String: Any]
+            let query: String
+            switch persistedQuery(query: json["query"] as? String, extensions: extensions, state: state) {
+            case .success(let resolved): query = resolved
+            case .failure(let error): return error.response
             }
             let variables = json["variables"].flatMap { try? JSONSerialization.data(withJSONObject: $0) }
             return try await execute(
@@ -44,7 +49,12 @@ enum Routes {
 
         router.get("/graphql") { request, _ in
             let parameters = request.uri.queryParameters
-            guard let query = parameters.get("query") else { return plain(400, "expected a 'query' parameter") }
+            let extensions = parameters.get("extensions").flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            let query: String
+            switch persistedQuery(query: parameters.get("query"), extensions: extensions, state: state) {
+            case .success(let resolved): query = resolved
+            case .failure(let error): return error.response
+            }
             let variables = parameters.get("variables").map { Data($0.utf8) }
             return try await execute(
                 schema: schema, query: query, operationName: parameters.get("operationName"), variablesJSON: variables,
@@ -189,6 +199,38 @@ enum Routes {
             var query: [String: String] = [:]
             for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
             return try json(200, ["headers": headers, "query": query])
+        }
+    }
+
+    struct ErrorResponse: Error {
+        var response: Response
+    }
+
+    /// The document for a request: as sent, or remembered by its persisted-query hash.
+    static func persistedQuery(query: String?, extensions: [String: Any]?, state: LockedState<TestServer.State>) -> Result<String, ErrorResponse> {
+        guard let persisted = extensions?["persistedQuery"] as? [String: Any], let hash = persisted["sha256Hash"] as? String else {
+            guard let query else { return .failure(ErrorResponse(response: plain(400, "expected a 'query'"))) }
+            return .success(query)
+        }
+        func graphQLError(_ message: String, _ code: String) -> ErrorResponse {
+            let body = #"{"errors":[{"message":"\#(message)","extensions":{"code":"\#(code)"}}]}"#
+            var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: body)))
+            response.headers[.contentType] = "application/json"
+            return ErrorResponse(response: response)
+        }
+        return state.withLock { state -> Result<String, ErrorResponse> in
+            guard state.persistedQueriesSupported else {
+                return .failure(graphQLError("PersistedQueryNotSupported", "PERSISTED_QUERY_NOT_SUPPORTED"))
+            }
+            if let query {
+                guard SHA256.hexDigest(query) == hash else { return .failure(ErrorResponse(response: plain(400, "provided sha does not match query"))) }
+                state.persistedQueries[hash] = query
+                return .success(query)
+            }
+            guard let known = state.persistedQueries[hash] else {
+                return .failure(graphQLError("PersistedQueryNotFound", "PERSISTED_QUERY_NOT_FOUND"))
+            }
+            return .success(known)
         }
     }
 

@@ -63,6 +63,8 @@ public final class TestServer: Sendable {
         var refreshFails = false
         var sessionCookie = "session-\(UUID().uuidString)"
         var uploads: [String: Data] = [:]
+        var persistedQueries: [String: String] = [:]
+        var persistedQueriesSupported = true
         var uploadOperations: Data?
     }
 
@@ -149,6 +151,12 @@ public final class TestServer: Sendable {
 
     /// The `operations` part `/upload` received.
     public var uploadOperations: Data? { state.withLock { $0.uploadOperations } }
+
+    /// Makes the server answer `PersistedQueryNotSupported` to hashed queries.
+    public func refusePersistedQueries() { state.withLock { $0.persistedQueriesSupported = false } }
+
+    /// The documents the server has remembered by hash.
+    public var persistedQueryCount: Int { state.withLock { $0.persistedQueries.count } }
 
     /// Every request received so far.
     public var requests: [RecordedRequest] { state.withLock { $0.requests } }
