@@ -110,13 +110,27 @@ public protocol ProductRepository: Sendable {
     func priceHistory(productID: String) async throws(APIError) -> [PricePoint]
 }
 
+/// Where `product(id:)` is answered from while the endpoint moves from REST to GraphQL.
+public enum ProductSource: Sendable, Hashable {
+    /// `query ProductByID`.
+    case graphQL
+    /// `GET products/{id}`, the older endpoint.
+    case rest
+}
+
 /// The `ProductRepository` backed by an `APIClient`: GraphQL for the catalog and inventory, REST
 /// for price history, through the same client and middleware.
 public struct ProductService: ProductRepository {
     private let client: any APIClient
+    private let productSource: @Sendable () -> ProductSource
 
-    /// A service that talks through `client`.
-    public init(client: any APIClient) { self.client = client }
+    /// A service that talks through `client`. `productSource` is asked on every `product(id:)`
+    /// call (a feature toggle), so an endpoint can move from REST to GraphQL, and back, without
+    /// a release; both answer the same `Product`. See MIGRATION.md.
+    public init(client: any APIClient, productSource: @escaping @Sendable () -> ProductSource = { .graphQL }) {
+        self.client = client
+        self.productSource = productSource
+    }
 
     /// `query Products`.
     public func products(_ query: ProductSearch) async throws(APIError) -> ProductPage {
@@ -131,9 +145,55 @@ public struct ProductService: ProductRepository {
         }).value
     }
 
-    /// `query ProductByID`.
+    /// `query ProductByID`, or `GET products/{id}` when the toggle says REST.
     public func product(id: String) async throws(APIError) -> Product? {
-        try await client.fetch(GraphQLRequest(ProductByIDQuery(id: id)) { data in data.product.map { Product($0.fragments.productDetails) } }).value
+        switch productSource() {
+        case .graphQL:
+            return try await client.fetch(GraphQLRequest(ProductByIDQuery(id: id)) { data in data.product.map { Product($0.fragments.productDetails) } })
+                .value
+        case .rest:
+            do {
+                return try await client.send(RESTRequest<ProductDTO>.get("products/\(Self.pathComponent(id))")).value.product()
+            } catch {
+                if case .httpStatus(let failure) = error, failure.statusCode == 404 { return nil }
+                throw error
+            }
+        }
+    }
+
+    /// The REST shape of a product (`GET products/{id}`).
+    struct ProductDTO: Decodable, Sendable {
+        struct CategoryDTO: Decodable, Sendable {
+            var id: String
+            var name: String
+        }
+        struct PriceDTO: Decodable, Sendable {
+            var amount: String
+            var currency: String
+        }
+        var id: String
+        var sku: String
+        var name: String
+        var description: String?
+        var category: CategoryDTO
+        var price: PriceDTO
+        var tags: [String]
+        var updatedAt: String
+
+        func product() throws(APIError) -> Product {
+            do {
+                return Product(
+                    id: id, sku: sku, name: name, description: description, category: Category(id: category.id, name: category.name),
+                    price: Money(amount: try Decimal(_jsonValue: .string(price.amount)), currency: price.currency), tags: tags,
+                    updatedAt: try DateTime(iso8601: updatedAt))
+            } catch {
+                throw .mapping("products/\(id): \(error)")
+            }
+        }
+    }
+
+    static func pathComponent(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? id
     }
 
     /// `query Categories`, by name.
@@ -169,7 +229,7 @@ public struct ProductService: ProductRepository {
 
     /// `GET products/{id}/price-history` (REST), oldest first.
     public func priceHistory(productID: String) async throws(APIError) -> [PricePoint] {
-        let path = "products/\(productID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? productID)/price-history"
+        let path = "products/\(Self.pathComponent(productID))/price-history"
         let points = try await client.send(RESTRequest<[PricePointDTO]>.get(path)).value
         var result: [PricePoint] = []
         for (index, point) in points.enumerated() {

@@ -62,6 +62,28 @@ struct ProductServiceTests {
         #expect(client.sent("SetInventory").first?.payload == ["input": ["householdId": "hh-1", "productId": "p-1", "quantity": 3, "expiresAt": nil]])
     }
 
+    @Test("the same product from GraphQL and from REST, switched per request by the toggle")
+    func sourceToggle() async throws {
+        let client = MockAPIClient()
+        let products = try JSONParser.parse(Data(contentsOf: fixture("products")))
+        let node = try #require(products["data"]?["products"]?["nodes"]?.arrayValue?.first)
+        client.stub(operation: "ProductByID", data: ["product": node])
+        client.stub(.get, "products/p-1", json: [
+            "id": "p-1", "sku": "TEA-001", "name": "Green tea", "description": nil, "tags": ["drink"], "updatedAt": "2026-02-01T08:00:00Z",
+            "category": ["id": "c-1", "name": "Drinks"], "price": ["amount": "0.10", "currency": "EUR"],
+        ])
+        client.stub(.get, "products/gone", error: .httpStatus(HTTPFailure(statusCode: 404, headers: [:], body: Data(), url: nil)))
+        let toggle = Toggle()
+        let service = ProductService(client: client, productSource: { toggle.source })
+        let fromGraphQL = try await service.product(id: "p-1")
+        toggle.source = .rest
+        let fromREST = try await service.product(id: "p-1")
+        #expect(fromGraphQL != nil)
+        #expect(fromGraphQL == fromREST)
+        #expect(client.sent.map(\.name) == ["ProductByID", "GET products/p-1"])
+        #expect(try await service.product(id: "gone") == nil)
+    }
+
     @Test("a missing product is nil; a transport failure passes through")
     func missingAndFailing() async throws {
         let client = MockAPIClient()
@@ -69,5 +91,15 @@ struct ProductServiceTests {
         #expect(try await ProductService(client: client).product(id: "nope") == nil)
         client.stub(operation: "Categories", error: .transport(TransportFailure(kind: .notConnected, url: nil, underlying: "offline")))
         await #expect(throws: APIError.self) { try await ProductService(client: client).categories() }
+    }
+}
+
+/// A feature toggle the tests flip.
+final class Toggle: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = ProductSource.graphQL
+    var source: ProductSource {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }
