@@ -40,40 +40,6 @@ final class TemporaryDirectory {
     deinit { try? FileManager.default.removeItem(at: url) }
 }
 
-/// Collects log messages, to check what was said (and that no secret was).
-final class CapturedLog: @unchecked Sendable {
-    let messages = Mutex<[(Logger.Level, String)]>([])
-
-    var logger: Logger {
-        Logger(label: "captured") { _ in CapturingHandler(log: self) }
-    }
-
-    var all: [(Logger.Level, String)] { messages.withLock { $0 } }
-
-    struct CapturingHandler: LogHandler {
-        let log: CapturedLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            log.messages.withLock { $0.append((event.level, event.message.description)) }
-        }
-    }
-}
-
-/// Waits (bounded) until `condition` holds.
-func eventually(_ condition: () async -> Bool, timeout: Duration = .seconds(5)) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
-}
-
 /// Collects the elements of a watch (or of `responses`) as they arrive, until stopped.
 final class Recorder<Value: Sendable>: Sendable {
     private final class Box: Sendable {

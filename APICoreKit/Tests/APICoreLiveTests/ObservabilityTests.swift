@@ -8,34 +8,6 @@ import StarWarsOperations
 import Synchronization
 import Testing
 
-/// Collects everything logged, message and metadata, as text.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var logger: Logger {
-        var logger = Logger(label: "capture") { _ in Handler(capture: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    var text: String { lines.withLock { $0.joined(separator: "\n") } }
-    var all: [String] { lines.withLock { $0 } }
-
-    struct Handler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let meta = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            capture.lines.withLock { $0.append("[\(event.level)] \(event.message) \(meta)") }
-        }
-    }
-}
-
 @Suite("Logging and metrics")
 struct ObservabilityTests {
     @Test("a trace-level log of logins, refreshes, cookies and queries holds no secret")

@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Collects everything logged (level, message, metadata) as text lines, for tests that check what
+/// was said, and that no secret was.
+public final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    /// An empty capture.
+    public init() {}
+
+    /// A logger at `trace` that writes here.
+    public var logger: Logger {
+        var logger = Logger(label: "capture") { _ in Handler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    /// Every line, in order: `[level] message key=value …`.
+    public var all: [String] { lines.withLock { $0 } }
+
+    /// Every line, joined.
+    public var text: String { all.joined(separator: "\n") }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let meta = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            capture.lines.withLock { $0.append("[\(event.level)] \(event.message) \(meta)") }
+        }
+    }
+}
+
+/// Waits until `condition` holds, checking every 10 ms for at most `timeout`; answers whether it held.
+public func eventually(_ condition: () async -> Bool, timeout: Duration = .seconds(5)) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
