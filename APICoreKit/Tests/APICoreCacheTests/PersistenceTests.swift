@@ -81,11 +81,11 @@ struct PersistenceTests {
 
     @Test("expiry: an expired record is a miss for cache-else-network and stale for cache-only")
     func expiry() async throws {
-        let cache = CacheConfiguration(maxAge: ["Human": .milliseconds(200)])
+        let cache = CacheConfiguration(maxAge: ["Human": .seconds(1)])
         try await withCachingServer(cache: cache) { server, client in
             _ = try await client.fetch(HumanQuery(id: "1000"))
             #expect(try await client.fetch(HumanQuery(id: "1000")).source == .cache)
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .milliseconds(1200))
             let stale = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly)
             #expect(stale.metadata.isStale)
             let refreshed = try await client.fetch(HumanQuery(id: "1000"))
