@@ -33,4 +33,16 @@ public struct APIStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Starts iterating.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+
+    /// The same stream with each element transformed; stopping the new stream stops this one.
+    public func map<T: Sendable>(_ transform: @escaping @Sendable (Element) -> T) -> APIStream<T> {
+        let base = self
+        return APIStream<T> { continuation in
+            let task = Task {
+                for await element in base { continuation.yield(transform(element)) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
 }

@@ -81,8 +81,12 @@ struct WatcherTests {
                 #expect(await watcher.waitFor(1))
                 watcher.stop()
             }
-            // A consumer that breaks out of its loop ends the watch as well.
+            // A consumer that breaks out of its loop ends the watch as well, through a map too.
             for await _ in client.watch(GraphQLRequest(HumanQuery(id: "1000"))) { break }
+            for await name in client.watch(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.name }).map({ try? $0.get().value }) {
+                #expect(name == "Luke Skywalker")
+                break
+            }
             #expect(await eventually { await store.watcherCounts == (0, 0) })
         }
     }

@@ -114,6 +114,9 @@ public protocol HouseholdRepository: Sendable {
     func households() async throws(APIError) -> [HouseholdSummary]
     /// The household with this id, or `nil` when there is none.
     func household(id: String) async throws(APIError) -> Household?
+    /// The household, and again whenever the cache learns something new about it: a mutation,
+    /// another query, a subscription event. Errors are elements; stop iterating to stop watching.
+    func watchHousehold(id: String) -> APIStream<Result<Household?, APIError>>
     /// Creates a household with the signed-in user as its owner.
     func createHousehold(name: String) async throws(APIError) -> Household
     /// Renames a household.
@@ -146,6 +149,12 @@ public struct HouseholdService: HouseholdRepository {
         try await client.fetch(GraphQLRequest(HouseholdQuery(id: id)) { data in
             data.household.map { Household($0.fragments.householdDetails) }
         }).value
+    }
+
+    /// `query Household`, watched.
+    public func watchHousehold(id: String) -> APIStream<Result<Household?, APIError>> {
+        client.watch(GraphQLRequest(HouseholdQuery(id: id)) { data in data.household.map { Household($0.fragments.householdDetails) } })
+            .map { result in result.map(\.value) }
     }
 
     /// `mutation CreateHousehold`.

@@ -31,6 +31,20 @@ struct HouseholdServiceTests {
         #expect(client.sent("Household").first?.payload == ["id": "hh-1"])
     }
 
+    @Test("watching a household yields it, then each change the client publishes, as domain models")
+    func watch() async throws {
+        let client = MockAPIClient()
+        try client.stub(operation: "Household", fixture: fixture("household"))
+        var iterator = HouseholdService(client: client).watchHousehold(id: "hh-1").makeAsyncIterator()
+        let first = try #require(await iterator.next())
+        #expect(try first.get()?.name == "Home")
+        let renamed = try String(contentsOf: fixture("household"), encoding: .utf8).replacingOccurrences(of: "\"Home\"", with: "\"Cabin\"")
+        client.publish(operation: "Household", response: try JSONParser.parse(renamed))
+        let second = try #require(await iterator.next())
+        #expect(try second.get()?.name == "Cabin")
+        #expect(try second.get()?.members.count == 2)
+    }
+
     @Test("member changes send only what changes; a role the server does not know is refused before sending")
     func updateMember() async throws {
         let client = MockAPIClient()
