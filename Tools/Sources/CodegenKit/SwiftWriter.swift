@@ -27,11 +27,6 @@ struct SwiftWriter {
             line(trimmed.isEmpty ? "///" : "/// " + trimmed)
         }
     }
-
-    /// Drops a trailing blank line before a closing brace, for tidy output.
-    mutating func trimTrailingBlankLine() {
-        while text.hasSuffix("\n\n") { text.removeLast() }
-    }
 }
 
 enum SwiftNames {
