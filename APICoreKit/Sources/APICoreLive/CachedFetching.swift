@@ -73,14 +73,10 @@ extension LiveAPIClient {
                 let rootKey = CacheNaming.rootKey(for: Query.operationType)
                 let variables = request.operation.variablesJSON
                 // Read once to learn what the data depends on (the root record, when nothing is there yet).
-                let initial = await store.read(
-                    key: rootKey, selections: Query.Data.__selections, parent: Query.Data.__parentType, variables: variables,
-                    requestMaxAge: nil)
+                let initial = await store.read(Query.self, variables: variables, requestMaxAge: nil)
                 last.withLock { $0 = initial.data }
                 let refresh: NormalizedStore.Refresh = { store in
-                    let outcome = store.read(
-                        key: rootKey, selections: Query.Data.__selections, parent: Query.Data.__parentType, variables: variables,
-                        requestMaxAge: nil)
+                    let outcome = store.read(Query.self, variables: variables, requestMaxAge: nil)
                     let previous = last.withLock { value -> JSONObject? in
                         defer { value = outcome.data }
                         return value
@@ -119,9 +115,7 @@ extension LiveAPIClient {
     {
         guard let store else { return nil }
         let start = ContinuousClock.now
-        let outcome = await store.read(
-            key: CacheNaming.rootKey(for: Operation.operationType), selections: Operation.Data.__selections,
-            parent: Operation.Data.__parentType, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
+        let outcome = await store.read(Operation.self, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
         let hit = outcome.data != nil && (allowExpired || !outcome.stale)
         Counter(label: hit ? "apicore_cache_hits_total" : "apicore_cache_misses_total", dimensions: [("operation", Operation.operationName)], factory: metrics)
             .increment()
@@ -157,9 +151,7 @@ extension LiveAPIClient {
         } catch {
             guard case .transport(let failure) = error, failure.isConnectivity, let store else { throw error }
             let start = ContinuousClock.now
-            let outcome = await store.read(
-                key: CacheNaming.rootKey(for: Operation.operationType), selections: Operation.Data.__selections,
-                parent: Operation.Data.__parentType, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
+            let outcome = await store.read(Operation.self, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
             guard let data = outcome.data else { throw error }
             return try Self.cachedResponse(request, data: data, stale: outcome.stale, start: start, offline: true).get()
         }
@@ -179,9 +171,7 @@ extension LiveAPIClient {
 
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? {
         guard let store else { return nil }
-        let outcome = await store.read(
-            key: CacheNaming.queryRoot, selections: Query.Data.__selections, parent: Query.Data.__parentType,
-            variables: query.variablesJSON, requestMaxAge: nil)
+        let outcome = await store.read(Query.self, variables: query.variablesJSON, requestMaxAge: nil)
         return outcome.data.map { Query.Data(_dataDict: DataDict(_data: $0)) }
     }
 

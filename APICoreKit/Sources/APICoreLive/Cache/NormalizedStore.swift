@@ -174,6 +174,15 @@ package actor NormalizedStore {
         }
     }
 
+    /// Reads an operation's data from its root record: `read(key:…)` for a whole operation.
+    package func read<Operation: GraphQLOperation>(_ operation: Operation.Type, variables: JSONObject, requestMaxAge: Duration?)
+        -> (data: JSONObject?, dependencies: Set<String>, stale: Bool)
+    {
+        read(
+            key: CacheNaming.rootKey(for: Operation.operationType), selections: Operation.Data.__selections,
+            parent: Operation.Data.__parentType, variables: variables, requestMaxAge: requestMaxAge)
+    }
+
     // MARK: Watchers
 
     /// Registers a watcher that depends on `dependencies`; `refresh` reads again and answers the
