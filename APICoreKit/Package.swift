@@ -9,9 +9,12 @@ import PackageDescription
 ///   app's composition root imports it; its public surface is one factory.
 /// - `APICoreTesting`: a mock `APIClient` for kits' unit tests.
 /// - `APICoreSQLite`: the SQLite normalized cache (GRDB), for the composition root.
+/// - `APICoreWebSocket`: the WebSocket client for subscriptions (swift-websocket's `WSClient`, on
+///   SwiftNIO), for the composition root of an app that subscribes.
 ///
 /// Hummingbird and GraphQL are used by the test server only, a target no product contains, so a
-/// kit that depends on this package never builds them.
+/// kit that depends on this package never builds them; SwiftNIO is built only by an app that
+/// links `APICoreWebSocket`.
 let package = Package(
     name: "APICoreKit",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -20,6 +23,7 @@ let package = Package(
         .library(name: "APICoreLive", targets: ["APICoreLive"]),
         .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
         .library(name: "APICoreSQLite", targets: ["APICoreSQLite"]),
+        .library(name: "APICoreWebSocket", targets: ["APICoreWebSocket"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -28,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         .target(
@@ -46,10 +53,20 @@ let package = Package(
             dependencies: ["APICore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
         ),
         .target(
+            name: "APICoreWebSocket",
+            dependencies: [
+                "APICore", .product(name: "WSClient", package: "swift-websocket"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "APICoreTestServer",
             dependencies: [
                 "APICore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -59,7 +76,10 @@ let package = Package(
         .target(name: "StarWarsOperations", dependencies: ["APICore"], path: "Tests/Support/StarWarsOperations"),
         .executableTarget(
             name: "apicore-bench",
-            dependencies: ["APICore", "APICoreLive", "APICoreSQLite", "APICoreTestServer", "StarWarsOperations"],
+            dependencies: [
+                "APICore", "APICoreLive", "APICoreSQLite", "APICoreWebSocket", "APICoreTestServer", "StarWarsOperations",
+                .product(name: "WSClient", package: "swift-websocket"),
+            ],
             path: "Benchmarks/apicore-bench"
         ),
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
@@ -74,6 +94,13 @@ let package = Package(
             name: "APICoreCacheTests",
             dependencies: [
                 "APICore", "APICoreLive", "APICoreSQLite", "APICoreTestServer", "StarWarsOperations",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "APICoreSubscriptionTests",
+            dependencies: [
+                "APICore", "APICoreLive", "APICoreWebSocket", "APICoreTestServer", "StarWarsOperations",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

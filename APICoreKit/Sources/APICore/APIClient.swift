@@ -31,6 +31,11 @@ public protocol APIClient: Sendable {
     func watch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
         -> APIStream<Result<Response<Value>, APIError>>
 
+    /// Subscribes to a subscription: each event's data is written to the cache (so watchers of the
+    /// same records update) and mapped. Errors end the sequence; a dropped connection does not
+    /// (see ``APISubscription/states``). Ending the iteration unsubscribes.
+    func subscribe<Subscription: GraphQLSubscription, Value>(_ request: GraphQLRequest<Subscription, Value>) -> APISubscription<Value>
+
     /// Performs a mutation and maps its data.
     func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
         -> Response<Value>
@@ -68,6 +73,11 @@ extension APIClient {
         -> Response<Query.Data>
     {
         try await fetch(GraphQLRequest(query), cachePolicy: cachePolicy)
+    }
+
+    /// Subscribes and yields each event's generated data.
+    public func subscribe<Subscription: GraphQLSubscription>(_ subscription: Subscription) -> APISubscription<Subscription.Data> {
+        subscribe(GraphQLRequest(subscription))
     }
 
     /// Performs a mutation and returns its generated data.

@@ -45,6 +45,9 @@ public struct APIClientConfiguration: Sendable {
     public var deduplicatesQueries: Bool
     /// Automatic persisted queries, or `nil` to always send documents.
     public var persistedQueries: PersistedQueries?
+    /// Subscriptions over WebSocket, or `nil` when the app has none (subscribing then throws
+    /// ``APIError/invalidRequest(_:)``).
+    public var subscriptions: SubscriptionConfiguration?
 
     /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL, and
     /// the cache to one in memory.
@@ -62,6 +65,7 @@ public struct APIClientConfiguration: Sendable {
         retryPolicy: RetryPolicy? = .default,
         deduplicatesQueries: Bool = true,
         persistedQueries: PersistedQueries? = nil,
+        subscriptions: SubscriptionConfiguration? = nil,
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
     ) {
         self.restBaseURL = restBaseURL
@@ -78,6 +82,7 @@ public struct APIClientConfiguration: Sendable {
         self.retryPolicy = retryPolicy
         self.deduplicatesQueries = deduplicatesQueries
         self.persistedQueries = persistedQueries
+        self.subscriptions = subscriptions
     }
 }
 

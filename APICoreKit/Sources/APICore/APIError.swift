@@ -21,6 +21,9 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
     case mapping(String)
     /// `cacheOnly` found no complete data in the cache for the operation named here.
     case cacheMiss(String)
+    /// A subscription's WebSocket failed: closed by the server with a code, no `connection_ack`
+    /// in time, a message that breaks the protocol, or no way back after reconnecting.
+    case webSocket(WebSocketFailure)
 
     /// What a caller can do about an error.
     public enum Recovery: Sendable, Hashable {
@@ -44,6 +47,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
             if failure.errors.contains(where: { $0.code == "UNAUTHENTICATED" }) { return .reauthenticate }
             return failure.statusCode.map { [429, 502, 503, 504].contains($0) } == true ? .retry : .fail
         case .invalidResponse, .invalidRequest, .mapping, .cacheMiss: return .fail
+        case .webSocket(let failure): return failure.recovery
         }
     }
 
@@ -53,7 +57,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
         case .unauthorized(let failure), .httpStatus(let failure): return failure.statusCode
         case .graphQL(let failure): return failure.statusCode
         case .invalidResponse(let failure): return failure.statusCode
-        case .transport, .cancelled, .invalidRequest, .mapping, .cacheMiss: return nil
+        case .transport, .cancelled, .invalidRequest, .mapping, .cacheMiss, .webSocket: return nil
         }
     }
 
@@ -69,6 +73,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
         case .invalidRequest(let reason): return "invalid request: \(reason)"
         case .mapping(let reason): return "mapping failed: \(reason)"
         case .cacheMiss(let operation): return "cache miss: the cache has no complete data for \(operation)"
+        case .webSocket(let failure): return "WebSocket failure: \(failure)"
         }
     }
 
@@ -222,6 +227,73 @@ public struct InvalidResponse: Sendable, Hashable, CustomStringConvertible {
         case .wrongShape(let error): return prefix + "at \(error.path): \(error.message)"
         case .noData: return prefix + "response has no data and no errors"
         case .notGraphQLResponse: return prefix + "body is not a GraphQL response: \(bodyExcerpt)"
+        }
+    }
+}
+
+/// Why a subscription's WebSocket could not go on.
+public struct WebSocketFailure: Sendable, Hashable, CustomStringConvertible {
+    /// What happened.
+    public enum Kind: Sendable, Hashable {
+        /// The server closed the socket with this code and reason: 4400 bad request, 4401
+        /// unauthorized (subscribing before the ack), 4403 forbidden (`connection_init` refused), 4408
+        /// no `connection_init` in time, 4409 a subscription id already in use, 4429 too many
+        /// `connection_init`s, 4500 internal server error; 1xxx are the WebSocket codes.
+        case closed(code: Int, reason: String)
+        /// No `connection_ack` within the configured timeout.
+        case ackTimeout(Duration)
+        /// The server sent a message that breaks the protocol (the client closed with 4400).
+        case invalidMessage(String)
+        /// The server refused `connection_init` (legacy `connection_error`).
+        case connectionRejected(String)
+        /// Reconnecting failed this many times in a row; the last failure is kept.
+        case gaveUp(attempts: Int, lastFailure: String)
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The socket's URL.
+    public var url: URL?
+
+    /// Creates a failure.
+    public init(kind: Kind, url: URL?) {
+        self.kind = kind
+        self.url = url
+    }
+
+    /// The close code, when the server closed the socket.
+    public var closeCode: Int? {
+        if case .closed(let code, _) = kind { return code }
+        return nil
+    }
+
+    /// What a caller can do: 4401/4403 and a refused `connection_init` call for new credentials;
+    /// 4408, 4429, 4500 and timeouts may pass; a broken protocol will not.
+    public var recovery: APIError.Recovery {
+        switch kind {
+        case .closed(let code, _):
+            switch code {
+            case 4401, 4403: return .reauthenticate
+            case 4400, 4406, 4409: return .fail
+            default: return .retry
+            }
+        case .connectionRejected: return .reauthenticate
+        case .ackTimeout, .gaveUp: return .retry
+        case .invalidMessage: return .fail
+        }
+    }
+
+    /// A sentence naming the code or the problem, and the URL.
+    public var description: String {
+        let at = url.map { " (\($0.absoluteString))" } ?? ""
+        switch kind {
+        case .closed(let code, let reason):
+            return "the server closed the socket with \(code)" + (reason.isEmpty ? "" : " \"\(reason)\"") + at
+        case .ackTimeout(let timeout):
+            return "no connection_ack within \(Int(timeout / .milliseconds(1))) ms" + at
+        case .invalidMessage(let problem): return "invalid message from the server: \(problem)" + at
+        case .connectionRejected(let message): return "the server refused connection_init: \(message)" + at
+        case .gaveUp(let attempts, let last): return "gave up after \(attempts) reconnection attempts; last: \(last)" + at
         }
     }
 }

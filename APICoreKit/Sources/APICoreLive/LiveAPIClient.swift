@@ -21,6 +21,8 @@ final class LiveAPIClient: APIClient {
     let inFlight = InFlightQueries()
     /// Whether the server still takes persisted-query hashes (it said `PersistedQueryNotSupported`).
     let persistedQueriesSupported = Locked(true)
+    /// The subscriptions' shared socket, when the configuration has subscriptions.
+    let subscriptions: SubscriptionConnection?
 
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -49,6 +51,7 @@ final class LiveAPIClient: APIClient {
         middlewares.append(LoggingMiddleware(logger: configuration.logger))
         self.middlewares = middlewares
         self.metrics = metrics
+        subscriptions = Self.makeSubscriptionConnection(configuration)
     }
 
     // MARK: REST

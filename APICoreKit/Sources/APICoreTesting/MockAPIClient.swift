@@ -16,6 +16,8 @@ import Foundation
 /// Several stubs for the same key answer in turn; the last one keeps answering.
 ///
 /// Watchers get the stubbed answer first and then whatever ``publish(operation:response:)`` sends.
+/// Subscriptions get what ``publish(subscription:response:)`` sends, until
+/// ``finishSubscriptions(_:throwing:)``.
 /// The cache is a plain store of the data written with `writeQuery` (no normalization); record
 /// operations are only recorded, in ``cacheOperations``.
 public final class MockAPIClient: APIClient, @unchecked Sendable {
@@ -45,6 +47,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     private var stubs: [String: [Answer]] = [:]
     private var sentRequests: [SentRequest] = []
     private var watchers: [String: [UUID: @Sendable (JSONValue) -> Void]] = [:]
+    private var subscribers: [String: [UUID: (event: @Sendable (JSONValue) -> Void, finish: @Sendable (APIError?) -> Void)]] = [:]
     private var writtenQueries: [String: JSONObject] = [:]
     private var recordedCacheOperations: [String] = []
 
@@ -176,6 +179,51 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     /// How many watchers are active for an operation.
     public func watcherCount(_ operation: String) -> Int {
         lock.withLock { watchers[operation]?.count ?? 0 }
+    }
+
+    /// Records the subscription, then yields what ``publish(subscription:response:)`` sends for its
+    /// operation name, until ``finishSubscriptions(_:throwing:)`` or the consumer stops.
+    public func subscribe<Subscription: GraphQLSubscription, Value>(_ request: GraphQLRequest<Subscription, Value>) -> APISubscription<Value> {
+        let name = Subscription.operationName
+        record(SentRequest(name: name, payload: .object(request.operation.variablesJSON), query: [:], headers: request.headers))
+        return APISubscription { continuation in
+            let id = UUID()
+            continuation.setState(.active)
+            lock.withLock {
+                subscribers[name, default: [:]][id] = (
+                    event: { json in
+                        do throws(APIError) {
+                            continuation.yield(try Self.decode(json, for: request, body: JSONSerializer.data(json)).value)
+                        } catch {
+                            continuation.finish(throwing: error)
+                        }
+                    },
+                    finish: { error in continuation.finish(throwing: error) }
+                )
+            }
+            continuation.onTermination { [weak self] in
+                self?.lock.withLock { _ = self?.subscribers[name]?.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Sends a whole GraphQL response (`{"data": …}`) to the active subscriptions of an operation,
+    /// as if the server had sent an event.
+    public func publish(subscription operation: String, response: JSONValue) {
+        let targets = lock.withLock { Array((subscribers[operation] ?? [:]).values) }
+        for target in targets { target.event(response) }
+    }
+
+    /// Ends the active subscriptions of an operation, as if the server had completed them (or, with
+    /// an error, as if they had failed).
+    public func finishSubscriptions(_ operation: String, throwing error: APIError? = nil) {
+        let targets = lock.withLock { Array((subscribers[operation] ?? [:]).values) }
+        for target in targets { target.finish(error) }
+    }
+
+    /// How many subscriptions are active for an operation.
+    public func subscriberCount(_ operation: String) -> Int {
+        lock.withLock { subscribers[operation]?.count ?? 0 }
     }
 
     /// The data last written for this query and variables.

@@ -76,6 +76,7 @@ struct MetricsMiddleware: Middleware {
         case .invalidRequest: return "invalid_request"
         case .mapping: return "mapping"
         case .cacheMiss: return "cache_miss"
+        case .webSocket: return "websocket"
         }
     }
 }

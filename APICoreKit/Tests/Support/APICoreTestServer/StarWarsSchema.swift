@@ -38,7 +38,7 @@ enum StarWarsSchema {
         ]
     }()
 
-    static func make(state: LockedState<TestServer.State>) throws -> GraphQLSchema {
+    static func make(state: LockedState<TestServer.State>, events: EventHub) throws -> GraphQLSchema {
         let episode = try GraphQLEnumType(
             name: "Episode",
             values: ["NEWHOPE": GraphQLEnumValue(value: "NEWHOPE"), "EMPIRE": GraphQLEnumValue(value: "EMPIRE"),
@@ -169,6 +169,7 @@ enum StarWarsSchema {
                         guard let character = characters[id] else { return nil }
                         let name = args["name"].string ?? ""
                         state.withLock { $0.renamed[id] = name }
+                        events.publish("characterRenamed", character)
                         return character
                     }),
                 "createReview": GraphQLField(
@@ -181,11 +182,38 @@ enum StarWarsSchema {
                         if let commentary = input["commentary"].string { created["commentary"] = commentary }
                         let stored = created
                         state.withLock { $0.reviews.append(stored) }
+                        events.publish("reviewAdded", stored)
                         return created
                     })
             ]
         )
-        return try GraphQLSchema(query: query, mutation: mutation, types: [human, droid])
+        // Subscription fields resolve to the event itself.
+        let event: GraphQLFieldResolve = { source, _, _, _ in source }
+        let subscription = try GraphQLObjectType(
+            name: "Subscription",
+            fields: [
+                "reviewAdded": GraphQLField(
+                    type: review, args: ["episode": GraphQLArgument(type: episode)], resolve: event,
+                    subscribe: { _, args, _, _ in
+                        let wanted = args["episode"].string
+                        return events.stream("reviewAdded") { wanted == nil || ($0 as? Object)?["episode"] as? String == wanted }
+                    }),
+                "characterRenamed": GraphQLField(
+                    type: GraphQLNonNull(character), resolve: event, subscribe: { _, _, _, _ in events.stream("characterRenamed") }),
+                "counter": GraphQLField(
+                    type: GraphQLNonNull(GraphQLInt), args: ["to": GraphQLArgument(type: GraphQLNonNull(GraphQLInt))], resolve: event,
+                    subscribe: { _, args, _, _ in
+                        let last = min(args["to"].int ?? 0, 100_000)
+                        return AsyncThrowingStream<any Sendable, any Error> { continuation in
+                            for number in stride(from: 1, through: last, by: 1) { continuation.yield(number) }
+                            continuation.finish()
+                        }
+                    }),
+                "catalogFeed": GraphQLField(
+                    type: GraphQLNonNull(catalogItem), resolve: event, subscribe: { _, _, _, _ in events.stream("catalogFeed") }),
+            ]
+        )
+        return try GraphQLSchema(query: query, mutation: mutation, subscription: subscription, types: [human, droid])
     }
 
     /// `count` catalog items of about 200 bytes each.

@@ -1,6 +1,7 @@
 import Foundation
 import GraphQL
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 
@@ -66,6 +67,11 @@ public final class TestServer: Sendable {
         var persistedQueries: [String: String] = [:]
         var persistedQueriesSupported = true
         var uploadOperations: Data?
+        var webSocket = WebSocketBehavior()
+        var webSocketConnections = 0
+        var webSocketUpgradeHeaders: [[String: String]] = []
+        var webSocketMessages: [WebSocketRecord] = []
+        var webSocketClosers: [Int: @Sendable (Int, String) -> Void] = [:]
     }
 
     /// The port it listens on.
@@ -74,25 +80,35 @@ public final class TestServer: Sendable {
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
     /// The GraphQL endpoint.
     public var graphQLURL: URL { baseURL.appendingPathComponent("graphql") }
+    /// The GraphQL WebSocket endpoint, `ws://127.0.0.1:<port>/graphql`, speaking
+    /// `graphql-transport-ws` and `graphql-ws`.
+    public var webSocketURL: URL { URL(string: "ws://127.0.0.1:\(port)/graphql")! }
 
     let state: LockedState<State>
+    let events: EventHub
     private let task: Task<Void, any Error>
 
-    private init(port: Int, state: LockedState<State>, task: Task<Void, any Error>) {
+    private init(port: Int, state: LockedState<State>, events: EventHub, task: Task<Void, any Error>) {
         self.port = port
         self.state = state
+        self.events = events
         self.task = task
     }
 
     /// Starts a server on a free loopback port and returns once it accepts connections.
     public static func start() async throws -> TestServer {
         let state = LockedState(State())
-        let schema = try StarWarsSchema.make(state: state)
+        let events = EventHub()
+        let schema = try StarWarsSchema.make(state: state, events: events)
         let router = Router()
         Routes.register(on: router, state: state, schema: schema)
+        let webSocket = GraphQLWebSocket(schema: schema, state: state)
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router,
+            server: .http1WebSocketUpgrade(configuration: .init(maxFrameSize: 1 << 20)) { request, _, _ in
+                webSocket.shouldUpgrade(request)
+            },
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "APICoreTestServer"),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
@@ -107,7 +123,7 @@ public final class TestServer: Sendable {
             task.cancel()
             throw TestServerError.couldNotStart
         }
-        return TestServer(port: port, state: state, task: task)
+        return TestServer(port: port, state: state, events: events, task: task)
     }
 
     /// Stops the server and waits until it has closed its socket.
@@ -166,6 +182,33 @@ public final class TestServer: Sendable {
         let key = path.hasPrefix("/") ? path : "/" + path
         return requests.filter { $0.path == key }
     }
+}
+
+extension TestServer {
+    /// Makes the WebSocket endpoint misbehave (for connections opened from now on).
+    public func setWebSocketBehavior(_ behavior: WebSocketBehavior) { state.withLock { $0.webSocket = behavior } }
+
+    /// Closes every open WebSocket with this code and reason; 1001 "going away" is what a server
+    /// that restarts sends.
+    public func closeWebSockets(code: Int = 1001, reason: String = "server restarting") {
+        let closers = state.withLock { Array($0.webSocketClosers.values) }
+        for close in closers { close(code, reason) }
+    }
+
+    /// The number of WebSocket connections opened so far.
+    public var webSocketConnectionCount: Int { state.withLock { $0.webSocketConnections } }
+
+    /// The number of WebSocket connections open now.
+    public var openWebSocketCount: Int { state.withLock { $0.webSocketClosers.count } }
+
+    /// The headers of each WebSocket upgrade request, names lowercased, in order.
+    public var webSocketUpgradeHeaders: [[String: String]] { state.withLock { $0.webSocketUpgradeHeaders } }
+
+    /// Every message clients sent on WebSockets, in order.
+    public var webSocketMessages: [WebSocketRecord] { state.withLock { $0.webSocketMessages } }
+
+    /// How many subscriptions to `topic` (`reviewAdded`, `characterRenamed`) are running now.
+    public func subscriberCount(_ topic: String) -> Int { events.count(topic) }
 }
 
 /// Why the test server could not start.

@@ -24,6 +24,7 @@ enum Types {
     static let human = ParentType.object("Human", keyFields: ["id"])
     static let query = ParentType.object("Query")
     static let mutation = ParentType.object("Mutation")
+    static let subscription = ParentType.object("Subscription")
 }
 
 /// `query HeroName($episode: Episode) { hero(episode: $episode) { __typename id name ... on Droid { primaryFunction } friends { __typename name } } }`
@@ -335,5 +336,80 @@ public struct UploadFilesMutation: GraphQLMutation {
             public var filename: String { __data["filename"] }
             public var size: Int { __data["size"] }
         }
+    }
+}
+
+/// `subscription ReviewAdded($episode: Episode) { reviewAdded(episode: $episode) { stars commentary episode } }`:
+/// one event per `createReview`.
+public struct ReviewAddedSubscription: GraphQLSubscription {
+    public static let operationName = "ReviewAdded"
+    public static let document = """
+        subscription ReviewAdded($episode: Episode) { reviewAdded(episode: $episode) { stars commentary episode } }
+        """
+    public var episode: GraphQLNullable<GraphQLEnum<Episode>>
+    public init(episode: GraphQLNullable<GraphQLEnum<Episode>> = nil) { self.episode = episode }
+    public var __variables: InputDict { InputDict(["episode": episode]) }
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.subscription
+        public static let __selections: [Selection] = [
+            .field(Field("reviewAdded", .object(CreateReviewMutation.Data.CreateReview.self), arguments: ["episode": .variable("episode")]))
+        ]
+        public var reviewAdded: CreateReviewMutation.Data.CreateReview? { __data["reviewAdded"] }
+    }
+}
+
+/// `subscription CharacterRenamed { characterRenamed { __typename id name } }`: one event per
+/// `renameCharacter`.
+public struct CharacterRenamedSubscription: GraphQLSubscription {
+    public static let operationName = "CharacterRenamed"
+    public static let document = "subscription CharacterRenamed { characterRenamed { __typename id name } }"
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.subscription
+        public static let __selections: [Selection] = [
+            .field(Field("characterRenamed", .nonNull(.object(RenameCharacterMutation.Data.Character.self))))
+        ]
+        public var characterRenamed: RenameCharacterMutation.Data.Character { __data["characterRenamed"] }
+    }
+}
+
+/// `subscription Counter($to: Int!) { counter(to: $to) }`: the numbers 1 to `to`, then complete.
+public struct CounterSubscription: GraphQLSubscription {
+    public static let operationName = "Counter"
+    public static let document = "subscription Counter($to: Int!) { counter(to: $to) }"
+    public var to: Int
+    public init(to: Int) { self.to = to }
+    public var __variables: InputDict { InputDict(["to": to]) }
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.subscription
+        public static let __selections: [Selection] = [.field(Field("counter", .nonNull(.scalar(Int.self)), arguments: ["to": .variable("to")]))]
+        public var counter: Int { __data["counter"] }
+    }
+}
+
+/// `subscription CatalogFeed { catalogFeed { id name description price tags } }`: the benchmark's
+/// subscription; the test server answers it with canned frames.
+public struct CatalogFeedSubscription: GraphQLSubscription {
+    public static let operationName = "CatalogFeed"
+    public static let document = "subscription CatalogFeed { catalogFeed { id name description price tags } }"
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.subscription
+        public static let __selections: [Selection] = [
+            .field(Field("catalogFeed", .nonNull(.object(CatalogQuery.Data.Item.self))))
+        ]
+        public var catalogFeed: CatalogQuery.Data.Item { __data["catalogFeed"] }
     }
 }

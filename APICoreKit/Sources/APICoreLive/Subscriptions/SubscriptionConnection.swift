@@ -1,0 +1,318 @@
+import APICore
+import Foundation
+import Logging
+
+/// The one WebSocket a client's subscriptions share: opened on the first subscription, closed after
+/// the last, reopened with backoff when it drops, with every active operation subscribed again.
+///
+/// Each socket gets a new generation; an operation remembers the generation it was subscribed on,
+/// so it is subscribed exactly once per socket, and nothing from an old socket is read once it is
+/// gone: after a reconnect no event arrives twice.
+actor SubscriptionConnection {
+    /// What an operation's consumer is told.
+    enum Delivery: Sendable {
+        case state(SubscriptionState)
+        case next(JSONObject)
+        case failed(APIError)
+        case completed
+    }
+
+    typealias Sink = @Sendable (Delivery) -> Void
+
+    private struct Operation {
+        let name: String
+        let payload: JSONObject
+        let sink: Sink
+        var subscribedOn: UInt64?
+    }
+
+    /// How one socket's life ended.
+    private enum Outcome {
+        /// No operations are left; stop.
+        case idle
+        /// Reconnect (after backoff). `acknowledged` says whether the socket had got as far as the
+        /// ack, which resets the count of failures in a row.
+        case dropped(APIError, acknowledged: Bool)
+        /// Give up: fail every operation with this error.
+        case fatal(APIError)
+    }
+
+    /// Close codes after which reconnecting cannot help (as in graphql-ws).
+    static let fatalCloseCodes: Set<Int> = [4400, 4401, 4403, 4406, 4409, 4429, 4500]
+
+    private let configuration: SubscriptionConfiguration
+    private let upgradeHeaders: @Sendable () async -> [String: String]
+    private let defaultPayload: @Sendable () async -> JSONObject?
+    private let logger: Logger
+
+    private var operations: [UInt64: Operation] = [:]
+    private var nextID: UInt64 = 1
+    private var runner: Task<Void, Never>?
+    private var channel: (any WebSocketChannel)?
+    private var generation: UInt64 = 0
+    private var acknowledged = false
+    /// Set when the client itself ends a socket for a reason (ack timeout, invalid message, silence).
+    private var pendingOutcome: Outcome?
+    private var lastReceived = ContinuousClock.now
+
+    init(
+        configuration: SubscriptionConfiguration,
+        upgradeHeaders: @escaping @Sendable () async -> [String: String],
+        defaultPayload: @escaping @Sendable () async -> JSONObject?,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.upgradeHeaders = upgradeHeaders
+        self.defaultPayload = defaultPayload
+        self.logger = logger
+    }
+
+    // MARK: Operations
+
+    /// Adds an operation; its events go to `sink` until it fails, completes or is removed.
+    func subscribe(name: String, payload: JSONObject, sink: @escaping Sink) async -> UInt64 {
+        let id = nextID
+        nextID += 1
+        operations[id] = Operation(name: name, payload: payload, sink: sink)
+        if let channel, acknowledged {
+            sink(.state(.active))
+            await send(id, on: channel)
+        } else {
+            sink(.state(.connecting))
+            if runner == nil { runner = Task { await self.run() } }
+        }
+        return id
+    }
+
+    /// Removes an operation, telling the server when it knows of it, and closes the socket when it
+    /// was the last one.
+    func unsubscribe(_ id: UInt64) async {
+        guard let operation = operations.removeValue(forKey: id) else { return }
+        if let channel, acknowledged, operation.subscribedOn == generation {
+            try? await channel.send(SubscriptionWire.complete(id: String(id), protocol: configuration.subprotocol))
+        }
+        await closeIfIdle()
+    }
+
+    /// The number of operations (for tests).
+    var activeCount: Int { operations.count }
+
+    private func send(_ id: UInt64, on channel: any WebSocketChannel) async {
+        guard var operation = operations[id], operation.subscribedOn != generation else { return }
+        operation.subscribedOn = generation
+        operations[id] = operation
+        try? await channel.send(SubscriptionWire.subscribe(id: String(id), payload: operation.payload, protocol: configuration.subprotocol))
+    }
+
+    private func closeIfIdle() async {
+        guard operations.isEmpty, let channel else { return }
+        await channel.close(code: 1000, reason: "no active subscriptions")
+    }
+
+    private func broadcast(_ delivery: Delivery) {
+        for operation in operations.values { operation.sink(delivery) }
+    }
+
+    private func failAll(_ error: APIError) {
+        broadcast(.failed(error))
+        operations.removeAll()
+    }
+
+    // MARK: Connection
+
+    /// Opens sockets while there are operations, with backoff between failures.
+    private func run() async {
+        var failures = 0
+        var firstFailure: ContinuousClock.Instant?
+        while !operations.isEmpty {
+            switch await connectOnce() {
+            case .idle:
+                continue
+            case .fatal(let error):
+                logger.warning("subscriptions stopped: \(error)")
+                failAll(error)
+            case .dropped(let error, let acknowledged):
+                guard !operations.isEmpty else { continue }
+                if acknowledged {
+                    failures = 0
+                    firstFailure = nil
+                }
+                failures += 1
+                let start = firstFailure ?? .now
+                firstFailure = start
+                guard let policy = configuration.reconnect else {
+                    failAll(error)
+                    continue
+                }
+                guard failures < policy.maxAttempts, ContinuousClock.now - start < policy.maxTotalTime else {
+                    failAll(.webSocket(WebSocketFailure(
+                        kind: .gaveUp(attempts: failures, lastFailure: error.description), url: configuration.url)))
+                    continue
+                }
+                let delay = policy.delay(after: failures)
+                logger.info("subscription socket lost (\(error)); reconnecting in \(delay), attempt \(failures)")
+                broadcast(.state(.reconnecting(attempt: failures, delay: delay, reason: error.description)))
+                try? await Task.sleep(for: delay)
+                if !operations.isEmpty { broadcast(.state(.connecting)) }
+            }
+        }
+        runner = nil
+    }
+
+    /// One socket, from opening to closing.
+    private func connectOnce() async -> Outcome {
+        generation += 1
+        let current = generation
+        acknowledged = false
+        pendingOutcome = nil
+        let request = WebSocketRequest(
+            url: configuration.url, subprotocol: configuration.subprotocol.rawValue, headers: await upgradeHeaders(),
+            maxMessageSize: configuration.maxMessageSize, logger: logger)
+        let channel: any WebSocketChannel
+        do throws(APIError) {
+            channel = try await configuration.transport.connect(request)
+        } catch {
+            return .dropped(error, acknowledged: false)
+        }
+        if operations.isEmpty {
+            await channel.close(code: 1000, reason: "no active subscriptions")
+            return .idle
+        }
+        self.channel = channel
+        defer {
+            self.channel = nil
+            acknowledged = false
+        }
+        let payload: JSONObject?
+        if let provider = configuration.connectionPayload {
+            payload = await provider()
+        } else {
+            payload = await defaultPayload()
+        }
+        do throws(APIError) {
+            try await channel.send(SubscriptionWire.connectionInit(payload: payload))
+        } catch {
+            return .dropped(error, acknowledged: false)
+        }
+        lastReceived = .now
+        let ackTimeout = configuration.ackTimeout
+        let timer = Task {
+            try? await Task.sleep(for: ackTimeout)
+            if !Task.isCancelled { await self.ackTimedOut(generation: current) }
+        }
+        var keepAlive: Task<Void, Never>?
+        defer {
+            timer.cancel()
+            keepAlive?.cancel()
+        }
+        for await event in channel.events {
+            switch event {
+            case .message(let text):
+                lastReceived = .now
+                if let outcome = await handle(text, on: channel) { return outcome }
+                if acknowledged, keepAlive == nil, configuration.subprotocol == .graphQLTransportWS, let interval = configuration.keepAlive {
+                    timer.cancel()
+                    keepAlive = Task { await self.keepAlive(every: interval, generation: current) }
+                }
+            case .closed(let code, let reason):
+                return outcomeOfClose(code: code, reason: reason)
+            }
+        }
+        return outcomeOfClose(code: nil, reason: "")
+    }
+
+    private func outcomeOfClose(code: Int?, reason: String) -> Outcome {
+        if let pendingOutcome { return pendingOutcome }
+        if operations.isEmpty { return .idle }
+        let code = code ?? 1006
+        logger.debug("subscription socket closed by the server with \(code)")
+        let error = APIError.webSocket(WebSocketFailure(kind: .closed(code: code, reason: reason), url: configuration.url))
+        return Self.fatalCloseCodes.contains(code) ? .fatal(error) : .dropped(error, acknowledged: acknowledged)
+    }
+
+    /// Acts on one message; an outcome ends the socket.
+    private func handle(_ text: String, on channel: any WebSocketChannel) async -> Outcome? {
+        let message: ServerMessage
+        switch SubscriptionWire.parse(text, protocol: configuration.subprotocol) {
+        case .success(let parsed): message = parsed
+        case .failure(let invalid): return await endSocket(code: 4400, .fatal(invalidMessage(invalid.description)), on: channel)
+        }
+        switch message {
+        case .connectionAck:
+            guard !acknowledged else { return nil }
+            acknowledged = true
+            logger.debug("subscription socket acknowledged")
+            for id in operations.keys.sorted() {
+                operations[id]?.sink(.state(.active))
+                await send(id, on: channel)
+            }
+            await closeIfIdle()
+        case .ping:
+            try? await channel.send(SubscriptionWire.pong)
+        case .keepAlive:
+            break
+        case .connectionError(let reason):
+            return await endSocket(
+                code: 1000, .fatal(.webSocket(WebSocketFailure(kind: .connectionRejected(reason), url: configuration.url))), on: channel)
+        case .next(let id, let payload):
+            guard acknowledged else { return await endSocket(code: 4400, .fatal(invalidMessage("a result before connection_ack")), on: channel) }
+            // Results for an operation already removed (the consumer stopped) are dropped.
+            if let id = UInt64(id), let operation = operations[id] { operation.sink(.next(payload)) }
+        case .error(let id, let errors):
+            if let id = UInt64(id), let operation = operations.removeValue(forKey: id) {
+                operation.sink(.failed(.graphQL(GraphQLFailure(errors: errors, partialData: nil, statusCode: nil, operationName: operation.name))))
+                await closeIfIdle()
+            }
+        case .complete(let id):
+            if let id = UInt64(id), let operation = operations.removeValue(forKey: id) {
+                operation.sink(.completed)
+                await closeIfIdle()
+            }
+        }
+        return nil
+    }
+
+    private func invalidMessage(_ description: String) -> APIError {
+        .webSocket(WebSocketFailure(kind: .invalidMessage(description), url: configuration.url))
+    }
+
+    /// Closes the socket for a reason of the client's own; the socket's outcome is `outcome`.
+    private func endSocket(code: Int, _ outcome: Outcome, on channel: any WebSocketChannel) async -> Outcome {
+        pendingOutcome = outcome
+        // A close reason is at most 123 bytes.
+        var reason = ""
+        if case .fatal(let error) = outcome { reason = String(decoding: Array(error.description.utf8.prefix(120)), as: UTF8.self) }
+        await channel.close(code: code, reason: reason)
+        return outcome
+    }
+
+    private func ackTimedOut(generation: UInt64) async {
+        guard generation == self.generation, !acknowledged, pendingOutcome == nil, let channel else { return }
+        let error = APIError.webSocket(WebSocketFailure(kind: .ackTimeout(configuration.ackTimeout), url: configuration.url))
+        logger.warning("subscription socket: \(error)")
+        pendingOutcome = .fatal(error)
+        await channel.close(code: 4504, reason: "Connection acknowledgement timeout")
+    }
+
+    /// Pings after each quiet interval; a socket that stays quiet for another interval is dropped.
+    private func keepAlive(every interval: Duration, generation: UInt64) async {
+        var pingedAt: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            guard !Task.isCancelled, generation == self.generation, let channel, pendingOutcome == nil else { return }
+            if let pingedAt, lastReceived < pingedAt {
+                let error = APIError.transport(TransportFailure(
+                    kind: .timedOut, url: configuration.url, underlying: "no message from the server for \(interval * 2)"))
+                pendingOutcome = .dropped(error, acknowledged: true)
+                await channel.close(code: 4499, reason: "keep-alive timeout")
+                return
+            }
+            if ContinuousClock.now - lastReceived >= interval {
+                pingedAt = .now
+                try? await channel.send(SubscriptionWire.ping)
+            } else {
+                pingedAt = nil
+            }
+        }
+    }
+}

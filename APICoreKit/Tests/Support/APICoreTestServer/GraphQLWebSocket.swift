@@ -1,0 +1,241 @@
+import Foundation
+import GraphQL
+import HTTPTypes
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// What the server's WebSocket endpoint does besides speaking the protocol, so that tests can make
+/// it misbehave.
+public struct WebSocketBehavior: Sendable {
+    /// Wait this long before `connection_ack`.
+    public var ackDelay: Duration = .zero
+    /// Never acknowledge `connection_init`.
+    public var neverAcknowledges = false
+    /// Sent instead of `connection_ack`, as it is.
+    public var ackFrame: String?
+    /// Sent instead of executing a subscription, as they are, with `{{id}}` replaced by its id; the
+    /// last one is repeated `repeatLast` more times.
+    public var framesOnSubscribe: [String]?
+    /// How many more times the last of `framesOnSubscribe` is sent.
+    public var repeatLast = 0
+    /// Close the socket with this code and reason on `connection_init`.
+    public var closeOnInit: (code: Int, reason: String)?
+    /// Refuse `connection_init` (4403 Forbidden, or the legacy `connection_error`) unless its payload
+    /// carries `"Authorization": "Bearer <the current access token>"`.
+    public var requiresToken = false
+    /// Answer `ping` with `pong` (off: a server that went quiet).
+    public var answersPings = true
+    /// Close with 4408 when `connection_init` does not come within this time.
+    public var initTimeout: Duration = .seconds(3)
+
+    /// The protocol, behaving.
+    public init() {}
+}
+
+/// A message a client sent on a WebSocket.
+public struct WebSocketRecord: Sendable {
+    /// Which connection, counting from 1.
+    public var connection: Int
+    /// The sub-protocol of the connection.
+    public var subprotocol: String
+    /// The message as sent.
+    public var text: String
+    /// The message's `type`, when it is a JSON object with one.
+    public var type: String?
+    /// The message's `id`, when it has one.
+    public var id: String?
+}
+
+/// The server's side of `graphql-transport-ws` and the legacy `graphql-ws`, at `/graphql`, executing
+/// subscriptions with GraphQLSwift.
+struct GraphQLWebSocket: Sendable {
+    let schema: GraphQLSchema
+    let state: LockedState<TestServer.State>
+
+    static let subprotocols = ["graphql-transport-ws", "graphql-ws"]
+
+    /// The upgrade decision: only `/graphql`, only with a sub-protocol the server speaks.
+    func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        let path = request.path.map { String($0.prefix { $0 != "?" }) }
+        let offered = (request.headerFields[.secWebSocketProtocol] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard path == "/graphql", let chosen = offered.first(where: Self.subprotocols.contains) else { return .dontUpgrade }
+        var headers = HTTPFields()
+        headers[.secWebSocketProtocol] = chosen
+        var upgradeHeaders: [String: String] = [:]
+        for field in request.headerFields { upgradeHeaders[field.name.canonicalName] = field.value }
+        let recorded = upgradeHeaders
+        return .upgrade(headers) { inbound, outbound, _ in
+            let connection = state.withLock { state -> Int in
+                state.webSocketConnections += 1
+                state.webSocketUpgradeHeaders.append(recorded)
+                return state.webSocketConnections
+            }
+            let session = Session(
+                connection: connection, legacy: chosen == "graphql-ws", subprotocol: chosen, schema: schema, state: state, outbound: outbound)
+            await session.run(inbound)
+        }
+    }
+
+    /// One connection.
+    actor Session {
+        let connection: Int
+        let legacy: Bool
+        let subprotocol: String
+        let schema: GraphQLSchema
+        let state: LockedState<TestServer.State>
+        let outbound: WebSocketOutboundWriter
+        var initialised = false
+        var acknowledged = false
+        var operations: [String: Task<Void, Never>] = [:]
+        var closed = false
+
+        init(connection: Int, legacy: Bool, subprotocol: String, schema: GraphQLSchema, state: LockedState<TestServer.State>,
+             outbound: WebSocketOutboundWriter)
+        {
+            self.connection = connection
+            self.legacy = legacy
+            self.subprotocol = subprotocol
+            self.schema = schema
+            self.state = state
+            self.outbound = outbound
+        }
+
+        func run(_ inbound: WebSocketInboundStream) async {
+            let behavior = state.withLock { $0.webSocket }
+            state.withLock { $0.webSocketClosers[connection] = { code, reason in Task { await self.close(code, reason) } } }
+            let initTimer = Task {
+                try? await Task.sleep(for: behavior.initTimeout)
+                if !Task.isCancelled, !self.initialised { await self.close(4408, "Connection initialisation timeout") }
+            }
+            do {
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let text) = message else {
+                        await close(4400, "Binary messages are not supported")
+                        break
+                    }
+                    await receive(text, behavior: behavior)
+                    if closed { break }
+                }
+            } catch {}
+            initTimer.cancel()
+            for task in operations.values { task.cancel() }
+            operations.removeAll()
+            state.withLock { $0.webSocketClosers[connection] = nil }
+        }
+
+        func close(_ code: Int, _ reason: String) async {
+            guard !closed else { return }
+            closed = true
+            try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
+        }
+
+        func write(_ text: String) async {
+            guard !closed else { return }
+            try? await outbound.write(.text(text))
+        }
+
+        /// `{"id": id, "payload": payload, "type": type}`, with `payload` already JSON.
+        func write(type: String, id: String? = nil, payload: String? = nil) async {
+            var fields = [#""type":\#(Self.quoted(type))"#]
+            if let id { fields.append(#""id":\#(Self.quoted(id))"#) }
+            if let payload { fields.append(#""payload":\#(payload)"#) }
+            await write("{" + fields.joined(separator: ",") + "}")
+        }
+
+        static func quoted(_ string: String) -> String {
+            String(decoding: (try? JSONEncoder().encode(string)) ?? Data("\"\"".utf8), as: UTF8.self)
+        }
+
+        private func receive(_ text: String, behavior: WebSocketBehavior) async {
+            let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) as? [String: Any]
+            let type = object?["type"] as? String
+            let id = object?["id"] as? String
+            state.withLock {
+                $0.webSocketMessages.append(WebSocketRecord(connection: connection, subprotocol: subprotocol, text: text, type: type, id: id))
+            }
+            guard let object, let type else { return await close(4400, "Invalid message") }
+            switch type {
+            case "connection_init":
+                guard !initialised else { return await close(4429, "Too many initialisation requests") }
+                initialised = true
+                if let closing = behavior.closeOnInit { return await close(closing.code, closing.reason) }
+                if behavior.requiresToken {
+                    let token = (object["payload"] as? [String: Any])?["Authorization"] as? String
+                    guard token == "Bearer \(state.withLock { $0.accessToken })" else {
+                        if legacy {
+                            await write(type: "connection_error", payload: #"{"message":"Forbidden"}"#)
+                            return await close(1000, "Forbidden")
+                        }
+                        return await close(4403, "Forbidden")
+                    }
+                }
+                if behavior.neverAcknowledges { return }
+                if behavior.ackDelay > .zero { try? await Task.sleep(for: behavior.ackDelay) }
+                if let frame = behavior.ackFrame { return await write(frame) }
+                acknowledged = true
+                await write(type: "connection_ack")
+            case "ping" where !legacy:
+                if behavior.answersPings { await write(type: "pong") }
+            case "pong" where !legacy:
+                break
+            case "subscribe" where !legacy, "start" where legacy:
+                guard acknowledged else { return await close(4401, "Unauthorized") }
+                guard let id, !id.isEmpty, let payload = object["payload"] as? [String: Any], let query = payload["query"] as? String else {
+                    return await close(4400, "Invalid subscribe message")
+                }
+                guard operations[id] == nil else { return await close(4409, "Subscriber for \(id) already exists") }
+                if let frames = behavior.framesOnSubscribe {
+                    operations[id] = Task { await self.sendCanned(frames, repeatLast: behavior.repeatLast, id: id) }
+                    return
+                }
+                let variables = (payload["variables"] as? [String: Any]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+                    .flatMap { try? JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
+                let operationName = payload["operationName"] as? String
+                operations[id] = Task { await self.execute(id: id, query: query, variables: variables, operationName: operationName) }
+            case "complete" where !legacy, "stop" where legacy:
+                if let id { operations.removeValue(forKey: id)?.cancel() }
+            case "connection_terminate" where legacy:
+                await close(1000, "Terminated")
+            default:
+                await close(4400, "Invalid message type \"\(type)\"")
+            }
+        }
+
+        private func sendCanned(_ frames: [String], repeatLast: Int, id: String) async {
+            for frame in frames { await write(frame.replacingOccurrences(of: "{{id}}", with: id)) }
+            if let last = frames.last?.replacingOccurrences(of: "{{id}}", with: id) {
+                for _ in 0..<repeatLast where !Task.isCancelled { await write(last) }
+            }
+        }
+
+        private func execute(id: String, query: String, variables: [String: Map], operationName: String?) async {
+            let next = legacy ? "data" : "next"
+            do {
+                let result = try await graphqlSubscribe(schema: schema, request: query, variableValues: variables, operationName: operationName)
+                switch result {
+                case .failure(let errors):
+                    await write(type: "error", id: id, payload: Self.errorsPayload(errors.errors, legacy: legacy))
+                case .success(let stream):
+                    for try await event in stream {
+                        guard let payload = try? GraphQLJSONEncoder().encode(event) else { continue }
+                        await write(type: next, id: id, payload: String(decoding: payload, as: UTF8.self))
+                    }
+                    if !Task.isCancelled { await write(type: "complete", id: id) }
+                }
+            } catch {
+                if !Task.isCancelled {
+                    await write(type: "error", id: id, payload: Self.errorsPayload([GraphQLError(message: "\(error)")], legacy: legacy))
+                }
+            }
+            operations[id] = nil
+        }
+
+        private static func errorsPayload(_ errors: [GraphQLError], legacy: Bool) -> String {
+            let objects = errors.map { #"{"message":\#(quoted($0.message))}"# }
+            // subscriptions-transport-ws sends one error object.
+            return legacy ? objects.first ?? #"{"message":"error"}"# : "[" + objects.joined(separator: ",") + "]"
+        }
+    }
+}
