@@ -18,6 +18,10 @@ suites:
   cache  a 2 MB response of 11,200 objects: parse alone (JSONSerialization), parse + validate +
          normalize + write, and read back into typed data, in memory and in SQLite, as ratios to
          parsing; microseconds per record; 1,000 watchers and a write touching one record
+  subscriptions  one subscription fed by the loopback server as fast as it can (20,000 events
+         of ~200 bytes a round): subscription-messages-per-second, and subscription-ratio, our
+         time per event into a typed value over a bare WebSocket client's time to receive and
+         JSON-parse the same frames
 USAGE
 }
 
@@ -25,7 +29,7 @@ USAGE
 for suite in "$@"; do
   case "$suite" in
     -h|--help) usage; exit 0 ;;
-    e2e|cache)
+    e2e|cache|subscriptions)
       swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-bench >&2
       "$ROOT/APICoreKit/.build/release/apicore-bench" "$suite"
       ;;

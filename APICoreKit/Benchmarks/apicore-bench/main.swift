@@ -9,6 +9,7 @@ import StarWarsOperations
 let suites: [String: () async throws -> Void] = [
     "e2e": E2EBenchmark.run,
     "cache": CacheBenchmark.run,
+    "subscriptions": SubscriptionBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

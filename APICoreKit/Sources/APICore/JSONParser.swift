@@ -25,26 +25,28 @@ public enum JSONParser {
 
     /// Parses a complete JSON document.
     public static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
-        let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
-            var reader = Reader(bytes: raw.bindMemory(to: UInt8.self))
-            do throws(JSONParseError) {
-                reader.skipWhitespace()
-                let value = try reader.readValue(depth: 0)
-                reader.skipWhitespace()
-                if reader.index < reader.bytes.count {
-                    throw reader.error("unexpected data after the JSON value")
-                }
-                return .success(value)
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try data.withUnsafeBytes { raw in parse(raw.bindMemory(to: UInt8.self)) }.get()
     }
 
     /// Parses JSON text given as a string.
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
-        try parse(Data(text.utf8))
+        var text = text
+        return try text.withUTF8 { parse($0) }.get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONParseError> {
+        var reader = Reader(bytes: bytes)
+        do throws(JSONParseError) {
+            reader.skipWhitespace()
+            let value = try reader.readValue(depth: 0)
+            reader.skipWhitespace()
+            if reader.index < reader.bytes.count {
+                throw reader.error("unexpected data after the JSON value")
+            }
+            return .success(value)
+        } catch {
+            return .failure(error)
+        }
     }
 }
 

@@ -95,3 +95,47 @@ struct MockAPIClientTests {
         }
     }
 }
+
+@Suite("MockAPIClient subscriptions")
+struct MockSubscriptionTests {
+    @Test("published events are validated and mapped; finishing with an error ends the sequence with it")
+    func publishAndFinish() async throws {
+        let client = MockAPIClient()
+        let counter = client.subscribe(GraphQLRequest(CounterSubscription(to: 3)) { $0.counter * 10 })
+        #expect(client.subscriberCount("Counter") == 1)
+        #expect(client.sent("Counter").first?.payload == ["to": 3])
+        client.publish(subscription: "Counter", response: ["data": ["counter": 1]])
+        client.publish(subscription: "Counter", response: ["data": ["counter": 2]])
+        client.finishSubscriptions("Counter", throwing: .webSocket(WebSocketFailure(kind: .closed(code: 4500, reason: "boom"), url: nil)))
+        var values: [Int] = []
+        do throws(APIError) {
+            for try await value in counter { values.append(value) }
+            Issue.record("expected the subscription to fail")
+        } catch {
+            guard case .webSocket(let failure) = error else {
+                Issue.record("expected a WebSocket failure, got \(error)")
+                return
+            }
+            #expect(failure.closeCode == 4500)
+        }
+        #expect(values == [10, 20])
+        #expect(client.subscriberCount("Counter") == 0)
+    }
+
+    @Test("an event that does not match the selection set ends the subscription with the field's path")
+    func wrongShape() async throws {
+        let client = MockAPIClient()
+        let counter = client.subscribe(CounterSubscription(to: 1))
+        client.publish(subscription: "Counter", response: ["data": ["counter": "one"]])
+        do throws(APIError) {
+            for try await _ in counter {}
+            Issue.record("expected the subscription to fail")
+        } catch {
+            guard case .invalidResponse(let failure) = error, case .wrongShape(let shape) = failure.kind else {
+                Issue.record("expected a wrong shape, got \(error)")
+                return
+            }
+            #expect(shape.path.description == "data.counter")
+        }
+    }
+}

@@ -108,6 +108,37 @@ public struct Invitation: Sendable, Hashable, Identifiable {
     public var expiresAt: DateTime
 }
 
+/// Something that happened to a household, as the server announced it.
+public struct HouseholdChange: Sendable, Hashable {
+    /// What happened.
+    public enum Kind: Sendable, Hashable {
+        /// Its name or budget changed.
+        case updated
+        /// Someone joined.
+        case memberAdded
+        /// A member's name or role changed.
+        case memberUpdated
+        /// Someone left.
+        case memberRemoved
+        /// A kind of change this version of the app does not know, as the server named it.
+        case other(String)
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// When it happened.
+    public var occurredAt: DateTime
+    /// The household as it is after the change.
+    public var household: Household
+
+    /// Creates a change.
+    public init(kind: Kind, occurredAt: DateTime, household: Household) {
+        self.kind = kind
+        self.occurredAt = occurredAt
+        self.household = household
+    }
+}
+
 /// Where households come from.
 public protocol HouseholdRepository: Sendable {
     /// The households the signed-in user belongs to, by name.
@@ -117,6 +148,9 @@ public protocol HouseholdRepository: Sendable {
     /// The household, and again whenever the cache learns something new about it: a mutation,
     /// another query, a subscription event. Errors are elements; stop iterating to stop watching.
     func watchHousehold(id: String) -> APIStream<Result<Household?, APIError>>
+    /// Each change to the household as the server announces it (a subscription). The cache is
+    /// updated too, so ``watchHousehold(id:)`` follows. Stop iterating to unsubscribe.
+    func householdChanges(id: String) -> APISubscription<HouseholdChange>
     /// Creates a household with the signed-in user as its owner.
     func createHousehold(name: String) async throws(APIError) -> Household
     /// Renames a household.
@@ -155,6 +189,16 @@ public struct HouseholdService: HouseholdRepository {
     public func watchHousehold(id: String) -> APIStream<Result<Household?, APIError>> {
         client.watch(GraphQLRequest(HouseholdQuery(id: id)) { data in data.household.map { Household($0.fragments.householdDetails) } })
             .map { result in result.map(\.value) }
+    }
+
+    /// `subscription HouseholdChanged`.
+    public func householdChanges(id: String) -> APISubscription<HouseholdChange> {
+        client.subscribe(GraphQLRequest(HouseholdChangedSubscription(id: id)) { data in
+            let event = data.householdChanged
+            return HouseholdChange(
+                kind: HouseholdChange.Kind(event.kind), occurredAt: event.occurredAt,
+                household: Household(event.household.fragments.householdDetails))
+        })
     }
 
     /// `mutation CreateHousehold`.
@@ -238,6 +282,18 @@ extension MemberRole {
             case .child: return .case(.child)
             case .other(let raw): throw .invalidRequest("unknown member role '\(raw)'")
             }
+        }
+    }
+}
+
+extension HouseholdChange.Kind {
+    init(_ kind: GraphQLEnum<HouseholdAPI.HouseholdEventKind>) {
+        switch kind {
+        case .case(.updated): self = .updated
+        case .case(.memberAdded): self = .memberAdded
+        case .case(.memberUpdated): self = .memberUpdated
+        case .case(.memberRemoved): self = .memberRemoved
+        case .unknown(let raw): self = .other(raw)
         }
     }
 }

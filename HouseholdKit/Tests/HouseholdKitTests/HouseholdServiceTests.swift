@@ -45,6 +45,29 @@ struct HouseholdServiceTests {
         #expect(try second.get()?.members.count == 2)
     }
 
+    @Test("household changes arrive as domain values until the server completes the subscription")
+    func changes() async throws {
+        let client = MockAPIClient()
+        let changes = HouseholdService(client: client).householdChanges(id: "hh-1")
+        let consumer = Task {
+            var seen: [HouseholdChange] = []
+            for try await change in changes { seen.append(change) }
+            return seen
+        }
+        #expect(client.subscriberCount("HouseholdChanged") == 1)
+        #expect(client.sent("HouseholdChanged").first?.payload == ["id": "hh-1"])
+        let household = try #require(try JSONParser.parse(String(contentsOf: fixture("household"), encoding: .utf8))["data"]?["household"])
+        for kind in ["MEMBER_ADDED", "ARCHIVED"] {
+            client.publish(subscription: "HouseholdChanged", response: ["data": ["householdChanged": [
+                "__typename": "HouseholdEvent", "kind": .string(kind), "occurredAt": "2026-03-02T10:00:00Z", "household": household,
+            ]]])
+        }
+        client.finishSubscriptions("HouseholdChanged")
+        let seen = try await consumer.value
+        #expect(seen.map(\.kind) == [.memberAdded, .other("ARCHIVED")])
+        #expect(seen.first?.household.name == "Home")
+    }
+
     @Test("member changes send only what changes; a role the server does not know is refused before sending")
     func updateMember() async throws {
         let client = MockAPIClient()

@@ -41,37 +41,48 @@ extension LiveAPIClient {
         let variables = request.operation.variablesJSON
         if !variables.isEmpty { payload["variables"] = .object(variables) }
         let operationPayload = payload
+        let writesToCache = store != nil
         return APISubscription { continuation in
-            let (deliveries, deliver) = AsyncStream<SubscriptionConnection.Delivery>.makeStream()
-            let worker = Task {
-                for await delivery in deliveries {
-                    switch delivery {
-                    case .state(let state):
-                        continuation.setState(state)
-                    case .next(let result):
-                        do throws(APIError) {
-                            let (value, data) = try readEvent(result, of: request)
-                            await store(data, for: request.operation)
-                            continuation.yield(value)
-                        } catch {
-                            continuation.finish(throwing: error)
-                            return
-                        }
-                    case .failed(let error):
+            /// What one delivery means for the consumer: a value to yield (after writing its data to
+            /// the cache), or nothing more to do; errors and the end finish the subscription here.
+            let step: @Sendable (SubscriptionConnection.Delivery) -> (value: Value, data: JSONObject)? = { delivery in
+                switch delivery {
+                case .state(let state):
+                    continuation.setState(state)
+                case .next(let result):
+                    do throws(APIError) {
+                        return try self.readEvent(result, of: request)
+                    } catch {
                         continuation.finish(throwing: error)
-                        return
-                    case .completed:
-                        continuation.finish()
-                        return
+                    }
+                case .failed(let error):
+                    continuation.finish(throwing: error)
+                case .completed:
+                    continuation.finish()
+                }
+                return nil
+            }
+            let sink: SubscriptionConnection.Sink
+            var worker: Task<Void, Never>?
+            if writesToCache {
+                // Each event's data is in the cache (and watchers told) before the consumer sees it.
+                let (deliveries, deliver) = AsyncStream<SubscriptionConnection.Delivery>.makeStream()
+                worker = Task {
+                    for await delivery in deliveries {
+                        guard let event = step(delivery) else { continue }
+                        await self.store(event.data, for: request.operation)
+                        continuation.yield(event.value)
                     }
                 }
+                sink = { deliver.yield($0) }
+                continuation.onTermination { deliver.finish() }
+            } else {
+                sink = { delivery in if let event = step(delivery) { continuation.yield(event.value) } }
             }
-            let registration = Task {
-                await connection.subscribe(name: Subscription.operationName, payload: operationPayload) { deliver.yield($0) }
-            }
+            let registration = Task { await connection.subscribe(name: Subscription.operationName, payload: operationPayload, sink: sink) }
+            let cancelWorker = worker.map { worker in { @Sendable in worker.cancel() } }
             continuation.onTermination {
-                worker.cancel()
-                deliver.finish()
+                cancelWorker?()
                 Task { await connection.unsubscribe(await registration.value) }
             }
         }

@@ -20,6 +20,8 @@ public struct WebSocketBehavior: Sendable {
     public var framesOnSubscribe: [String]?
     /// How many more times the last of `framesOnSubscribe` is sent.
     public var repeatLast = 0
+    /// Send `complete` after `framesOnSubscribe`.
+    public var completesAfterFrames = false
     /// Close the socket with this code and reason on `connection_init`.
     public var closeOnInit: (code: Int, reason: String)?
     /// Refuse `connection_init` (4403 Forbidden, or the legacy `connection_error`) unless its payload
@@ -187,7 +189,10 @@ struct GraphQLWebSocket: Sendable {
                 }
                 guard operations[id] == nil else { return await close(4409, "Subscriber for \(id) already exists") }
                 if let frames = behavior.framesOnSubscribe {
-                    operations[id] = Task { await self.sendCanned(frames, repeatLast: behavior.repeatLast, id: id) }
+                    operations[id] = Task {
+                        await self.sendCanned(frames, repeatLast: behavior.repeatLast, id: id)
+                        if behavior.completesAfterFrames { await self.write(type: "complete", id: id) }
+                    }
                     return
                 }
                 let variables = (payload["variables"] as? [String: Any]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }

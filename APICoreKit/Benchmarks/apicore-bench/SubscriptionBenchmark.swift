@@ -1,0 +1,116 @@
+import APICore
+import APICoreLive
+import APICoreTestServer
+import APICoreWebSocket
+import Foundation
+import Logging
+import StarWarsOperations
+import Synchronization
+import WSClient
+
+/// One subscription fed by the loopback server as fast as it can write: `CatalogFeed` events of
+/// about 200 bytes each, through `APIClient.subscribe` into typed domain values, against a bare
+/// `WSClient` that receives the same frames and parses each with `JSONSerialization`, in the same
+/// run, rounds interleaved.
+enum SubscriptionBenchmark {
+    struct Product: Sendable {
+        var id: String
+        var name: String
+        var price: Double
+    }
+
+    static let messagesPerRound = 20_000
+    static let rounds = 5
+
+    static func run() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let item = #"{"id":"item-7","name":"Catalog item number 7","description":"A plain description of item 7, long enough to look like real product copy.","price":7.99,"tags":["tag-0","tag-7","tag-7"]}"#
+        var behavior = WebSocketBehavior()
+        behavior.framesOnSubscribe = [#"{"id":"{{id}}","type":"next","payload":{"data":{"catalogFeed":\#(item)}}}"#]
+        behavior.repeatLast = messagesPerRound - 1
+        behavior.completesAfterFrames = true
+        server.setWebSocketBehavior(behavior)
+
+        func client(cache: CacheConfiguration?) -> any APIClient {
+            APICoreLive.makeClient(APIClientConfiguration(
+                restBaseURL: server.baseURL, cache: cache,
+                subscriptions: SubscriptionConfiguration(url: server.webSocketURL, transport: APICoreWebSocket.transport, keepAlive: nil)))
+        }
+        let plain = client(cache: nil)
+        let caching = client(cache: CacheConfiguration())
+        let request = GraphQLRequest(CatalogFeedSubscription()) { data in
+            Product(id: data.catalogFeed.id, name: data.catalogFeed.name, price: data.catalogFeed.price)
+        }
+
+        func ours(_ client: any APIClient) async throws -> Duration {
+            let start = ContinuousClock.now
+            var count = 0
+            for try await product in client.subscribe(request) where !product.id.isEmpty { count += 1 }
+            precondition(count == messagesPerRound, "ours received \(count) of \(messagesPerRound)")
+            return ContinuousClock.now - start
+        }
+
+        var oursTimes: [Duration] = []
+        var cachingTimes: [Duration] = []
+        var bareTimes: [Duration] = []
+        _ = try await ours(plain)
+        _ = try await bare(server.webSocketURL)
+        for _ in 0..<rounds {
+            oursTimes.append(try await ours(plain))
+            bareTimes.append(try await bare(server.webSocketURL))
+            cachingTimes.append(try await ours(caching))
+        }
+        let oursMedian = median(oursTimes)
+        let bareMedian = median(bareTimes)
+        let cachingMedian = median(cachingTimes)
+        func perMessage(_ duration: Duration) -> Double { duration / .microseconds(1) / Double(messagesPerRound) }
+        print("subscription-messages: \(messagesPerRound) per round, \(rounds) rounds, median")
+        print("subscription-messages-per-second: \(Int(Double(messagesPerRound) / (oursMedian / .seconds(1))))")
+        print("subscription-bare-messages-per-second: \(Int(Double(messagesPerRound) / (bareMedian / .seconds(1))))")
+        print("subscription-ours-us-per-message: \(format(perMessage(oursMedian)))")
+        print("subscription-bare-us-per-message: \(format(perMessage(bareMedian)))")
+        print("subscription-ratio: \(format(oursMedian / bareMedian))")
+        print("subscription-with-cache-write-ratio: \(format(cachingMedian / bareMedian))")
+    }
+
+    /// The same subscription on a bare `WSClient`: each frame parsed with `JSONSerialization`.
+    static func bare(_ url: URL) async throws -> Duration {
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+        configuration.additionalHeaders[.secWebSocketProtocol] = "graphql-transport-ws"
+        let outcome = Mutex<(elapsed: Duration, count: Int)>((.zero, 0))
+        try await WebSocketClient.connect(url: url.absoluteString, configuration: configuration, logger: Logger(label: "bare")) {
+            inbound, outbound, _ in
+            var start = ContinuousClock.now
+            var count = 0
+            try await outbound.write(.text(#"{"type":"connection_init"}"#))
+            for try await message in inbound.messages(maxSize: 1 << 20) {
+                guard case .text(let text) = message,
+                    let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                    let type = object["type"] as? String
+                else { continue }
+                switch type {
+                case "connection_ack":
+                    start = .now
+                    try await outbound.write(.text(#"{"id":"1","type":"subscribe","payload":{"query":"subscription CatalogFeed { catalogFeed { id name description price tags } }"}}"#))
+                case "next":
+                    let payload = object["payload"] as? [String: Any]
+                    let data = payload?["data"] as? [String: Any]
+                    if (data?["catalogFeed"] as? [String: Any])?["id"] is String { count += 1 }
+                case "complete":
+                    let elapsed = ContinuousClock.now - start
+                    outcome.withLock { $0 = (elapsed, count) }
+                    return
+                default:
+                    continue
+                }
+            }
+        }
+        let (elapsed, count) = outcome.withLock { $0 }
+        precondition(count == messagesPerRound, "bare received \(count) of \(messagesPerRound)")
+        return elapsed
+    }
+
+    static func median(_ values: [Duration]) -> Duration { values.sorted()[values.count / 2] }
+    static func format(_ value: Double) -> String { String(format: "%.3f", value) }
+}
