@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
         .library(name: "APICoreSQLite", targets: ["APICoreSQLite"]),
         .library(name: "APICoreWebSocket", targets: ["APICoreWebSocket"]),
+        // For the test server and the dev server, never for apps.
+        .library(name: "APICoreServerSupport", targets: ["APICoreServerSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -61,9 +63,19 @@ let package = Package(
             ]
         ),
         .target(
+            name: "APICoreServerSupport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "APICoreTestServer",
             dependencies: [
-                "APICore",
+                "APICore", "APICoreServerSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),

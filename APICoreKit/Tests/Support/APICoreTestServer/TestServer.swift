@@ -1,6 +1,7 @@
 import Foundation
 import GraphQL
 import Hummingbird
+import APICoreServerSupport
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -67,11 +68,6 @@ public final class TestServer: Sendable {
         var persistedQueries: [String: String] = [:]
         var persistedQueriesSupported = true
         var uploadOperations: Data?
-        var webSocket = WebSocketBehavior()
-        var webSocketConnections = 0
-        var webSocketUpgradeHeaders: [[String: String]] = []
-        var webSocketMessages: [WebSocketRecord] = []
-        var webSocketClosers: [Int: @Sendable (Int, String) -> Void] = [:]
     }
 
     /// The port it listens on.
@@ -86,12 +82,15 @@ public final class TestServer: Sendable {
 
     let state: LockedState<State>
     let events: EventHub
+    /// The WebSocket endpoint, with its switches and records.
+    public let webSocket: GraphQLWebSocketServer
     private let task: Task<Void, any Error>
 
-    private init(port: Int, state: LockedState<State>, events: EventHub, task: Task<Void, any Error>) {
+    private init(port: Int, state: LockedState<State>, events: EventHub, webSocket: GraphQLWebSocketServer, task: Task<Void, any Error>) {
         self.port = port
         self.state = state
         self.events = events
+        self.webSocket = webSocket
         self.task = task
     }
 
@@ -102,7 +101,9 @@ public final class TestServer: Sendable {
         let schema = try StarWarsSchema.make(state: state, events: events)
         let router = Router()
         Routes.register(on: router, state: state, schema: schema)
-        let webSocket = GraphQLWebSocket(schema: schema, state: state)
+        let webSocket = GraphQLWebSocketServer(schema: schema) { payload in
+            payload.strings["Authorization"] == "Bearer \(state.withLock { $0.accessToken })"
+        }
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router,
@@ -123,7 +124,7 @@ public final class TestServer: Sendable {
             task.cancel()
             throw TestServerError.couldNotStart
         }
-        return TestServer(port: port, state: state, events: events, task: task)
+        return TestServer(port: port, state: state, events: events, webSocket: webSocket, task: task)
     }
 
     /// Stops the server and waits until it has closed its socket.
@@ -186,26 +187,22 @@ public final class TestServer: Sendable {
 
 extension TestServer {
     /// Makes the WebSocket endpoint misbehave (for connections opened from now on).
-    public func setWebSocketBehavior(_ behavior: WebSocketBehavior) { state.withLock { $0.webSocket = behavior } }
+    public func setWebSocketBehavior(_ behavior: WebSocketBehavior) { webSocket.setBehavior(behavior) }
 
-    /// Closes every open WebSocket with this code and reason; 1001 "going away" is what a server
-    /// that restarts sends.
-    public func closeWebSockets(code: Int = 1001, reason: String = "server restarting") {
-        let closers = state.withLock { Array($0.webSocketClosers.values) }
-        for close in closers { close(code, reason) }
-    }
+    /// Closes every open WebSocket with this code and reason.
+    public func closeWebSockets(code: Int = 1001, reason: String = "server restarting") { webSocket.closeAll(code: code, reason: reason) }
 
     /// The number of WebSocket connections opened so far.
-    public var webSocketConnectionCount: Int { state.withLock { $0.webSocketConnections } }
+    public var webSocketConnectionCount: Int { webSocket.connectionCount }
 
     /// The number of WebSocket connections open now.
-    public var openWebSocketCount: Int { state.withLock { $0.webSocketClosers.count } }
+    public var openWebSocketCount: Int { webSocket.openCount }
 
     /// The headers of each WebSocket upgrade request, names lowercased, in order.
-    public var webSocketUpgradeHeaders: [[String: String]] { state.withLock { $0.webSocketUpgradeHeaders } }
+    public var webSocketUpgradeHeaders: [[String: String]] { webSocket.upgradeHeaders }
 
     /// Every message clients sent on WebSockets, in order.
-    public var webSocketMessages: [WebSocketRecord] { state.withLock { $0.webSocketMessages } }
+    public var webSocketMessages: [WebSocketRecord] { webSocket.messages }
 
     /// How many subscriptions to `topic` (`reviewAdded`, `characterRenamed`) are running now.
     public func subscriberCount(_ topic: String) -> Int { events.count(topic) }

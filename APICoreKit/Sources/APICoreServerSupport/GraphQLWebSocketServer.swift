@@ -50,63 +50,107 @@ public struct WebSocketRecord: Sendable {
     public var id: String?
 }
 
-/// The server's side of `graphql-transport-ws` and the legacy `graphql-ws`, at `/graphql`, executing
-/// subscriptions with GraphQLSwift.
-struct GraphQLWebSocket: Sendable {
+/// The server's side of `graphql-transport-ws` and the legacy `graphql-ws`, for the engine's test
+/// server and the dev server (never for apps): subscriptions executed with GraphQLSwift, the
+/// protocol's own close codes enforced, every client message recorded, and switches that make it
+/// misbehave (``WebSocketBehavior``).
+///
+/// ```swift
+/// let webSocket = GraphQLWebSocketServer(schema: schema)
+/// let app = Application(router: router, server: .http1WebSocketUpgrade { request, _, _ in webSocket.shouldUpgrade(request) })
+/// ```
+public final class GraphQLWebSocketServer: Sendable {
+    struct State: Sendable {
+        var behavior = WebSocketBehavior()
+        var connections = 0
+        var upgradeHeaders: [[String: String]] = []
+        var messages: [WebSocketRecord] = []
+        var closers: [Int: @Sendable (Int, String) -> Void] = [:]
+    }
+
     let schema: GraphQLSchema
-    let state: LockedState<TestServer.State>
+    let path: String
+    let authorize: @Sendable (_ connectionPayload: JSONPayload) -> Bool
+    let state = Locked(State())
 
     static let subprotocols = ["graphql-transport-ws", "graphql-ws"]
 
-    /// The upgrade decision: only `/graphql`, only with a sub-protocol the server speaks.
-    func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
-        let path = request.path.map { String($0.prefix { $0 != "?" }) }
+    /// A server for `schema` at `path`; `authorize` decides, when ``WebSocketBehavior/requiresToken``
+    /// is set, whether a `connection_init` payload is let in.
+    public init(schema: GraphQLSchema, path: String = "/graphql", authorize: @escaping @Sendable (_ connectionPayload: JSONPayload) -> Bool = { _ in true }) {
+        self.schema = schema
+        self.path = path
+        self.authorize = authorize
+    }
+
+    /// The upgrade decision: only `path`, only with a sub-protocol the server speaks.
+    public func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        let requestPath = request.path.map { String($0.prefix { $0 != "?" }) }
         let offered = (request.headerFields[.secWebSocketProtocol] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard path == "/graphql", let chosen = offered.first(where: Self.subprotocols.contains) else { return .dontUpgrade }
+        guard requestPath == path, let chosen = offered.first(where: Self.subprotocols.contains) else { return .dontUpgrade }
         var headers = HTTPFields()
         headers[.secWebSocketProtocol] = chosen
         var upgradeHeaders: [String: String] = [:]
         for field in request.headerFields { upgradeHeaders[field.name.canonicalName] = field.value }
         let recorded = upgradeHeaders
         return .upgrade(headers) { inbound, outbound, _ in
-            let connection = state.withLock { state -> Int in
-                state.webSocketConnections += 1
-                state.webSocketUpgradeHeaders.append(recorded)
-                return state.webSocketConnections
+            let (connection, behavior) = self.state.withLock { state -> (Int, WebSocketBehavior) in
+                state.connections += 1
+                state.upgradeHeaders.append(recorded)
+                return (state.connections, state.behavior)
             }
             let session = Session(
-                connection: connection, legacy: chosen == "graphql-ws", subprotocol: chosen, schema: schema, state: state, outbound: outbound)
+                connection: connection, legacy: chosen == "graphql-ws", subprotocol: chosen, behavior: behavior, server: self, outbound: outbound)
             await session.run(inbound)
         }
     }
+
+    /// Makes the endpoint misbehave (for connections opened from now on).
+    public func setBehavior(_ behavior: WebSocketBehavior) { state.withLock { $0.behavior = behavior } }
+
+    /// Closes every open socket with this code and reason; 1001 "going away" is what a server that
+    /// restarts sends.
+    public func closeAll(code: Int = 1001, reason: String = "server restarting") {
+        let closers = state.withLock { Array($0.closers.values) }
+        for close in closers { close(code, reason) }
+    }
+
+    /// The number of connections opened so far.
+    public var connectionCount: Int { state.withLock { $0.connections } }
+    /// The number of connections open now.
+    public var openCount: Int { state.withLock { $0.closers.count } }
+    /// The headers of each upgrade request, names lowercased, in order.
+    public var upgradeHeaders: [[String: String]] { state.withLock { $0.upgradeHeaders } }
+    /// Every message clients sent, in order.
+    public var messages: [WebSocketRecord] { state.withLock { $0.messages } }
 
     /// One connection.
     actor Session {
         let connection: Int
         let legacy: Bool
         let subprotocol: String
-        let schema: GraphQLSchema
-        let state: LockedState<TestServer.State>
+        let behavior: WebSocketBehavior
+        let server: GraphQLWebSocketServer
         let outbound: WebSocketOutboundWriter
         var initialised = false
         var acknowledged = false
         var operations: [String: Task<Void, Never>] = [:]
         var closed = false
 
-        init(connection: Int, legacy: Bool, subprotocol: String, schema: GraphQLSchema, state: LockedState<TestServer.State>,
+        init(connection: Int, legacy: Bool, subprotocol: String, behavior: WebSocketBehavior, server: GraphQLWebSocketServer,
              outbound: WebSocketOutboundWriter)
         {
             self.connection = connection
             self.legacy = legacy
             self.subprotocol = subprotocol
-            self.schema = schema
-            self.state = state
+            self.behavior = behavior
+            self.server = server
             self.outbound = outbound
         }
 
         func run(_ inbound: WebSocketInboundStream) async {
-            let behavior = state.withLock { $0.webSocket }
-            state.withLock { $0.webSocketClosers[connection] = { code, reason in Task { await self.close(code, reason) } } }
+            let connection = self.connection
+            server.state.withLock { $0.closers[connection] = { code, reason in Task { await self.close(code, reason) } } }
             let initTimer = Task {
                 try? await Task.sleep(for: behavior.initTimeout)
                 if !Task.isCancelled, !self.initialised { await self.close(4408, "Connection initialisation timeout") }
@@ -117,14 +161,14 @@ struct GraphQLWebSocket: Sendable {
                         await close(4400, "Binary messages are not supported")
                         break
                     }
-                    await receive(text, behavior: behavior)
+                    await receive(text)
                     if closed { break }
                 }
             } catch {}
             initTimer.cancel()
             for task in operations.values { task.cancel() }
             operations.removeAll()
-            state.withLock { $0.webSocketClosers[connection] = nil }
+            server.state.withLock { $0.closers[connection] = nil }
         }
 
         func close(_ code: Int, _ reason: String) async {
@@ -150,13 +194,12 @@ struct GraphQLWebSocket: Sendable {
             String(decoding: (try? JSONEncoder().encode(string)) ?? Data("\"\"".utf8), as: UTF8.self)
         }
 
-        private func receive(_ text: String, behavior: WebSocketBehavior) async {
+        private func receive(_ text: String) async {
             let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) as? [String: Any]
             let type = object?["type"] as? String
             let id = object?["id"] as? String
-            state.withLock {
-                $0.webSocketMessages.append(WebSocketRecord(connection: connection, subprotocol: subprotocol, text: text, type: type, id: id))
-            }
+            let record = WebSocketRecord(connection: connection, subprotocol: subprotocol, text: text, type: type, id: id)
+            server.state.withLock { $0.messages.append(record) }
             guard let object, let type else { return await close(4400, "Invalid message") }
             switch type {
             case "connection_init":
@@ -164,8 +207,7 @@ struct GraphQLWebSocket: Sendable {
                 initialised = true
                 if let closing = behavior.closeOnInit { return await close(closing.code, closing.reason) }
                 if behavior.requiresToken {
-                    let token = (object["payload"] as? [String: Any])?["Authorization"] as? String
-                    guard token == "Bearer \(state.withLock { $0.accessToken })" else {
+                    guard server.authorize(JSONPayload(object["payload"] as? [String: Any] ?? [:])) else {
                         if legacy {
                             await write(type: "connection_error", payload: #"{"message":"Forbidden"}"#)
                             return await close(1000, "Forbidden")
@@ -218,7 +260,7 @@ struct GraphQLWebSocket: Sendable {
         private func execute(id: String, query: String, variables: [String: Map], operationName: String?) async {
             let next = legacy ? "data" : "next"
             do {
-                let result = try await graphqlSubscribe(schema: schema, request: query, variableValues: variables, operationName: operationName)
+                let result = try await graphqlSubscribe(schema: server.schema, request: query, variableValues: variables, operationName: operationName)
                 switch result {
                 case .failure(let errors):
                     await write(type: "error", id: id, payload: Self.errorsPayload(errors.errors, legacy: legacy))
@@ -242,5 +284,27 @@ struct GraphQLWebSocket: Sendable {
             // subscriptions-transport-ws sends one error object.
             return legacy ? objects.first ?? #"{"message":"error"}"# : "[" + objects.joined(separator: ",") + "]"
         }
+    }
+}
+
+/// A `connection_init` payload's string fields (such as `Authorization`).
+public struct JSONPayload: Sendable {
+    /// The payload's fields whose values are strings.
+    public let strings: [String: String]
+
+    init(_ object: [String: Any]) {
+        strings = object.compactMapValues { $0 as? String }
+    }
+}
+
+/// A value behind a lock.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }

@@ -1,0 +1,2 @@
+// Tests and benchmarks configure the WebSocket endpoint through these types.
+@_exported import APICoreServerSupport
