@@ -1,17 +1,25 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Tools: `apicore-codegen`, the code generator and schema splitter (and, later, the dev server).
+/// Tools: `apicore-codegen`, the code generator and schema splitter, and `dev-server`, the server
+/// for development, demos and end-to-end tests (also a library, `DevServer`, for running in-process).
 let package = Package(
     name: "Tools",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "apicore-codegen", targets: ["apicore-codegen"])
+        .executable(name: "apicore-codegen", targets: ["apicore-codegen"]),
+        .executable(name: "dev-server", targets: ["dev-server"]),
+        .library(name: "DevServer", targets: ["DevServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(path: "../APICoreKit"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -23,6 +31,32 @@ let package = Package(
             dependencies: ["CodegenKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "codegen-bench", dependencies: ["CodegenKit"]),
+        .target(
+            name: "DevServer",
+            dependencies: [
+                .product(name: "APICoreServerSupport", package: "APICoreKit"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.copy("schema.graphqls")]
+        ),
+        .executableTarget(
+            name: "dev-server",
+            dependencies: ["DevServer", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "DevServerTests",
+            dependencies: [
+                "DevServer",
+                .product(name: "APICore", package: "APICoreKit"),
+                .product(name: "APICoreLive", package: "APICoreKit"),
+                .product(name: "APICoreWebSocket", package: "APICoreKit"),
+            ]
+        ),
         .testTarget(name: "CodegenKitTests", dependencies: ["CodegenKit", .product(name: "APICore", package: "APICoreKit")]),
     ]
 )

@@ -8,7 +8,8 @@ usage() {
 usage: scripts/generate.sh [package…|all]
 
 Runs 'apicore-codegen split-schema' on schema.graphqls (writing each kit's GraphQL/Schema slice),
-then 'apicore-codegen generate' with each package's apollo-codegen-config.json.
+then 'apicore-codegen generate' with each package's apollo-codegen-config.json, and copies
+schema.graphqls into the dev server's resources (Tools/Sources/DevServer).
 Without arguments, or with 'all': ${GENERATED[*]}.
 The output is byte-identical on every run; generated files no longer produced are removed.
 USAGE
@@ -28,6 +29,7 @@ done
 
 codegen=$(codegen_binary)
 (cd "$ROOT" && "$codegen" split-schema --schema schema.graphqls --output .)
+cp "$ROOT/schema.graphqls" "$ROOT/Tools/Sources/DevServer/schema.graphqls"
 for target in "${targets[@]}"; do
   echo "== $target"
   (cd "$ROOT/$target" && "$codegen" generate --path apollo-codegen-config.json)

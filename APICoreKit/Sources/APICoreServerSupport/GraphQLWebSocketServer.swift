@@ -297,12 +297,14 @@ public struct JSONPayload: Sendable {
     }
 }
 
-/// A value behind a lock.
-final class Locked<Value: Sendable>: @unchecked Sendable {
+/// A value behind a lock, for servers' shared state.
+public final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    /// A lock around `value`.
+    public init(_ value: Value) { self.value = value }
+    /// Runs `body` with the value, under the lock.
+    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -1,4 +1,5 @@
 import enum APICore.SHA256
+import APICoreServerSupport
 import Foundation
 import GraphQL
 import HTTPTypes
@@ -25,7 +26,7 @@ struct ItemInput: Codable, Sendable {
 }
 
 enum Routes {
-    static func register(on router: Router<BasicRequestContext>, state: LockedState<TestServer.State>, schema: GraphQLSchema) {
+    static func register(on router: Router<BasicRequestContext>, state: Locked<TestServer.State>, schema: GraphQLSchema) {
         router.middlewares.add(Recorder(state: state))
 
         router.post("/graphql") { request, _ in
@@ -207,7 +208,7 @@ enum Routes {
     }
 
     /// The document for a request: as sent, or remembered by its persisted-query hash.
-    static func persistedQuery(query: String?, extensions: [String: Any]?, state: LockedState<TestServer.State>) -> Result<String, ErrorResponse> {
+    static func persistedQuery(query: String?, extensions: [String: Any]?, state: Locked<TestServer.State>) -> Result<String, ErrorResponse> {
         guard let persisted = extensions?["persistedQuery"] as? [String: Any], let hash = persisted["sha256Hash"] as? String else {
             guard let query else { return .failure(ErrorResponse(response: plain(400, "expected a 'query'"))) }
             return .success(query)
@@ -234,7 +235,7 @@ enum Routes {
         }
     }
 
-    static func authContext(_ request: Request, _ state: LockedState<TestServer.State>) -> AuthContext {
+    static func authContext(_ request: Request, _ state: Locked<TestServer.State>) -> AuthContext {
         let header = request.headers[.authorization]
         return AuthContext(authorized: header == "Bearer \(state.withLock { $0.accessToken })")
     }
@@ -242,18 +243,8 @@ enum Routes {
     static func execute(
         schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: AuthContext
     ) async throws -> Response {
-        let variables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
-        let wantsGraphQLResponse = accept.contains("application/graphql-response+json")
-        var result = try await graphql(
-            schema: schema, request: query, context: context, variableValues: variables, operationName: operationName)
-        result.errors = result.errors.map(StarWarsSchema.withExtensions)
-        // GraphQL over HTTP: with application/graphql-response+json, a request error (no data at
-        // all) is a 4xx; with application/json every well-formed response is a 200.
-        let status = wantsGraphQLResponse && result.data == nil && !result.errors.isEmpty ? 400 : 200
-        let body = try GraphQLJSONEncoder().encode(result)
-        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(bytes: body)))
-        response.headers[.contentType] = wantsGraphQLResponse ? "application/graphql-response+json; charset=utf-8" : "application/json; charset=utf-8"
-        return response
+        try await GraphQLHTTPResponder.execute(
+            schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, accept: accept, context: context)
     }
 
     static func json(_ status: Int, _ value: some Encodable) throws -> Response {
@@ -274,7 +265,7 @@ enum Routes {
 /// Records every request, then answers canned paths itself.
 struct Recorder: RouterMiddleware {
     typealias Context = BasicRequestContext
-    let state: LockedState<TestServer.State>
+    let state: Locked<TestServer.State>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request

@@ -1,12 +1,7 @@
 import Foundation
+import APICoreServerSupport
 import GraphQL
 
-/// An error a resolver throws to give the response an `extensions.code`.
-struct CodedError: Error, CustomStringConvertible {
-    var code: String
-    var message: String
-    var description: String { message }
-}
 
 /// A subset of Apollo's StarWars schema (`../shared/peers/apollo-ios-dev`), executable, plus a few
 /// fields made for tests: `failingField` (an error with a code and partial data), `protected`
@@ -38,7 +33,7 @@ enum StarWarsSchema {
         ]
     }()
 
-    static func make(state: LockedState<TestServer.State>, events: EventHub) throws -> GraphQLSchema {
+    static func make(state: Locked<TestServer.State>, events: EventHub) throws -> GraphQLSchema {
         let episode = try GraphQLEnumType(
             name: "Episode",
             values: ["NEWHOPE": GraphQLEnumValue(value: "NEWHOPE"), "EMPIRE": GraphQLEnumValue(value: "EMPIRE"),
@@ -227,11 +222,5 @@ enum StarWarsSchema {
                 "tags": ["tag-\(index % 7)", "tag-\(index % 11)", "tag-\(index % 13)"],
             ]
         }
-    }
-
-    /// Gives an error raised by a ``CodedError`` its `extensions.code`, keeping its path and locations.
-    static func withExtensions(_ error: GraphQLError) -> GraphQLError {
-        guard let coded = error.originalError as? CodedError else { return error }
-        return GraphQLError(message: coded.message, locations: error.locations, path: error.path, extensions: ["code": .string(coded.code)])
     }
 }

@@ -80,13 +80,13 @@ public final class TestServer: Sendable {
     /// `graphql-transport-ws` and `graphql-ws`.
     public var webSocketURL: URL { URL(string: "ws://127.0.0.1:\(port)/graphql")! }
 
-    let state: LockedState<State>
+    let state: Locked<State>
     let events: EventHub
     /// The WebSocket endpoint, with its switches and records.
     public let webSocket: GraphQLWebSocketServer
     private let task: Task<Void, any Error>
 
-    private init(port: Int, state: LockedState<State>, events: EventHub, webSocket: GraphQLWebSocketServer, task: Task<Void, any Error>) {
+    private init(port: Int, state: Locked<State>, events: EventHub, webSocket: GraphQLWebSocketServer, task: Task<Void, any Error>) {
         self.port = port
         self.state = state
         self.events = events
@@ -96,7 +96,7 @@ public final class TestServer: Sendable {
 
     /// Starts a server on a free loopback port and returns once it accepts connections.
     public static func start() async throws -> TestServer {
-        let state = LockedState(State())
+        let state = Locked(State())
         let events = EventHub()
         let schema = try StarWarsSchema.make(state: state, events: events)
         let router = Router()
@@ -212,16 +212,4 @@ extension TestServer {
 public enum TestServerError: Error {
     /// No port was bound.
     case couldNotStart
-}
-
-/// A lock around the server's state.
-final class LockedState<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
 }

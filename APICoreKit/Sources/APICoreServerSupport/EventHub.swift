@@ -1,13 +1,16 @@
 import Foundation
 
-/// Where mutations publish the events that subscriptions stream, by topic.
-final class EventHub: Sendable {
+/// Where mutations publish the events that subscription resolvers stream, by topic.
+public final class EventHub: Sendable {
     private typealias Subscriber = (topic: String, accepts: @Sendable (any Sendable) -> Bool,
                                     continuation: AsyncThrowingStream<any Sendable, any Error>.Continuation)
-    private let subscribers = LockedState<[UUID: Subscriber]>([:])
+    private let subscribers = Locked<[UUID: Subscriber]>([:])
+
+    /// A hub with no subscribers.
+    public init() {}
 
     /// The events of `topic` that `accepts` lets through, until the consumer stops.
-    func stream(_ topic: String, where accepts: @escaping @Sendable (any Sendable) -> Bool = { _ in true })
+    public func stream(_ topic: String, where accepts: @escaping @Sendable (any Sendable) -> Bool = { _ in true })
         -> AsyncThrowingStream<any Sendable, any Error>
     {
         let (stream, continuation) = AsyncThrowingStream<any Sendable, any Error>.makeStream()
@@ -18,11 +21,11 @@ final class EventHub: Sendable {
     }
 
     /// Sends `event` to every subscriber of `topic`.
-    func publish(_ topic: String, _ event: any Sendable) {
+    public func publish(_ topic: String, _ event: any Sendable) {
         let receivers = subscribers.withLock { $0.values.filter { $0.topic == topic } }
         for receiver in receivers where receiver.accepts(event) { receiver.continuation.yield(event) }
     }
 
     /// How many streams are open on `topic`.
-    func count(_ topic: String) -> Int { subscribers.withLock { $0.values.filter { $0.topic == topic }.count } }
+    public func count(_ topic: String) -> Int { subscribers.withLock { $0.values.filter { $0.topic == topic }.count } }
 }

@@ -1,0 +1,48 @@
+import Foundation
+import GraphQL
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// An error a resolver throws to give the response an `extensions.code` (such as `UNAUTHENTICATED`).
+public struct CodedError: Error, CustomStringConvertible {
+    /// The code, in `extensions.code`.
+    public var code: String
+    /// The message.
+    public var message: String
+
+    /// An error with a code.
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}
+
+/// GraphQL over HTTP for the test and dev servers: executes a request and answers as the spec says.
+public enum GraphQLHTTPResponder {
+    /// Executes `query` and answers: with `application/graphql-response+json` accepted, a request
+    /// error (no data at all) is a 400; with `application/json`, every well-formed response is a 200.
+    /// Errors thrown as ``CodedError`` get their `extensions.code`.
+    public static func execute(
+        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: any Sendable
+    ) async throws -> Response {
+        let variables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
+        let wantsGraphQLResponse = accept.contains("application/graphql-response+json")
+        var result = try await graphql(schema: schema, request: query, context: context, variableValues: variables, operationName: operationName)
+        result.errors = result.errors.map(withExtensions)
+        let status = wantsGraphQLResponse && result.data == nil && !result.errors.isEmpty ? 400 : 200
+        let body = try GraphQLJSONEncoder().encode(result)
+        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        response.headers[.contentType] = wantsGraphQLResponse ? "application/graphql-response+json; charset=utf-8" : "application/json; charset=utf-8"
+        return response
+    }
+
+    /// Gives an error raised by a ``CodedError`` its `extensions.code`, keeping its path and locations.
+    public static func withExtensions(_ error: GraphQLError) -> GraphQLError {
+        guard let coded = error.originalError as? CodedError else { return error }
+        return GraphQLError(message: coded.message, locations: error.locations, path: error.path, extensions: ["code": .string(coded.code)])
+    }
+}

@@ -1,0 +1,172 @@
+import APICore
+import APICoreLive
+import APICoreWebSocket
+import DevServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Runs `body` with a fresh dev server, stopped after.
+func withDevServer<T>(_ body: (DevServer) async throws -> T) async throws -> T {
+    let server = try await DevServer.start()
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// A raw HTTP exchange: status and parsed JSON body (or the text).
+func exchange(_ url: URL, method: String = "GET", json body: String? = nil, token: String? = nil) async throws -> (Int, JSONValue?, String) {
+    var request = URLRequest(url: url)
+    request.httpMethod = method
+    if let body {
+        request.httpBody = Data(body.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
+    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONParser.parse(data), String(decoding: data, as: UTF8.self))
+}
+
+func logIn(_ server: DevServer, email: String = "alice@example.com", password: String = DevServer.password) async throws -> String {
+    let (status, body, text) = try await exchange(
+        server.baseURL.appendingPathComponent("auth/login"), method: "POST", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
+    #expect(status == 200, "\(text)")
+    return try #require(body?["accessToken"]?.stringValue)
+}
+
+func graphQL(_ server: DevServer, _ query: String, token: String? = nil) async throws -> JSONValue {
+    let body = JSONSerializer.string(["query": .string(query)])
+    let (_, json, text) = try await exchange(server.graphQLURL, method: "POST", json: body, token: token)
+    return try #require(json, "\(text)")
+}
+
+@Suite("Dev server")
+struct DevServerTests {
+    @Test("its schema is the root schema.graphqls")
+    func schemaIsTheRootOne() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../schema.graphqls").standardized
+        let copy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/DevServer/schema.graphqls").standardized
+        #expect(try String(contentsOf: copy, encoding: .utf8) == String(contentsOf: root, encoding: .utf8),
+                "Tools/Sources/DevServer/schema.graphqls must be a copy of the root schema.graphqls (scripts/generate.sh copies it)")
+    }
+
+    @Test("log-in gives a token that GraphQL accepts; without one, UNAUTHENTICATED; a wrong password is 401")
+    func authentication() async throws {
+        try await withDevServer { server in
+            let anonymous = try await graphQL(server, "{ me { id } }")
+            #expect(anonymous["errors"]?.arrayValue?.first?["extensions"]?["code"] == "UNAUTHENTICATED")
+            let token = try await logIn(server)
+            let me = try await graphQL(server, "{ me { email displayName } households { id name } }", token: token)
+            #expect(me["data"]?["me"]?["email"] == "alice@example.com")
+            #expect(me["data"]?["households"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["hh-1", "hh-2"])
+            let (status, _, _) = try await exchange(
+                server.baseURL.appendingPathComponent("auth/login"), method: "POST", json: #"{"email":"alice@example.com","password":"nope"}"#)
+            #expect(status == 401)
+        }
+    }
+
+    @Test("products: search, category, price limit, pages; REST detail and price history follow updatePrice")
+    func products() async throws {
+        try await withDevServer { server in
+            let page = try await graphQL(server, #"{ products(filter: {search: "italian", maxPrice: "6"}, page: {first: 2}) { totalCount nodes { name } pageInfo { hasNextPage endCursor } } }"#)
+            let products = page["data"]?["products"]
+            #expect(products?["totalCount"] == 4)
+            #expect(products?["nodes"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Arborio rice", "Parmesan"])
+            #expect(products?["pageInfo"]?["hasNextPage"] == true)
+
+            let token = try await logIn(server)
+            _ = try await graphQL(server, #"mutation { updatePrice(input: {productId: "p-11", amount: "6.49", currency: EUR}) { id } }"#, token: token)
+            let (status, product, _) = try await exchange(server.baseURL.appendingPathComponent("products/p-11"))
+            #expect(status == 200)
+            #expect(product?["price"]?["amount"] == "6.49")
+            #expect(product?["category"]?["name"] == "Cheese")
+            let (_, history, _) = try await exchange(server.baseURL.appendingPathComponent("products/p-11/price-history"))
+            #expect(history?.arrayValue?.compactMap { $0["amount"]?.stringValue } == ["5.99", "6.49"])
+            let (missing, _, _) = try await exchange(server.baseURL.appendingPathComponent("products/nope"))
+            #expect(missing == 404)
+        }
+    }
+
+    @Test("a household mutation is an event on householdChanged, over both WebSocket protocols", arguments: SubscriptionProtocol.allCases)
+    func householdEvents(_ subprotocol: SubscriptionProtocol) async throws {
+        try await withDevServer { server in
+            let token = try await logIn(server)
+            let client = APICoreLive.makeClient(APIClientConfiguration(
+                restBaseURL: server.baseURL, cache: nil,
+                subscriptions: SubscriptionConfiguration(url: server.webSocketURL, subprotocol: subprotocol, transport: APICoreWebSocket.transport)))
+            let events = Task {
+                var iterator = client.subscribe(HouseholdEventSubscription(id: "hh-1")).makeAsyncIterator()
+                return try await iterator.next()
+            }
+            var subscribed = false
+            for _ in 0..<300 where !subscribed {
+                subscribed = server.webSocket.messages.contains { $0.type == "subscribe" || $0.type == "start" }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(subscribed)
+            _ = try await graphQL(server, #"mutation { updateHousehold(id: "hh-1", input: {name: "Cabin"}) { id } }"#, token: token)
+            let event = try #require(try await events.value)
+            #expect(event.householdChanged.kind == "UPDATED")
+            #expect(event.householdChanged.household.name == "Cabin")
+        }
+    }
+
+    @Test("switches: latency delays, a failure rate of 1 fails every request with 503")
+    func switches() async throws {
+        try await withDevServer { server in
+            server.setSwitches(DevServer.Switches(latencyMilliseconds: 200))
+            let start = ContinuousClock.now
+            _ = try await exchange(server.baseURL.appendingPathComponent("products/p-1"))
+            #expect(ContinuousClock.now - start >= .milliseconds(200))
+            server.setSwitches(DevServer.Switches(failureRate: 1))
+            let (status, _, text) = try await exchange(server.baseURL.appendingPathComponent("products/p-1"))
+            #expect(status == 503)
+            #expect(text.contains("on purpose"))
+            let (health, _, _) = try await exchange(server.baseURL.appendingPathComponent("health"))
+            #expect(health == 200)
+        }
+    }
+}
+
+/// `subscription HouseholdEvent($id: ID!) { householdChanged(id: $id) { kind household { name } } }`
+struct HouseholdEventSubscription: GraphQLSubscription {
+    static let operationName = "HouseholdEvent"
+    static let document = "subscription HouseholdEvent($id: ID!) { householdChanged(id: $id) { kind household { name } } }"
+    var id: String
+    var __variables: InputDict { InputDict(["id": id]) }
+
+    struct Data: RootSelectionSet {
+        let __data: DataDict
+        init(_dataDict: DataDict) { __data = _dataDict }
+        static let __parentType = ParentType.object("Subscription")
+        static let __selections: [Selection] = [.field(Field("householdChanged", .nonNull(.object(Event.self)), arguments: ["id": .variable("id")]))]
+        var householdChanged: Event { __data["householdChanged"] }
+
+        struct Event: SelectionSet {
+            let __data: DataDict
+            init(_dataDict: DataDict) { __data = _dataDict }
+            static let __parentType = ParentType.object("HouseholdEvent")
+            static let __selections: [Selection] = [
+                .field(Field("kind", .nonNull(.scalar(String.self)))), .field(Field("household", .nonNull(.object(Household.self)))),
+            ]
+            var kind: String { __data["kind"] }
+            var household: Household { __data["household"] }
+        }
+
+        struct Household: SelectionSet {
+            let __data: DataDict
+            init(_dataDict: DataDict) { __data = _dataDict }
+            static let __parentType = ParentType.object("Household")
+            static let __selections: [Selection] = [.field(Field("name", .nonNull(.scalar(String.self))))]
+            var name: String { __data["name"] }
+        }
+    }
+}
