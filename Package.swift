@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// The umbrella package: `pantry`, the app CLI that composes the feature kits over one
-/// `APIClient` built at its composition root.
+/// `APIClient` built at its composition root, with the dev server from `Tools` embedded.
 let package = Package(
     name: "Pantry",
     platforms: [.macOS(.v14)],
@@ -15,6 +15,8 @@ let package = Package(
         .package(path: "UserKit"),
         .package(path: "ProductKit"),
         .package(path: "HouseholdKit"),
+        .package(path: "Tools"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
@@ -23,6 +25,10 @@ let package = Package(
             dependencies: [
                 .product(name: "APICore", package: "APICoreKit"),
                 .product(name: "APICoreLive", package: "APICoreKit"),
+                .product(name: "APICoreSQLite", package: "APICoreKit"),
+                .product(name: "APICoreWebSocket", package: "APICoreKit"),
+                .product(name: "DevServer", package: "Tools"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SharedKit", package: "SharedKit"),
                 .product(name: "UserKit", package: "UserKit"),
                 .product(name: "ProductKit", package: "ProductKit"),
@@ -33,7 +39,10 @@ let package = Package(
         .executableTarget(name: "pantry", dependencies: ["PantryCLI"]),
         .testTarget(
             name: "PantryCLITests",
-            dependencies: ["PantryCLI", .product(name: "APICoreTesting", package: "APICoreKit")]
+            dependencies: [
+                "PantryCLI", .product(name: "APICoreTesting", package: "APICoreKit"), .product(name: "DevServer", package: "Tools"),
+                .product(name: "APICore", package: "APICoreKit"),
+            ]
         ),
     ]
 )

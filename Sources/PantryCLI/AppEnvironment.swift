@@ -1,7 +1,12 @@
 import APICore
 import APICoreLive
+import APICoreSQLite
+import APICoreWebSocket
+import ArgumentParser
+import DevServer
 import Foundation
 import HouseholdKit
+import Logging
 import ProductKit
 import UserKit
 
@@ -17,16 +22,165 @@ public struct AppEnvironment: Sendable {
     /// Households.
     public let households: any HouseholdRepository
 
-    /// Wires the kits to `client`.
-    public init(client: any APIClient) {
+    /// Wires the kits to `client`; ProductKit reads single products over REST when `productSource`
+    /// says so.
+    public init(client: any APIClient, productSource: @escaping @Sendable () -> ProductSource = { .graphQL }) {
         self.client = client
         users = UserService(client: client)
-        products = ProductService(client: client)
+        products = ProductService(client: client, productSource: productSource)
         households = HouseholdService(client: client)
     }
+}
 
-    /// An environment talking to the server at `endpoint` (REST under it, GraphQL at `graphql`).
-    public static func live(endpoint: URL) -> AppEnvironment {
-        AppEnvironment(client: APICoreLive.makeClient(APIClientConfiguration(restBaseURL: endpoint)))
+/// The options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A server to talk to, such as http://127.0.0.1:4000/ (from `swift run --package-path Tools dev-server`). Without it, an embedded dev server starts on a free loopback port.", valueName: "url"))
+    var endpoint: String?
+
+    @Option(help: ArgumentHelp("The SQLite cache file (default: pantry/cache.sqlite under the user's cache directory).", valueName: "path"))
+    var cache: String?
+
+    @Flag(help: "Print JSON for scripts instead of text for people.")
+    var json = false
+
+    @Flag(name: .customLong("no-color"), help: "No colour, even on a terminal.")
+    var noColor = false
+
+    func validate() throws {
+        if let endpoint {
+            guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("--endpoint must be an http(s) URL, such as http://127.0.0.1:4000/ (got '\(endpoint)')")
+            }
+        }
+    }
+
+    /// The cache file.
+    var cacheURL: URL {
+        if let cache { return URL(fileURLWithPath: (cache as NSString).expandingTildeInPath) }
+        let base = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSTemporaryDirectory())
+        return base.appendingPathComponent("pantry/cache.sqlite")
+    }
+}
+
+/// One run of the CLI: the server (embedded or not), the client with its SQLite cache, the kits.
+final class Session: @unchecked Sendable {
+    let options: GlobalOptions
+    let console: Console
+    let endpoint: URL
+    let embedded: DevServer?
+    let tokens: any TokenStore
+    let recorder: RecordingClient
+    let environment: AppEnvironment
+    /// Where single products come from (the demo switches it to show REST).
+    let productSource = LockedBox(ProductSource.graphQL)
+
+    /// The demo user of the embedded server.
+    static let demoEmail = "alice@example.com"
+
+    private init(options: GlobalOptions, console: Console, endpoint: URL, embedded: DevServer?, tokens: any TokenStore, client: any APIClient) {
+        self.options = options
+        self.console = console
+        self.endpoint = endpoint
+        self.embedded = embedded
+        self.tokens = tokens
+        recorder = RecordingClient(client)
+        let toggle = productSource
+        environment = AppEnvironment(client: recorder, productSource: { toggle.withLock { $0 } })
+    }
+
+    /// Runs `body` in a session and turns failures into one line on standard error and exit code 1.
+    static func run(_ options: GlobalOptions, signIn: Bool = true, _ body: (Session) async throws -> Void) async throws {
+        let console = Console.current
+        console.json = options.json
+        if options.noColor { console.colors = false }
+        var session: Session?
+        do {
+            session = try await open(options, console: console, signIn: signIn)
+            try await body(session!)
+            await session?.close()
+        } catch let error as ExitCode {
+            await session?.close()
+            throw error
+        } catch {
+            await session?.close()
+            console.note(console.red("error: ") + Self.describe(error))
+            throw ExitCode.failure
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? APIError else { return "\(error)" }
+        switch error.recovery {
+        case .reauthenticate: return "\(error) (log in again: pantry login)"
+        default: return error.description
+        }
+    }
+
+    private static func open(_ options: GlobalOptions, console: Console, signIn: Bool) async throws -> Session {
+        let embedded: DevServer?
+        let endpoint: URL
+        if let given = options.endpoint {
+            embedded = nil
+            endpoint = URL(string: given.hasSuffix("/") ? given : given + "/")!
+        } else {
+            let server = try await console.step("starting the embedded dev server") { try await DevServer.start() }
+            console.note(console.dim("  embedded dev server at \(server.baseURL.absoluteString)"))
+            embedded = server
+            endpoint = server.baseURL
+        }
+        let cacheURL = options.cacheURL
+        try FileManager.default.createDirectory(at: cacheURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // The embedded server is new on every run, so its tokens live in memory; a real server's in a file.
+        let tokens: any TokenStore = embedded == nil
+            ? FileTokenStore(url: cacheURL.deletingLastPathComponent().appendingPathComponent("token.json")) : InMemoryTokenStore()
+        var logger = Logger(label: "pantry")
+        logger.logLevel = .warning
+        var webSocket = URLComponents(url: endpoint.appendingPathComponent("graphql"), resolvingAgainstBaseURL: false)!
+        webSocket.scheme = endpoint.scheme == "https" ? "wss" : "ws"
+        let configuration = APIClientConfiguration(
+            restBaseURL: endpoint, timeout: .seconds(15),
+            cache: CacheConfiguration(storage: SQLiteCache.storage(at: cacheURL, logger: logger)),
+            logger: logger,
+            authentication: .bearer(BearerAuthentication(store: tokens) { stale, client throws(APIError) in
+                guard let refreshToken = stale.refreshToken else { throw .unauthorized(HTTPFailure(statusCode: 401, headers: [:], body: Data(), url: nil)) }
+                return try await client.send(RESTRequest<TokenDTO>.post("auth/refresh", body: ["refreshToken": refreshToken])).value.token
+            }),
+            subscriptions: SubscriptionConfiguration(url: webSocket.url!, transport: APICoreWebSocket.transport))
+        let session = Session(
+            options: options, console: console, endpoint: endpoint, embedded: embedded, tokens: tokens,
+            client: APICoreLive.makeClient(configuration))
+        if signIn, embedded != nil {
+            try await console.step("logging in to the embedded server as \(demoEmail)") {
+                try await session.logIn(email: demoEmail, password: DevServer.password)
+            }
+        }
+        return session
+    }
+
+    /// `POST auth/login`; the token is kept for the next requests (and runs, with a real server).
+    func logIn(email: String, password: String) async throws(APIError) {
+        let credentials = ["email": email, "password": password]
+        let token = try await recorder.send(RESTRequest<TokenDTO>.post("auth/login", body: credentials)).value.token
+        await tokens.setToken(token)
+    }
+
+    /// Stops the embedded server, if any.
+    func close() async {
+        await embedded?.stop()
+    }
+
+    /// Where the last results came from.
+    func sources() -> String { console.sources(recorder.drain()) }
+}
+
+/// The answer of `auth/login` and `auth/refresh`.
+struct TokenDTO: Decodable, Sendable {
+    var accessToken: String
+    var refreshToken: String?
+    var expiresIn: Double?
+
+    var token: AuthToken {
+        AuthToken(accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresIn.map { Date().addingTimeInterval($0) })
     }
 }

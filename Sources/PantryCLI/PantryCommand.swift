@@ -1,10 +1,9 @@
 import ArgumentParser
 
-/// `pantry`: the app, on the command line. Its subcommands arrive with the app CLI issue; until
-/// then it answers `--help` and `--version`.
-public struct PantryCommand: ParsableCommand {
+/// `pantry`: the app, on the command line.
+public struct PantryCommand: AsyncParsableCommand {
     /// The version printed by `--version`.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     /// The command's help and subcommands.
     public static let configuration = CommandConfiguration(
@@ -12,9 +11,20 @@ public struct PantryCommand: ParsableCommand {
         abstract: "Households, members and products, from the command line.",
         discussion: """
             pantry composes UserKit, ProductKit and HouseholdKit over one APIClient (REST and GraphQL,
-            one middleware chain, one error type).
+            one middleware chain, one error type, a SQLite cache, WebSocket subscriptions).
+
+            Without --endpoint every command starts an embedded dev server on a free loopback port and
+            logs in as its demo user. For a server that lives between runs:
+              swift run --package-path Tools dev-server --port 4000
+              pantry --endpoint http://127.0.0.1:4000/ login --email alice@example.com --password pantry
+
+            Start with: pantry demo
             """,
-        version: version
+        version: version,
+        subcommands: [
+            DemoCommand.self, LoginCommand.self, LogoutCommand.self, MeCommand.self, HouseholdsCommand.self, MembersCommand.self,
+            ProductsCommand.self, WatchCommand.self,
+        ]
     )
 
     /// Creates the command (ArgumentParser needs this).

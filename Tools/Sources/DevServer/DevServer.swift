@@ -84,11 +84,13 @@ public final class DevServer: Sendable {
     public let webSocket: GraphQLWebSocketServer
 
     let state: Locked<DevState>
+    let events: EventHub
     private let task: Task<Void, any Error>
     private let dropper: Task<Void, Never>
 
-    private init(port: Int, host: String, state: Locked<DevState>, webSocket: GraphQLWebSocketServer, task: Task<Void, any Error>) {
+    private init(port: Int, host: String, state: Locked<DevState>, events: EventHub, webSocket: GraphQLWebSocketServer, task: Task<Void, any Error>) {
         self.port = port
+        self.events = events
         baseURL = URL(string: "http://\(host):\(port)/")!
         self.state = state
         self.webSocket = webSocket
@@ -133,7 +135,7 @@ public final class DevServer: Sendable {
             _ = await task.result
             throw DevServerError.couldNotStart(host: options.host, port: options.port, reason: "\(await task.result)")
         }
-        return DevServer(port: port, host: options.host, state: state, webSocket: webSocket, task: task)
+        return DevServer(port: port, host: options.host, state: state, events: events, webSocket: webSocket, task: task)
     }
 
     /// Stops the server and waits until its socket is closed.
@@ -156,6 +158,10 @@ public final class DevServer: Sendable {
 
     /// Changes the switches.
     public func setSwitches(_ switches: Switches) { state.withLock { $0.switches = switches } }
+
+    /// How many subscriptions to a household's changes are live on the server (a client's
+    /// `subscribe` message is on its way before the server has set the subscription up).
+    public func householdSubscriberCount(_ householdID: String) -> Int { events.count("household:\(householdID)") }
 
     /// Closes every open WebSocket now, as a network drop would.
     public func dropSockets() { webSocket.closeAll(code: 1001, reason: "dev server dropped the socket") }

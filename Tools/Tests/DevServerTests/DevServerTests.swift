@@ -108,7 +108,7 @@ struct DevServerTests {
             }
             var subscribed = false
             for _ in 0..<300 where !subscribed {
-                subscribed = server.webSocket.messages.contains { $0.type == "subscribe" || $0.type == "start" }
+                subscribed = server.householdSubscriberCount("hh-1") == 1
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(subscribed)

@@ -1,0 +1,58 @@
+import APICore
+import ArgumentParser
+import Foundation
+import HouseholdKit
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print each change to a household as the server announces it, until interrupted.",
+        discussion: """
+            Changes made by anyone (another pantry, another app) arrive as householdChanged events over a
+            WebSocket. With the embedded server only this process can change it, so try:
+              swift run --package-path Tools dev-server --port 4000
+              pantry --endpoint http://127.0.0.1:4000/ watch hh-1
+              pantry --endpoint http://127.0.0.1:4000/ households rename hh-1 Cabin   (in another terminal)
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The household's id.") var id: String
+    @Option(help: "Stop after this many changes.") var count: Int?
+
+    func run() async throws {
+        try await Session.run(global) { session in
+            let console = session.console
+            let households = session.environment.households
+            guard let household = try await households.household(id: id) else { throw ValidationError("no household '\(id)'") }
+            if !global.json { console.print("Watching \(console.bold(household.name)) (\(id)); Ctrl-C stops. \(session.sources())") }
+            let changes = households.householdChanges(id: id)
+            let states = Task {
+                for await state in changes.states where !global.json { console.note(console.dim("  connection: \(state)")) }
+            }
+            defer { states.cancel() }
+            var seen = 0
+            for try await change in changes {
+                seen += 1
+                if global.json {
+                    console.printJSON(["kind": .string(change.kind.name), "occurredAt": .string(change.occurredAt.iso8601), "household": json(change.household)])
+                } else {
+                    console.print("\(change.occurredAt.iso8601)  \(console.bold(change.kind.name))  \(change.household.name): "
+                        + change.household.members.map { "\($0.displayName) (\($0.role.name))" }.joined(separator: ", "))
+                }
+                if let count, seen >= count { break }
+            }
+        }
+    }
+}
+
+extension HouseholdChange.Kind {
+    var name: String {
+        switch self {
+        case .updated: return "updated"
+        case .memberAdded: return "member added"
+        case .memberUpdated: return "member updated"
+        case .memberRemoved: return "member removed"
+        case .other(let raw): return raw.lowercased()
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import APICore
+import Foundation
+
+/// An `APIClient` that forwards to another and remembers the metadata of each answer, so that the
+/// CLI can say where a kit's result came from (cache or server) without the kits exposing it.
+/// It is the composition root's own decorator: kits only ever see `APIClient`.
+final class RecordingClient: APIClient, @unchecked Sendable {
+    private let base: any APIClient
+    private let lock = NSLock()
+    private var recorded: [ResponseMetadata] = []
+
+    init(_ base: any APIClient) { self.base = base }
+
+    /// The metadata recorded since the last call, oldest first, and forgets them.
+    func drain() -> [ResponseMetadata] {
+        lock.withLock {
+            defer { recorded = [] }
+            return recorded
+        }
+    }
+
+    private func record<T>(_ response: Response<T>) -> Response<T> {
+        lock.withLock { recorded.append(response.metadata) }
+        return response
+    }
+
+    func send<Value>(_ request: RESTRequest<Value>) async throws(APIError) -> Response<Value> {
+        record(try await base.send(request))
+    }
+
+    func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy) async throws(APIError)
+        -> Response<Value>
+    {
+        record(try await base.fetch(request, cachePolicy: cachePolicy))
+    }
+
+    func responses<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
+        -> APIStream<Result<Response<Value>, APIError>>
+    {
+        base.responses(request, cachePolicy: cachePolicy).map { [self] result in result.map(record) }
+    }
+
+    func watch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
+        -> APIStream<Result<Response<Value>, APIError>>
+    {
+        base.watch(request, cachePolicy: cachePolicy).map { [self] result in result.map(record) }
+    }
+
+    func subscribe<Subscription: GraphQLSubscription, Value>(_ request: GraphQLRequest<Subscription, Value>) -> APISubscription<Value> {
+        base.subscribe(request)
+    }
+
+    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError) -> Response<Value> {
+        record(try await base.perform(request))
+    }
+
+    func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? { try await base.readQuery(query) }
+    func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) { try await base.writeQuery(query, data: data) }
+    func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {
+        try await base.updateRecord(key, update)
+    }
+    func removeRecord(_ key: String) async throws(APIError) { try await base.removeRecord(key) }
+    func clearCache() async throws(APIError) { try await base.clearCache() }
+}

@@ -1,3 +1,0 @@
-import PantryCLI
-
-PantryCommand.main()

@@ -1,0 +1,136 @@
+import APICore
+import ArgumentParser
+import DevServer
+import Foundation
+import PantryCLI
+import Testing
+
+/// Runs `pantry` with these arguments in this process, and answers what it wrote (standard error's
+/// lines start with `! `) and its exit code.
+func pantry(_ arguments: [String]) async -> (output: String, code: Int32) {
+    let console = Console(capturing: true)
+    let code = await Console.$current.withValue(console) { () async -> Int32 in
+        do {
+            var command = try PantryCommand.parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch {
+            return PantryCommand.exitCode(for: error).rawValue
+        }
+    }
+    return (console.text, code)
+}
+
+/// A temporary folder for a test's cache and token, removed after.
+final class Scratch {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-e2e-\(UUID().uuidString)")
+    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    var cache: String { url.appendingPathComponent("cache.sqlite").path }
+}
+
+@Suite("pantry, end to end", .serialized)
+struct EndToEndTests {
+    @Test("demo walks through every capability, and a second run reads what the first persisted")
+    func demoTwice() async throws {
+        let scratch = try Scratch()
+        let first = await pantry(["demo", "--cache", scratch.cache])
+        #expect(first.code == 0, "\(first.output)")
+        for expected in [
+            "nothing cached yet", "logged in as alice@example.com [server", "Alice Martin <alice@example.com> [server",
+            "Alice Martin again [cache]", "GET products/p-11: Parmesan", "the watcher now sees Home ·", "event: member added",
+            "embedded server stopped", "households: Home ·", "a search never run before cannot be answered",
+        ] {
+            #expect(first.output.contains(expected), "missing '\(expected)' in:\n\(first.output)")
+        }
+        let offline = first.output.components(separatedBy: "\n").first { $0.contains("households: Home ·") } ?? ""
+        #expect(offline.hasSuffix("[cache]"))
+
+        let second = await pantry(["demo", "--cache", scratch.cache])
+        #expect(second.code == 0, "\(second.output)")
+        let persisted = second.output.components(separatedBy: "\n").first { $0.contains("households read before logging in") } ?? ""
+        #expect(persisted.contains("Home ·"), "\(second.output)")
+        #expect(persisted.hasSuffix("[cache]"))
+    }
+
+    @Test("against a running server: log in, households and members, products, log out")
+    func commands() async throws {
+        let scratch = try Scratch()
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let endpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
+
+        let anonymous = await pantry(["me"] + endpoint)
+        #expect(anonymous.code != 0)
+        #expect(anonymous.output.contains("! error: ") && anonymous.output.contains("pantry login"), "\(anonymous.output)")
+
+        let login = await pantry(["login", "--email", "alice@example.com", "--password", "pantry"] + endpoint)
+        #expect(login.code == 0, "\(login.output)")
+        #expect(login.output.contains("Logged in as Alice Martin"))
+
+        let list = await pantry(["households"] + endpoint)
+        #expect(list.output.contains("hh-1  Home"), "\(list.output)")
+
+        let created = await pantry(["households", "create", "Cabin", "--json"] + endpoint)
+        let createdJSON = try JSONParser.parse(created.output.components(separatedBy: "\n").first { $0.hasPrefix("{") } ?? "")
+        let cabin = try #require(createdJSON["id"]?.stringValue)
+        #expect(createdJSON["members"]?.arrayValue?.first?["role"] == "owner")
+
+        #expect(await pantry(["households", "rename", cabin, "Lake cabin"] + endpoint).code == 0)
+        let added = await pantry(["members", "add", cabin, "--user", "user-2", "--name", "Bob", "--role", "adult", "--json"] + endpoint)
+        let member = try #require(try JSONParser.parse(added.output.components(separatedBy: "\n").first { $0.hasPrefix("{") } ?? "")["id"]?.stringValue)
+        #expect(await pantry(["members", "update", member, "--role", "child"] + endpoint).code == 0)
+        let shown = await pantry(["households", "show", cabin] + endpoint)
+        #expect(shown.output.contains("Lake cabin"), "\(shown.output)")
+        #expect(shown.output.contains("Bob") && shown.output.contains("child"), "\(shown.output)")
+        #expect(await pantry(["members", "remove", member] + endpoint).code == 0)
+
+        let search = await pantry(["products", "search", "italian", "--max-price", "6", "--json"] + endpoint)
+        let page = try JSONParser.parse(search.output.components(separatedBy: "\n").first { $0.hasPrefix("{") } ?? "")
+        #expect(page["totalCount"] == 4)
+        let rest = await pantry(["products", "show", "p-11", "--rest"] + endpoint)
+        #expect(rest.output.contains("Parmesan") && rest.output.contains("Price history"), "\(rest.output)")
+
+        let missing = await pantry(["households", "show", "nope"] + endpoint)
+        #expect(missing.code != 0)
+        #expect(missing.output.contains("! error: no household 'nope'"), "\(missing.output)")
+
+        #expect(await pantry(["logout"] + endpoint).code == 0)
+        let afterLogout = await pantry(["households"] + endpoint)
+        #expect(afterLogout.code != 0, "the cache was cleared and the token forgotten: \(afterLogout.output)")
+    }
+
+    @Test("watch prints a change made by someone else, as the server announces it")
+    func watch() async throws {
+        let scratch = try Scratch()
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let endpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
+        #expect(await pantry(["login"] + endpoint).code == 0)
+        let watching = Task { await pantry(["watch", "hh-1", "--count", "1"] + endpoint) }
+        var subscribed = false
+        for _ in 0..<500 where !subscribed {
+            subscribed = server.householdSubscriberCount("hh-1") == 1
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(subscribed)
+        #expect(await pantry(["households", "rename", "hh-1", "Chalet"] + endpoint).code == 0)
+        let watched = await watching.value
+        #expect(watched.code == 0, "\(watched.output)")
+        #expect(watched.output.contains("updated") && watched.output.contains("Chalet"), "\(watched.output)")
+    }
+
+    @Test("bad input is one clear line and a non-zero exit")
+    func badInput() async throws {
+        let endpoint = await pantry(["households", "--endpoint", "not a url"])
+        #expect(endpoint.code != 0)
+        let price = await pantry(["products", "--max-price", "cheap"])
+        #expect(price.code != 0)
+        let update = await pantry(["members", "update", "m-1"])
+        #expect(update.code != 0)
+    }
+}
