@@ -12,16 +12,10 @@ func withCachingServer<T>(
     logger: Logger = Logger(label: "test"),
     _ body: (TestServer, any APIClient) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start()
-    let client = APICoreLive.makeClient(APIClientConfiguration(
-        restBaseURL: server.baseURL, timeout: .seconds(5), cache: cache, logger: logger, retryPolicy: nil))
-    do {
-        let result = try await body(server, client)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
+    try await TestServer.with { server in
+        let client = APICoreLive.makeClient(APIClientConfiguration(
+            restBaseURL: server.baseURL, timeout: .seconds(5), cache: cache, logger: logger, retryPolicy: nil))
+        return try await body(server, client)
     }
 }
 

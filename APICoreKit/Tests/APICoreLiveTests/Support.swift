@@ -30,17 +30,11 @@ func withServer<T>(
     logger: Logger = Logger(label: "test"),
     _ body: (TestServer, any APIClient) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start()
-    let client = APICoreLive.makeClient(APIClientConfiguration(
-        restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: timeout, middlewares: middlewares,
-        queryMethod: queryMethod, logger: logger, authentication: authentication, retryPolicy: retryPolicy))
-    do {
-        let result = try await body(server, client)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
+    try await TestServer.with { server in
+        let client = APICoreLive.makeClient(APIClientConfiguration(
+            restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: timeout, middlewares: middlewares,
+            queryMethod: queryMethod, logger: logger, authentication: authentication, retryPolicy: retryPolicy))
+        return try await body(server, client)
     }
 }
 

@@ -21,21 +21,15 @@ func withSubscriptions<T>(
     adjust: (inout SubscriptionConfiguration) -> Void = { _ in },
     _ body: (TestServer, any APIClient) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start()
-    var subscriptions = SubscriptionConfiguration(
-        url: server.webSocketURL, subprotocol: subprotocol, transport: APICoreWebSocket.transport, ackTimeout: .seconds(3), keepAlive: nil,
-        reconnect: quickReconnect)
-    adjust(&subscriptions)
-    let client = APICoreLive.makeClient(APIClientConfiguration(
-        restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: .seconds(5), cache: cache, logger: logger,
-        authentication: authentication, retryPolicy: nil, subscriptions: subscriptions))
-    do {
-        let result = try await body(server, client)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
+    try await TestServer.with { server in
+        var subscriptions = SubscriptionConfiguration(
+            url: server.webSocketURL, subprotocol: subprotocol, transport: APICoreWebSocket.transport, ackTimeout: .seconds(3), keepAlive: nil,
+            reconnect: quickReconnect)
+        adjust(&subscriptions)
+        let client = APICoreLive.makeClient(APIClientConfiguration(
+            restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: .seconds(5), cache: cache, logger: logger,
+            authentication: authentication, retryPolicy: nil, subscriptions: subscriptions))
+        return try await body(server, client)
     }
 }
 

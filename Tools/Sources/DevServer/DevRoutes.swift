@@ -171,27 +171,13 @@ enum DevRoutes {
         return rest
     }
 
-    static func json(_ status: Int, _ value: some Encodable) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return body(status, try encoder.encode(value))
-    }
+    static func json(_ status: Int, _ value: some Encodable) throws -> Response { try Responses.json(status, value) }
 
     static func jsonObject(_ status: Int, _ value: Any) throws -> Response {
-        body(status, try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]))
+        Responses.body(status, try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), contentType: "application/json")
     }
 
-    static func body(_ status: Int, _ data: Data) -> Response {
-        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(bytes: data)))
-        response.headers[.contentType] = "application/json"
-        return response
-    }
-
-    static func plain(_ status: Int, _ text: String) -> Response {
-        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: text)))
-        response.headers[.contentType] = "text/plain; charset=utf-8"
-        return response
-    }
+    static func plain(_ status: Int, _ text: String) -> Response { Responses.plain(status, text) }
 }
 
 /// Latency and failures, on every endpoint but `/dev/` and `/health`.

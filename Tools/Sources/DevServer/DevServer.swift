@@ -119,7 +119,7 @@ public final class DevServer: Sendable {
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(maxFrameSize: 1 << 20)) { request, _, _ in webSocket.shouldUpgrade(request) },
+            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 1 << 20))) { request, _, _ in webSocket.shouldUpgrade(request) },
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "pantry-dev-server"),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)

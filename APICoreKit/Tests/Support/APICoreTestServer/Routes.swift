@@ -247,19 +247,9 @@ enum Routes {
             schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, accept: accept, context: context)
     }
 
-    static func json(_ status: Int, _ value: some Encodable) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
-        response.headers[.contentType] = "application/json"
-        return response
-    }
+    static func json(_ status: Int, _ value: some Encodable) throws -> Response { try Responses.json(status, value) }
 
-    static func plain(_ status: Int, _ text: String) -> Response {
-        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: text)))
-        response.headers[.contentType] = "text/plain"
-        return response
-    }
+    static func plain(_ status: Int, _ text: String) -> Response { Responses.plain(status, text) }
 }
 
 /// Records every request, then answers canned paths itself.

@@ -107,7 +107,7 @@ public final class TestServer: Sendable {
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(maxFrameSize: 1 << 20)) { request, _, _ in
+            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 1 << 20))) { request, _, _ in
                 webSocket.shouldUpgrade(request)
             },
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "APICoreTestServer"),
@@ -125,6 +125,19 @@ public final class TestServer: Sendable {
             throw TestServerError.couldNotStart
         }
         return TestServer(port: port, state: state, events: events, webSocket: webSocket, task: task)
+    }
+
+    /// Runs `body` with a fresh server and stops the server after, whether `body` throws or not.
+    public static func with<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+        let server = try await start()
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
     }
 
     /// Stops the server and waits until it has closed its socket.
