@@ -10,13 +10,12 @@ public struct PantryCommand: AsyncParsableCommand {
         commandName: "pantry",
         abstract: "Households, members and products, from the command line.",
         discussion: """
-            pantry composes UserKit, ProductKit and HouseholdKit over one APIClient (REST and GraphQL,
-            one middleware chain, one error type, a SQLite cache, WebSocket subscriptions).
+            pantry composes UserKit, ProductKit and HouseholdKit over one APIClient: REST and GraphQL, one middleware chain, one error type, a SQLite cache, WebSocket subscriptions.
 
-            Without --endpoint every command starts an embedded dev server on a free loopback port and
-            logs in as its demo user. For a server that lives between runs:
+            Without --endpoint every command starts an embedded dev server on a free loopback port and logs in as its demo user. For a server that lives between commands:
+
               swift run --package-path Tools dev-server --port 4000
-              pantry --endpoint http://127.0.0.1:4000/ login --email alice@example.com --password pantry
+              pantry login --endpoint http://127.0.0.1:4000/ --email alice@example.com --password pantry
 
             Start with: pantry demo
             """,

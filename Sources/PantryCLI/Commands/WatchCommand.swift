@@ -8,11 +8,11 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Print each change to a household as the server announces it, until interrupted.",
         discussion: """
-            Changes made by anyone (another pantry, another app) arrive as householdChanged events over a
-            WebSocket. With the embedded server only this process can change it, so try:
+            Changes made by anyone (another pantry, another app) arrive as householdChanged events over a WebSocket. With the embedded server only this process could change the household, so run a dev server and two terminals:
+
               swift run --package-path Tools dev-server --port 4000
-              pantry --endpoint http://127.0.0.1:4000/ watch hh-1
-              pantry --endpoint http://127.0.0.1:4000/ households rename hh-1 Cabin   (in another terminal)
+              pantry watch hh-1 --endpoint http://127.0.0.1:4000/
+              pantry households rename hh-1 Cabin --endpoint http://127.0.0.1:4000/
             """)
 
     @OptionGroup var global: GlobalOptions
