@@ -93,7 +93,7 @@ final class Session: @unchecked Sendable {
     static func run(_ options: GlobalOptions, signIn: Bool = true, _ body: (Session) async throws -> Void) async throws {
         let console = Console.current
         console.json = options.json
-        if options.noColor { console.colors = false }
+        if options.noColor || options.json { console.colors = false }
         var session: Session?
         do {
             session = try await open(options, console: console, signIn: signIn)

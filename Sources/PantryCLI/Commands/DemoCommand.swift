@@ -44,8 +44,7 @@ struct Demo {
     func report(_ step: String, _ text: String, sources: String? = nil) {
         let sources = sources ?? session.sources()
         if session.options.json {
-            let plain = sources.replacingOccurrences(of: #"\u{1B}\[[0-9;]*m"#, with: "", options: .regularExpression)
-            console.printJSON(["step": .string(step), "result": .string(text), "source": .string(plain)])
+            console.printJSON(["step": .string(step), "result": .string(text), "source": .string(sources)])
         } else {
             console.print("   \(text) \(sources)")
         }
