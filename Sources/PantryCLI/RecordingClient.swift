@@ -4,23 +4,22 @@ import Foundation
 /// An `APIClient` that forwards to another and remembers the metadata of each answer, so that the
 /// CLI can say where a kit's result came from (cache or server) without the kits exposing it.
 /// It is the composition root's own decorator: kits only ever see `APIClient`.
-final class RecordingClient: APIClient, @unchecked Sendable {
+final class RecordingClient: APIClient {
     private let base: any APIClient
-    private let lock = NSLock()
-    private var recorded: [ResponseMetadata] = []
+    private let recorded = LockedBox<[ResponseMetadata]>([])
 
     init(_ base: any APIClient) { self.base = base }
 
     /// The metadata recorded since the last call, oldest first, and forgets them.
     func drain() -> [ResponseMetadata] {
-        lock.withLock {
-            defer { recorded = [] }
-            return recorded
+        recorded.withLock { records in
+            defer { records = [] }
+            return records
         }
     }
 
     private func record<T>(_ response: Response<T>) -> Response<T> {
-        lock.withLock { recorded.append(response.metadata) }
+        recorded.withLock { $0.append(response.metadata) }
         return response
     }
 

@@ -41,8 +41,7 @@ public struct APISubscription<Element: Sendable>: AsyncSequence, Sendable {
 
         /// Runs once when the subscription ends, whoever ended it (the consumer stopping included).
         public func onTermination(_ action: @escaping @Sendable () -> Void) {
-            let once = OnceFlag()
-            values.onTermination = { _ in if once.claim() { action() } }
+            values.onTermination = { _ in action() }
         }
     }
 
@@ -86,44 +85,6 @@ public struct APISubscription<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Starts iterating.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: values.makeAsyncIterator()) }
-
-    /// The same subscription with each event transformed; states pass through, and ending the new
-    /// subscription ends this one.
-    public func map<T: Sendable>(_ transform: @escaping @Sendable (Element) throws(APIError) -> T) -> APISubscription<T> {
-        let base = self
-        return APISubscription<T> { continuation in
-            let states = Task {
-                for await state in base.states { continuation.setState(state) }
-            }
-            let task = Task {
-                do throws(APIError) {
-                    for try await element in base { continuation.yield(try transform(element)) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-                states.cancel()
-            }
-            continuation.onTermination {
-                task.cancel()
-                states.cancel()
-            }
-        }
-    }
-}
-
-/// A flag that can be claimed once, from any task.
-private final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var claimed = false
-
-    func claim() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if claimed { return false }
-        claimed = true
-        return true
-    }
 }
 
 /// How a subscription's connection is doing.

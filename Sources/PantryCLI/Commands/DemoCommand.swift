@@ -157,11 +157,3 @@ struct Demo {
         return formatter.string(from: Date())
     }
 }
-
-/// A value behind a lock.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
-}

@@ -94,9 +94,6 @@ actor SubscriptionConnection {
         await closeIfIdle()
     }
 
-    /// The number of operations (for tests).
-    var activeCount: Int { operations.count }
-
     private func send(_ id: UInt64, on channel: any WebSocketChannel) async {
         guard var operation = operations[id], operation.subscribedOn != generation else { return }
         operation.subscribedOn = generation
