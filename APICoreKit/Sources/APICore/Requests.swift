@@ -130,8 +130,11 @@ public struct RESTRequest<Value: Sendable>: Sendable {
         query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
     }
 
-    /// `METHOD path`, as in logs and errors.
-    public var summary: String { "\(method) \(path)" }
+    /// `METHOD path`, as in logs, metrics and errors; a path longer than 256 characters is cut
+    /// there, so that no log line or error grows with a request's size.
+    public var summary: String {
+        path.count > 256 ? "\(method) \(path.prefix(256))…" : "\(method) \(path)"
+    }
 }
 
 /// A GraphQL call: a generated operation and the function that turns its typed data into the

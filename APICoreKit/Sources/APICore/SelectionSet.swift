@@ -150,6 +150,10 @@ public struct DataDict: Sendable, Hashable {
         do throws(GraphQLDecodingError) {
             return try T(_fieldValue: _data[key] ?? .null)
         } catch {
+            // Data from outside (a server, the cache, a socket) reaches an accessor only through
+            // `SelectionSet(validating:variables:)` or the cache reader, which check every field an
+            // accessor can read, under the conditions it is read under, and remove any field that
+            // a condition left out. Only hand-built `DataDict`s that bypass both can get here.
             preconditionFailure("APICore: a validated selection set could not read \(error.prefixed(by: .field(key))); the generated code and its metadata disagree")
         }
     }
@@ -216,19 +220,44 @@ extension SelectionSet {
     ///
     /// Every selected field must be present with a value of its declared type, except those that
     /// `@include`/`@skip` leave out or type conditions that do not apply. The first mismatch is
-    /// reported with its path from `object`.
+    /// reported with its path from `object`. A field that only a condition left out under these
+    /// `variables` is removed from the wrapped data, whatever the server sent for it, so that its
+    /// accessor reads `nil` instead of a value nobody checked.
     public init(validating object: JSONObject, variables: JSONObject = [:]) throws(GraphQLDecodingError) {
-        try SelectionValidator(variables: variables).validate(object, selections: Self.__selections, in: Self.__parentType)
+        var object = object
+        try SelectionValidator(variables: variables).validate(&object, selections: Self.__selections, in: Self.__parentType)
         self.init(_dataDict: DataDict(_data: object))
     }
 }
 
-/// Checks a response against selection-set metadata. Paths are built only when an error unwinds,
-/// so a valid response costs no allocation per field.
+/// Checks a response against selection-set metadata, so that every accessor of the generated
+/// data can read what it selects: a value that passed is of the declared type, and a field the
+/// variables leave out is not there at all. Paths are built only when an error unwinds, so a
+/// valid response costs no allocation per field, and an object is copied only when it holds a
+/// field that a condition left out.
 struct SelectionValidator {
     let variables: JSONObject
 
-    func validate(_ object: JSONObject, selections: [Selection], in parent: ParentType) throws(GraphQLDecodingError) {
+    /// Validates one object: its selections, then removes the fields selected only under
+    /// conditions that do not hold. Returns whether `object` changed (here or below).
+    @discardableResult
+    func validate(_ object: inout JSONObject, selections: [Selection], in parent: ParentType) throws(GraphQLDecodingError) -> Bool {
+        var leftOut: [String] = []
+        var changed = false
+        try validate(&object, selections: selections, in: parent, leftOut: &leftOut, changed: &changed)
+        guard leftOut.contains(where: { object[$0] != nil }) else { return changed }
+        var selected: Set<String> = []
+        collectSelectedKeys(object, selections: selections, in: parent, into: &selected)
+        for key in leftOut where !selected.contains(key) && object[key] != nil {
+            object[key] = nil
+            changed = true
+        }
+        return changed
+    }
+
+    private func validate(
+        _ object: inout JSONObject, selections: [Selection], in parent: ParentType, leftOut: inout [String], changed: inout Bool
+    ) throws(GraphQLDecodingError) {
         for selection in selections {
             switch selection {
             case .field(let field):
@@ -237,21 +266,60 @@ struct SelectionValidator {
                     throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'")
                 }
                 do throws(GraphQLDecodingError) {
-                    try validate(value, as: field.type, nullable: true)
+                    if let replaced = try validate(value, as: field.type, nullable: true) {
+                        object[key] = replaced
+                        changed = true
+                    }
                 } catch {
                     throw error.prefixed(by: .field(key))
                 }
             case .inlineFragment(let type):
                 if applies(type.__parentType, to: object, in: parent) {
-                    try validate(object, selections: type.__selections, in: type.__parentType)
+                    try validate(&object, selections: type.__selections, in: type.__parentType, leftOut: &leftOut, changed: &changed)
                 }
             case .fragment(let type):
                 if applies(type.__parentType, to: object, in: parent) {
-                    try validate(object, selections: type.__selections, in: type.__parentType)
+                    try validate(&object, selections: type.__selections, in: type.__parentType, leftOut: &leftOut, changed: &changed)
                 }
             case .conditional(let conditions, let nested):
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
-                    try validate(object, selections: nested, in: parent)
+                    try validate(&object, selections: nested, in: parent, leftOut: &leftOut, changed: &changed)
+                } else {
+                    Self.collectKeys(of: nested, into: &leftOut)
+                }
+            }
+        }
+    }
+
+    /// The response keys of every field in `selections`, at any depth of fragments and conditions.
+    private static func collectKeys(of selections: [Selection], into keys: inout [String]) {
+        for selection in selections {
+            switch selection {
+            case .field(let field): keys.append(field.responseKey)
+            case .inlineFragment(let type): collectKeys(of: type.__selections, into: &keys)
+            case .fragment(let type): collectKeys(of: type.__selections, into: &keys)
+            case .conditional(_, let nested): collectKeys(of: nested, into: &keys)
+            }
+        }
+    }
+
+    /// The response keys that `selections` select in `object` under these variables.
+    private func collectSelectedKeys(_ object: JSONObject, selections: [Selection], in parent: ParentType, into keys: inout Set<String>) {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                keys.insert(field.responseKey)
+            case .inlineFragment(let type):
+                if applies(type.__parentType, to: object, in: parent) {
+                    collectSelectedKeys(object, selections: type.__selections, in: type.__parentType, into: &keys)
+                }
+            case .fragment(let type):
+                if applies(type.__parentType, to: object, in: parent) {
+                    collectSelectedKeys(object, selections: type.__selections, in: type.__parentType, into: &keys)
+                }
+            case .conditional(let conditions, let nested):
+                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
+                    collectSelectedKeys(object, selections: nested, in: parent, into: &keys)
                 }
             }
         }
@@ -263,33 +331,43 @@ struct SelectionValidator {
         condition.applies(toTypename: object["__typename"]?.stringValue, within: parent)
     }
 
-    func validate(_ value: JSONValue, as type: OutputType, nullable: Bool) throws(GraphQLDecodingError) {
+    /// Validates one value; returns the value to keep in its place when validation removed a
+    /// left-out field somewhere below it, else `nil` (the value stays as it is).
+    func validate(_ value: JSONValue, as type: OutputType, nullable: Bool) throws(GraphQLDecodingError) -> JSONValue? {
         switch type {
         case .nonNull(let inner):
             if case .null = value {
                 throw GraphQLDecodingError(message: "null for a non-null field")
             }
-            try validate(value, as: inner, nullable: false)
+            return try validate(value, as: inner, nullable: false)
         case _ where nullable && value.isNull:
-            return
+            return nil
         case .scalar(let scalar):
             _ = try scalar.init(_fieldValue: value)
+            return nil
         case .object(let selectionSet):
-            guard case .object(let object) = value else {
+            guard case .object(var object) = value else {
                 throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")
             }
-            try validate(object, selections: selectionSet.__selections, in: selectionSet.__parentType)
+            let changed = try validate(&object, selections: selectionSet.__selections, in: selectionSet.__parentType)
+            return changed ? .object(object) : nil
         case .list(let element):
             guard case .array(let elements) = value else {
                 throw GraphQLDecodingError(message: "expected a list, found \(value.kindDescription)")
             }
+            var result = elements
+            var changed = false
             for (index, item) in elements.enumerated() {
                 do throws(GraphQLDecodingError) {
-                    try validate(item, as: element, nullable: true)
+                    if let replaced = try validate(item, as: element, nullable: true) {
+                        result[index] = replaced
+                        changed = true
+                    }
                 } catch {
                     throw error.prefixed(by: .index(index))
                 }
             }
+            return changed ? .array(result) : nil
         }
     }
 }

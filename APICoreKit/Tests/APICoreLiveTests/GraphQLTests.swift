@@ -219,4 +219,29 @@ struct GraphQLTests {
             #expect(missingShape.message == "missing field 'name'")
         }
     }
+
+    @Test("a field that @include/@skip leaves out cannot crash the reader, whatever the server sends for it")
+    func hostileConditionalField() async throws {
+        // Before: validation skipped the left-out fields, then the accessors trapped ("a validated
+        // selection set could not read name: expected a string, found a number").
+        try await withServer { server, client in
+            server.respond(
+                "graphql", status: 200,
+                body: #"{"data":{"hero":{"__typename":"Droid","name":7,"friends":"none","primaryFunction":{"a":1}}}}"#)
+            let hero = try await client.fetch(HeroConditionalQuery(withName: false, skipFriends: true)).value.hero
+            #expect(hero?.name == nil)
+            #expect(hero?.friends == nil)
+            #expect(hero?.asDroid?.primaryFunction == nil)
+
+            server.respond("graphql", status: 200, body: #"{"data":{"hero":{"__typename":"Droid","name":7}}}"#)
+            let error = await apiError { () async throws(APIError) in
+                try await client.fetch(HeroConditionalQuery(withName: true, skipFriends: true))
+            }
+            guard case .invalidResponse(let failure) = error, case .wrongShape(let shape) = failure.kind else {
+                Issue.record("expected wrongShape, got \(String(describing: error))")
+                return
+            }
+            #expect(shape.path == ["data", "hero", "name"])
+        }
+    }
 }

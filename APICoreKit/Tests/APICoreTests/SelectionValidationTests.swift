@@ -91,6 +91,53 @@ struct SelectionValidationTests {
         }
     }
 
+    @Test("a field a condition leaves out is removed, whatever the server sent for it, so accessors never trap")
+    func leftOutFieldsAreRemoved() throws {
+        // Before: validation skipped `name`, then the accessor trapped reading 7 as a String.
+        let hostile: JSONObject = ["hero": ["__typename": "Droid", "name": 7, "appearsIn": []]]
+        let data = try ConditionalHero(validating: hostile, variables: ["withName": false])
+        #expect(data.hero?.name == nil)
+        #expect(data.hero?.__data._data["name"] == nil)
+        #expect(throws: GraphQLDecodingError(path: ["hero", "name"], message: "expected a string, found a number")) {
+            try ConditionalHero(validating: hostile, variables: ["withName": true])
+        }
+    }
+
+    @Test("every combination of variables and hostile values: an error, or data whose every accessor reads")
+    func conditionalCombinations() throws {
+        let hostileValues: [JSONValue?] = [nil, .null, 7, "text", ["x": 1], [1, "a"], true, 1.5]
+        let friendsValues: [JSONValue?] = hostileValues + [JSONValue.array([["__typename": "Human", "name": "Han"], .null])]
+        var decoded = 0
+        for withName in [false, true] {
+            for skipFriends in [false, true] {
+                for typename in ["Droid", "Human", "Wookiee"] {
+                    for name in hostileValues + ["R2-D2"] {
+                        for friends in friendsValues {
+                            for primaryFunction in hostileValues + ["Astromech"] {
+                                var hero: JSONObject = ["__typename": .string(typename)]
+                                hero["name"] = name
+                                hero["friends"] = friends
+                                hero["primaryFunction"] = primaryFunction
+                                let variables: JSONObject = ["withName": .bool(withName), "skipFriends": .bool(skipFriends)]
+                                guard let data = try? HeroConditionalQuery.Data(validating: ["hero": .object(hero)], variables: variables)
+                                else { continue }
+                                decoded += 1
+                                let read = data.hero
+                                #expect((read?.name != nil) == (withName && name?.stringValue != nil))
+                                _ = read?.friends?.map { $0?.name }
+                                if withName { #expect(read?.name == name?.stringValue) }
+                                if skipFriends { #expect(read?.friends == nil) }
+                                _ = read?.asDroid.map { ($0.name, $0.friends?.map { $0?.name }, $0.primaryFunction) }
+                                if !withName { #expect(read?.asDroid?.primaryFunction == nil) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(decoded > 0)
+    }
+
     @Test("scalars: Int rejects fractions, String (and ID) rejects numbers, Float accepts integers")
     func scalars() throws {
         #expect(throws: GraphQLDecodingError.self) { try Int(_fieldValue: 1.5) }

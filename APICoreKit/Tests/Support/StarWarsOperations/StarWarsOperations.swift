@@ -413,3 +413,68 @@ public struct CatalogFeedSubscription: GraphQLSubscription {
         public var catalogFeed: CatalogQuery.Data.Item { __data["catalogFeed"] }
     }
 }
+
+/// `query HeroConditional($withName: Boolean!, $skipFriends: Boolean!) { hero { __typename name @include(if: $withName) friends @skip(if: $skipFriends) { __typename name } ... on Droid @include(if: $withName) { primaryFunction } } }`:
+/// every field of `hero` but its type name depends on a variable.
+public struct HeroConditionalQuery: GraphQLQuery {
+    public static let operationName = "HeroConditional"
+    public static let document = """
+        query HeroConditional($withName: Boolean!, $skipFriends: Boolean!) { hero { __typename name @include(if: $withName) friends @skip(if: $skipFriends) { __typename name } ... on Droid @include(if: $withName) { primaryFunction } } }
+        """
+    public var withName: Bool
+    public var skipFriends: Bool
+    public init(withName: Bool, skipFriends: Bool) {
+        self.withName = withName
+        self.skipFriends = skipFriends
+    }
+    public var __variables: InputDict { InputDict(["withName": withName, "skipFriends": skipFriends]) }
+
+    public struct Data: RootSelectionSet {
+        public let __data: DataDict
+        public init(_dataDict: DataDict) { __data = _dataDict }
+        public static let __parentType = Types.query
+        public static let __selections: [Selection] = [.field(Field("hero", .object(Hero.self)))]
+        public var hero: Hero? { __data["hero"] }
+
+        public struct Hero: SelectionSet {
+            public let __data: DataDict
+            public init(_dataDict: DataDict) { __data = _dataDict }
+            public static let __parentType = Types.character
+            public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .conditional([.include(if: "withName")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
+                .conditional([.skip(if: "skipFriends")], [.field(Field("friends", .list(.object(Friend.self))))]),
+                .inlineFragment(AsDroid.self),
+            ]
+            public var name: String? { __data["name"] }
+            public var friends: [Friend?]? { __data["friends"] }
+            public var asDroid: AsDroid? { _asInlineFragment() }
+
+            public struct AsDroid: SelectionSet {
+                public let __data: DataDict
+                public init(_dataDict: DataDict) { __data = _dataDict }
+                public static let __parentType = Types.droid
+                public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                    .conditional([.include(if: "withName")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
+                    .conditional([.skip(if: "skipFriends")], [.field(Field("friends", .list(.object(Friend.self))))]),
+                    .conditional([.include(if: "withName")], [.field(Field("primaryFunction", .scalar(String.self)))]),
+                ]
+                public var name: String? { __data["name"] }
+                public var friends: [Friend?]? { __data["friends"] }
+                public var primaryFunction: String? { __data["primaryFunction"] }
+            }
+
+            public struct Friend: SelectionSet {
+                public let __data: DataDict
+                public init(_dataDict: DataDict) { __data = _dataDict }
+                public static let __parentType = Types.character
+                public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                    .field(Field("name", .nonNull(.scalar(String.self)))),
+                ]
+                public var name: String { __data["name"] }
+            }
+        }
+    }
+}
