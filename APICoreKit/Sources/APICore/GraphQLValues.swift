@@ -53,11 +53,16 @@ extension String: GraphQLOutputValue, GraphQLInputValue {
 }
 
 extension Int: GraphQLOutputValue, GraphQLInputValue {
-    /// Reads an `Int` field; a fractional number is an error.
+    /// Reads an `Int` field; a fractional number, or one past `Int`'s range, is an error (never
+    /// a rounded value).
     public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         switch value {
         case .int(let int): self = int
+        // Integral and below 2^53, so `Int(double)` is exact and cannot trap.
         case .double(let double) where double.rounded() == double && abs(double) < 9.0e15: self = Int(double)
+        case .number(let number) where number.text == "-0": self = 0
+        case .double, .number:
+            throw GraphQLDecodingError(message: "expected an integer within Int's range, found \(value)")
         default: throw GraphQLDecodingError(message: "expected an integer, found \(value.kindDescription)")
         }
     }
@@ -67,9 +72,13 @@ extension Int: GraphQLOutputValue, GraphQLInputValue {
 }
 
 extension Double: GraphQLOutputValue, GraphQLInputValue {
-    /// Reads a `Float` field (integers included).
+    /// Reads a `Float` field (integers included), to the nearest `Double`; a number past
+    /// `Double`'s range is an error, never infinity or zero.
     public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard let double = value.doubleValue else {
+            if case .number(let number) = value {
+                throw GraphQLDecodingError(message: "the number \(number) is out of range for Float")
+            }
             throw GraphQLDecodingError(message: "expected a number, found \(value.kindDescription)")
         }
         self = double

@@ -245,6 +245,8 @@ private struct Reader {
         return value
     }
 
+    /// A number: `.int` when it is an integer that fits, `.double` when a `Double` holds it as
+    /// written, else `.number` with its literal text (nothing is rounded, nothing becomes infinity).
     mutating func readNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         var negative = false
@@ -258,8 +260,11 @@ private struct Reader {
         }
         var integer = 0
         var overflow = false
+        // Digits from the first that is not zero: more than 15 may not survive a Double.
+        var significantDigits = 0
         while index < bytes.count, isDigit(bytes[index]) {
             let digit = Int(bytes[index] - UInt8(ascii: "0"))
+            if significantDigits > 0 || digit != 0 { significantDigits += 1 }
             if !overflow {
                 let (times10, o1) = integer.multipliedReportingOverflow(by: 10)
                 let (sum, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
@@ -268,25 +273,90 @@ private struct Reader {
             }
             index += 1
         }
-        var isInteger = !overflow
+        var isInteger = true
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: digit expected after '.'", at: start) }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) {
+                if significantDigits > 0 || bytes[index] != UInt8(ascii: "0") { significantDigits += 1 }
+                index += 1
+            }
         }
+        var exponentIsLarge = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: digit expected in exponent", at: start) }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            var exponent = 0
+            while index < bytes.count, isDigit(bytes[index]) {
+                exponent = min(exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")), 100_000)
+                index += 1
+            }
+            exponentIsLarge = exponent > 280
         }
-        if isInteger { return .int(integer) }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        guard let double = Double(text) else { throw error("invalid number", at: start) }
+        if isInteger {
+            if !overflow && !(negative && integer == 0) { return .int(integer) }
+            return .number(JSONNumber(unchecked: text(from: start)))  // past Int's range, or -0
+        }
+        let literal = text(from: start)
+        guard let double = Double(literal), double.isFinite, double != 0 || significantDigits == 0 else {
+            return .number(JSONNumber(unchecked: literal))  // past Double's range
+        }
+        if significantDigits > 15 || exponentIsLarge, !NumberText.sameValue(literal, "\(double)") {
+            return .number(JSONNumber(unchecked: literal))  // more digits than a Double keeps
+        }
         return .double(double)
     }
 
+    func text(from start: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
     func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+}
+
+/// Decimal number texts compared by value, digit for digit.
+enum NumberText {
+    /// Whether two number texts (JSON literals, or Swift's shortest `Double` descriptions such as
+    /// `1e-05` and `1.2345678901234567e+19`) write the same value.
+    static func sameValue(_ a: String, _ b: String) -> Bool {
+        canonical(a) == canonical(b)
+    }
+
+    /// The value as sign, significant digits without leading or trailing zeros, and the power of
+    /// ten of the first digit's place.
+    struct Canonical: Equatable {
+        var negative: Bool
+        var digits: [UInt8]
+        var exponent: Int
+    }
+
+    static func canonical(_ text: String) -> Canonical {
+        var bytes = text.utf8[...]
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative || bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+        var digits: [UInt8] = []
+        var pointPosition: Int?
+        var exponent = 0
+        while let byte = bytes.first {
+            bytes = bytes.dropFirst()
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                digits.append(byte)
+            } else if byte == UInt8(ascii: ".") {
+                pointPosition = digits.count
+            } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                exponent = Int(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "+", with: "")) ?? 0
+                break
+            }
+        }
+        var place = (pointPosition ?? digits.count) + exponent
+        let leadingZeros = digits.prefix { $0 == UInt8(ascii: "0") }.count
+        digits.removeFirst(leadingZeros)
+        place -= leadingZeros
+        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
+        if digits.isEmpty { return Canonical(negative: false, digits: [], exponent: 0) }
+        return Canonical(negative: negative, digits: digits, exponent: place)
+    }
 }

@@ -26,7 +26,9 @@ public enum JSONSerializer {
         case .double(let double):
             if double.isFinite {
                 if double == double.rounded(.towardZero), abs(double) < 1e15 {
-                    out.append(contentsOf: String(Int(double)).utf8)
+                    // `Int(double)` cannot trap: the value is integral and well inside Int's range.
+                    if double.sign == .minus { out.append(UInt8(ascii: "-")) }
+                    out.append(contentsOf: String(Int(double.magnitude)).utf8)
                     out.append(contentsOf: ".0".utf8)
                 } else {
                     out.append(contentsOf: "\(double)".utf8)
@@ -34,6 +36,7 @@ public enum JSONSerializer {
             } else {
                 out.append(contentsOf: "null".utf8)  // JSON has no NaN or infinity.
             }
+        case .number(let number): out.append(contentsOf: number.text.utf8)  // checked when it was made
         case .string(let string): writeString(string, into: &out)
         case .array(let array):
             out.append(UInt8(ascii: "["))
@@ -48,7 +51,7 @@ public enum JSONSerializer {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(object[key]!, into: &out)
+                write(object[key] ?? .null, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -1,7 +1,11 @@
+import Foundation
+
 /// A JSON value: what a server sends, what the cache stores, what variables encode to.
 ///
 /// Integers and floating-point numbers stay apart (`.int(1)` is not `.double(1)`), so an `ID`
-/// or an `Int` field round-trips exactly.
+/// or an `Int` field round-trips exactly; a number that neither `Int` nor `Double` can hold
+/// exactly (a 30-digit integer, `1e400`, `-0`) keeps its literal text, so custom scalars and
+/// the cache give back every digit the server sent.
 public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
@@ -9,14 +13,51 @@ public enum JSONValue: Sendable, Hashable {
     case bool(Bool)
     /// A number written without a fraction or exponent that fits in `Int`.
     case int(Int)
-    /// Any other number.
+    /// A number that a `Double` holds exactly as written (its shortest form reads back the same).
     case double(Double)
+    /// Any other number, kept as its literal text.
+    case number(JSONNumber)
     /// A string.
     case string(String)
     /// An array.
     case array([JSONValue])
     /// An object. Key order is not kept; serialization sorts keys.
     case object(JSONObject)
+}
+
+/// A JSON number literal kept as text because neither `Int` nor `Double` holds it exactly.
+public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    /// The literal, as written in the JSON text: `123456789012345678901234567890`, `1e400`, `-0`.
+    public let text: String
+
+    /// A number from its literal text; `nil` when `text` is not a JSON number.
+    public init?(_ text: String) {
+        guard let first = text.utf8.first, first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")),
+            let last = text.utf8.last, last >= UInt8(ascii: "0") && last <= UInt8(ascii: "9"),
+            let value = try? JSONParser.parse(text)
+        else { return nil }
+        switch value {
+        case .int, .double, .number: self.text = text
+        default: return nil
+        }
+    }
+
+    /// A literal the parser has already checked.
+    init(unchecked text: String) { self.text = text }
+
+    /// The nearest `Double`, or `nil` when the number is out of `Double`'s range (it would be
+    /// infinite, or zero although it is not).
+    public var doubleValue: Double? {
+        guard let double = Double(text), double.isFinite else { return nil }
+        if double == 0 {
+            let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+            if mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) { return nil }
+        }
+        return double
+    }
+
+    /// The literal.
+    public var description: String { text }
 }
 
 /// A JSON object: the shape of a GraphQL response's `data` and of every selection set in it.
@@ -47,11 +88,13 @@ extension JSONValue {
         return nil
     }
 
-    /// The number as a `Double` (integers included), or `nil` when this is not a number.
+    /// The number as a `Double` (integers included), or `nil` when this is not a number or is
+    /// a number out of `Double`'s range.
     public var doubleValue: Double? {
         switch self {
         case .double(let double): return double
         case .int(let int): return Double(int)
+        case .number(let number): return number.doubleValue
         default: return nil
         }
     }
@@ -78,7 +121,7 @@ extension JSONValue {
         switch self {
         case .null: return "null"
         case .bool: return "a Boolean"
-        case .int, .double: return "a number"
+        case .int, .double, .number: return "a number"
         case .string: return "a string"
         case .array: return "an array"
         case .object: return "an object"
@@ -142,6 +185,12 @@ extension JSONValue: Codable {
         case .bool(let bool): try container.encode(bool)
         case .int(let int): try container.encode(int)
         case .double(let double): try container.encode(double)
+        case .number(let number):
+            // Codable has no number of arbitrary precision; `Decimal` keeps up to 38 digits.
+            guard let decimal = Decimal(string: number.text, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN else {
+                throw EncodingError.invalidValue(number, .init(codingPath: encoder.codingPath, debugDescription: "\(number) cannot be encoded as a number"))
+            }
+            try container.encode(decimal)
         case .string(let string): try container.encode(string)
         case .array(let array): try container.encode(array)
         case .object(let object): try container.encode(object)

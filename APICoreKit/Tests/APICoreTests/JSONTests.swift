@@ -10,13 +10,67 @@ struct JSONTests {
         #expect(value == ["a": [1, -2, 3.5, 1000.0, true, false, nil], "b": ["c": "d"], "e": ""])
     }
 
-    @Test("integers stay integers; too large for Int becomes a double")
+    @Test("integers stay integers; a number no Int or Double holds exactly keeps its text")
     func numbers() throws {
         #expect(try JSONParser.parse("9223372036854775807") == .int(Int.max))
         #expect(try JSONParser.parse("-9223372036854775808") == .int(Int.min))
-        #expect(try JSONParser.parse("9223372036854775808") == .double(9223372036854775808))
         #expect(try JSONParser.parse("0") == .int(0))
         #expect(try JSONParser.parse("-0.5e-2") == .double(-0.005))
+        #expect(try JSONParser.parse("0.30000000000000004") == .double(0.30000000000000004))
+        #expect(try JSONParser.parse("1.7976931348623157e308") == .double(.greatestFiniteMagnitude))
+        // Before: a rounded double, infinity (written back as null), 0, and 0.
+        for literal in ["9223372036854775808", "123456789012345678901234567890", "1e400", "-1e400", "1e-400", "-0",
+                        "9007199254740993.0", "0.1000000000000000055511151231257827"] {
+            #expect(try JSONParser.parse(literal) == .number(try #require(JSONNumber(literal))), "\(literal)")
+            #expect(JSONSerializer.string(try JSONParser.parse(literal)) == literal)
+            #expect(JSONSerializer.string(try JSONParser.parse("[\(literal)]")) == "[\(literal)]")
+        }
+        #expect(JSONSerializer.string(.double(-0.0)) == "-0.0")
+        #expect(JSONNumber("12 ") == nil)
+        #expect(JSONNumber("1e") == nil)
+        #expect(JSONNumber("abc") == nil)
+        #expect(JSONNumber("-12.5e3")?.text == "-12.5e3")
+    }
+
+    @Test("Int and Float fields reject numbers out of their range, naming them; nothing is rounded or infinite")
+    func numberFields() throws {
+        #expect(throws: GraphQLDecodingError(message: "expected an integer within Int's range, found 123456789012345678901234567890")) {
+            try Int(_fieldValue: JSONParser.parse("123456789012345678901234567890"))
+        }
+        #expect(throws: GraphQLDecodingError(message: "expected an integer within Int's range, found 1e+20")) {
+            try Int(_fieldValue: JSONParser.parse("1e20"))
+        }
+        #expect(try Int(_fieldValue: JSONParser.parse("-0")) == 0)
+        #expect(throws: GraphQLDecodingError(message: "the number 1e400 is out of range for Float")) {
+            try Double(_fieldValue: JSONParser.parse("1e400"))
+        }
+        #expect(throws: GraphQLDecodingError(message: "the number 1e-400 is out of range for Float")) {
+            try Double(_fieldValue: JSONParser.parse("1e-400"))
+        }
+        #expect(try Double(_fieldValue: JSONParser.parse("9007199254740993.0")) == 9007199254740992)
+        // A custom scalar that takes any JSON gets every digit back.
+        let big = try JSONParser.parse("123456789012345678901234567890")
+        #expect(try JSONValue(_fieldValue: big)._inputJSON == big)
+    }
+
+    @Test("random number literals: parse, serialize and parse again give the same value, digit for digit")
+    func numberRoundTrip() throws {
+        var generator = SeededGenerator(seed: 0x5EED)
+        for _ in 0..<5_000 {
+            var literal = Bool.random(using: &generator) ? "-" : ""
+            let integerDigits = Int.random(in: 1...25, using: &generator)
+            literal += String(Int.random(in: 1...9, using: &generator))
+            for _ in 1..<integerDigits { literal += String(Int.random(in: 0...9, using: &generator)) }
+            if Bool.random(using: &generator) {
+                literal += "."
+                for _ in 0..<Int.random(in: 1...20, using: &generator) { literal += String(Int.random(in: 0...9, using: &generator)) }
+            }
+            if Bool.random(using: &generator) { literal += "e\(Int.random(in: -420...420, using: &generator))" }
+            let value = try JSONParser.parse(literal)
+            let text = JSONSerializer.string(value)
+            #expect(try JSONParser.parse(text) == value, "\(literal)")
+            #expect(NumberTextCheck.sameValue(literal, text), "\(literal) was written back as \(text)")
+        }
     }
 
     @Test("escapes, unicode and surrogate pairs")
@@ -75,5 +129,40 @@ struct JSONTests {
         let theirs = try JSONSerialization.jsonObject(with: JSONSerializer.data(ours)) as? NSDictionary
         let original = try JSONSerialization.jsonObject(with: data) as? NSDictionary
         #expect(theirs == original)
+    }
+}
+
+/// A SplitMix64 generator: the same numbers for the same seed on every platform.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Two number texts written differently but of the same value (`1e3` and `1000.0`), compared
+/// as exact decimals: digits without leading or trailing zeros, and the place of the first.
+enum NumberTextCheck {
+    static func sameValue(_ a: String, _ b: String) -> Bool { canonical(a) == canonical(b) }
+
+    static func canonical(_ text: String) -> String {
+        let lower = text.lowercased()
+        let parts = lower.split(separator: "e", maxSplits: 1)
+        let exponent = parts.count > 1 ? Int(parts[1].replacingOccurrences(of: "+", with: "")) ?? 0 : 0
+        var mantissa = String(parts[0])
+        let negative = mantissa.hasPrefix("-")
+        if negative { mantissa.removeFirst() }
+        let pieces = mantissa.split(separator: ".", omittingEmptySubsequences: false)
+        var digits = Array(pieces[0]) + (pieces.count > 1 ? Array(pieces[1]) : [])
+        var place = pieces[0].count + exponent
+        while digits.first == "0" { digits.removeFirst(); place -= 1 }
+        while digits.last == "0" { digits.removeLast() }
+        if digits.isEmpty { return "\(negative ? "-" : "")0" }
+        return "\(negative ? "-" : "")\(String(digits))e\(place)"
     }
 }

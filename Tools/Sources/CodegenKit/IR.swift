@@ -133,8 +133,10 @@ struct IRBuilder {
                     let all = (contribution.conditions + conditions).uniqued()
                     if !collected.conditionSets.contains(all) { collected.conditionSets.append(all) }
                     if let selectionSet = field.selectionSet {
+                        // The field's own conditions go with its selections: where the same field is
+                        // also selected under other conditions, these selections apply only under these.
                         collected.subContributions.append(Contribution(
-                            selections: selectionSet.selections, conditions: [], identity: ObjectIdentifier(selectionSet)))
+                            selections: selectionSet.selections, conditions: all, identity: ObjectIdentifier(selectionSet)))
                     }
                 case let inline as InlineFragment:
                     guard let conditions = Condition.of(inline.directives) else { continue }
@@ -194,10 +196,19 @@ struct IRBuilder {
             if let target = fragmentType(for: field, among: ir.fragments) {
                 field.fragmentType = (name, target)
             } else {
-                field.nested = build(typeName: field.definition.type.namedType, structName: name, contributions: field.subContributions)
+                field.nested = build(
+                    typeName: field.definition.type.namedType, structName: name, contributions: Self.nestedContributions(of: field))
             }
         }
         return ir
+    }
+
+    /// The selections of a field's nested type, each under the conditions of the place that
+    /// selected it. When every place selects the field under the same conditions, the field's
+    /// presence already says they hold, so its selections carry none.
+    static func nestedContributions(of field: FieldIR) -> [Contribution] {
+        guard field.conditionSets.count == 1 else { return field.subContributions }
+        return field.subContributions.map { Contribution(selections: $0.selections, conditions: [], identity: $0.identity) }
     }
 
     /// When a field's selections all come from one fragment spread here, that fragment already has

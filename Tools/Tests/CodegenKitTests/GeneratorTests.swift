@@ -30,6 +30,35 @@ struct GeneratorTests {
         #expect(project.exists("Generated/Notes.swift"))
     }
 
+    @Test("a field selected both unconditionally and under @include: what only the conditional place selects stays conditional")
+    func conditionalSubselections() throws {
+        let project = try Project(files: [
+            "schema.graphqls": """
+                type Query { hero: Character }
+                interface Character { id: ID! name: String! friends: [Character] }
+                type Droid implements Character { id: ID! name: String! friends: [Character] primaryFunction: String }
+                type Human implements Character { id: ID! name: String! friends: [Character] height: Float }
+                """,
+            "Q.graphql": """
+                query Q($flag: Boolean!) {
+                  hero { friends { name } friends @include(if: $flag) { id ... on Droid { primaryFunction } } }
+                }
+                """,
+            "R.graphql": "query R($flag: Boolean!) { hero { friends @include(if: $flag) { name } } }",
+        ])
+        _ = try Codegen.run(configURL: project.configURL)
+        let q = try project.read("Generated/Operations/Queries/QQuery.graphql.swift")
+        // Before: `id` and the Droid case's `primaryFunction` were required whatever $flag said.
+        #expect(q.contains(#".conditional([.include(if: "flag")], [.field(Field("id", .nonNull(.scalar(String.self))))])"#))
+        #expect(q.contains(#".conditional([.include(if: "flag")], [.field(Field("primaryFunction", .scalar(String.self)))])"#))
+        #expect(q.contains(#".field(Field("name", .nonNull(.scalar(String.self))))"#))
+        #expect(q.contains("var id: TestAPI.ID? {") || q.contains("var id: String? {"))
+        // A field selected in one place only: its presence says the condition holds, so its
+        // selections are as written.
+        let r = try project.read("Generated/Operations/Queries/RQuery.graphql.swift")
+        #expect(r.contains("var name: String {"))
+    }
+
     @Test("custom scalars are a String typealias written once and never overwritten")
     func customScalars() throws {
         let project = try Project(files: [

@@ -113,6 +113,7 @@ package struct Normalizer {
             switch object[field] {
             case .string(let string)?: parts.append(string)
             case .int(let int)?: parts.append(String(int))
+            case .number(let number)?: parts.append(number.text)
             default: return nil
             }
         }

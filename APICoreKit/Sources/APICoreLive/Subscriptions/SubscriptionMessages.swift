@@ -147,7 +147,7 @@ enum SubscriptionWire {
         case nil: return "undefined"
         case .null?: return "null"
         case .bool?: return "boolean"
-        case .int?, .double?: return "number"
+        case .int?, .double?, .number?: return "number"
         case .string?: return "string"
         case .array?: return "array"
         case .object?: return "object"

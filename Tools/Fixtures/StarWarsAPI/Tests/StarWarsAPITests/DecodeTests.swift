@@ -106,6 +106,13 @@ struct DecodeTests {
             HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery(includeFriendsDetails: false),
             #"{"data": {"hero": {"__typename": "Droid", "friends": [{"__typename": "Human", "name": "Luke"}]}}}"#)
         #expect(without.hero?.friends?.first??.name == "Luke")
+        // A Droid friend: the type case's primaryFunction comes only with the conditional selection,
+        // so it is not required while the variable is false (it was, before).
+        let droidFriend = try decode(
+            HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery(includeFriendsDetails: false),
+            #"{"data": {"hero": {"__typename": "Droid", "friends": [{"__typename": "Droid", "name": "C-3PO", "primaryFunction": 7}]}}}"#)
+        #expect(droidFriend.hero?.friends?.first??.asDroid?.name == "C-3PO")
+        #expect(droidFriend.hero?.friends?.first??.asDroid?.primaryFunction == nil)
         #expect(throws: GraphQLDecodingError(path: ["hero", "friends"], message: "missing field 'friends'")) {
             try decode(HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery(includeFriendsDetails: true), #"{"data": {"hero": {"__typename": "Droid"}}}"#)
         }

@@ -61,7 +61,7 @@ public struct HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery: Graph
                     public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("name", .nonNull(.scalar(String.self)))),
-                        .field(Field("primaryFunction", .scalar(String.self))),
+                        .conditional([.include(if: "includeFriendsDetails")], [.field(Field("primaryFunction", .scalar(String.self)))]),
                     ]
 
                     /// What others call this droid
