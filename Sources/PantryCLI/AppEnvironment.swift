@@ -110,7 +110,12 @@ final class Session: @unchecked Sendable {
     }
 
     static func describe(_ error: any Error) -> String {
-        guard let error = error as? APIError else { return "\(error)" }
+        if let error = error as? CLIError { return error.message }
+        guard let error = error as? APIError else {
+            let domain = (error as NSError).domain
+            let isFileSystem = domain == NSCocoaErrorDomain || domain == NSPOSIXErrorDomain
+            return isFileSystem ? FileProblem.sentence(for: error, path: nil, doing: "go on") : "\(error)"
+        }
         switch error.recovery {
         case .reauthenticate: return "\(error) (log in again: pantry login)"
         default: return error.description
@@ -130,10 +135,26 @@ final class Session: @unchecked Sendable {
             endpoint = server.baseURL
         }
         let cacheURL = options.cacheURL
-        try FileManager.default.createDirectory(at: cacheURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let folder = cacheURL.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError(FileProblem.sentence(for: error, path: folder.path, doing: "create the cache folder") + " (choose another --cache)")
+        }
         // The embedded server is new on every run, so its tokens live in memory; a real server's in a file.
-        let tokens: any TokenStore = embedded == nil
-            ? FileTokenStore(url: cacheURL.deletingLastPathComponent().appendingPathComponent("token.json")) : InMemoryTokenStore()
+        let tokens: any TokenStore
+        if embedded == nil {
+            let file = FileTokenStore(url: Self.tokenURL(options))
+            do {
+                _ = try await file.load()
+            } catch {
+                console.note("warning: " + FileProblem.sentence(for: error, path: Self.tokenURL(options).path, doing: "read the saved token")
+                    + "; log in again: pantry login")
+            }
+            tokens = file
+        } else {
+            tokens = InMemoryTokenStore()
+        }
         var logger = Logger(label: "pantry")
         logger.logLevel = .warning
         var webSocket = URLComponents(url: endpoint.appendingPathComponent("graphql"), resolvingAgainstBaseURL: false)!
@@ -158,11 +179,25 @@ final class Session: @unchecked Sendable {
         return session
     }
 
-    /// `POST auth/login`; the token is kept for the next requests (and runs, with a real server).
-    func logIn(email: String, password: String) async throws(APIError) {
+    /// `POST auth/login`; the token is kept for the next requests (and runs, with a real server:
+    /// a token file that cannot be written is an error that names it).
+    func logIn(email: String, password: String) async throws {
         let credentials = ["email": email, "password": password]
         let token = try await recorder.send(RESTRequest<TokenDTO>.post("auth/login", body: credentials)).value.token
         await tokens.setToken(token)
+        if let file = tokens as? FileTokenStore {
+            do {
+                try await file.save(token)
+            } catch {
+                let path = Self.tokenURL(options).path
+                throw CLIError(FileProblem.sentence(for: error, path: path, doing: "save the token") + "; the log-in lasts for this command only")
+            }
+        }
+    }
+
+    /// Where a real server's token is kept: beside the cache.
+    static func tokenURL(_ options: GlobalOptions) -> URL {
+        options.cacheURL.deletingLastPathComponent().appendingPathComponent("token.json")
     }
 
     /// Stops the embedded server, if any.
@@ -182,5 +217,38 @@ struct TokenDTO: Decodable, Sendable {
 
     var token: AuthToken {
         AuthToken(accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresIn.map { Date().addingTimeInterval($0) })
+    }
+}
+
+/// A failure of the CLI's own, already in words for a person.
+struct CLIError: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// File-system failures in one sentence that names the path and what to do, never Foundation's
+/// `Error Domain=…` text.
+enum FileProblem {
+    static func sentence(for error: any Error, path: String?, doing action: String) -> String {
+        let nsError = error as NSError
+        let path = path ?? (nsError.userInfo[NSFilePathErrorKey] as? String) ?? (nsError.userInfo[NSURLErrorKey] as? URL)?.path
+        let at = path.map { " at \($0)" } ?? ""
+        if error is DecodingError { return "could not \(action)\(at): the file is damaged" }
+        guard nsError.domain == NSCocoaErrorDomain || nsError.domain == NSPOSIXErrorDomain else {
+            return "could not \(action)\(at): \(error)"
+        }
+        let reason: String
+        switch CocoaError.Code(rawValue: nsError.code) {
+        case .fileWriteFileExists: reason = "a file is in the way where a folder is needed"
+        case .fileWriteNoPermission, .fileReadNoPermission: reason = "permission denied; check the owner and permissions"
+        case .fileWriteOutOfSpace: reason = "the disk is full"
+        case .fileWriteVolumeReadOnly: reason = "the volume is read-only"
+        case .fileReadCorruptFile, .coderReadCorrupt, .coderValueNotFound, .coderInvalidValue: reason = "the file is damaged"
+        case .fileNoSuchFile, .fileReadNoSuchFile: reason = "it does not exist"
+        case .fileWriteUnknown, .fileReadUnknown: reason = "it cannot be written or read there (is it a folder?)"
+        default: reason = nsError.localizedFailureReason ?? nsError.localizedDescription
+        }
+        return "could not \(action)\(at): \(reason)"
     }
 }

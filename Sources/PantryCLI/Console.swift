@@ -34,19 +34,73 @@ public final class Console: @unchecked Sendable {
     /// Everything written so far, one string.
     public var text: String { lines.joined(separator: "\n") }
 
-    /// A line of output.
+    /// A line of output, written at once (a pipe or a file sees it before the next one), with
+    /// every control character in it made visible (see ``terminalSafe(_:keepingStyles:)``).
     func print(_ text: String = "") {
-        if capture { lock.withLock { captured.append(contentsOf: text.components(separatedBy: "\n")) } } else { Swift.print(text) }
+        let line = Self.terminalSafe(text, keepingStyles: colors)
+        if capture { lock.withLock { captured.append(line) } } else { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     }
 
     /// A line for the person watching (progress, notes, errors): standard error.
     func note(_ text: String) {
+        let line = Self.terminalSafe(text, keepingStyles: colors)
         if capture {
-            lock.withLock { captured.append("! " + text) }
+            lock.withLock { captured.append("! " + line) }
         } else {
-            FileHandle.standardError.write(Data((text + "\n").utf8))
+            FileHandle.standardError.write(Data((line + "\n").utf8))
         }
     }
+
+    /// `text` with every character that could move the cursor, rewrite the screen, ring the bell
+    /// or reorder what is shown (C0 and C1 controls, DEL, bidirectional overrides) written as a
+    /// visible escape such as `\n` or `\u{1B}`, so that a string from a server stays on its line
+    /// and does what it says. With `keepingStyles`, the console's own colour codes stay.
+    public static func terminalSafe(_ text: String, keepingStyles: Bool) -> String {
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if keepingStyles, scalar == "\u{1B}", let end = styleEnd(scalars, from: index) {
+                out.append(contentsOf: scalars[index..<end])
+                index = end
+                continue
+            }
+            if isUnsafe(scalar) {
+                switch scalar {
+                case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+                case "\r": out.append(contentsOf: "\\r".unicodeScalars)
+                case "\t": out.append(contentsOf: "\\t".unicodeScalars)
+                default: out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+                }
+            } else {
+                out.append(scalar)
+            }
+            index += 1
+        }
+        return String(out)
+    }
+
+    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    /// The end of one of the console's own colour codes (`ESC [ n m`) starting at `start`.
+    private static func styleEnd(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
+        for code in styleCodes {
+            let sequence = Array("\u{1B}[\(code)m".unicodeScalars)
+            if scalars.count - start >= sequence.count, Array(scalars[start..<start + sequence.count]) == sequence {
+                return start + sequence.count
+            }
+        }
+        return nil
+    }
+
+    private static let styleCodes = ["0", "1", "2", "31", "32", "36"]
 
     /// A JSON document on standard output.
     func printJSON(_ value: JSONValue) {
@@ -64,6 +118,8 @@ public final class Console: @unchecked Sendable {
 
     /// A table: a header row and aligned columns.
     func table(_ headers: [String], _ rows: [[String]]) {
+        // Cells are data: escaped first, so that widths count what is shown and a row stays one line.
+        let rows = rows.map { $0.map { Self.terminalSafe($0, keepingStyles: false) } }
         let widths = headers.indices.map { column in ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
         func line(_ cells: [String]) -> String {
             zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")

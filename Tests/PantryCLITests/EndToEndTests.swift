@@ -9,7 +9,7 @@ import Testing
 /// lines start with `! `) and its exit code.
 func pantry(_ arguments: [String]) async -> (output: String, code: Int32) {
     let console = Console(capturing: true)
-    let code = await Console.$current.withValue(console) { () async -> Int32 in
+    let (code, usage) = await Console.$current.withValue(console) { () async -> (Int32, String) in
         do {
             var command = try PantryCommand.parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -17,12 +17,13 @@ func pantry(_ arguments: [String]) async -> (output: String, code: Int32) {
             } else {
                 try command.run()
             }
-            return 0
+            return (0, "")
         } catch {
-            return PantryCommand.exitCode(for: error).rawValue
+            // What ArgumentParser prints for a usage error (nothing for an exit code).
+            return (PantryCommand.exitCode(for: error).rawValue, PantryCommand.message(for: error))
         }
     }
-    return (console.text, code)
+    return (usage.isEmpty ? console.text : console.text + "\n! " + usage, code)
 }
 
 /// A temporary folder for a test's cache and token, removed after.
@@ -53,7 +54,7 @@ struct EndToEndTests {
         let second = await pantry(["demo", "--cache", scratch.cache])
         #expect(second.code == 0, "\(second.output)")
         let persisted = second.output.components(separatedBy: "\n").first { $0.contains("households read before logging in") } ?? ""
-        #expect(persisted.contains("Home ·"), "\(second.output)")
+        #expect(persisted.contains("Home ·"), "\(second.output)\n--- first run:\n\(first.output)")
         #expect(persisted.hasSuffix("[cache]"))
     }
 
@@ -132,5 +133,55 @@ struct EndToEndTests {
         #expect(price.code != 0)
         let update = await pantry(["members", "update", "m-1"])
         #expect(update.code != 0)
+    }
+
+    @Test("file-system failures are one sentence naming the path; --count must be positive")
+    func fileSystemEdges() async throws {
+        let scratch = try Scratch()
+        let dead = ["--endpoint", "http://127.0.0.1:9/"]
+        // The cache path's parent is a file. Before: `Error Domain=NSCocoaErrorDomain Code=516 …`.
+        let blocker = scratch.url.appendingPathComponent("blocker")
+        #expect(FileManager.default.createFile(atPath: blocker.path, contents: Data("x".utf8)))
+        let blocked = await pantry(["me", "--cache", blocker.appendingPathComponent("cache.sqlite").path] + dead)
+        #expect(blocked.code == 1)
+        #expect(blocked.output.contains("! error: could not create the cache folder at \(blocker.path): a file is in the way"), "\(blocked.output)")
+        #expect(!blocked.output.contains("Error Domain"))
+
+        // A damaged token file is named, with what to do.
+        let token = scratch.url.appendingPathComponent("token.json")
+        try Data("not a token".utf8).write(to: token)
+        let damaged = await pantry(["me", "--cache", scratch.cache] + dead)
+        #expect(damaged.output.contains("! warning: could not read the saved token at \(token.path): the file is damaged; log in again"), "\(damaged.output)")
+
+        // A token that cannot be saved is an error, not a silent log-out on the next run.
+        try FileManager.default.removeItem(at: token)
+        try FileManager.default.createDirectory(at: token, withIntermediateDirectories: true)
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let login = await pantry(["login", "--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache])
+        #expect(login.code == 1)
+        #expect(login.output.contains("! error: could not save the token at \(token.path)"), "\(login.output)")
+
+        let zero = await pantry(["watch", "hh-1", "--count", "0"] + dead)
+        #expect(zero.code != 0)
+        #expect(zero.output.contains("--count must be a positive number"), "\(zero.output)")
+    }
+
+    @Test("server text with control characters is shown escaped: no screen rewrites, one line per table row")
+    func controlCharacters() async throws {
+        let scratch = try Scratch()
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let endpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
+        #expect(await pantry(["login"] + endpoint).code == 0)
+        let hostile = "Evil\u{1B}[2J\u{07}\nHome\u{202E}"
+        #expect(await pantry(["households", "rename", "hh-1", hostile] + endpoint).code == 0)
+        let listed = await pantry(["households"] + endpoint)
+        #expect(listed.code == 0)
+        #expect(!listed.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x202E })
+        let row = try #require(listed.output.split(separator: "\n").first { $0.hasPrefix("hh-1") })
+        #expect(row.contains(#"Evil\u{1B}[2J\u{7}\nHome\u{202E}"#), "\(row)")
+        #expect(Console.terminalSafe("plain text", keepingStyles: false) == "plain text")
+        #expect(Console.terminalSafe("\u{1B}[1mbold\u{1B}[0m \u{1B}]0;title\u{07}", keepingStyles: true) == "\u{1B}[1mbold\u{1B}[0m \\u{1B}]0;title\\u{7}")
     }
 }

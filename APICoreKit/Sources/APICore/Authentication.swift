@@ -54,16 +54,26 @@ public actor FileTokenStore: TokenStore {
     public init(url: URL) { self.url = url }
 
     /// The token in the file, or `nil` when there is none or it cannot be read.
-    public func token() -> AuthToken? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
-        return try? JSONDecoder().decode(AuthToken.self, from: data)
+    public func token() -> AuthToken? { try? load() }
+
+    /// The token in the file, `nil` when there is no file; throws when the file is there but
+    /// cannot be read or does not hold a token, so that an app can say which.
+    public func load() throws -> AuthToken? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try JSONDecoder().decode(AuthToken.self, from: Data(contentsOf: url))
     }
 
-    /// Writes the token, owner-only.
-    public func setToken(_ token: AuthToken) {
-        guard let data = try? JSONEncoder().encode(token) else { return }
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600])
+    /// Writes the token, owner-only; a failure is ignored (the token lives on in the client).
+    /// ``save(_:)`` says why it failed.
+    public func setToken(_ token: AuthToken) { try? save(token) }
+
+    /// Writes the token, owner-only, creating the folder when needed; throws when it cannot.
+    public func save(_ token: AuthToken) throws {
+        let data = try JSONEncoder().encode(token)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
     }
 
     /// Removes the file.

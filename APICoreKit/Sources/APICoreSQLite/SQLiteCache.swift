@@ -14,10 +14,16 @@ import Logging
 public enum SQLiteCache {
     /// Storage in the SQLite file at `url`, created when missing (with its folder), in WAL mode.
     ///
-    /// If the file cannot be opened or is not a database, this logs a warning and answers storage
-    /// in memory: the client never crashes on a bad cache file, and never deletes it.
+    /// If the file cannot be used (it is not a regular file, this user cannot read and write it,
+    /// it is not an SQLite database, or SQLite fails to open it), this logs a warning and answers
+    /// storage in memory: the client never crashes on a bad cache file, never deletes or changes
+    /// it, and creates no `-wal`/`-shm` files beside it. An existing empty file is made the
+    /// database, with a notice saying so.
     public static func storage(at url: URL, logger: Logger = Logger(label: "APICoreKit.SQLiteCache")) -> NormalizedCacheStorage {
         do {
+            if try CacheFile.check(url) == .empty {
+                logger.notice("The empty file at \(url.path) becomes the SQLite cache.")
+            }
             return NormalizedCacheStorage(persistent: try SQLiteRecordStore(url: url))
         } catch {
             logger.warning(
@@ -90,5 +96,40 @@ final class SQLiteRecordStore: PersistentRecordStore {
 
     func removeAll() throws {
         try pool.write { db in try db.execute(sql: "DELETE FROM apicore_records") }
+    }
+}
+
+/// What is at a cache path before SQLite may open it.
+enum CacheFile: Equatable {
+    /// Nothing: SQLite creates the database.
+    case missing
+    /// An empty regular file that this user can write.
+    case empty
+    /// An SQLite database that this user can read and write.
+    case database
+
+    /// Why a path cannot hold the cache.
+    struct Unusable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Looks at `url` without changing anything: a device, a folder, a file this user cannot
+    /// write, or a file that is not an SQLite database is refused before SQLite opens it (and
+    /// creates its journal files beside it).
+    static func check(_ url: URL) throws(Unusable) -> CacheFile {
+        let manager = FileManager.default
+        guard let attributes = try? manager.attributesOfItem(atPath: url.path) else { return .missing }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw Unusable(description: "it is not a regular file")
+        }
+        guard manager.isReadableFile(atPath: url.path), manager.isWritableFile(atPath: url.path) else {
+            throw Unusable(description: "this user cannot read and write it")
+        }
+        if (attributes[.size] as? NSNumber)?.intValue == 0 { return .empty }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw Unusable(description: "it cannot be opened") }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        guard header == Data("SQLite format 3\u{0}".utf8) else { throw Unusable(description: "it is not an SQLite database") }
+        return .database
     }
 }

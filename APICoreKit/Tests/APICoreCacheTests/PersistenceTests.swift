@@ -45,10 +45,33 @@ struct PersistenceTests {
         #expect(try Data(contentsOf: file) == garbage)
     }
 
+    @Test("a device, a folder or an empty file at the cache path: nothing created beside it, nothing changed without a word")
+    func filesItDidNotCreate() throws {
+        // Before: /dev/null got -journal/-wal/-shm files beside it, and an empty file silently became a database.
+        let sidecars = ["-wal", "-shm", "-journal"].map { "/dev/null" + $0 }
+        let existing = sidecars.filter { FileManager.default.fileExists(atPath: $0) }
+        let log = LogCapture()
+        let device = SQLiteCache.storage(at: URL(fileURLWithPath: "/dev/null"), logger: log.logger)
+        #expect(device.persistent == nil)
+        #expect(sidecars.filter { FileManager.default.fileExists(atPath: $0) } == existing)
+        #expect(log.all.contains { $0.hasPrefix("[warning]") && $0.contains("/dev/null") && $0.contains("not a regular file") })
+
+        let directory = try TemporaryDirectory()
+        let folder = SQLiteCache.storage(at: directory.url, logger: log.logger)
+        #expect(folder.persistent == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+
+        let empty = directory.url.appendingPathComponent("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: empty.path, contents: Data()))
+        let made = SQLiteCache.storage(at: empty, logger: log.logger)
+        #expect(made.persistent != nil)
+        #expect(log.all.contains { $0.hasPrefix("[notice]") && $0.contains("empty.sqlite") && $0.contains("becomes the SQLite cache") })
+    }
+
     @Test("after the server has stopped: fresh data from the cache, expired data as an offline fallback")
     func offline() async throws {
         let server = try await TestServer.start()
-        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, timeout: .seconds(2), retryPolicy: nil))
+        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, timeout: .seconds(20), retryPolicy: nil))
         var request = GraphQLRequest(HumanQuery(id: "1000"))
         _ = try await client.fetch(request)
         await server.stop()

@@ -14,7 +14,7 @@ func withCachingServer<T>(
 ) async throws -> T {
     try await TestServer.with { server in
         let client = APICoreLive.makeClient(APIClientConfiguration(
-            restBaseURL: server.baseURL, timeout: .seconds(5), cache: cache, logger: logger, retryPolicy: nil))
+            restBaseURL: server.baseURL, timeout: .seconds(30), cache: cache, logger: logger, retryPolicy: nil))
         return try await body(server, client)
     }
 }

@@ -45,8 +45,8 @@ struct RetryTests {
             #expect(times.count == 3)
             let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
             // Lower bounds are the policy (100 ms then 200 ms, ±20 %); upper bounds leave room for a busy machine.
-            #expect(gaps[0] >= .milliseconds(80) && gaps[0] < .milliseconds(1500))
-            #expect(gaps[1] >= .milliseconds(160) && gaps[1] < .milliseconds(2000))
+            #expect(gaps[0] >= .milliseconds(80) && gaps[0] < .seconds(5))
+            #expect(gaps[1] >= .milliseconds(160) && gaps[1] < .seconds(5))
         }
     }
 
@@ -103,7 +103,7 @@ struct RetryTests {
 
     @Test("cancelling the caller stops retrying at once")
     func cancellation() async throws {
-        let slow = RetryPolicy(maxAttempts: 5, initialDelay: .seconds(5), jitter: 0)
+        let slow = RetryPolicy(maxAttempts: 5, initialDelay: .seconds(60), jitter: 0)
         try await withServer(retryPolicy: slow) { server, client in
             server.respond("down", status: 503, contentType: "text/plain", body: "down")
             let start = ContinuousClock.now
@@ -114,7 +114,7 @@ struct RetryTests {
                 Issue.record("expected cancelled")
                 return
             }
-            #expect(ContinuousClock.now - start < .seconds(4))  // the policy would wait 5 s
+            #expect(ContinuousClock.now - start < .seconds(30))  // the policy would wait 60 s
             #expect(server.requests(to: "down").count == 1)
         }
     }

@@ -27,7 +27,7 @@ func withSubscriptions<T>(
             reconnect: quickReconnect)
         adjust(&subscriptions)
         let client = APICoreLive.makeClient(APIClientConfiguration(
-            restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: .seconds(5), cache: cache, logger: logger,
+            restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: .seconds(30), cache: cache, logger: logger,
             authentication: authentication, retryPolicy: nil, subscriptions: subscriptions))
         return try await body(server, client)
     }
@@ -85,7 +85,7 @@ final class SubscriptionRecorder<Value: Sendable>: Sendable {
     }
 
     /// Waits (bounded) until the subscription is in `state` (an `.active` after others, say).
-    func waitForState(_ matches: @escaping @Sendable (SubscriptionState) -> Bool, count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
+    func waitForState(_ matches: @escaping @Sendable (SubscriptionState) -> Bool, count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
         await eventually({ self.states.filter(matches).count >= count }, timeout: timeout)
     }
 

@@ -143,8 +143,9 @@ public struct HouseholdChange: Sendable, Hashable {
 public protocol HouseholdRepository: Sendable {
     /// The households the signed-in user belongs to, by name.
     func households() async throws(APIError) -> [HouseholdSummary]
-    /// The household with this id, or `nil` when there is none.
-    func household(id: String) async throws(APIError) -> Household?
+    /// The household with this id, or `nil` when there is none; with `refresh`, from the server
+    /// even when the cache has it (after changes the app may have missed).
+    func household(id: String, refresh: Bool) async throws(APIError) -> Household?
     /// The household, and again whenever the cache learns something new about it: a mutation,
     /// another query, a subscription event. Errors are elements; stop iterating to stop watching.
     func watchHousehold(id: String) -> APIStream<Result<Household?, APIError>>
@@ -163,6 +164,13 @@ public protocol HouseholdRepository: Sendable {
     func removeMember(id: String) async throws(APIError)
 }
 
+extension HouseholdRepository {
+    /// The household with this id, from the cache when it has it, or `nil` when there is none.
+    public func household(id: String) async throws(APIError) -> Household? {
+        try await household(id: id, refresh: false)
+    }
+}
+
 /// The `HouseholdRepository` backed by an `APIClient`.
 public struct HouseholdService: HouseholdRepository {
     private let client: any APIClient
@@ -178,11 +186,10 @@ public struct HouseholdService: HouseholdRepository {
         }).value
     }
 
-    /// `query Household`.
-    public func household(id: String) async throws(APIError) -> Household? {
-        try await client.fetch(GraphQLRequest(HouseholdQuery(id: id)) { data in
-            data.household.map { Household($0.fragments.householdDetails) }
-        }).value
+    /// `query Household`: from the cache when it has it, unless `refresh` asks the server.
+    public func household(id: String, refresh: Bool) async throws(APIError) -> Household? {
+        let request = GraphQLRequest(HouseholdQuery(id: id)) { data in data.household.map { Household($0.fragments.householdDetails) } }
+        return try await client.fetch(request, cachePolicy: refresh ? .networkOnly : .cacheElseNetwork).value
     }
 
     /// `query Household`, watched.

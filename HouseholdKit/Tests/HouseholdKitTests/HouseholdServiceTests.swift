@@ -29,6 +29,9 @@ struct HouseholdServiceTests {
         #expect(household.members[1].joinedAt == (try DateTime(iso8601: "2026-03-02T10:00:00.5Z")))
         #expect(household.invitations.first?.status == .pending)
         #expect(client.sent("Household").first?.payload == ["id": "hh-1"])
+        #expect(client.sent("Household").first?.cachePolicy == .cacheElseNetwork)
+        _ = try await HouseholdService(client: client).household(id: "hh-1", refresh: true)
+        #expect(client.sent("Household").last?.cachePolicy == .networkOnly)
     }
 
     @Test("watching a household yields it, then each change the client publishes, as domain models")

@@ -17,7 +17,11 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The household's id.") var id: String
-    @Option(help: "Stop after this many changes.") var count: Int?
+    @Option(help: "Stop after this many changes (a positive number).") var count: Int?
+
+    func validate() throws {
+        if let count, count <= 0 { throw ValidationError("--count must be a positive number, not \(count)") }
+    }
 
     func run() async throws {
         try await Session.run(global) { session in
@@ -26,8 +30,25 @@ struct WatchCommand: AsyncParsableCommand {
             guard let household = try await households.household(id: id) else { throw ValidationError("no household '\(id)'") }
             if !global.json { console.print("Watching \(console.bold(household.name)) (\(id)); Ctrl-C stops. \(session.sources())") }
             let changes = households.householdChanges(id: id)
+            // Events sent while the socket was down are lost, so after a reconnection the household
+            // is read again from the server and shown as it is now.
             let states = Task {
-                for await state in changes.states where !global.json { console.note(console.dim("  connection: \(state)")) }
+                var reconnected = false
+                for await state in changes.states {
+                    if !global.json { console.note(console.dim("  connection: \(state)")) }
+                    switch state {
+                    case .reconnecting: reconnected = true
+                    case .active where reconnected:
+                        reconnected = false
+                        guard let current = try? await households.household(id: id, refresh: true) else { continue }
+                        if global.json {
+                            console.printJSON(["kind": "caught up", "household": json(current)])
+                        } else {
+                            console.print("(caught up after reconnecting)  \(summary(current, console))")
+                        }
+                    default: break
+                    }
+                }
             }
             defer { states.cancel() }
             var seen = 0
@@ -36,13 +57,17 @@ struct WatchCommand: AsyncParsableCommand {
                 if global.json {
                     console.printJSON(["kind": .string(change.kind.name), "occurredAt": .string(change.occurredAt.iso8601), "household": json(change.household)])
                 } else {
-                    console.print("\(change.occurredAt.iso8601)  \(console.bold(change.kind.name))  \(change.household.name): "
-                        + change.household.members.map { "\($0.displayName) (\($0.role.name))" }.joined(separator: ", "))
+                    console.print("\(change.occurredAt.iso8601)  \(console.bold(change.kind.name))  \(summary(change.household, console))")
                 }
                 if let count, seen >= count { break }
             }
         }
     }
+}
+
+/// `Name: member (role), …`.
+private func summary(_ household: Household, _ console: Console) -> String {
+    "\(household.name): " + household.members.map { "\($0.displayName) (\($0.role.name))" }.joined(separator: ", ")
 }
 
 extension HouseholdChange.Kind {

@@ -39,7 +39,7 @@ public final class LogCapture: Sendable {
 }
 
 /// Waits until `condition` holds, checking every 10 ms for at most `timeout`; answers whether it held.
-public func eventually(_ condition: () async -> Bool, timeout: Duration = .seconds(5)) async -> Bool {
+public func eventually(_ condition: () async -> Bool, timeout: Duration = .seconds(30)) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }
