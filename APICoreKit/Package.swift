@@ -94,6 +94,15 @@ let package = Package(
             ],
             path: "Benchmarks/apicore-bench"
         ),
+        // Fuzzing (Fuzz/README.md): the targets, the Apollo StarWars operations as the generator
+        // writes them (a link to Tools' fixture), the libFuzzer driver, and the replay of every
+        // committed input as a normal test.
+        .target(name: "FuzzStarWarsAPI", dependencies: ["APICore"], path: "Fuzz/StarWarsAPI"),
+        .target(
+            name: "FuzzTargets", dependencies: ["APICore", "APICoreLive", "StarWarsOperations", "FuzzStarWarsAPI"], path: "Fuzz/Targets"
+        ),
+        .executableTarget(name: "apicore-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
+        .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], path: "Fuzz/ReplayTests"),
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
         .testTarget(
             name: "APICoreLiveTests",

@@ -57,6 +57,11 @@ let package = Package(
                 .product(name: "APICoreWebSocket", package: "APICoreKit"),
             ]
         ),
+        // Fuzzing the generator's readers (APICoreKit/Fuzz/README.md); the driver file is shared
+        // with APICoreKit's fuzzer through a link.
+        .target(name: "CodegenFuzzTargets", dependencies: ["CodegenKit"], path: "Fuzz/Targets"),
+        .executableTarget(name: "codegen-fuzz", dependencies: ["CodegenFuzzTargets"], path: "Fuzz/Driver"),
+        .testTarget(name: "CodegenFuzzReplayTests", dependencies: ["CodegenFuzzTargets"], path: "Fuzz/ReplayTests"),
         .testTarget(name: "CodegenKitTests", dependencies: ["CodegenKit", .product(name: "APICore", package: "APICoreKit")]),
     ]
 )

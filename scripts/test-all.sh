@@ -11,8 +11,10 @@ usage: scripts/test-all.sh
 Checks the kits' imports and that generated code is up to date (scripts/check-generated.sh),
 then runs scripts/test.sh for every package:
 ${PACKAGES[*]/#./Pantry}
+then runs every fuzz target for \$FUZZ_SECONDS (default 30) seconds each (scripts/fuzz.sh all).
 Fails if any package fails to build, has a compiler warning in its own sources, or has a
-failing test. Ends with a line 'tests: N passed, M failed'.
+failing test, or if a fuzzer finds a crash, leak or timeout. Ends with a line
+'tests: N passed, M failed'.
 USAGE
   exit 0
 fi
@@ -33,6 +35,14 @@ for package in "${PACKAGES[@]}"; do
     failed_packages+=("${package/#./Pantry}")
   fi
 done
+
+start=$SECONDS
+if "$ROOT/scripts/fuzz.sh" all "${FUZZ_SECONDS:-30}"; then
+  echo "== fuzz: passed in $((SECONDS - start))s"
+else
+  echo "== fuzz: FAILED in $((SECONDS - start))s"
+  failed_packages+=("fuzz")
+fi
 
 passed=$(grep -cE '^✔ Test ".*" (with [0-9]+ test cases )?passed after' "$log" || true)
 failed=$(grep -cE '^✘ Test ".*" (with [0-9]+ test cases )?failed after' "$log" || true)

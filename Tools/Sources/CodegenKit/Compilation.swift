@@ -2,7 +2,7 @@ import Foundation
 import GraphQL
 
 /// The schema and operations of one configuration, parsed and validated.
-final class Compilation {
+package final class Compilation {
     let schema: SchemaModel
     let operations: [OperationDefinition]
     let fragments: [String: FragmentDefinition]
@@ -27,7 +27,7 @@ final class Compilation {
     ]
 
     /// Reads, parses and validates. Every problem found is reported, not only the first.
-    static func compile(schemaFiles: [(path: String, text: String)], operationFiles: [(path: String, text: String)]) throws(CodegenFailure)
+    package static func compile(schemaFiles: [(path: String, text: String)], operationFiles: [(path: String, text: String)]) throws(CodegenFailure)
         -> Compilation
     {
         var diagnostics: [Diagnostic] = []

@@ -2,15 +2,15 @@ import Foundation
 
 /// Turns an introspection result (`{"data": {"__schema": …}}` or `{"__schema": …}`) into SDL text,
 /// so that a schema read from JSON goes through exactly the same path as one written in SDL.
-enum IntrospectionSDL {
-    struct Failure: Error {
-        var message: String
+package enum IntrospectionSDL {
+    package struct Failure: Error {
+        package var message: String
     }
 
     static let builtInScalars: Set<String> = ["String", "Int", "Float", "Boolean", "ID"]
     static let builtInDirectives: Set<String> = ["include", "skip", "deprecated", "specifiedBy", "oneOf"]
 
-    static func sdl(fromIntrospection data: Data) throws -> String {
+    package static func sdl(fromIntrospection data: Data) throws -> String {
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw Failure(message: "an introspection result must be a JSON object")
         }

@@ -1,7 +1,7 @@
 import APICore
 
 /// A message from the server, checked against its protocol.
-enum ServerMessage: Sendable, Equatable {
+package enum ServerMessage: Sendable, Equatable {
     /// `connection_ack`.
     case connectionAck
     /// `ping` (graphql-transport-ws), answered with `pong`.
@@ -20,7 +20,7 @@ enum ServerMessage: Sendable, Equatable {
 
 /// The two sub-protocols' messages: what the client sends, and reading what the server sends, with
 /// the wording of graphql-ws's own checks for a message that breaks the protocol.
-enum SubscriptionWire {
+package enum SubscriptionWire {
     static func connectionInit(payload: JSONObject?) -> String {
         var message: JSONObject = ["type": "connection_init"]
         if let payload { message["payload"] = .object(payload) }
@@ -41,7 +41,7 @@ enum SubscriptionWire {
     static let pong = #"{"type":"pong"}"#
 
     /// Reads one message; a message that breaks the protocol gives a sentence saying how.
-    static func parse(_ text: String, protocol subprotocol: SubscriptionProtocol) -> Result<ServerMessage, Invalid> {
+    package static func parse(_ text: String, protocol subprotocol: SubscriptionProtocol) -> Result<ServerMessage, Invalid> {
         let json: JSONValue
         do {
             json = try JSONParser.parse(text)
@@ -60,8 +60,8 @@ enum SubscriptionWire {
         }
     }
 
-    struct Invalid: Error, Equatable {
-        var description: String
+    package struct Invalid: Error, Equatable {
+        package var description: String
         init(_ description: String) { self.description = description }
     }
 

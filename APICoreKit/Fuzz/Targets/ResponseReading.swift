@@ -1,0 +1,192 @@
+import APICore
+import APICoreLive
+import FuzzStarWarsAPI
+import Foundation
+import StarWarsOperations
+
+/// A response body read as the engine reads it (parse, envelope, validation with the variables),
+/// then every accessor of the generated data as an app reads them, then normalized into records
+/// and read back from them as a cache hit is. Input: one byte choosing the operation, one whose
+/// bits give the Boolean variables of its `@include`/`@skip` conditions, then the body.
+enum ResponseReading {
+    static func run(_ input: Data) {
+        guard input.count >= 2 else { return }
+        let bytes = [UInt8](input.prefix(2))
+        read(input.dropFirst(2), as: operations[Int(bytes[0]) % operations.count], conditionBits: bytes[1])
+    }
+
+    /// Apollo's StarWars operations as the generator writes them, then the engine tests' own.
+    static let operations: [any GraphQLOperation.Type] = [
+        DroidDetailsWithFragmentQuery.self, HeroAndFriendsIDsQuery.self, HeroAndFriendsNamesQuery.self,
+        HeroAndFriendsNamesWithFragmentQuery.self, HeroAndFriendsNamesWithFragmentTwiceQuery.self,
+        HeroAndFriendsNamesWithIDForParentOnlyQuery.self, HeroAndFriendsNamesWithIDsQuery.self, HeroAppearsInQuery.self,
+        HeroAppearsInWithFragmentQuery.self, HeroDetailsFragmentConditionalInclusionQuery.self,
+        HeroDetailsInlineConditionalInclusionQuery.self, HeroDetailsQuery.self, HeroDetailsWithFragmentQuery.self,
+        HeroFriendsDetailsConditionalInclusionQuery.self, HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery.self,
+        HeroFriendsOfFriendsNamesQuery.self, HeroNameAndAppearsInQuery.self, HeroNameAndAppearsInWithFragmentQuery.self,
+        HeroNameConditionalBothQuery.self, HeroNameConditionalBothSeparateQuery.self, HeroNameConditionalExclusionQuery.self,
+        HeroNameConditionalInclusionQuery.self, FuzzStarWarsAPI.HeroNameQuery.self, HeroNameTypeSpecificConditionalInclusionQuery.self,
+        HeroNameWithFragmentAndIDQuery.self, HeroNameWithFragmentQuery.self, HeroNameWithIDQuery.self,
+        HeroParentTypeDependentFieldQuery.self, HeroTypeDependentAliasedFieldQuery.self, FuzzStarWarsAPI.HumanQuery.self,
+        SameHeroTwiceQuery.self, SearchQuery.self, StarshipCoordinatesQuery.self, StarshipQuery.self, TwoHeroesQuery.self,
+        CreateAwesomeReviewMutation.self, CreateReviewForEpisodeMutation.self, CreateReviewWithNullFieldMutation.self,
+        FuzzStarWarsAPI.ReviewAddedSubscription.self,
+        StarWarsOperations.HeroNameQuery.self, HeroAndFailingQuery.self, CreateReviewMutation.self, CatalogQuery.self,
+        StarWarsOperations.HumanQuery.self, RenameCharacterMutation.self, UploadFilesMutation.self,
+        StarWarsOperations.ReviewAddedSubscription.self, CharacterRenamedSubscription.self, CounterSubscription.self,
+        CatalogFeedSubscription.self, HeroConditionalQuery.self,
+    ]
+
+    static func read(_ body: Data, as operation: any GraphQLOperation.Type, conditionBits: UInt8) {
+        func open<Operation: GraphQLOperation>(_: Operation.Type) {
+            read(body, as: Operation.self, variables: variables(for: Operation.Data.self, bits: conditionBits))
+        }
+        open(operation)
+    }
+
+    private static func read<Operation: GraphQLOperation>(_ body: Data, as _: Operation.Type, variables: JSONObject) {
+        guard let parsed = try? JSONParser.parse(body) else { return }
+        let object: JSONObject
+        do throws(APIError) {
+            guard case .data(let data?) = try GraphQLResponseReading.read(parsed, statusCode: 200, operationName: Operation.operationName)
+            else { return }
+            object = data
+        } catch {
+            guard case .graphQL(let failure) = error, let partial = failure.partialData else { return }
+            object = partial
+        }
+        guard let data = try? Operation.Data(validating: object, variables: variables) else { return }
+        AccessorReader(variables: variables).read(data)
+
+        // The cache: what validated is normalized into records, and reading the same selections
+        // back from those records must give data that validates and reads the same way.
+        let root = CacheNaming.rootKey(for: Operation.operationType)
+        var normalizer = Normalizer(variables: variables, keyFunctions: [:])
+        normalizer.normalize(data.__data._data, selections: Operation.Data.__selections, parent: Operation.Data.__parentType, key: root)
+        let records = normalizer.records
+        var reader = CacheReader(
+            variables: variables, lookup: { key in records[key].map { CacheRecord(key: key, fields: $0, receivedAt: .distantPast) } },
+            isExpired: { _ in false })
+        let cached: JSONObject
+        do throws(CacheReader.Miss) {
+            cached = try reader.read(key: root, selections: Operation.Data.__selections, parent: Operation.Data.__parentType)
+        } catch {
+            fatalError("fuzz invariant broken: \(Operation.operationName): a validated response is a cache miss once normalized")
+        }
+        do throws(GraphQLDecodingError) {
+            AccessorReader(variables: variables).read(try Operation.Data(validating: cached, variables: variables))
+        } catch {
+            fatalError("fuzz invariant broken: \(Operation.operationName): data read from the cache does not validate: \(error)")
+        }
+    }
+
+    /// The Boolean variables that `@include`/`@skip` conditions read, in name order, set from `bits`.
+    static func variables(for data: any SelectionSet.Type, bits: UInt8) -> JSONObject {
+        var names: Set<String> = []
+        collectConditionVariables(data.__selections, into: &names, seen: [])
+        var variables: JSONObject = [:]
+        for (index, name) in names.sorted().enumerated() {
+            variables[name] = .bool(bits & (1 << (index % 8)) != 0)
+        }
+        return variables
+    }
+
+    private static func collectConditionVariables(_ selections: [Selection], into names: inout Set<String>, seen: Set<ObjectIdentifier>) {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                if let object = field.type.selectionSet, !seen.contains(ObjectIdentifier(object)) {
+                    collectConditionVariables(object.__selections, into: &names, seen: seen.union([ObjectIdentifier(object)]))
+                }
+            case .inlineFragment(let type): collectConditionVariables(type.__selections, into: &names, seen: seen)
+            case .fragment(let type): collectConditionVariables(type.__selections, into: &names, seen: seen)
+            case .conditional(let conditions, let nested):
+                names.formUnion(conditions.map(\.variable))
+                collectConditionVariables(nested, into: &names, seen: seen)
+            }
+        }
+    }
+}
+
+extension OutputType {
+    /// The selection set of an object field, through lists and non-null.
+    var selectionSet: (any SelectionSet.Type)? {
+        switch self {
+        case .nonNull(let inner), .list(let inner): return inner.selectionSet
+        case .object(let type): return type
+        case .scalar: return nil
+        }
+    }
+}
+
+/// Reads validated data as an app does: every field through `DataDict`'s subscript with the Swift
+/// type its generated accessor has (optional under a condition, whether the condition holds or
+/// not), every type case and fragment whose type matches, at every depth. A field the accessor
+/// cannot read traps in `DataDict`, which is what the fuzzer looks for.
+struct AccessorReader {
+    let variables: JSONObject
+
+    func read<Data: SelectionSet>(_ data: Data) {
+        read(data.__data, selections: Data.__selections, parent: Data.__parentType, underCondition: false)
+    }
+
+    private func read(_ data: DataDict, selections: [Selection], parent: ParentType, underCondition: Bool) {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                readAccessor(Self.accessorType(field.type, optional: underCondition), data, field.responseKey)
+                if let value = data._data[field.responseKey] { descend(value, field.type) }
+            case .inlineFragment(let type):
+                if typeCaseApplies(type.__parentType, data, parent) {
+                    read(data, selections: type.__selections, parent: type.__parentType, underCondition: false)
+                }
+            case .fragment(let type):
+                if typeCaseApplies(type.__parentType, data, parent) {
+                    read(data, selections: type.__selections, parent: type.__parentType, underCondition: false)
+                }
+            case .conditional(_, let nested):
+                read(data, selections: nested, parent: parent, underCondition: true)
+            }
+        }
+    }
+
+    /// `_asInlineFragment()` gives a type case when the `__typename` matches; the engine's rule
+    /// (also when the parent's every type satisfies it) is the other way an accessor reaches it.
+    private func typeCaseApplies(_ condition: ParentType, _ data: DataDict, _ parent: ParentType) -> Bool {
+        let typename = data._data["__typename"]?.stringValue
+        return (typename.map(condition.matches(typename:)) ?? false) || condition.applies(toTypename: typename, within: parent)
+    }
+
+    private func descend(_ value: JSONValue, _ type: OutputType) {
+        switch (type, value) {
+        case (.nonNull(let inner), _): descend(value, inner)
+        case (.list(let element), .array(let elements)): elements.forEach { descend($0, element) }
+        case (.object(let selectionSet), .object(let object)):
+            read(DataDict(_data: object), selections: selectionSet.__selections, parent: selectionSet.__parentType, underCondition: false)
+        default: break
+        }
+    }
+
+    private func readAccessor(_ type: any GraphQLOutputValue.Type, _ data: DataDict, _ key: String) {
+        func open<Value: GraphQLOutputValue>(_: Value.Type) { _ = data[key] as Value }
+        open(type)
+    }
+
+    /// The Swift type the generator gives a field's accessor: optional unless non-null and
+    /// unconditional.
+    static func accessorType(_ type: OutputType, optional: Bool) -> any GraphQLOutputValue.Type {
+        func optionalOf<Value: GraphQLOutputValue>(_: Value.Type) -> any GraphQLOutputValue.Type { Value?.self }
+        guard case .nonNull(let inner) = type else { return optionalOf(valueType(type)) }
+        return optional ? optionalOf(valueType(inner)) : valueType(inner)
+    }
+
+    private static func valueType(_ type: OutputType) -> any GraphQLOutputValue.Type {
+        func arrayOf<Value: GraphQLOutputValue>(_: Value.Type) -> any GraphQLOutputValue.Type { [Value].self }
+        switch type {
+        case .nonNull(let inner): return valueType(inner)
+        case .scalar(let scalar): return scalar
+        case .object(let selectionSet): return selectionSet
+        case .list(let element): return arrayOf(accessorType(element, optional: false))
+        }
+    }
+}

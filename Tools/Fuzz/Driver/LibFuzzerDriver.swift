@@ -1,0 +1,1 @@
+../../../APICoreKit/Fuzz/Driver/LibFuzzerDriver.swift

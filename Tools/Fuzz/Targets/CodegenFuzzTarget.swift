@@ -1,0 +1,110 @@
+import CodegenKit
+import Foundation
+
+/// The code generator's readers under a fuzzer: whatever the bytes, each reader returns a result
+/// or diagnostics that name a file, and never crashes or hangs. The first byte chooses the reader
+/// (`Mode`), the rest is its input.
+package enum CodegenFuzzTarget {
+    package enum Mode: UInt8, CaseIterable, Sendable {
+        /// Operations and fragments, validated against Apollo's StarWars schema.
+        case operations
+        /// A schema and operations, separated by the first NUL byte.
+        case schemaAndOperations
+        /// An introspection result, turned into SDL and then read as a schema.
+        case introspection
+        /// An `apollo-codegen-config.json`.
+        case configuration
+        /// A whole schema, split into kit slices.
+        case split
+    }
+
+    package static func run(_ input: Data) {
+        guard let first = input.first else { return }
+        let payload = input.dropFirst()
+        let text = String(decoding: payload, as: UTF8.self)
+        switch Mode(rawValue: first % UInt8(Mode.allCases.count))! {
+        case .operations:
+            compile(schema: starWarsSchema, operations: text)
+        case .schemaAndOperations:
+            let parts = text.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+            compile(schema: String(parts[0]), operations: parts.count > 1 ? String(parts[1]) : nil)
+        case .introspection:
+            do {
+                compile(schema: try IntrospectionSDL.sdl(fromIntrospection: Data(payload)), operations: nil)
+            } catch let failure as IntrospectionSDL.Failure {
+                check(!failure.message.isEmpty, "an introspection failure without a message")
+            } catch {}
+        case .configuration:
+            do {
+                _ = try CodegenConfiguration.parse(Data(payload), file: "fuzz.json", baseURL: URL(fileURLWithPath: "/nonexistent"))
+            } catch {
+                check(error.file == "fuzz.json" && !error.message.isEmpty, "a configuration error that names no file: \(error)")
+            }
+        case .split:
+            do {
+                _ = try SchemaSplitter().split(text)
+            } catch {
+                checkDiagnostics(error)
+            }
+        }
+    }
+
+    private static func compile(schema: String, operations: String?) {
+        do {
+            _ = try Compilation.compile(
+                schemaFiles: [("schema.graphqls", schema)], operationFiles: operations.map { [("operations.graphql", $0)] } ?? [])
+        } catch {
+            checkDiagnostics(error)
+        }
+    }
+
+    private static func checkDiagnostics(_ failure: CodegenFailure) {
+        check(!failure.diagnostics.isEmpty, "a failure without diagnostics")
+        for diagnostic in failure.diagnostics {
+            check(!diagnostic.file.isEmpty && !diagnostic.message.isEmpty, "a diagnostic without a file or message: \(diagnostic)")
+        }
+    }
+
+    /// The repository, from this file's place in it.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Apollo's StarWars schema and operations (../shared/peers beside the repository).
+    static let peersFolder = repositoryRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/peers/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql")
+
+    static let starWarsSchema: String = {
+        guard let schema = try? String(contentsOf: peersFolder.appendingPathComponent("schema.graphqls"), encoding: .utf8) else {
+            fatalError("codegen fuzz: Apollo's StarWars schema is missing at \(peersFolder.path)")
+        }
+        return schema
+    }()
+
+    /// The StarWars operations, a small schema with its own operations, the StarWars introspection
+    /// result, the repository's codegen configurations and its whole schema.
+    package static var seeds: [Data] {
+        func seed(_ mode: Mode, _ text: String) -> Data { Data([mode.rawValue]) + Data(text.utf8) }
+        func file(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+        let root = repositoryRoot
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: peersFolder.path)) ?? []).sorted()
+        var seeds = names.filter { $0.hasSuffix(".graphql") }.map { seed(.operations, file(peersFolder.appendingPathComponent($0))) }
+        seeds.append(seed(.schemaAndOperations, """
+            interface A { a: Int } interface B { b: String }
+            type X implements A & B { a: Int b: String } type Y implements A { a: Int } type Z { z: ID! }
+            union Thing = X | Y | Z
+            type Query { things(first: Int = 10): [Thing!]! thing(id: ID!): Thing }
+            \u{0}query Things($n: Int) { things(first: $n) { __typename ... on A { a } ... on B { b } ... on Z { z } } }
+            """))
+        seeds.append(seed(.introspection, file(peersFolder.appendingPathComponent("schema.json"))))
+        for kit in ["SharedKit", "UserKit", "ProductKit", "HouseholdKit"] {
+            seeds.append(seed(.configuration, file(root.appendingPathComponent("\(kit)/apollo-codegen-config.json"))))
+        }
+        seeds.append(seed(.split, file(root.appendingPathComponent("schema.graphqls"))))
+        return seeds.filter { $0.count > 1 }
+    }
+}
+
+/// Stops the process with `message` when `condition` is false, in every build configuration.
+func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
+    if !condition() { fatalError("fuzz invariant broken: \(message())") }
+}
