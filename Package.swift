@@ -18,6 +18,8 @@ let package = Package(
         .package(path: "Tools"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // For the fault tests' integrity checks of the cache file (already built for APICoreSQLite).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(
@@ -41,7 +43,7 @@ let package = Package(
             name: "PantryCLITests",
             dependencies: [
                 "PantryCLI", .product(name: "APICoreTesting", package: "APICoreKit"), .product(name: "DevServer", package: "Tools"),
-                .product(name: "APICore", package: "APICoreKit"),
+                .product(name: "APICore", package: "APICoreKit"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ]

@@ -40,6 +40,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The SQLite cache file (default: pantry/cache.sqlite under the user's cache directory).", valueName: "path"))
     var cache: String?
 
+    @Option(help: ArgumentHelp("Seconds to wait for each request before giving up.", valueName: "seconds"))
+    var timeout: Double = 15
+
     @Flag(help: "Print JSON for scripts instead of text for people.")
     var json = false
 
@@ -47,6 +50,9 @@ struct GlobalOptions: ParsableArguments {
     var noColor = false
 
     func validate() throws {
+        guard timeout > 0, timeout <= 3600 else {
+            throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)")
+        }
         if let endpoint {
             guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw ValidationError("--endpoint must be an http(s) URL, such as http://127.0.0.1:4000/ (got '\(endpoint)')")
@@ -155,12 +161,11 @@ final class Session: @unchecked Sendable {
         } else {
             tokens = InMemoryTokenStore()
         }
-        var logger = Logger(label: "pantry")
-        logger.logLevel = .warning
+        let logger = Logger(label: "pantry") { _ in ConsoleLogHandler(console: console) }
         var webSocket = URLComponents(url: endpoint.appendingPathComponent("graphql"), resolvingAgainstBaseURL: false)!
         webSocket.scheme = endpoint.scheme == "https" ? "wss" : "ws"
         let configuration = APIClientConfiguration(
-            restBaseURL: endpoint, timeout: .seconds(15),
+            restBaseURL: endpoint, timeout: .milliseconds(Int(options.timeout * 1000)),
             cache: CacheConfiguration(storage: SQLiteCache.storage(at: cacheURL, logger: logger)),
             logger: logger,
             authentication: .bearer(BearerAuthentication(store: tokens) { stale, client throws(APIError) in

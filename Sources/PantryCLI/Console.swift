@@ -1,5 +1,6 @@
 import APICore
 import Foundation
+import Logging
 
 /// Where the CLI writes: results to standard output, progress and errors to standard error;
 /// colour only on a terminal (and never with `NO_COLOR` or `--no-color`). Tests swap in one that
@@ -151,4 +152,23 @@ public final class Console: @unchecked Sendable {
     private func colored(_ text: String, _ code: String) -> String { colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
 
     static func milliseconds(_ duration: Duration) -> Int { Int(duration / .milliseconds(1)) }
+}
+
+/// The engine's warnings and errors (a cache file set aside, a failed write) as the CLI's own lines
+/// on standard error, `warning: <message> (<error>)`, instead of timestamped log records.
+struct ConsoleLogHandler: LogHandler {
+    let console: Console
+    var logLevel: Logger.Level = .warning
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let label = event.level >= .error ? "error: " : "warning: "
+        let error = (event.error.map { "\($0)" } ?? (event.metadata?["error"] ?? metadata["error"]).map { "\($0)" }).map { " (\($0))" } ?? ""
+        console.note(console.red(label) + "\(event.message)\(error)")
+    }
 }

@@ -153,6 +153,10 @@ public struct HTTPFailure: Sendable, Hashable, CustomStringConvertible {
     /// The start of `body` as text.
     public static func excerpt(of body: Data, length: Int = 512) -> String {
         let text = String(decoding: body.prefix(length * 4), as: UTF8.self)
+        // Binary is described, not shown: bytes that are not UTF-8 (beyond one character cut at
+        // the end) or NULs make an excerpt nobody can read.
+        let unreadable = text.unicodeScalars.lazy.filter { $0 == "\u{FFFD}" || $0 == "\u{0}" }.count
+        if unreadable > 1 { return "(\(body.count) bytes that are not text)" }
         return text.count > length ? String(text.prefix(length)) + "…" : text
     }
 

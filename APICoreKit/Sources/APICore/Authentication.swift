@@ -59,8 +59,15 @@ public actor FileTokenStore: TokenStore {
     /// The token in the file, `nil` when there is no file; throws when the file is there but
     /// cannot be read or does not hold a token, so that an app can say which.
     public func load() throws -> AuthToken? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try JSONDecoder().decode(AuthToken.self, from: Data(contentsOf: url))
+        // Read first, then ask why it failed: `fileExists` says "no" for a link that cannot be
+        // followed, and a token file that is there but unreadable must not pass for no token.
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch CocoaError.fileReadNoSuchFile {
+            return nil
+        }
+        return try JSONDecoder().decode(AuthToken.self, from: data)
     }
 
     /// Writes the token, owner-only; a failure is ignored (the token lives on in the client).

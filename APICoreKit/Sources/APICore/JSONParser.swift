@@ -347,7 +347,13 @@ enum NumberText {
             } else if byte == UInt8(ascii: ".") {
                 pointPosition = digits.count
             } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
-                exponent = Int(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "+", with: "")) ?? 0
+                // Saturated, as the reader does: `0e9223372036854775807` must not overflow.
+                let sign = bytes.first == UInt8(ascii: "-") ? -1 : 1
+                var magnitude = 0
+                for digit in bytes where digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") {
+                    magnitude = min(magnitude * 10 + Int(digit - UInt8(ascii: "0")), 1_000_000)
+                }
+                exponent = sign * magnitude
                 break
             }
         }

@@ -104,7 +104,7 @@ final class URLSessionTransport: HTTPTransport {
         }
         if case .cancelled = final { return .failure(.cancelled) }
         if case .timedOut = final {
-            return .failure(.transport(TransportFailure(kind: .timedOut, url: url, underlying: "no complete response within the request's timeout")))
+            return .failure(.transport(TransportFailure(kind: .timedOut, url: url, underlying: timedOutText)))
         }
         if let error {
             return .failure(map(error, url: url))
@@ -119,6 +119,9 @@ final class URLSessionTransport: HTTPTransport {
         return .success(TransportResponse(statusCode: http.statusCode, headers: headers, body: data ?? Data(), url: http.url ?? url))
     }
 
+    /// One wording for a timeout, whether our deadline or URLSession's fired first.
+    static let timedOutText = "no complete response within the request's timeout"
+
     static func map(_ error: any Error, url: URL?) -> APIError {
         guard let urlError = error as? URLError else {
             return .transport(TransportFailure(kind: .other, url: url, underlying: String(describing: error)))
@@ -128,7 +131,7 @@ final class URLSessionTransport: HTTPTransport {
         case .cancelled: return .cancelled
         case .cannotConnectToHost: kind = .connectionRefused
         case .cannotFindHost, .dnsLookupFailed: kind = .cannotFindHost
-        case .timedOut: kind = .timedOut
+        case .timedOut: return .transport(TransportFailure(kind: .timedOut, url: url, underlying: timedOutText))
         case .networkConnectionLost: kind = .connectionLost
         case .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed: kind = .notConnected
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,

@@ -1,4 +1,5 @@
 import APICore
+import Foundation
 import StarWarsOperations
 import Testing
 
@@ -192,5 +193,14 @@ struct APIErrorTests {
         let long = HTTPFailure(statusCode: 500, headers: [:], body: .init(String(repeating: "x", count: 10_000).utf8), url: nil)
         #expect(long.bodyExcerpt.count == 513)
         #expect(long.bodyExcerpt.hasSuffix("…"))
+    }
+
+    @Test("binary in a body is described, not shown; text cut inside a character is still text")
+    func binaryExcerpt() {
+        let binary = Data([0x0E, 0x0D, 0xFF, 0xFE, 0x00, 0x91, 0x80] + Array(repeating: 0xC3, count: 100))
+        #expect(HTTPFailure.excerpt(of: binary) == "(107 bytes that are not text)")
+        let accents = Data(String(repeating: "é", count: 600).utf8)
+        #expect(HTTPFailure.excerpt(of: accents, length: 10) == String(repeating: "é", count: 10) + "…")
+        #expect(HTTPFailure.excerpt(of: Data("café".utf8).dropLast()) == "caf\u{FFFD}")
     }
 }

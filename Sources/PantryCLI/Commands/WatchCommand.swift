@@ -10,7 +10,7 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             Changes made by anyone (another pantry, another app) arrive as householdChanged events over a WebSocket. With the embedded server only this process could change the household, so run a dev server and two terminals:
 
-              swift run --package-path Tools dev-server --port 4000
+              pantry serve --port 4000
               pantry watch hh-1 --endpoint http://127.0.0.1:4000/
               pantry households rename hh-1 Cabin --endpoint http://127.0.0.1:4000/
             """)
@@ -31,35 +31,49 @@ struct WatchCommand: AsyncParsableCommand {
             if !global.json { console.print("Watching \(console.bold(household.name)) (\(id)); Ctrl-C stops. \(session.sources())") }
             let changes = households.householdChanges(id: id)
             // Events sent while the socket was down are lost, so after a reconnection the household
-            // is read again from the server and shown as it is now.
-            let states = Task {
-                var reconnected = false
-                for await state in changes.states {
-                    if !global.json { console.note(console.dim("  connection: \(state)")) }
-                    switch state {
-                    case .reconnecting: reconnected = true
-                    case .active where reconnected:
-                        reconnected = false
-                        guard let current = try? await households.household(id: id, refresh: true) else { continue }
-                        if global.json {
-                            console.printJSON(["kind": "caught up", "household": json(current)])
-                        } else {
-                            console.print("(caught up after reconnecting)  \(summary(current, console))")
+            // is read again from the server and shown as it is now. When that read is refused for
+            // want of a valid login (a restarted server forgets its tokens), watching ends with that
+            // error; any other failure to catch up is a note, and watching goes on.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var reconnected = false
+                    for await state in changes.states {
+                        if !global.json { console.note(console.dim("  connection: \(state)")) }
+                        switch state {
+                        case .reconnecting: reconnected = true
+                        case .active where reconnected:
+                            reconnected = false
+                            do {
+                                guard let current = try await households.household(id: id, refresh: true) else { continue }
+                                if global.json {
+                                    console.printJSON(["kind": "caught up", "household": json(current)])
+                                } else {
+                                    console.print("(caught up after reconnecting)  \(summary(current, console))")
+                                }
+                            } catch let error as APIError where error.recovery == .reauthenticate {
+                                throw error
+                            } catch {
+                                console.note(console.dim("  could not catch up after reconnecting: \(Session.describe(error))"))
+                            }
+                        default: break
                         }
-                    default: break
                     }
                 }
-            }
-            defer { states.cancel() }
-            var seen = 0
-            for try await change in changes {
-                seen += 1
-                if global.json {
-                    console.printJSON(["kind": .string(change.kind.name), "occurredAt": .string(change.occurredAt.iso8601), "household": json(change.household)])
-                } else {
-                    console.print("\(change.occurredAt.iso8601)  \(console.bold(change.kind.name))  \(summary(change.household, console))")
+                group.addTask {
+                    var seen = 0
+                    for try await change in changes {
+                        seen += 1
+                        if global.json {
+                            console.printJSON(["kind": .string(change.kind.name), "occurredAt": .string(change.occurredAt.iso8601), "household": json(change.household)])
+                        } else {
+                            console.print("\(change.occurredAt.iso8601)  \(console.bold(change.kind.name))  \(summary(change.household, console))")
+                        }
+                        if let count, seen >= count { break }
+                    }
                 }
-                if let count, seen >= count { break }
+                // The first to end (the count reached, the stream over, or an error) ends both.
+                defer { group.cancelAll() }
+                try await group.next()
             }
         }
     }

@@ -26,10 +26,22 @@ package final class Compilation {
         ("import", "directive @import(module: String!) repeatable on QUERY | MUTATION | SUBSCRIPTION | FRAGMENT_DEFINITION"),
     ]
 
+    /// A parsed and validated schema, ready for any number of operation sets.
+    package struct Schema {
+        let model: SchemaModel
+        let graphQL: GraphQLSchema
+    }
+
     /// Reads, parses and validates. Every problem found is reported, not only the first.
-    package static func compile(schemaFiles: [(path: String, text: String)], operationFiles: [(path: String, text: String)]) throws(CodegenFailure)
-        -> Compilation
+    package static func compile(schemaFiles: [(path: String, text: String)], operationFiles: [(path: String, text: String)])
+        throws(CodegenFailure) -> Compilation
     {
+        try compile(schema: schema(from: schemaFiles), operationFiles: operationFiles)
+    }
+
+    /// Parses and validates the schema files (with Apollo's client directives where the files do
+    /// not declare them).
+    package static func schema(from schemaFiles: [(path: String, text: String)]) throws(CodegenFailure) -> Schema {
         var diagnostics: [Diagnostic] = []
         guard !schemaFiles.isEmpty else {
             throw CodegenFailure([Diagnostic(file: "schema", message: "no schema file matched the schema search paths")])
@@ -54,14 +66,18 @@ package final class Compilation {
         let model = SchemaModel.build(from: schemaDocuments, diagnostics: &diagnostics)
         guard diagnostics.isEmpty, let first = schemaDocuments.first else { throw CodegenFailure(diagnostics) }
 
-        let graphQLSchema: GraphQLSchema
         do {
             let combined = first.set(value: .array(schemaDocuments.flatMap(\.definitions)), key: "definitions")
-            graphQLSchema = try buildASTSchema(documentAST: combined, assumeValidSDL: true)
+            return Schema(model: model, graphQL: try buildASTSchema(documentAST: combined, assumeValidSDL: true))
         } catch {
             throw CodegenFailure([Diagnostic(file: schemaFiles[0].path, message: "invalid schema: \(error)")])
         }
+    }
 
+    /// Parses the operation files and validates them against `schema`.
+    package static func compile(schema: Schema, operationFiles: [(path: String, text: String)]) throws(CodegenFailure) -> Compilation {
+        var diagnostics: [Diagnostic] = []
+        let graphQLSchema = schema.graphQL
         var operationDocuments: [Document] = []
         for file in operationFiles {
             do {
@@ -103,7 +119,7 @@ package final class Compilation {
         }
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
         operations.sort { ($0.name?.value ?? "") < ($1.name?.value ?? "") }
-        return Compilation(schema: model, operations: operations, fragments: fragments, sourceFiles: sourceFiles)
+        return Compilation(schema: schema.model, operations: operations, fragments: fragments, sourceFiles: sourceFiles)
     }
 
     /// Fragments may live in files of their own and serve several operations, or none yet: an

@@ -50,9 +50,11 @@ package struct Normalizer {
 
     /// Adds the records of `object`, selected by `selections` on `parent`, under `key`.
     package mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String) {
-        var fields = records[key] ?? [:]
+        var fields: JSONObject = [:]
         collect(object, selections: selections, parent: parent, recordKey: key, into: &fields)
-        records[key] = fields
+        // An object can hold itself (a hero among its own friends): what `collect` wrote under the
+        // same key further down stays, and this object's own fields go on top of it.
+        records[key, default: [:]].merge(fields) { _, own in own }
     }
 
     private mutating func collect(_ object: JSONObject, selections: [Selection], parent: ParentType, recordKey: String, into fields: inout JSONObject) {

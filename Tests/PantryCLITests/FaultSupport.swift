@@ -1,0 +1,188 @@
+import Foundation
+import GRDB
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `pantry` executable SwiftPM built beside this test bundle.
+let pantryExecutable: URL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pantry")
+
+/// Polls `condition` until it holds or `timeout` passes; answers whether it held.
+func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}
+
+/// `pantry` as a child process, its standard output and error collected as they come.
+final class PantryProcess: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+
+    /// Starts `pantry arguments`. `limits` is shell text run before it (`ulimit -f 64`); `user` runs it
+    /// as that user id when this process is root (so that file permissions apply to it).
+    init(_ arguments: [String], limits: String? = nil, user: UInt32? = nil) throws {
+        var command = [pantryExecutable.path] + arguments
+        if let limits {
+            // A signal ignored before exec stays ignored, so a write past the limit fails with EFBIG
+            // instead of killing the process: what a full disk does.
+            command = ["/bin/sh", "-c", "\(limits); trap '' XFSZ; exec \"$0\" \"$@\""] + command
+        }
+        if let user, getuid() == 0 {
+            command = ["/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--"] + command
+        }
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: false) }
+        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: true) }
+        try process.run()
+    }
+
+    private func append(_ data: Data, error: Bool) {
+        lock.withLock { if error { err.append(data) } else { out.append(data) } }
+    }
+
+    /// What it wrote to standard output so far.
+    var output: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    /// What it wrote to standard error so far.
+    var errors: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+    /// Both, for failure messages.
+    var transcript: String { "stdout:\n\(output)\nstderr:\n\(errors)" }
+
+    /// Sends a signal.
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for it to end; answers its exit status, or nil when it was killed by a signal or is
+    /// still running after `timeout` (then it is killed).
+    func exitCode(timeout: Duration = .seconds(90)) async -> Int32? {
+        guard await eventually(timeout: timeout, { !process.isRunning }) else {
+            signal(SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        process.waitUntilExit()
+        // The last output may still be in the pipes.
+        _ = await eventually(timeout: .seconds(2)) { false }
+        return process.terminationReason == .exit ? process.terminationStatus : nil
+    }
+
+    /// Whether it was ended by a signal.
+    var wasSignalled: Bool { !process.isRunning && process.terminationReason == .uncaughtSignal }
+
+    /// The lines of standard error that are not dim progress notes.
+    var problemLines: [String] {
+        errors.split(separator: "\n").map(String.init).filter { $0.hasPrefix("error:") || $0.hasPrefix("warning:") }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// A loopback HTTP server that answers every request with the same raw bytes, after a delay,
+/// then closes the connection: a server answering garbage, HTML, a truncated body, or too late.
+final class RawHTTPServer: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let answer: Data
+    private let delayMilliseconds: Int32
+    private let done = DispatchSemaphore(value: 0)
+
+    init(answer: Data, delay: Duration = .zero) throws {
+        self.answer = answer
+        delayMilliseconds = Int32(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        guard bound == 0, listen(listener, 16) == 0 else {
+            close(listener)
+            throw POSIXError(.EADDRINUSE)
+        }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        self.listener = listener
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    var url: String { "http://127.0.0.1:\(port)/" }
+
+    /// With `Content-Type` and `Content-Length` for `body` (or `length`, for a body cut short).
+    static func response(status: String = "200 OK", contentType: String, body: Data, length: Int? = nil) -> Data {
+        Data("HTTP/1.1 \(status)\r\nContent-Type: \(contentType)\r\nContent-Length: \(length ?? body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+    }
+
+    private func serve() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { break }
+            readRequest(connection)
+            // Waits out the delay, but not for a client that has gone.
+            var poller = pollfd(fd: connection, events: 0x2000 /* POLLRDHUP: the peer closed */, revents: 0)
+            if delayMilliseconds > 0, poll(&poller, 1, delayMilliseconds) > 0 {
+                close(connection)
+                continue
+            }
+            answer.withUnsafeBytes { bytes in _ = send(connection, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+            shutdown(connection, Int32(SHUT_WR))
+            close(connection)
+        }
+        done.signal()
+    }
+
+    /// Reads the head and the body that `Content-Length` announces (bounded).
+    private func readRequest(_ connection: Int32) {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while received.count < 1_000_000 {
+            if let headEnd = received.range(of: Data("\r\n\r\n".utf8)) {
+                let head = String(decoding: received[..<headEnd.lowerBound], as: UTF8.self).lowercased()
+                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if received.count - headEnd.upperBound >= length { return }
+            }
+            let count = recv(connection, &buffer, buffer.count, 0)
+            guard count > 0 else { return }
+            received.append(contentsOf: buffer[..<count])
+        }
+    }
+
+    /// Stops accepting and waits for the serving thread to end.
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        done.wait()
+    }
+}
+
+/// `PRAGMA integrity_check` of a SQLite file: "ok" when it is sound.
+func integrity(ofDatabaseAt path: String) throws -> String {
+    let database = try DatabaseQueue(path: path)
+    return try database.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") ?? "no answer" }
+}
+
+/// Prints one row of the fault-suite table (`swift test --filter FaultTests | grep '^| '`): the
+/// case, the exit code, the first problem line `pantry` printed, and whether the data was intact.
+func reportFault(_ name: String, _ child: PantryProcess, code: Int32?, intact: Bool) {
+    let line = child.problemLines.first ?? child.output.split(separator: "\n").last.map(String.init) ?? ""
+    print("| \(name) | \(code.map(String.init) ?? (child.wasSignalled ? "signal" : "none")) | \(line.prefix(160)) | \(intact ? "yes" : "NO") |")
+}

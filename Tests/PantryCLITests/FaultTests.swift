@@ -1,0 +1,258 @@
+import APICore
+import DevServer
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Faults injected into the real `pantry` executable and the servers it talks to: processes
+/// killed mid-write, a server that dies during `watch`, servers that answer garbage or too late, a
+/// full disk, a read-only cache, token files that cannot be read. Every case ends with an exit
+/// code, one clear line, no crash, and nothing lost.
+@Suite("faults, with pantry as a child process", .serialized)
+struct FaultTests {
+    static let deadEndpoint = ["--endpoint", "http://127.0.0.1:9/"]
+
+    /// The households the cache answers with no server (the dead endpoint), by id.
+    static func cachedHouseholds(_ cache: String) async throws -> [String: String] {
+        let offline = try PantryProcess(["households", "--json", "--cache", cache] + deadEndpoint)
+        let code = await offline.exitCode()
+        #expect(code == 0, "\(offline.transcript)")
+        #expect(!offline.errors.contains("warning:"), "the cache opened without a complaint: \(offline.errors)")
+        let json = try JSONParser.parse(offline.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]")
+        var names: [String: String] = [:]
+        for household in json.arrayValue ?? [] {
+            if let id = household["id"]?.stringValue { names[id] = household["name"]?.stringValue }
+        }
+        return names
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+
+    @Test("kill -9 in the middle of SQLite writes: the file is sound and every acknowledged write is there")
+    func killedMidWrite() async throws {
+        let scratch = try Scratch()
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let endpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
+        #expect(await pantry(["login"] + endpoint).code == 0)
+        #expect(await pantry(["households"] + endpoint).code == 0)
+        var acknowledged = try await Self.cachedHouseholds(scratch.cache)["hh-1"]
+        #expect(acknowledged == "Home")
+
+        for round in 1...6 {
+            let name = "Renamed \(round)"
+            let wal = scratch.cache + "-wal"
+            let walBefore = Self.fileSize(wal)
+            let child = try PantryProcess(["households", "rename", "hh-1", name] + endpoint)
+            if round.isMultiple(of: 2) {
+                // Killed as soon as its write to the cache has begun.
+                _ = await eventually { Self.fileSize(wal) != walBefore || !child.output.isEmpty }
+            } else {
+                // Killed as soon as it has told the user the rename is done, before it exits by itself.
+                _ = await eventually { child.output.contains(name) }
+                acknowledged = name
+            }
+            child.signal(SIGKILL)
+            _ = await child.exitCode()
+            #expect(try integrity(ofDatabaseAt: scratch.cache) == "ok", "round \(round)")
+            let cached = try await Self.cachedHouseholds(scratch.cache)["hh-1"]
+            // A write killed half-way may be there or not; an acknowledged one must be.
+            #expect(cached == acknowledged || cached == name, "round \(round): the cache has \(cached ?? "nothing")")
+            acknowledged = cached
+        }
+
+        // The demo writes many records; killed while it writes, the file stays sound and usable.
+        for round in 1...3 {
+            let demo = try PantryProcess(["demo", "--cache", scratch.cache])
+            let start = Self.fileSize(scratch.cache + "-wal")
+            _ = await eventually { Self.fileSize(scratch.cache + "-wal") > start + 4096 * round || demo.output.contains("embedded server stopped") }
+            demo.signal(SIGKILL)
+            _ = await demo.exitCode()
+            #expect(try integrity(ofDatabaseAt: scratch.cache) == "ok", "demo round \(round)")
+        }
+        let after = try PantryProcess(["demo", "--cache", scratch.cache])
+        let afterCode = await after.exitCode()
+        #expect(afterCode == 0, "\(after.transcript)")
+        #expect(!after.errors.contains("warning:"), "\(after.errors)")
+        reportFault("kill -9 mid-write (6 renames, 3 demos), then demo again", after, code: afterCode,
+                    intact: try integrity(ofDatabaseAt: scratch.cache) == "ok" && !after.errors.contains("warning:"))
+    }
+
+    @Test("the server killed and restarted during watch: watch goes on or ends with one line, never hangs")
+    func serverRestartDuringWatch() async throws {
+        let scratch = try Scratch()
+        let first = try PantryProcess(["serve", "--port", "0"])
+        #expect(await eventually { first.output.contains("listening at") }, "\(first.transcript)")
+        let url = try #require(first.output.split(separator: " ").first { $0.hasPrefix("http://") }.map { String($0.trimmingCharacters(in: .punctuationCharacters.subtracting(["/"]))) })
+        let port = try #require(URL(string: url)?.port)
+        let endpoint = ["--endpoint", url, "--cache", scratch.cache]
+        #expect(await pantry(["login"] + endpoint).code == 0)
+
+        let watch = try PantryProcess(["watch", "hh-1"] + endpoint)
+        #expect(await eventually { watch.output.contains("Watching") }, "\(watch.transcript)")
+        #expect(await eventually { watch.errors.contains("connection: active") }, "\(watch.transcript)")
+        #expect(await pantry(["households", "rename", "hh-1", "Before"] + endpoint).code == 0)
+        #expect(await eventually { watch.output.contains("Before") }, "\(watch.transcript)")
+
+        first.signal(SIGKILL)
+        _ = await first.exitCode()
+        #expect(await eventually { watch.errors.contains("reconnecting") }, "\(watch.transcript)")
+        let second = try PantryProcess(["serve", "--port", String(port)])
+        defer { second.signal(SIGKILL) }
+        #expect(await eventually { second.output.contains("listening at") }, "\(second.transcript)")
+
+        // The new server forgot every token: watch either resumes or says, in one line, to log in.
+        let resumedOrEnded = await eventually(timeout: .seconds(120)) {
+            watch.output.contains("caught up after reconnecting") || watch.wasSignalled || watch.problemLines.contains { $0.hasPrefix("error:") }
+        }
+        #expect(resumedOrEnded, "\(watch.transcript)")
+        if watch.output.contains("caught up after reconnecting") {
+            #expect(await pantry(["login"] + endpoint).code == 0)
+            #expect(await pantry(["households", "rename", "hh-1", "After"] + endpoint).code == 0)
+            #expect(await eventually { watch.output.contains("After") }, "\(watch.transcript)")
+            watch.signal(SIGINT)
+        }
+        let code = await watch.exitCode(timeout: .seconds(60))
+        #expect(code != nil, "watch ended by itself or on Ctrl-C, without a crash: \(watch.transcript)")
+        reportFault("dev server kill -9 and restart during watch", watch, code: code, intact: watch.output.contains("Before"))
+        #expect(watch.problemLines.filter { $0.hasPrefix("error:") }.count <= 1, "\(watch.transcript)")
+        #expect(watch.output.contains("Before"), "what was printed before stays printed: \(watch.transcript)")
+    }
+
+    @Test("the server gone for good: watch stops on Ctrl-C at once, with what it printed")
+    func serverGoneDuringWatch() async throws {
+        let scratch = try Scratch()
+        let server = try PantryProcess(["serve", "--port", "0"])
+        #expect(await eventually { server.output.contains("listening at") })
+        let url = try #require(server.output.split(separator: " ").first { $0.hasPrefix("http://") }.map { String($0.trimmingCharacters(in: .punctuationCharacters.subtracting(["/"]))) })
+        let endpoint = ["--endpoint", url, "--cache", scratch.cache]
+        #expect(await pantry(["login"] + endpoint).code == 0)
+        let watch = try PantryProcess(["watch", "hh-1"] + endpoint)
+        #expect(await eventually { watch.output.contains("Watching") }, "\(watch.transcript)")
+        server.signal(SIGKILL)
+        _ = await server.exitCode()
+        #expect(await eventually { watch.errors.contains("reconnecting") }, "\(watch.transcript)")
+        watch.signal(SIGINT)
+        let code = await watch.exitCode(timeout: .seconds(30))
+        #expect(code != nil || watch.wasSignalled, "\(watch.transcript)")
+        #expect(watch.output.contains("Watching"))
+        reportFault("dev server gone for good, Ctrl-C during watch", watch, code: code, intact: watch.output.contains("Watching"))
+    }
+
+    @Test("a server answering garbage, HTML, a truncated body or too late: exit 1, one line, the cache intact",
+          arguments: ["garbage", "html", "truncated", "late"])
+    func hostileServers(_ kind: String) async throws {
+        let scratch = try Scratch()
+        let real = try await DevServer.start()
+        let endpoint = ["--endpoint", real.baseURL.absoluteString, "--cache", scratch.cache]
+        #expect(await pantry(["login"] + endpoint).code == 0)
+        #expect(await pantry(["households"] + endpoint).code == 0)
+        await real.stop()
+        let before = try await Self.cachedHouseholds(scratch.cache)
+
+        var generator = SystemRandomNumberGenerator()
+        let answer: Data
+        switch kind {
+        case "garbage":
+            answer = RawHTTPServer.response(contentType: "application/json", body: Data((0..<2048).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+        case "html":
+            answer = RawHTTPServer.response(status: "502 Bad Gateway", contentType: "text/html", body: Data("<html><body><h1>502 Bad Gateway</h1></body></html>".utf8))
+        case "truncated":
+            answer = RawHTTPServer.response(contentType: "application/json", body: Data(#"{"data":{"households":[{"id":"hh-1","na"#.utf8), length: 5000)
+        default:
+            answer = RawHTTPServer.response(contentType: "application/json", body: Data(#"{"data":{}}"#.utf8))
+        }
+        let hostile = try RawHTTPServer(answer: answer, delay: kind == "late" ? .seconds(12) : .zero)
+        defer { hostile.stop() }
+        for command in [["households", "create", "Garage"], ["households", "show", "hh-1"], ["products", "show", "p-11", "--rest"]] {
+            let child = try PantryProcess(command + ["--endpoint", hostile.url, "--cache", scratch.cache, "--timeout", "2"])
+            let code = await child.exitCode(timeout: .seconds(60))
+            #expect(code == 1, "\(command): \(child.transcript)")
+            #expect(child.problemLines.count == 1, "\(command): one line: \(child.transcript)")
+            #expect(!child.errors.contains("Error Domain") && !child.errors.contains("Fatal"), "\(child.transcript)")
+            reportFault("server answers \(kind): pantry \(command.joined(separator: " "))", child, code: code, intact: true)
+        }
+        #expect(try integrity(ofDatabaseAt: scratch.cache) == "ok")
+        #expect(try await Self.cachedHouseholds(scratch.cache) == before, "nothing cached was lost or changed")
+    }
+
+    @Test("a full disk mid-run: one warning, the command still works, and the cache file stays sound")
+    func diskFull() async throws {
+        let scratch = try Scratch()
+        // 80 blocks of 512 bytes let the cache open and fail at a later commit of the demo's writes.
+        let demo = try PantryProcess(["demo", "--cache", scratch.cache], limits: "ulimit -f 80")
+        let code = await demo.exitCode()
+        #expect(code == 0, "\(demo.transcript)")
+        #expect(demo.output.contains("embedded server stopped"), "\(demo.transcript)")
+        #expect(demo.problemLines.count == 1, "\(demo.transcript)")
+        #expect(demo.problemLines.first?.contains("failed while writing and is set aside") == true, "\(demo.transcript)")
+        reportFault("disk full (ulimit -f 80) during demo", demo, code: code, intact: try integrity(ofDatabaseAt: scratch.cache) == "ok")
+        #expect(try integrity(ofDatabaseAt: scratch.cache) == "ok")
+        let again = try PantryProcess(["demo", "--cache", scratch.cache])
+        #expect(await again.exitCode() == 0, "\(again.transcript)")
+        #expect(again.problemLines.isEmpty, "\(again.transcript)")
+    }
+
+    @Test("a cache folder made read-only between runs and during watch: the file is left as it is")
+    func readOnlyCache() async throws {
+        let scratch = try Scratch()
+        let nobody: UInt32 = 65534
+        _ = chmod(scratch.url.path, 0o777)
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let endpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
+        let login = try PantryProcess(["login"] + endpoint, user: nobody)
+        #expect(await login.exitCode() == 0, "\(login.transcript)")
+        let first = try PantryProcess(["households"] + endpoint, user: nobody)
+        #expect(await first.exitCode() == 0, "\(first.transcript)")
+
+        let watch = try PantryProcess(["watch", "hh-1", "--count", "1"] + endpoint, user: nobody)
+        #expect(await eventually { watch.errors.contains("connection: active") }, "\(watch.transcript)")
+        for file in [scratch.cache, scratch.cache + "-wal", scratch.cache + "-shm"] { _ = chmod(file, 0o444) }
+        _ = chmod(scratch.url.path, 0o555)
+        defer { _ = chmod(scratch.url.path, 0o777) }
+        // Someone else, with a cache of their own, renames the household.
+        let other = try Scratch()
+        let otherEndpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", other.cache]
+        #expect(await pantry(["login"] + otherEndpoint).code == 0)
+        #expect(await pantry(["households", "rename", "hh-1", "Read-only"] + otherEndpoint).code == 0)
+        #expect(await watch.exitCode() == 0, "\(watch.transcript)")
+        #expect(watch.output.contains("Read-only"), "\(watch.transcript)")
+
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: scratch.cache))
+        let later = try PantryProcess(["households"] + endpoint, user: nobody)
+        #expect(await later.exitCode() == 0, "\(later.transcript)")
+        #expect(later.output.contains("Read-only"), "the server's answer is shown: \(later.transcript)")
+        #expect(later.problemLines.count == 1, "\(later.transcript)")
+        #expect(later.problemLines.first?.contains("cannot be used; the cache stays in memory") == true, "\(later.transcript)")
+        let unchanged = try Data(contentsOf: URL(fileURLWithPath: scratch.cache)) == bytes
+        #expect(unchanged, "the file is left as it is")
+        reportFault("cache folder and file made read-only during watch, then households", later, code: 0, intact: unchanged)
+    }
+
+    @Test("a token file that cannot be read or is corrupt: one warning naming it, and the command goes on")
+    func unreadableToken() async throws {
+        let scratch = try Scratch()
+        let token = scratch.url.appendingPathComponent("token.json")
+        // A link to itself cannot be opened by anyone, root included.
+        try FileManager.default.createSymbolicLink(atPath: token.path, withDestinationPath: token.path)
+        let looped = try PantryProcess(["me", "--cache", scratch.cache] + Self.deadEndpoint)
+        #expect(await looped.exitCode() == 1, "\(looped.transcript)")
+        #expect(looped.problemLines.first?.hasPrefix("warning: could not read the saved token at \(token.path)") == true, "\(looped.transcript)")
+        #expect(looped.problemLines.count == 2, "the warning, then the failure of `me`: \(looped.transcript)")
+        reportFault("token file unreadable (a link to itself)", looped, code: 1, intact: true)
+
+        try FileManager.default.removeItem(at: token)
+        try Data([0xFF, 0x00, 0x7B]).write(to: token)
+        let corrupt = try PantryProcess(["me", "--cache", scratch.cache] + Self.deadEndpoint)
+        #expect(await corrupt.exitCode() == 1, "\(corrupt.transcript)")
+        #expect(corrupt.problemLines.first?.contains("the file is damaged; log in again") == true, "\(corrupt.transcript)")
+        #expect(try Data(contentsOf: token) == Data([0xFF, 0x00, 0x7B]), "a damaged token file is left for the user to see")
+        reportFault("token file corrupt", corrupt, code: 1, intact: true)
+    }
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs APICoreKit's tests under ThreadSanitizer and under AddressSanitizer, each in its own
+# scratch folder, and reports the counts.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+  cat <<USAGE
+usage: scripts/sanitize.sh [thread|address]...
+
+Builds and runs APICoreKit's tests with --sanitize=thread (scratch folder .build-tsan) and
+--sanitize=address (.build-asan); both by default. Prints 'sanitize <kind>: N passed, M failed'
+for each, and any data race, memory error or leak report; exits 1 if either fails.
+USAGE
+  exit 0
+fi
+
+kinds=("$@")
+[ ${#kinds[@]} -eq 0 ] && kinds=(thread address)
+status=0
+for kind in "${kinds[@]}"; do
+  case "$kind" in
+    thread) scratch=.build-tsan ;;
+    address) scratch=.build-asan ;;
+    *) echo "sanitize.sh: unknown sanitizer '$kind' (thread or address)" >&2; exit 2 ;;
+  esac
+  log=$(mktemp)
+  start=$SECONDS
+  echo "== sanitize $kind: build and test APICoreKit"
+  # Our suppressions only: none. Leaks are reported by AddressSanitizer at exit.
+  (cd "$ROOT/APICoreKit" && TSAN_OPTIONS="halt_on_error=0" swift test --scratch-path "$scratch" --sanitize="$kind" 2>&1) >"$log"
+  code=$?
+  passed=$(grep -cE '^✔ Test ".*" (with [0-9]+ test cases )?passed after' "$log" || true)
+  failed=$(grep -cE '^✘ Test ".*" (with [0-9]+ test cases )?failed after' "$log" || true)
+  reports=$(grep -cE 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" || true)
+  echo "sanitize $kind: $passed passed, $failed failed, $reports sanitizer reports, exit $code, $((SECONDS - start))s"
+  if [ "$code" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$reports" -ne 0 ]; then
+    status=1
+    grep -E -A30 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" | head -200
+    grep -E '^✘|error:' "$log" | head -40
+  fi
+  rm -f "$log"
+done
+exit $status
