@@ -115,7 +115,7 @@ let package = Package(
             name: "APICoreCacheTests",
             dependencies: [
                 "APICore", "APICoreLive", "APICoreSQLite", "APICoreTestServer", "StarWarsOperations",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

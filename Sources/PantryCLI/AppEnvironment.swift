@@ -133,6 +133,7 @@ final class Session: @unchecked Sendable {
         let endpoint: URL
         if let given = options.endpoint {
             embedded = nil
+            // `validate()` parsed `given` as an http(s) URL with a host; a trailing "/" keeps it one.
             endpoint = URL(string: given.hasSuffix("/") ? given : given + "/")!
         } else {
             let server = try await console.step("starting the embedded dev server") { try await DevServer.start() }
@@ -162,6 +163,7 @@ final class Session: @unchecked Sendable {
             tokens = InMemoryTokenStore()
         }
         let logger = Logger(label: "pantry") { _ in ConsoleLogHandler(console: console) }
+        // A valid http(s) URL with its scheme swapped for ws(s) is a valid URL: neither `!` can fire.
         var webSocket = URLComponents(url: endpoint.appendingPathComponent("graphql"), resolvingAgainstBaseURL: false)!
         webSocket.scheme = endpoint.scheme == "https" ? "wss" : "ws"
         let configuration = APIClientConfiguration(

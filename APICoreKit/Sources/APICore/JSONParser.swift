@@ -214,6 +214,8 @@ private struct Reader {
                         throw error("unpaired UTF-16 surrogate in \\u escape")
                     }
                     guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
+                    // Encoding fails only for scalars that are not Unicode scalar values, which
+                    // `Unicode.Scalar(_:)` has refused above.
                     buffer.append(contentsOf: UTF8.encode(unicode)!)
                 default:
                     throw error("invalid escape \\\(Character(Unicode.Scalar(escape)))", at: index - 2)

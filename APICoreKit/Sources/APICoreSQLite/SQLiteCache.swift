@@ -69,11 +69,14 @@ final class SQLiteRecordStore: PersistentRecordStore {
                     db, sql: "SELECT key, fields, received_at FROM apicore_records WHERE key IN (\(placeholders))",
                     arguments: StatementArguments(chunk))
                 while let row = try rows.next() {
-                    let key: String = row[0]
-                    let data: Data = row[1]
-                    // A row that is not a JSON object is skipped: it reads as missing, never as a crash.
-                    guard case .object(let fields)? = try? JSONParser.parse(data) else { continue }
-                    result[key] = CacheRecord(key: key, fields: fields, receivedAt: Date(timeIntervalSince1970: row[2]))
+                    // A row of other types (NULL, a number for a key: a file another program
+                    // wrote) or whose fields are not a JSON object is skipped: it reads as
+                    // missing, never as a crash. (GRDB's subscripts trap on such values.)
+                    guard let key = try? row.decode(String.self, atIndex: 0), let data = try? row.decode(Data.self, atIndex: 1),
+                        let received = try? row.decode(Double.self, atIndex: 2),
+                        case .object(let fields)? = try? JSONParser.parse(data)
+                    else { continue }
+                    result[key] = CacheRecord(key: key, fields: fields, receivedAt: Date(timeIntervalSince1970: received))
                 }
             }
             return result

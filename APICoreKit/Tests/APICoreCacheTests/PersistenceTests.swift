@@ -3,6 +3,7 @@ import APICore
 import APICoreSQLite
 import APICoreTestServer
 import Foundation
+import GRDB
 import StarWarsOperations
 import Testing
 
@@ -43,6 +44,31 @@ struct PersistenceTests {
         }
         #expect(log.all.contains { $0.hasPrefix("[warning]") && $0.contains("cannot be used") && $0.contains("left as it is") })
         #expect(try Data(contentsOf: file) == garbage)
+    }
+
+    @Test("rows of the wrong types (a file another program wrote): read as missing, never a crash")
+    func mistypedRows() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("cache.sqlite")
+        // Before: GRDB's row subscripts trapped on NULL or a value of another type.
+        let database = try DatabaseQueue(path: file.path)
+        try database.write { db in
+            try db.execute(sql: "CREATE TABLE apicore_records (key, fields, received_at)")
+            try db.execute(sql: """
+                INSERT INTO apicore_records VALUES
+                  ('Human:1', NULL, 0), ('Human:2', x'7b7d', 'yesterday'), (3, x'7b7d', 0),
+                  ('Human:4', 'not json', 0), ('Human:5', '{"name":"Leia"}', 12.5)
+                """)
+        }
+        try database.close()
+        let storage = SQLiteCache.storage(at: file, logger: LogCapture().logger)
+        let store = try #require(storage.persistent)
+        let records = try store.load(["Human:1", "Human:2", "3", "Human:4", "Human:5"])
+        // NULL fields and fields that are not a JSON object are missing; a date written as text
+        // reads as SQLite converts it (a very old record), which is no harm.
+        #expect(records["Human:1"] == nil && records["Human:4"] == nil)
+        #expect(Set(records.keys).isSubset(of: ["Human:2", "Human:5"]))
+        #expect(records["Human:5"]?.fields["name"] == "Leia")
     }
 
     @Test("a device, a folder or an empty file at the cache path: nothing created beside it, nothing changed without a word")

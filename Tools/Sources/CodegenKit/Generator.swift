@@ -81,8 +81,8 @@ struct SwiftGenerator {
         if let manifest = configuration.operationManifest {
             files.append(manifestFile(manifest))
         }
-        for name in compilation.fragments.keys.sorted() {
-            files.append(fragmentFile(compilation.fragments[name]!, builder: builder, usage: usage))
+        for (_, fragment) in compilation.fragments.sorted(by: { $0.key < $1.key }) {
+            files.append(fragmentFile(fragment, builder: builder, usage: usage))
         }
         // Input objects reach further enums, scalars and input objects.
         var pending = Array(usage.inputObjects)
@@ -224,6 +224,8 @@ struct SwiftGenerator {
     func fragmentFile(_ fragment: FragmentDefinition, builder: IRBuilder, usage: Usage) -> GeneratedFile {
         let name = fragment.name.value
         let source = compilation.sourceFiles["fragment " + name]
+        // `compile` rejects documents whose fragments name an unknown type, so every fragment it
+        // returns has an IR; no input file can make this fire.
         guard let ir = builder.fragment(name) else { preconditionFailure("fragment \(name) was validated") }
         var writer = SwiftWriter()
         writer.line(Self.header)
