@@ -124,6 +124,25 @@ struct FaultTests {
         #expect(watch.output.contains("Before"), "what was printed before stays printed: \(watch.transcript)")
     }
 
+    @Test("sockets dropped during watch: a change made while the socket was down is shown")
+    func changeWhileSocketDown() async throws {
+        let scratch = try Scratch()
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let endpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
+        #expect(await pantry(["login"] + endpoint).code == 0)
+        let watch = try PantryProcess(["watch", "hh-1"] + endpoint)
+        #expect(await eventually { server.householdSubscriberCount("hh-1") == 1 }, "\(watch.transcript)")
+        // Before: events published between the drop and the resubscription were never shown.
+        server.webSocket.closeAll(code: 1001, reason: "fault test")
+        #expect(await pantry(["households", "rename", "hh-1", "Renamed while down"] + endpoint).code == 0)
+        #expect(await eventually { watch.output.contains("Renamed while down") }, "\(watch.transcript)")
+        #expect(await eventually { watch.output.contains("(caught up after reconnecting)") }, "\(watch.transcript)")
+        watch.signal(SIGINT)
+        let code = await watch.exitCode(timeout: .seconds(30))
+        reportFault("sockets dropped during watch, a rename meanwhile", watch, code: code, intact: watch.output.contains("Renamed while down"))
+    }
+
     @Test("the server gone for good: watch stops on Ctrl-C at once, with what it printed")
     func serverGoneDuringWatch() async throws {
         let scratch = try Scratch()
