@@ -88,7 +88,9 @@ for target in "${targets[@]}"; do
   [ -d "$dir/Fuzz/Regressions/$target" ] && cp "$dir/Fuzz/Regressions/$target/"* "$corpus/" 2>/dev/null
   log="$work/$target.log"
   echo "== fuzz $target: ${seconds}s from $(ls "$corpus" | wc -l) inputs"
-  LSAN_OPTIONS="suppressions=$dir/Fuzz/lsan.supp:print_suppressions=0" \
+  # Swift's own crash backtracer is off: libFuzzer and AddressSanitizer print the stack, and the
+  # backtracer's memory reads trip AddressSanitizer.
+  SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=$dir/Fuzz/lsan.supp:print_suppressions=0" \
     "$dir/.build-fuzz/release/$product" "$target" "$corpus" -dict="$dir/Fuzz/Dictionaries/$target.dict" \
     "${leak_option[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$artifacts/" -print_final_stats=1 \
     >"$log" 2>&1
@@ -101,7 +103,9 @@ for target in "${targets[@]}"; do
   else
     status=1
     echo "fuzz $target: FAILED (exit $code) after ${executions:-?} executions; libFuzzer's report:"
-    grep -vE '^#[0-9]+\s+(NEW|REDUCE|pulse|INITED|RELOAD)' "$log" | tail -60
+    grep -E 'Fatal error|fuzz invariant|ERROR: |SUMMARY: |^    #[0-9]+ .* in \$s' "$log" | head -40
+    echo "-- the end of libFuzzer's output:"
+    grep -vE '^#[0-9]+\s+(NEW|REDUCE|pulse|INITED|RELOAD)' "$log" | tail -30
     mkdir -p "$dir/Fuzz/Regressions/$target"
     for artifact in $found; do
       echo "-- input $artifact ($(stat -c %s "$artifacts/$artifact") bytes), hex:"

@@ -92,20 +92,38 @@ package final class Compilation {
         var fragments: [String: FragmentDefinition] = [:]
         var sourceFiles: [String: String] = [:]
         var definitions: [any Definition] = []
+        // Each name is defined once, and only definitions with a name reach GraphQLSwift's
+        // validator: it keys dictionaries by definitions that hash by identity but compare by
+        // content, so two equal definitions (a fragment pasted into two files, two anonymous
+        // operations alike) trap in it.
+        var firstDefinition: [String: Location?] = [:]
+        func isFirst(_ key: String, _ location: Location?, _ what: String) -> Bool {
+            guard let first = firstDefinition[key] else {
+                firstDefinition[key] = location
+                return true
+            }
+            let place = first.map { " (first at \($0.source.name):\($0.startToken.line):\($0.startToken.column))" } ?? ""
+            diagnostics.append(Diagnostic(at: location, fallbackFile: "operations", "\(what) is defined more than once\(place)"))
+            return false
+        }
         for document in operationDocuments {
             for definition in document.definitions {
-                definitions.append(definition)
                 switch definition {
                 case let operation as OperationDefinition:
                     guard let name = operation.name?.value else {
                         diagnostics.append(Diagnostic(at: operation.loc, fallbackFile: "operations", "an operation needs a name to be generated"))
                         continue
                     }
+                    guard isFirst("operation " + name, operation.loc, "operation '\(name)'") else { continue }
+                    definitions.append(definition)
                     operations.append(operation)
                     sourceFiles[name] = operation.loc?.source.name
                 case let fragment as FragmentDefinition:
-                    fragments[fragment.name.value] = fragment
-                    sourceFiles["fragment " + fragment.name.value] = fragment.loc?.source.name
+                    let name = fragment.name.value
+                    guard isFirst("fragment " + name, fragment.loc, "fragment '\(name)'") else { continue }
+                    definitions.append(definition)
+                    fragments[name] = fragment
+                    sourceFiles["fragment " + name] = fragment.loc?.source.name
                 default:
                     diagnostics.append(Diagnostic(at: nil, fallbackFile: "operations", "only operations and fragments belong in operation files"))
                 }

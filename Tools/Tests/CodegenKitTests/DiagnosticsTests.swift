@@ -40,6 +40,20 @@ struct DiagnosticsTests {
         #expect(diagnostics.map(\.description) == ["schema.graphqls:6:6: error: type 'Droid' is defined more than once (first at more.graphqls:2:6)"])
     }
 
+    @Test("a fragment or an operation defined twice names both places; equal copies never crash")
+    func duplicateDefinitions() throws {
+        // Before: GraphQLSwift's validator keys a dictionary by definitions that hash by identity
+        // and compare by content, so equal copies trapped ("Duplicate keys of type
+        // 'HasSelectionSet'"), depending on the process's hash seed. Found by the codegen fuzzer.
+        let fragment = "fragment Name on Character { name }\n"
+        var files = ["schema.graphqls": smallSchema, "Q.graphql": "query Q { hero { ...Name } }\n" + fragment]
+        for copy in 1...12 { files["Copy\(copy).graphql"] = fragment + "query Q { hero { ...Name } }\n{ hero { id } }\n" }
+        let diagnostics = try Project(files: files).failure().map(\.description)
+        #expect(diagnostics.contains("Copy10.graphql:1:1: error: fragment 'Name' is defined more than once (first at Copy1.graphql:1:1)"))
+        #expect(diagnostics.contains("Q.graphql:1:1: error: operation 'Q' is defined more than once (first at Copy1.graphql:2:1)"))
+        #expect(diagnostics.filter { $0.contains("needs a name") }.count == 12)
+    }
+
     @Test("an unknown type in the schema, and a syntax error, are reported together")
     func schemaErrors() throws {
         let project = try Project(files: [
