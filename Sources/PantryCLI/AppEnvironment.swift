@@ -253,9 +253,23 @@ enum FileProblem {
         case .fileWriteVolumeReadOnly: reason = "the volume is read-only"
         case .fileReadCorruptFile, .coderReadCorrupt, .coderValueNotFound, .coderInvalidValue: reason = "the file is damaged"
         case .fileNoSuchFile, .fileReadNoSuchFile: reason = "it does not exist"
-        case .fileWriteUnknown, .fileReadUnknown: reason = "it cannot be written or read there (is it a folder?)"
+        case .fileWriteUnknown, .fileReadUnknown: reason = posixReason(nsError) ?? "it cannot be written or read there (is it a folder?)"
         default: reason = nsError.localizedFailureReason ?? nsError.localizedDescription
         }
         return "could not \(action)\(at): \(reason)"
+    }
+
+    /// The reason the system gave, for the errors Foundation reports only as "unknown".
+    private static func posixReason(_ error: NSError) -> String? {
+        let underlying = (error.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        let code = error.domain == NSPOSIXErrorDomain ? error.code : underlying?.domain == NSPOSIXErrorDomain ? underlying?.code : nil
+        switch code.flatMap({ POSIXErrorCode(rawValue: Int32($0)) }) {
+        case .ELOOP?: return "it is a link that cannot be followed (a loop of links?)"
+        case .EISDIR?: return "it is a folder"
+        case .EACCES?, .EPERM?: return "permission denied; check the owner and permissions"
+        case .ENOSPC?: return "the disk is full"
+        case .EROFS?: return "the volume is read-only"
+        default: return nil
+        }
     }
 }

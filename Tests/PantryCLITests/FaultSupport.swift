@@ -25,6 +25,7 @@ final class PantryProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var out = Data()
     private var err = Data()
+    private var openPipes = 2
 
     /// Starts `pantry arguments`. `limits` is shell text run before it (`ulimit -f 64`); `user` runs it
     /// as that user id when this process is root (so that file permissions apply to it).
@@ -48,12 +49,18 @@ final class PantryProcess: @unchecked Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
-        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: false) }
-        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: true) }
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle, error: false) }
+        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle, error: true) }
         try process.run()
     }
 
-    private func append(_ data: Data, error: Bool) {
+    private func append(_ handle: FileHandle, error: Bool) {
+        let data = handle.availableData
+        if data.isEmpty {  // end of file: the process and its children closed the pipe
+            handle.readabilityHandler = nil
+            lock.withLock { openPipes -= 1 }
+            return
+        }
         lock.withLock { if error { err.append(data) } else { out.append(data) } }
     }
 
@@ -76,8 +83,8 @@ final class PantryProcess: @unchecked Sendable {
             return nil
         }
         process.waitUntilExit()
-        // The last output may still be in the pipes.
-        _ = await eventually(timeout: .seconds(2)) { false }
+        // The last output may still be in the pipes: wait for their end.
+        _ = await eventually(timeout: .seconds(10)) { lock.withLock { openPipes == 0 } }
         return process.terminationReason == .exit ? process.terminationStatus : nil
     }
 

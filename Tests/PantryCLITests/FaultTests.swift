@@ -263,6 +263,7 @@ struct FaultTests {
         let looped = try PantryProcess(["me", "--cache", scratch.cache] + Self.deadEndpoint)
         #expect(await looped.exitCode() == 1, "\(looped.transcript)")
         #expect(looped.problemLines.first?.hasPrefix("warning: could not read the saved token at \(token.path)") == true, "\(looped.transcript)")
+        #expect(looped.problemLines.first?.contains("a link that cannot be followed") == true, "\(looped.transcript)")
         #expect(looped.problemLines.count == 2, "the warning, then the failure of `me`: \(looped.transcript)")
         reportFault("token file unreadable (a link to itself)", looped, code: 1, intact: true)
 
