@@ -31,17 +31,19 @@ enum WebSocketMessages {
         CatalogFeedSubscription.self, FuzzStarWarsAPI.ReviewAddedSubscription.self,
     ]
 
-    static let seeds: [Data] = [
-        #"{"type":"connection_ack"}"#,
-        #"{"type":"ping","payload":{"at":1}}"#,
-        #"{"type":"pong"}"#,
-        #"{"type":"ka"}"#,
-        #"{"id":"1","type":"next","payload":{"data":{"reviewAdded":{"stars":5,"commentary":"Great","episode":"JEDI"}}}}"#,
-        #"{"id":"2","type":"data","payload":{"data":{"characterRenamed":{"__typename":"Human","id":"1000","name":"Luke"}}}}"#,
-        #"{"id":"3","type":"next","payload":{"data":{"counter":3}}}"#,
-        #"{"id":"1","type":"error","payload":[{"message":"boom","path":["reviewAdded"]}]}"#,
-        #"{"id":"1","type":"complete"}"#,
-        #"{"type":"connection_error","payload":{"message":"no"}}"#,
-        #"{"id":"4","type":"next","payload":{"data":null,"errors":[{"message":"partial","locations":[{"line":1,"column":2}]}]}}"#,
-    ].map { Data($0.utf8) }
+    static var seeds: [Data] {
+        [
+            #"{"type":"connection_ack"}"#,
+            #"{"type":"ping","payload":{"at":1}}"#,
+            #"{"type":"pong"}"#,
+            #"{"type":"ka"}"#,
+            #"{"id":"1","type":"next","payload":{"data":{"reviewAdded":{"stars":5,"commentary":"Great","episode":"JEDI"}}}}"#,
+            #"{"id":"2","type":"data","payload":{"data":{"characterRenamed":{"__typename":"Human","id":"1000","name":"Luke"}}}}"#,
+            #"{"id":"3","type":"next","payload":{"data":{"counter":3}}}"#,
+            #"{"id":"1","type":"error","payload":[{"message":"boom","path":["reviewAdded"]}]}"#,
+            #"{"id":"1","type":"complete"}"#,
+            #"{"type":"connection_error","payload":{"message":"no"}}"#,
+            #"{"id":"4","type":"next","payload":{"data":null,"errors":[{"message":"partial","locations":[{"line":1,"column":2}]}]}}"#,
+        ].map { Data($0.utf8) }
+    }
 }
