@@ -29,6 +29,15 @@ struct FaultTests {
         return names
     }
 
+    /// `pantry serve` as a child process, and the URL it says it listens at.
+    static func serve(port: Int = 0) async throws -> (PantryProcess, String) {
+        let server = try PantryProcess(["serve", "--port", String(port)])
+        #expect(await eventually { server.output.contains("listening at") }, "\(server.transcript)")
+        let url = server.output.split(separator: " ").first { $0.hasPrefix("http://") }
+            .map { String($0.trimmingCharacters(in: .punctuationCharacters.subtracting(["/"]))) }
+        return (server, try #require(url, "\(server.transcript)"))
+    }
+
     static func fileSize(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
@@ -86,9 +95,7 @@ struct FaultTests {
     @Test("the server killed and restarted during watch: watch goes on or ends with one line, never hangs")
     func serverRestartDuringWatch() async throws {
         let scratch = try Scratch()
-        let first = try PantryProcess(["serve", "--port", "0"])
-        #expect(await eventually { first.output.contains("listening at") }, "\(first.transcript)")
-        let url = try #require(first.output.split(separator: " ").first { $0.hasPrefix("http://") }.map { String($0.trimmingCharacters(in: .punctuationCharacters.subtracting(["/"]))) })
+        let (first, url) = try await Self.serve()
         let port = try #require(URL(string: url)?.port)
         let endpoint = ["--endpoint", url, "--cache", scratch.cache]
         #expect(await pantry(["login"] + endpoint).code == 0)
@@ -102,9 +109,8 @@ struct FaultTests {
         first.signal(SIGKILL)
         _ = await first.exitCode()
         #expect(await eventually { watch.errors.contains("reconnecting") }, "\(watch.transcript)")
-        let second = try PantryProcess(["serve", "--port", String(port)])
+        let (second, _) = try await Self.serve(port: port)
         defer { second.signal(SIGKILL) }
-        #expect(await eventually { second.output.contains("listening at") }, "\(second.transcript)")
 
         // The new server forgot every token: watch either resumes or says, in one line, to log in.
         let resumedOrEnded = await eventually(timeout: .seconds(120)) {
@@ -146,9 +152,7 @@ struct FaultTests {
     @Test("the server gone for good: watch stops on Ctrl-C at once, with what it printed")
     func serverGoneDuringWatch() async throws {
         let scratch = try Scratch()
-        let server = try PantryProcess(["serve", "--port", "0"])
-        #expect(await eventually { server.output.contains("listening at") })
-        let url = try #require(server.output.split(separator: " ").first { $0.hasPrefix("http://") }.map { String($0.trimmingCharacters(in: .punctuationCharacters.subtracting(["/"]))) })
+        let (server, url) = try await Self.serve()
         let endpoint = ["--endpoint", url, "--cache", scratch.cache]
         #expect(await pantry(["login"] + endpoint).code == 0)
         let watch = try PantryProcess(["watch", "hh-1"] + endpoint)
