@@ -113,12 +113,7 @@ struct EndToEndTests {
         let endpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
         #expect(await pantry(["login"] + endpoint).code == 0)
         let watching = Task { await pantry(["watch", "hh-1", "--count", "1"] + endpoint) }
-        var subscribed = false
-        for _ in 0..<500 where !subscribed {
-            subscribed = server.householdSubscriberCount("hh-1") == 1
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(subscribed)
+        #expect(await eventually { server.householdSubscriberCount("hh-1") == 1 })
         #expect(await pantry(["households", "rename", "hh-1", "Chalet"] + endpoint).code == 0)
         let watched = await watching.value
         #expect(watched.code == 0, "\(watched.output)")
