@@ -61,7 +61,11 @@ let package = Package(
         // with APICoreKit's fuzzer through a link.
         .target(name: "CodegenFuzzTargets", dependencies: ["CodegenKit"], path: "Fuzz/Targets"),
         .executableTarget(name: "codegen-fuzz", dependencies: ["CodegenFuzzTargets"], path: "Fuzz/Driver"),
+        // Property runs of the generator over many seeds, and the writer of the committed samples.
+        .executableTarget(name: "codegen-properties", dependencies: ["CodegenFuzzTargets", "CodegenKit"], path: "Fuzz/Properties"),
         .testTarget(name: "CodegenFuzzReplayTests", dependencies: ["CodegenFuzzTargets"], path: "Fuzz/ReplayTests"),
-        .testTarget(name: "CodegenKitTests", dependencies: ["CodegenKit", .product(name: "APICore", package: "APICoreKit")]),
+        .testTarget(
+            name: "CodegenKitTests",
+            dependencies: ["CodegenKit", "CodegenFuzzTargets", .product(name: "APICore", package: "APICoreKit")]),
     ]
 )

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Every SwiftPM package of the monorepo, in dependency order; "." is the umbrella app.
-PACKAGES=(APICoreKit SharedKit UserKit ProductKit HouseholdKit Tools Tools/Fixtures/StarWarsAPI .)
+PACKAGES=(APICoreKit SharedKit UserKit ProductKit HouseholdKit Tools Tools/Fixtures/StarWarsAPI Tools/Fixtures/GeneratedSamples .)
 # The feature kits, which may import only APICore, SharedKit and Foundation.
 KITS=(SharedKit UserKit ProductKit HouseholdKit)
 
@@ -14,7 +14,8 @@ package_dir() {
 }
 
 # Packages whose generated code is committed, in generation order (SharedKit first: the kits import it).
-GENERATED=(SharedKit UserKit ProductKit HouseholdKit Tools/Fixtures/StarWarsAPI)
+GENERATED=(SharedKit UserKit ProductKit HouseholdKit Tools/Fixtures/StarWarsAPI Tools/Fixtures/GeneratedSamples/Evolution
+  Tools/Fixtures/GeneratedSamples/Samples/Seed{1..6})
 
 # Builds apicore-codegen (once per call) and prints its path.
 codegen_binary() {

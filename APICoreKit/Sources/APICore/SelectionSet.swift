@@ -33,10 +33,13 @@ public struct ParentType: Sendable, Hashable {
     public func matches(typename: String) -> Bool { possibleTypes.contains(typename) }
 
     /// Whether selections under this type condition apply to an object selected as `parent`: always
-    /// when every type `parent` can be satisfies it, else when the object's `__typename` does.
+    /// on the parent's own type, else when the object's `__typename` is one of the possible types.
+    /// A `__typename` the schema did not have when the code was generated (a type the server added
+    /// since) satisfies no narrower condition, even one whose possible types were all of the
+    /// parent's then. Only an object without `__typename` falls back on comparing possible types.
     package func applies(toTypename typename: String?, within parent: ParentType) -> Bool {
-        if name == parent.name || parent.possibleTypes.isSubset(of: possibleTypes) { return true }
-        guard let typename else { return false }
+        if name == parent.name { return true }
+        guard let typename else { return parent.possibleTypes.isSubset(of: possibleTypes) }
         return matches(typename: typename)
     }
 }

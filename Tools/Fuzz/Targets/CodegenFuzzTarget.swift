@@ -25,7 +25,7 @@ package enum CodegenFuzzTarget {
         switch Mode(rawValue: first % UInt8(Mode.allCases.count))! {
         case .operations:
             do {
-                _ = try Compilation.compile(schema: starWarsSchema, operationFiles: [("operations.graphql", text)])
+                generate(try Compilation.compile(schema: starWarsSchema, operationFiles: [("operations.graphql", text)]))
             } catch {
                 checkDiagnostics(error)
             }
@@ -55,12 +55,37 @@ package enum CodegenFuzzTarget {
 
     private static func compile(schema: String, operations: String?) {
         do {
-            _ = try Compilation.compile(
-                schemaFiles: [("schema.graphqls", schema)], operationFiles: operations.map { [("operations.graphql", $0)] } ?? [])
+            generate(try Compilation.compile(
+                schemaFiles: [("schema.graphqls", schema)], operationFiles: operations.map { [("operations.graphql", $0)] } ?? []))
         } catch {
             checkDiagnostics(error)
         }
     }
+
+    /// What passed validation is generated too: the type-condition tree, names and templates must
+    /// finish on any valid document (libFuzzer's -timeout and -rss_limit_mb catch one that does not).
+    private static func generate(_ compilation: Compilation) {
+        let files = Codegen.generate(compilation, configuration: configuration)
+        check(files.allSatisfy { !$0.path.isEmpty }, "a generated file without a path")
+    }
+
+    /// Schema types and operations in one module, as a kit's configuration puts them.
+    nonisolated(unsafe) static let configuration: CodegenConfiguration = {
+        let json = """
+            {
+              "schemaNamespace": "FuzzAPI",
+              "input": { "operationSearchPaths": ["*.graphql"], "schemaSearchPaths": ["*.graphqls"] },
+              "output": {
+                "schemaTypes": { "path": "Generated", "moduleType": { "embeddedInTarget": { "name": "App" } } },
+                "operations": { "inSchemaModule": {} }
+              },
+              "operationManifest": { "path": "manifest.json" }
+            }
+            """
+        guard let configuration = try? CodegenConfiguration.parse(Data(json.utf8), file: "fuzz.json", baseURL: URL(fileURLWithPath: "/nonexistent"))
+        else { fatalError("codegen fuzz: the built-in configuration does not parse") }
+        return configuration
+    }()
 
     private static func checkDiagnostics(_ failure: CodegenFailure) {
         check(!failure.diagnostics.isEmpty, "a failure without diagnostics")

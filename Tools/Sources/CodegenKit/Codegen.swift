@@ -77,6 +77,19 @@ public enum Codegen {
         return SwiftGenerator(compilation: compilation, configuration: configuration, sharedTypes: sharedTypes).generate()
     }
 
+    /// The files that `configuration` produces from schema and operation texts given in memory
+    /// (its search paths are not read): for property tests, fuzzers and benchmarks.
+    package static func generate(
+        schemaFiles: [(path: String, text: String)], operationFiles: [(path: String, text: String)], configuration: CodegenConfiguration
+    ) throws(CodegenFailure) -> [GeneratedFile] {
+        generate(try Compilation.compile(schemaFiles: schemaFiles, operationFiles: operationFiles), configuration: configuration)
+    }
+
+    /// The files that `configuration` produces from a compilation.
+    package static func generate(_ compilation: Compilation, configuration: CodegenConfiguration) -> [GeneratedFile] {
+        SwiftGenerator(compilation: compilation, configuration: configuration).generate()
+    }
+
     static func write(_ files: [GeneratedFile], configuration: CodegenConfiguration, check: Bool) throws(CodegenFailure) -> CodegenReport {
         let base = configuration.baseURL
         let fileManager = FileManager.default

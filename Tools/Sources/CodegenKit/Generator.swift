@@ -174,7 +174,7 @@ struct SwiftGenerator {
         let rootType = schema.rootTypes[operation.operation] ?? operation.operation.rawValue.upperFirst
         let ir = builder.build(
             typeName: rootType, structName: "Data",
-            contributions: [Contribution(selections: operation.selectionSet.selections, conditions: [], identity: nil)])
+            contributions: [Contribution(selections: operation.selectionSet.selections, parentType: rootType, conditions: [], identity: nil)])
         IRBuilder.shareTypes(ir)
 
         var writer = SwiftWriter()

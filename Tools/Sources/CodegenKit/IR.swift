@@ -24,12 +24,24 @@ struct Condition: Hashable, Comparable {
     }
 }
 
-/// What a selection set contributes to a scope: its selections and the conditions it is under.
+/// What a selection set contributes to a scope: its selections, the type they were written on,
+/// and the conditions they are under.
 struct Contribution {
     var selections: [any GraphQL.Selection]
+    /// The type the selections are written on (a fragment's or inline fragment's condition, or
+    /// the field's type): their fields are looked up there when the scope's type lacks them.
+    var parentType: String
     var conditions: [Condition]
     /// Identifies the AST selection set, so that identical contributions can share a type.
     var identity: ObjectIdentifier?
+    /// Comes from an enclosing scope. Its type conditions that do not hold here are that scope's
+    /// type cases, not this one's: a type case only nests the type conditions written inside it,
+    /// which keeps the tree as deep as the document and no deeper.
+    var inherited = false
+
+    func isSame(as other: Contribution) -> Bool {
+        identity != nil && identity == other.identity && conditions == other.conditions && parentType == other.parentType
+    }
 }
 
 /// A field of a generated selection set, merged over every place that selects it.
@@ -96,7 +108,8 @@ struct IRBuilder {
         guard let definition = fragments[name] else { return nil }
         let ir = build(
             typeName: definition.typeCondition.name.value, structName: name,
-            contributions: [Contribution(selections: definition.selectionSet.selections, conditions: [], identity: nil)])
+            contributions: [Contribution(
+                selections: definition.selectionSet.selections, parentType: definition.typeCondition.name.value, conditions: [], identity: nil)])
         Self.shareTypes(ir)
         cache.built[name] = ir
         return ir
@@ -108,12 +121,16 @@ struct IRBuilder {
         "JSONValue", "JSONObject", "InputDict", "OutputType", "ArgumentValue",
     ]
 
-    func build(typeName: String, structName: String, contributions: [Contribution]) -> SelectionSetIR {
+    /// The IR of a selection set on `typeName`. `scope` is every type known to hold there (the
+    /// supertypes of the type and of each type condition that led here): a type condition in it is
+    /// merged, any other becomes a type case. Which object types satisfy a condition today does not
+    /// matter, so a type the server adds later never meets a merge that assumed it away.
+    func build(typeName: String, structName: String, scope: Set<String>? = nil, contributions: [Contribution]) -> SelectionSetIR {
+        let scope = scope ?? schema.supertypes(of: typeName)
         let ir = SelectionSetIR(typeName: typeName, structName: structName, contributions: contributions)
         var fieldsByKey: [String: FieldIR] = [:]
         var typeCaseContributions: [(String, [Contribution])] = []
         var fragmentConditions: [(String, [[Condition]])] = []
-        let scopeTypes = schema.possibleTypes(of: typeName)
 
         func add(_ contribution: Contribution) {
             for selection in contribution.selections {
@@ -121,7 +138,12 @@ struct IRBuilder {
                 case let field as GraphQL.Field:
                     guard let conditions = Condition.of(field.directives) else { continue }
                     let key = field.alias?.value ?? field.name.value
-                    guard let definition = schema.field(field.name.value, on: typeName) else { continue }
+                    // The scope's own definition is the most precise (an object may narrow its
+                    // interface's field); a field of a condition type it does not have keeps the
+                    // definition it was written against.
+                    guard let definition = schema.field(field.name.value, on: typeName)
+                        ?? schema.field(field.name.value, on: contribution.parentType)
+                    else { continue }
                     let collected: FieldIR
                     if let existing = fieldsByKey[key] {
                         collected = existing
@@ -135,29 +157,44 @@ struct IRBuilder {
                     if let selectionSet = field.selectionSet {
                         // The field's own conditions go with its selections: where the same field is
                         // also selected under other conditions, these selections apply only under these.
-                        collected.subContributions.append(Contribution(
-                            selections: selectionSet.selections, conditions: all, identity: ObjectIdentifier(selectionSet)))
+                        let nested = Contribution(
+                            selections: selectionSet.selections, parentType: definition.type.namedType, conditions: all,
+                            identity: ObjectIdentifier(selectionSet))
+                        if !collected.subContributions.contains(where: { $0.isSame(as: nested) }) {
+                            collected.subContributions.append(nested)
+                        }
                     }
                 case let inline as InlineFragment:
                     guard let conditions = Condition.of(inline.directives) else { continue }
-                    let condition = inline.typeCondition?.name.value ?? typeName
-                    let nested = Contribution(
-                        selections: inline.selectionSet.selections, conditions: (contribution.conditions + conditions).uniqued(),
-                        identity: ObjectIdentifier(inline.selectionSet))
+                    let condition = inline.typeCondition?.name.value ?? contribution.parentType
+                    var nested = contribution
+                    nested.selections = inline.selectionSet.selections
+                    nested.parentType = condition
+                    nested.conditions = (contribution.conditions + conditions).uniqued()
+                    nested.identity = ObjectIdentifier(inline.selectionSet)
                     place(nested, on: condition)
                 case let spread as FragmentSpread:
                     guard let conditions = Condition.of(spread.directives), let fragment = fragments[spread.name.value] else { continue }
                     let condition = fragment.typeCondition.name.value
                     let all = (contribution.conditions + conditions).uniqued()
-                    if scopeTypes.isSubset(of: schema.possibleTypes(of: condition)) {
+                    if scope.contains(condition) {
                         if let index = fragmentConditions.firstIndex(where: { $0.0 == spread.name.value }) {
                             if !fragmentConditions[index].1.contains(all) { fragmentConditions[index].1.append(all) }
                         } else {
                             fragmentConditions.append((spread.name.value, [all]))
                         }
-                        add(Contribution(selections: fragment.selectionSet.selections, conditions: all, identity: ObjectIdentifier(fragment.selectionSet)))
+                        var nested = contribution
+                        nested.selections = fragment.selectionSet.selections
+                        nested.parentType = condition
+                        nested.conditions = all
+                        nested.identity = ObjectIdentifier(fragment.selectionSet)
+                        add(nested)
                     } else {
-                        place(Contribution(selections: [spread], conditions: all, identity: nil), on: condition)
+                        var nested = contribution
+                        nested.selections = [spread]
+                        nested.conditions = all
+                        nested.identity = nil
+                        place(nested, on: condition)
                     }
                 default:
                     continue
@@ -165,13 +202,12 @@ struct IRBuilder {
             }
         }
 
-        /// Selections under a type condition: merged here when the condition always holds, a type
-        /// case when it narrows, dropped when it can never hold in this scope.
+        /// Selections under a type condition: merged here when the condition holds wherever this
+        /// scope does, a type case when it narrows (and was written at this level).
         func place(_ contribution: Contribution, on condition: String) {
-            let conditionTypes = schema.possibleTypes(of: condition)
-            if scopeTypes.isSubset(of: conditionTypes) {
+            if scope.contains(condition) {
                 add(contribution)
-            } else if !scopeTypes.isDisjoint(with: conditionTypes) {
+            } else if !contribution.inherited {
                 if let index = typeCaseContributions.firstIndex(where: { $0.0 == condition }) {
                     typeCaseContributions[index].1.append(contribution)
                 } else {
@@ -183,10 +219,17 @@ struct IRBuilder {
         for contribution in contributions { add(contribution) }
 
         var usedNames: Set<String> = ["Fragments"]
+        let inherited = contributions.map { contribution in
+            var copy = contribution
+            copy.inherited = true
+            return copy
+        }
         for (condition, caseContributions) in typeCaseContributions {
             // A type case sees every field of its enclosing scope too.
             let name = uniqueName("As" + condition.upperFirst, &usedNames)
-            ir.typeCases.append(build(typeName: condition, structName: name, contributions: contributions + caseContributions))
+            ir.typeCases.append(build(
+                typeName: condition, structName: name, scope: scope.union(schema.supertypes(of: condition)),
+                contributions: inherited + caseContributions))
         }
         ir.fragments = fragmentConditions.map { FragmentSpreadIR(name: $0.0, conditionSets: $0.1) }
         for field in ir.fields where !field.subContributions.isEmpty {
@@ -208,7 +251,11 @@ struct IRBuilder {
     /// presence already says they hold, so its selections carry none.
     static func nestedContributions(of field: FieldIR) -> [Contribution] {
         guard field.conditionSets.count == 1 else { return field.subContributions }
-        return field.subContributions.map { Contribution(selections: $0.selections, conditions: [], identity: $0.identity) }
+        return field.subContributions.map { contribution in
+            var unconditional = contribution
+            unconditional.conditions = []
+            return unconditional
+        }
     }
 
     /// When a field's selections all come from one fragment spread here, that fragment already has

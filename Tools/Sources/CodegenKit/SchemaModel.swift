@@ -105,6 +105,7 @@ final class SchemaModel {
     private(set) var types: [String: TypeDefinition] = [:]
     private(set) var rootTypes: [OperationType: String] = [.query: "Query", .mutation: "Mutation", .subscription: "Subscription"]
     private var possibleTypesCache: [String: Set<String>] = [:]
+    private var supertypesCache: [String: Set<String>] = [:]
 
     func type(named name: String) -> TypeDefinition? { types[name] }
 
@@ -117,16 +118,32 @@ final class SchemaModel {
         case .object: result = [name]
         case .union: result = Set(type.members)
         case .interface:
-            result = Set(types.values.filter { $0.kind == .object && implements($0.name, name) }.map(\.name))
+            result = Set(types.values.filter { $0.kind == .object && supertypes(of: $0.name).contains(name) }.map(\.name))
         default: result = []
         }
         possibleTypesCache[name] = result
         return result
     }
 
-    private func implements(_ typeName: String, _ interface: String, seen: Set<String> = []) -> Bool {
-        guard let type = types[typeName], !seen.contains(typeName) else { return false }
-        return type.interfaces.contains(interface) || type.interfaces.contains { implements($0, interface, seen: seen.union([typeName])) }
+    /// The type itself and every type that holds wherever it does, whatever types the schema adds
+    /// later: the interfaces it implements (at any depth) and, for an object, the unions that
+    /// include it. A type condition in this set always applies; any other narrows.
+    func supertypes(of name: String) -> Set<String> {
+        if let cached = supertypesCache[name] { return cached }
+        var result: Set<String> = [name]
+        var pending = [name]
+        while let next = pending.popLast() {
+            for interface in types[next]?.interfaces ?? [] where result.insert(interface).inserted {
+                pending.append(interface)
+            }
+        }
+        if types[name]?.kind == .object {
+            for union in types.values where union.kind == .union && union.members.contains(name) {
+                result.insert(union.name)
+            }
+        }
+        supertypesCache[name] = result
+        return result
     }
 
     /// The names of the types whose definitions are in these files.

@@ -69,18 +69,6 @@ public struct CharacterNameWithInlineFragment: Fragment {
             public var friendsNames: FriendsNames { _toFragment() }
         }
 
-        /// A character from the Star Wars universe
-        public struct Friend: SelectionSet {
-            public let __data: DataDict
-            public init(_dataDict: DataDict) { __data = _dataDict }
-            public static let __parentType = StarWarsAPI.Interfaces.Character
-            public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-            ]
-
-            /// The name of the character
-            public var name: String { __data["name"] }
-        }
+        public typealias Friend = FriendsNames.Friend
     }
 }

@@ -1,0 +1,273 @@
+import APICore
+import Foundation
+import Sample1
+import Sample2
+import Sample3
+import Sample4
+import Sample5
+import Sample6
+import Testing
+
+/// Random valid answers to the random samples' operations: every one decodes, and every field read
+/// through its typed accessor equals the JSON; every type case is there exactly when the
+/// `__typename` is one of its possible types. Answers are made from the generated metadata (the
+/// possible types the schema had at generation time), with now and then a `__typename` the schema
+/// never had and `null`s wherever the schema allows them.
+@Suite("Random answers to random operations")
+struct RandomResponseTests {
+    static let operations: [any GraphQLOperation.Type] = [
+        Sample1.Operation0Query.self, Sample1.Operation1Query.self, Sample1.Operation2Query.self, Sample1.Operation3Query.self,
+        Sample2.Operation0Query.self, Sample2.Operation1Query.self, Sample2.Operation2Query.self, Sample2.Operation3Query.self,
+        Sample3.Operation0Query.self, Sample3.Operation1Query.self, Sample3.Operation2Query.self, Sample3.Operation3Query.self,
+        Sample4.Operation0Query.self, Sample4.Operation1Query.self, Sample4.Operation2Query.self, Sample4.Operation3Query.self,
+        Sample5.Operation0Query.self, Sample5.Operation1Query.self, Sample5.Operation2Query.self, Sample5.Operation3Query.self,
+        Sample6.Operation0Query.self, Sample6.Operation1Query.self, Sample6.Operation2Query.self, Sample6.Operation3Query.self,
+    ]
+
+    @Test("every field equals the JSON, every type case matches its possible types", arguments: 0..<24)
+    func decodes(index: Int) throws {
+        func check<Operation: GraphQLOperation>(_: Operation.Type) throws {
+            for seed in 0..<40 {
+                var synthesizer = Synthesizer(seed: UInt64(index * 1000 + seed))
+                let variables = synthesizer.variables(for: Operation.Data.self)
+                let object = synthesizer.object(for: Operation.Data.self, variables: variables, isRoot: true)
+                // Through the wire's text, as a server's answer comes.
+                let parsed = try #require(try JSONParser.parse(JSONSerializer.string(.object(object))).objectValue)
+                let data: Operation.Data
+                do {
+                    data = try Operation.Data(validating: parsed, variables: variables)
+                } catch {
+                    Issue.record("\(Operation.operationName), seed \(seed): a valid answer was rejected: \(error)\n\(JSONSerializer.string(.object(object)))")
+                    return
+                }
+                var reader = Reader(variables: variables)
+                reader.check(data.__data, selections: Operation.Data.__selections, parent: Operation.Data.__parentType, path: Operation.operationName)
+                if let problem = reader.problems.first {
+                    Issue.record("seed \(seed): \(problem)\n\(JSONSerializer.string(.object(object)))")
+                    return
+                }
+            }
+        }
+        try check(Self.operations[index])
+    }
+}
+
+/// Makes answers from selection-set metadata.
+struct Synthesizer {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+
+    mutating func next(_ bound: Int) -> Int {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return Int(state % UInt64(bound))
+    }
+
+    /// A Boolean for every variable of an `@include`/`@skip`.
+    mutating func variables(for type: any SelectionSet.Type) -> JSONObject {
+        var names: Set<String> = []
+        func collect(_ selections: [Selection], depth: Int) {
+            guard depth < 32 else { return }
+            for selection in selections {
+                switch selection {
+                case .field(let field): if let nested = field.type.selectionSet { collect(nested.__selections, depth: depth + 1) }
+                case .inlineFragment(let type): collect(type.__selections, depth: depth + 1)
+                case .fragment(let type): collect(type.__selections, depth: depth + 1)
+                case .conditional(let conditions, let nested):
+                    names.formUnion(conditions.map(\.variable))
+                    collect(nested, depth: depth + 1)
+                }
+            }
+        }
+        collect(type.__selections, depth: 0)
+        var variables: JSONObject = [:]
+        for name in names.sorted() { variables[name] = .bool(next(2) == 0) }
+        return variables
+    }
+
+    mutating func object(for type: any SelectionSet.Type, variables: JSONObject, isRoot: Bool = false) -> JSONObject {
+        var object: JSONObject = [:]
+        if !isRoot {
+            let possible = type.__parentType.possibleTypes.sorted()
+            // One object in six is of a type added to the schema after generation.
+            object["__typename"] = .string(possible.isEmpty || next(6) == 0 ? "AddedLater" : possible[next(possible.count)])
+        }
+        fill(&object, type.__selections, parent: type.__parentType, variables: variables)
+        return object
+    }
+
+    mutating func fill(_ object: inout JSONObject, _ selections: [Selection], parent: ParentType, variables: JSONObject) {
+        for selection in selections {
+            switch selection {
+            case .field(let field) where field.responseKey == "__typename":
+                if object["__typename"] == nil { object["__typename"] = .string(parent.name) }
+            case .field(let field):
+                object[field.responseKey] = value(object[field.responseKey], field.type, nullable: true, variables: variables)
+            case .inlineFragment(let type):
+                if type.__parentType.applies(object["__typename"]?.stringValue, within: parent) {
+                    fill(&object, type.__selections, parent: type.__parentType, variables: variables)
+                }
+            case .fragment(let type):
+                if type.__parentType.applies(object["__typename"]?.stringValue, within: parent) {
+                    fill(&object, type.__selections, parent: type.__parentType, variables: variables)
+                }
+            case .conditional(let conditions, let nested):
+                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
+                    fill(&object, nested, parent: parent, variables: variables)
+                }
+            }
+        }
+    }
+
+    /// A value of `type`; where the same key was answered already (selected twice), that answer
+    /// is completed instead, as a server merges the two selections.
+    mutating func value(_ existing: JSONValue?, _ type: OutputType, nullable: Bool, variables: JSONObject) -> JSONValue {
+        if case .nonNull(let inner) = type { return value(existing, inner, nullable: false, variables: variables) }
+        if existing == .null || (existing == nil && nullable && next(5) == 0) { return .null }
+        switch type {
+        case .nonNull(let inner):
+            return value(existing, inner, nullable: false, variables: variables)
+        case .scalar(let scalar):
+            return existing ?? scalarValue(scalar)
+        case .object(let selectionSet):
+            guard case .object(var object)? = existing else { return .object(self.object(for: selectionSet, variables: variables)) }
+            fill(&object, selectionSet.__selections, parent: selectionSet.__parentType, variables: variables)
+            return .object(object)
+        case .list(let element):
+            let items: [JSONValue?] = existing?.arrayValue.map { $0.map(Optional.some) } ?? Array(repeating: nil, count: next(4))
+            return .array(items.map { value($0, element, nullable: true, variables: variables) })
+        }
+    }
+
+    mutating func scalarValue(_ type: any GraphQLOutputValue.Type) -> JSONValue {
+        let candidates: [JSONValue] = [
+            .string(["", "a", "Ünïcødé ✓", "line\nbreak", "V0", "V1"][next(6)]), .int(next(2_000_001) - 1_000_000),
+            .double(Double(next(1000)) / 8), .bool(next(2) == 0),
+        ]
+        return candidates.first { (try? type.init(_fieldValue: $0)) != nil } ?? .null
+    }
+}
+
+/// Reads every field through the Swift type its accessor has and compares it with the JSON.
+struct Reader {
+    let variables: JSONObject
+    var problems: [String] = []
+
+    mutating func check(_ data: DataDict, selections: [Selection], parent: ParentType, path: String) {
+        let typename = data._data["__typename"]?.stringValue
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                check(field, in: data, optional: false, path: path)
+            case .inlineFragment(let type):
+                let expected = typename.map(type.__parentType.possibleTypes.contains) ?? false
+                let converted: (any SelectionSet)? = Self.asInlineFragment(data, type)
+                if (converted != nil) != expected {
+                    problems.append("\(path): type case on \(type.__parentType.name) for \(typename ?? "nil"): expected \(expected)")
+                }
+                if let converted {
+                    check(converted.__data, selections: type.__selections, parent: type.__parentType, path: path + ".as\(type.__parentType.name)")
+                }
+            case .fragment(let type):
+                check(data, selections: type.__selections, parent: type.__parentType, path: path)
+            case .conditional(let conditions, let nested):
+                // What a condition leaves out is the validator's to remove (SelectionValidationTests).
+                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
+                    checkConditional(data, nested, parent: parent, path: path)
+                }
+            }
+        }
+    }
+
+    private mutating func checkConditional(_ data: DataDict, _ nested: [Selection], parent: ParentType, path: String) {
+        for selection in nested {
+            if case .field(let field) = selection {
+                check(field, in: data, optional: true, path: path)
+            } else {
+                check(data, selections: [selection], parent: parent, path: path)
+            }
+        }
+    }
+
+    /// What a generated `asX` accessor returns.
+    static func asInlineFragment<T: SelectionSet>(_ data: DataDict, _: T.Type) -> T? {
+        T(_dataDict: data)._asInlineFragment()
+    }
+
+    private mutating func check(_ field: Field, in data: DataDict, optional: Bool, path: String) {
+        let path = path + "." + field.responseKey
+        let json = data._data[field.responseKey] ?? .null
+        let read = Self.read(data, field.responseKey, Self.accessorType(field.type, optional: optional))
+        if let compared = Self.comparable(read), compared != json {
+            problems.append("\(path): read \(compared), the JSON has \(json)")
+        }
+        descend(json, field.type, path: path)
+    }
+
+    private mutating func descend(_ value: JSONValue, _ type: OutputType, path: String) {
+        switch (type, value) {
+        case (.nonNull(let inner), _): descend(value, inner, path: path)
+        case (.list(let element), .array(let items)):
+            for (index, item) in items.enumerated() { descend(item, element, path: path + "[\(index)]") }
+        case (.object(let selectionSet), .object(let object)):
+            check(DataDict(_data: object), selections: selectionSet.__selections, parent: selectionSet.__parentType, path: path)
+        default: break
+        }
+    }
+
+    /// The JSON of a value read through an accessor, when it is a leaf (or list of leaves); `nil`
+    /// reads as JSON's `null`.
+    static func comparable(_ value: Any) -> JSONValue? {
+        if let optional = value as? any OptionalValue, optional.isNone { return .null }
+        return (value as? any GraphQLInputValue)?._inputJSON
+    }
+
+    static func read(_ data: DataDict, _ key: String, _ type: any GraphQLOutputValue.Type) -> Any {
+        func open<Value: GraphQLOutputValue>(_: Value.Type) -> Any { data[key] as Value }
+        return open(type)
+    }
+
+    static func accessorType(_ type: OutputType, optional: Bool) -> any GraphQLOutputValue.Type {
+        func optionalOf<Value: GraphQLOutputValue>(_: Value.Type) -> any GraphQLOutputValue.Type { Value?.self }
+        guard case .nonNull(let inner) = type else { return optionalOf(valueType(type)) }
+        return optional ? optionalOf(valueType(inner)) : valueType(inner)
+    }
+
+    private static func valueType(_ type: OutputType) -> any GraphQLOutputValue.Type {
+        func arrayOf<Value: GraphQLOutputValue>(_: Value.Type) -> any GraphQLOutputValue.Type { [Value].self }
+        switch type {
+        case .nonNull(let inner): return valueType(inner)
+        case .scalar(let scalar): return scalar
+        case .object(let selectionSet): return selectionSet
+        case .list(let element): return arrayOf(accessorType(element, optional: false))
+        }
+    }
+}
+
+extension OutputType {
+    var selectionSet: (any SelectionSet.Type)? {
+        switch self {
+        case .nonNull(let inner), .list(let inner): return inner.selectionSet
+        case .object(let type): return type
+        case .scalar: return nil
+        }
+    }
+}
+
+extension ParentType {
+    /// The engine's rule (`package` in APICore), restated: the parent's own type, else the
+    /// `__typename`'s membership.
+    func applies(_ typename: String?, within parent: ParentType) -> Bool {
+        name == parent.name || typename.map(possibleTypes.contains) ?? false
+    }
+}
+
+protocol OptionalValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    var isNone: Bool { self == nil }
+}
