@@ -64,6 +64,7 @@ package final class Compilation {
         }
 
         let model = SchemaModel.build(from: schemaDocuments, diagnostics: &diagnostics)
+        diagnostics += SchemaRules.check(schemaDocuments, model: model)
         guard diagnostics.isEmpty, let first = schemaDocuments.first else { throw CodegenFailure(diagnostics) }
 
         do {

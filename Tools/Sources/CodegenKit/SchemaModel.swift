@@ -56,6 +56,7 @@ final class SchemaModel {
 
     struct InputValue {
         var name: String
+        var location: Location? = nil
         var description: String?
         var type: TypeRef
         var typeLocation: Location? = nil
@@ -65,6 +66,7 @@ final class SchemaModel {
 
     struct FieldDefinition {
         var name: String
+        var location: Location? = nil
         var description: String?
         var type: TypeRef
         var typeLocation: Location? = nil
@@ -324,13 +326,13 @@ final class SchemaModel {
 
     private static func fieldDefinition(_ field: GraphQL.FieldDefinition) -> FieldDefinition {
         FieldDefinition(
-            name: field.name.value, description: field.description?.value, type: TypeRef(field.type), typeLocation: field.type.loc,
+            name: field.name.value, location: field.name.loc, description: field.description?.value, type: TypeRef(field.type), typeLocation: field.type.loc,
             arguments: field.arguments.map(inputValue), deprecationReason: deprecationReason(field.directives))
     }
 
     private static func inputValue(_ value: InputValueDefinition) -> InputValue {
         InputValue(
-            name: value.name.value, description: value.description?.value, type: TypeRef(value.type), typeLocation: value.type.loc,
+            name: value.name.value, location: value.name.loc, description: value.description?.value, type: TypeRef(value.type), typeLocation: value.type.loc,
             hasDefault: value.defaultValue != nil, deprecationReason: deprecationReason(value.directives))
     }
 

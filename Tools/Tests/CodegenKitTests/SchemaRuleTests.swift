@@ -1,0 +1,140 @@
+import CodegenKit
+import Foundation
+import Testing
+
+/// Each of the spec's type-system rules, with the exact message: `schema` is appended to a valid
+/// `type Query { ok: Int }` (line 1), so the schema's own lines start at line 2.
+@Suite("Schema rules")
+struct SchemaRuleTests {
+    func errors(_ schema: String) -> [String] {
+        do {
+            _ = try generate(schema: "type Query { ok: Int }\n" + schema, operations: "query Q { ok }")
+            Issue.record("an invalid schema was accepted:\n\(schema)")
+            return []
+        } catch {
+            return error.diagnostics.map(\.description)
+        }
+    }
+
+    @Test("a field declared twice, also with another type or in an extension, names both places")
+    func duplicateField() {
+        #expect(errors("type A {\n  x: Int\n  x: String\n}") == [
+            "schema.graphqls:4:3: error: field 'A.x' is declared more than once (first at schema.graphqls:3:3)"
+        ])
+        #expect(errors("type A { x: Int }\nextend type A { x: Int }") == [
+            "schema.graphqls:3:17: error: field 'A.x' is declared more than once (first at schema.graphqls:2:10)"
+        ])
+    }
+
+    @Test("arguments, enum values and input fields declared twice")
+    func otherDuplicates() {
+        #expect(errors("type A { x(a: Int, a: Int): Int }") == [
+            "schema.graphqls:2:20: error: argument 'a' of 'A.x' is declared more than once (first at schema.graphqls:2:12)"
+        ])
+        #expect(errors("enum E { ONE TWO ONE }") == [
+            "schema.graphqls:2:18: error: enum value 'E.ONE' is declared more than once (first at schema.graphqls:2:10)"
+        ])
+        #expect(errors("input I { a: Int b: Int a: String }") == [
+            "schema.graphqls:2:25: error: input field 'I.a' is declared more than once (first at schema.graphqls:2:11)"
+        ])
+        #expect(errors("directive @d(a: Int, a: Int) on FIELD") == [
+            "schema.graphqls:2:22: error: argument 'a' of '@d' is declared more than once (first at schema.graphqls:2:14)"
+        ])
+    }
+
+    @Test("a type defined twice names both places")
+    func duplicateType() {
+        #expect(errors("type A { x: Int }\ntype A { x: Int }") == [
+            "schema.graphqls:3:6: error: type 'A' is defined more than once (first at schema.graphqls:2:6)"
+        ])
+    }
+
+    @Test("an object that lacks an interface's field, or has it with an incompatible type")
+    func interfaceFields() {
+        #expect(errors("interface I { x: Int }\ntype A implements I { y: Int }") == [
+            "schema.graphqls:3:6: error: 'A' implements 'I' but has no field 'x' (at schema.graphqls:2:15)"
+        ])
+        #expect(errors("interface I { x: Int }\ntype A implements I { x: String }") == [
+            "schema.graphqls:3:26: error: 'A.x' has type 'String', but 'I.x' (at schema.graphqls:2:15) needs 'Int' or a subtype of it"
+        ])
+        #expect(errors("interface I { x: Int! }\ntype A implements I { x: Int }") == [
+            "schema.graphqls:3:26: error: 'A.x' has type 'Int', but 'I.x' (at schema.graphqls:2:15) needs 'Int!' or a subtype of it"
+        ])
+        // Covariance is allowed: non-null for nullable, an implementer for the interface, a member for the union.
+        #expect(throws: Never.self) {
+            _ = try generate(schema: """
+                type Query { ok: Int }
+                interface I { x: Int self: I list: [I] u: U }
+                type A implements I { x: Int! self: A! list: [A!]! u: A }
+                union U = A
+                """, operations: "query Q { ok }")
+        }
+    }
+
+    @Test("arguments of an implemented field: the interface's, with the same types, and no extra required one")
+    func interfaceArguments() {
+        #expect(errors("interface I { x(a: Int): Int }\ntype A implements I { x: Int }") == [
+            "schema.graphqls:3:23: error: 'A.x' has no argument 'a', which 'I.x' (at schema.graphqls:2:15) takes"
+        ])
+        #expect(errors("interface I { x(a: Int): Int }\ntype A implements I { x(a: String): Int }") == [
+            "schema.graphqls:3:28: error: argument 'a' of 'A.x' has type 'String', but 'I.x' (at schema.graphqls:2:15) declares it 'Int'"
+        ])
+        #expect(errors("interface I { x: Int }\ntype A implements I { x(b: Int!): Int }") == [
+            "schema.graphqls:3:25: error: argument 'b' of 'A.x' is required, but 'I.x' (at schema.graphqls:2:15) does not take it"
+        ])
+    }
+
+    @Test("an interface's own interfaces must be declared too; an interface cannot implement itself")
+    func transitiveInterfaces() {
+        #expect(errors("interface J { x: Int }\ninterface I implements J { x: Int }\ntype A implements I { x: Int }") == [
+            "schema.graphqls:4:6: error: 'A' implements 'I', which implements 'J': 'A' must declare 'J' too"
+        ])
+        #expect(errors("interface I implements I { x: Int }") == [
+            "schema.graphqls:2:11: error: interface 'I' cannot implement itself"
+        ])
+    }
+
+    @Test("union members must be object types; unknown types are named")
+    func unionsAndUnknownTypes() {
+        #expect(errors("interface I { x: Int }\nunion U = I") == [
+            "schema.graphqls:3:7: error: union 'U' includes 'I', which is not a defined object type"
+        ])
+        #expect(errors("type A { x: Missing }") == [
+            "schema.graphqls:2:13: error: unknown type 'Missing' in field 'A.x'"
+        ])
+    }
+
+    @Test("an input object that contains itself through non-null fields")
+    func inputCycles() {
+        #expect(errors("input A { b: B! }\ninput B { a: A! }") == [
+            "schema.graphqls:2:7: error: input object 'A' contains itself through non-null fields: A.b → B.a → A"
+        ])
+        // Through a nullable field or a list, a finite value exists.
+        #expect(throws: Never.self) {
+            _ = try generate(schema: "type Query { ok(a: A): Int }\ninput A { b: B! }\ninput B { a: A list: [B!]! }", operations: "query Q { ok }")
+        }
+    }
+
+    @Test("directives: defined, allowed where used, repeated only when repeatable")
+    func directives() {
+        #expect(errors("type A { x: Int @unknown }") == [
+            "schema.graphqls:2:18: error: directive '@unknown' is not defined"
+        ])
+        #expect(errors("type A @deprecated { x: Int }") == [
+            "schema.graphqls:2:9: error: directive '@deprecated' is not allowed on an object type (only on: argument definition, enum value, field definition, input field definition)"
+        ])
+        #expect(errors("directive @tag on FIELD_DEFINITION\ntype A { x: Int @tag @tag }") == [
+            "schema.graphqls:3:23: error: directive '@tag' is used more than once here but is not repeatable"
+        ])
+        #expect(throws: Never.self) {
+            _ = try generate(
+                schema: "type Query { ok: Int @tag @tag }\ndirective @tag repeatable on FIELD_DEFINITION", operations: "query Q { ok }")
+        }
+    }
+
+    @Test("every problem of a schema is reported at once")
+    func allAtOnce() {
+        let found = errors("type A { x: Int x: Int }\nenum E { V V }\ninterface I { y: Int }\ntype B implements I { z: Int }")
+        #expect(found.count == 3)
+    }
+}
