@@ -195,7 +195,9 @@ struct SchemaRules {
     /// required argument; it also declares every interface those interfaces implement.
     private mutating func checkImplementations() {
         for type in model.types.values.sorted(by: { $0.name < $1.name }) where type.kind == .object || type.kind == .interface {
-            if type.fields.isEmpty {
+            // A root type without fields is the shared slice's placeholder that kits extend
+            // (SchemaSplitter); it is left alone, as if absent.
+            if type.fields.isEmpty && !model.rootTypes.values.contains(type.name) {
                 report(type.location, "\(type.kind == .object ? "object type" : "interface") '\(type.name)' declares no fields")
             }
             for interfaceName in type.interfaces {

@@ -132,6 +132,12 @@ struct SchemaRuleTests {
         }
     }
 
+    @Test("an object type needs fields; an empty root type (a shared slice's placeholder that kits extend) is left alone")
+    func emptyTypes() {
+        #expect(errors("type A\ntype B { a: A }") == ["schema.graphqls:2:6: error: object type 'A' declares no fields"])
+        #expect(throws: Never.self) { _ = try generate(schema: "type Query { ok: Int }\ntype Mutation", operations: "query Q { ok }") }
+    }
+
     @Test("every problem of a schema is reported at once")
     func allAtOnce() {
         let found = errors("type A { x: Int x: Int }\nenum E { V V }\ninterface I { y: Int }\ntype B implements I { z: Int }")
