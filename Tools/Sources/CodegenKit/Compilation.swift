@@ -136,6 +136,11 @@ package final class Compilation {
                 diagnostics.append(Diagnostic(error, fallbackFile: "operations"))
             }
         }
+        if diagnostics.isEmpty {
+            var merging = FieldMergeRule(schema: schema.model, fragments: fragments)
+            merging.check(operations: operations, rootTypes: schema.model.rootTypes)
+            diagnostics += merging.diagnostics
+        }
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
         operations.sort { ($0.name?.value ?? "") < ($1.name?.value ?? "") }
         return Compilation(schema: schema.model, operations: operations, fragments: fragments, sourceFiles: sourceFiles)

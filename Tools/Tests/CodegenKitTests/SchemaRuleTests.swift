@@ -144,3 +144,62 @@ struct SchemaRuleTests {
         #expect(found.count == 3)
     }
 }
+
+/// The spec's field selection merging rule, which GraphQLSwift's validator does not apply.
+@Suite("Fields that cannot be merged")
+struct FieldMergeTests {
+    static let schema = """
+        type Query { hero: Character things: [Thing] }
+        interface Character { id: ID! name: String friends: [Character] }
+        type Human implements Character { id: ID! name: String friends: [Character] height(unit: String): Float }
+        type Droid implements Character { id: ID! name: String friends: [Character] height: Int model: String }
+        union Thing = Human | Droid
+        """
+
+    func errors(_ operations: String) -> [String] {
+        do {
+            _ = try generate(schema: Self.schema, operations: operations)
+            Issue.record("invalid operations were accepted:\n\(operations)")
+            return []
+        } catch {
+            return error.diagnostics.map(\.description)
+        }
+    }
+
+    @Test("one response key for two different fields, on one type")
+    func differentFields() {
+        #expect(errors("query Q {\n  hero { name: id name }\n}") == [
+            "operations.graphql:2:10: error: fields 'name' conflict: 'id' and 'name' are different fields (other at operations.graphql:2:19); use different aliases to select both"
+        ])
+    }
+
+    @Test("the same field with different arguments, also through a fragment")
+    func differentArguments() {
+        #expect(errors("""
+            query Q { things { ... on Human { height(unit: "m") ...H } } }
+            fragment H on Human { height(unit: "ft") }
+            """) == [
+            "operations.graphql:1:35: error: fields 'height' conflict: they have different arguments (other at operations.graphql:2:23); use different aliases to select both"
+        ])
+    }
+
+    @Test("different object types may select different fields under one key, but not different shapes")
+    func exclusiveParents() throws {
+        _ = try generate(schema: Self.schema, operations: "query Q { things { ... on Human { x: name } ... on Droid { x: model } } }")
+        #expect(errors("query Q { things { ... on Human { height } ... on Droid { height } } }") == [
+            "operations.graphql:1:35: error: fields 'height' conflict: they return 'Float' and 'Int' (other at operations.graphql:1:59); use different aliases to select both"
+        ])
+    }
+
+    @Test("conflicts below merged fields are found: the subselections are merged too")
+    func nested() {
+        #expect(errors("query Q { hero { friends { n: name } friends { n: id } } }") == [
+            "operations.graphql:1:28: error: fields 'n' conflict: 'name' and 'id' are different fields (other at operations.graphql:1:48); use different aliases to select both"
+        ])
+    }
+
+    @Test("Apollo's StarWars operations and the kits' all pass the rule (the golden and kit tests generate them)")
+    func sameFieldTwiceIsFine() throws {
+        _ = try generate(schema: Self.schema, operations: "query Q { hero { name name ... on Human { name friends { id } } friends { name } } }")
+    }
+}
