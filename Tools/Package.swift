@@ -30,7 +30,7 @@ let package = Package(
             name: "apicore-codegen",
             dependencies: ["CodegenKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .executableTarget(name: "codegen-bench", dependencies: ["CodegenKit"]),
+        .executableTarget(name: "codegen-bench", dependencies: ["CodegenKit", "CodegenFuzzTargets"]),
         .target(
             name: "DevServer",
             dependencies: [

@@ -23,23 +23,34 @@ public enum Codegen {
         do {
             configuration = try CodegenConfiguration.load(from: configURL)
         } catch {
-            throw CodegenFailure([Diagnostic(file: error.file, message: error.message)])
+            let file = Glob.displayPath(error.file, in: configURL.deletingLastPathComponent())
+            throw CodegenFailure([Diagnostic(file: file, line: error.line, column: error.column, message: error.message)])
         }
         let files = try generate(configuration)
-        return try write(files, configuration: configuration, check: check)
+        var report = try write(files, configuration: configuration, check: check)
+        report.warnings += searchPathWarnings(configuration)
+        return report
     }
 
-    /// The files a configuration produces, in memory.
+    /// The files a configuration produces, in memory. Diagnostics name files as a compiler does
+    /// (`Glob.displayPath`); generated files name their sources relative to the config, so that
+    /// the output does not depend on where the tool runs.
     public static func generate(_ configuration: CodegenConfiguration) throws(CodegenFailure) -> [GeneratedFile] {
         let base = configuration.baseURL
         let schemaPaths = Glob(configuration.schemaSearchPaths).files(in: base)
         let operationPaths = Glob(configuration.operationSearchPaths).files(in: base)
+        var configRelative: [String: String] = [:]
+        func display(_ path: String) -> String {
+            let shown = Glob.displayPath(path, in: base)
+            configRelative[shown] = path
+            return shown
+        }
         var diagnostics: [Diagnostic] = []
         func read(_ path: String) -> String? {
             do {
                 return try String(contentsOf: Glob.resolve(path, in: base), encoding: .utf8)
             } catch {
-                diagnostics.append(Diagnostic(file: path, message: "cannot read the file (\(error.localizedDescription))"))
+                diagnostics.append(Diagnostic(file: display(path), message: "cannot read the file (\(error.localizedDescription))"))
                 return nil
             }
         }
@@ -48,33 +59,44 @@ public enum Codegen {
             guard let text = read(path) else { continue }
             if path.hasSuffix(".json") {
                 do {
-                    schemaFiles.append((path, try IntrospectionSDL.sdl(fromIntrospection: Data(text.utf8))))
+                    schemaFiles.append((display(path), try IntrospectionSDL.sdl(fromIntrospection: Data(text.utf8))))
                 } catch let error as IntrospectionSDL.Failure {
-                    diagnostics.append(Diagnostic(file: path, message: error.message))
+                    diagnostics.append(Diagnostic(file: display(path), message: error.message))
                 } catch {
-                    diagnostics.append(Diagnostic(file: path, message: "not a valid introspection result: \(error.localizedDescription)"))
+                    diagnostics.append(Diagnostic(file: display(path), message: "not a valid introspection result: \(error.localizedDescription)"))
                 }
             } else {
-                schemaFiles.append((path, text))
+                schemaFiles.append((display(path), text))
             }
         }
-        let operationFiles = operationPaths.compactMap { path in read(path).map { (path: path, text: $0) } }
+        let operationFiles = operationPaths.compactMap { path in read(path).map { (path: display(path), text: $0) } }
+        let configFile = Glob.displayPath("apollo-codegen-config.json", in: base)
         if schemaPaths.isEmpty {
-            diagnostics.append(Diagnostic(
-                file: configuration.baseURL.appendingPathComponent("apollo-codegen-config.json").path,
-                message: "no schema file matches \(configuration.schemaSearchPaths)"))
+            diagnostics.append(Diagnostic(file: configFile, message: "no schema file matches \(configuration.schemaSearchPaths)"))
         }
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
-        let compilation = try Compilation.compile(schemaFiles: schemaFiles, operationFiles: operationFiles)
+        var compilation = try Compilation.compile(schemaFiles: schemaFiles, operationFiles: operationFiles)
+        compilation.sourceFiles = compilation.sourceFiles.mapValues { configRelative[$0] ?? $0 }
         var sharedTypes: Set<String> = []
         if let shared = configuration.sharedSchema {
-            let sharedPaths = Set(Glob(shared.schemaSearchPaths).files(in: base))
+            let sharedPaths = Set(Glob(shared.schemaSearchPaths).files(in: base).map(display))
             if sharedPaths.isEmpty {
-                throw CodegenFailure([Diagnostic(file: "apollo-codegen-config.json", message: "no file matches apicore.sharedSchema.schemaSearchPaths \(shared.schemaSearchPaths)")])
+                throw CodegenFailure([Diagnostic(file: configFile, message: "no file matches apicore.sharedSchema.schemaSearchPaths \(shared.schemaSearchPaths)")])
             }
             sharedTypes = compilation.schema.typesDefined(inFiles: sharedPaths)
         }
         return SwiftGenerator(compilation: compilation, configuration: configuration, sharedTypes: sharedTypes).generate()
+    }
+
+    /// Operation search paths that matched no file; with none matched at all, nothing but schema
+    /// types was generated, which is rarely what was meant.
+    static func searchPathWarnings(_ configuration: CodegenConfiguration) -> [String] {
+        let patterns = configuration.operationSearchPaths.filter { !$0.hasPrefix("!") }
+        let unmatched = patterns.filter { Glob([$0]).files(in: configuration.baseURL).isEmpty }
+        if Glob(configuration.operationSearchPaths).files(in: configuration.baseURL).isEmpty {
+            return ["no operations: operationSearchPaths \(configuration.operationSearchPaths) matched no file; only schema types were generated"]
+        }
+        return unmatched.map { "operationSearchPaths '\($0)' matched no file" }
     }
 
     /// The files that `configuration` produces from schema and operation texts given in memory

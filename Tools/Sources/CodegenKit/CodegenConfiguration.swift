@@ -1,3 +1,4 @@
+import enum APICore.JSONParser
 import Foundation
 
 /// `apollo-codegen-config.json`, read with Apollo iOS 1.x's keys so that a team moving from
@@ -96,17 +97,23 @@ public struct CodegenConfiguration: Sendable, Equatable {
 public struct CodegenConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file.
     public var file: String
+    /// One-based line, 0 when the error is not about one place in the text.
+    public var line: Int
+    /// One-based column, 0 when the error is not about one place in the text.
+    public var column: Int
     /// What was wrong.
     public var message: String
 
-    /// An error in `file`.
-    public init(file: String, message: String) {
+    /// An error in `file`, at `line` and `column` when known.
+    public init(file: String, line: Int = 0, column: Int = 0, message: String) {
         self.file = file
+        self.line = line
+        self.column = column
         self.message = message
     }
 
-    /// `file: message`.
-    public var description: String { "\(file): \(message)" }
+    /// `file:line:column: message`, or `file: message`.
+    public var description: String { line > 0 ? "\(file):\(line):\(column): \(message)" : "\(file): \(message)" }
 }
 
 extension CodegenConfiguration {
@@ -123,6 +130,12 @@ extension CodegenConfiguration {
 
     /// Reads a config from its JSON text.
     public static func parse(_ data: Data, file: String, baseURL: URL) throws(CodegenConfigurationError) -> CodegenConfiguration {
+        // APICore's parser first: it says where the text stops being JSON.
+        do {
+            _ = try JSONParser.parse(data)
+        } catch {
+            throw CodegenConfigurationError(file: file, line: error.line, column: error.column, message: "not valid JSON: \(error.message)")
+        }
         let root: [String: Any]
         do {
             guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {

@@ -2,12 +2,12 @@ import Foundation
 import GraphQL
 
 /// The schema and operations of one configuration, parsed and validated.
-package final class Compilation {
+package struct Compilation {
     let schema: SchemaModel
     let operations: [OperationDefinition]
     let fragments: [String: FragmentDefinition]
     /// For each operation or fragment, the file it came from (relative to the config).
-    let sourceFiles: [String: String]
+    var sourceFiles: [String: String]
 
     init(schema: SchemaModel, operations: [OperationDefinition], fragments: [String: FragmentDefinition], sourceFiles: [String: String]) {
         self.schema = schema

@@ -598,6 +598,8 @@ struct SwiftGenerator {
         writer.line()
         writer.line("let package = Package(")
         writer.line("    name: \(SwiftNames.stringLiteral(namespace)),")
+        // APICore's own platforms: a package that depends on it cannot support less.
+        writer.line("    platforms: [.macOS(.v14), .iOS(.v17)],")
         writer.line("    products: [.library(name: \(SwiftNames.stringLiteral(namespace)), targets: [\(SwiftNames.stringLiteral(namespace))])],")
         writer.line("    dependencies: [.package(path: \(SwiftNames.stringLiteral(configuration.apiCoreKitPath ?? "../APICoreKit")))],")
         writer.line("    targets: [.target(name: \(SwiftNames.stringLiteral(namespace)), dependencies: [.product(name: \"APICore\", package: \"APICoreKit\")])]")

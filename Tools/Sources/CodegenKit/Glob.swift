@@ -54,6 +54,15 @@ public struct Glob: Sendable {
         return path.isEmpty ? base : base.appendingPathComponent(path)
     }
 
+    /// A path as a compiler prints it: relative to the working directory when the file is inside
+    /// it, else absolute, so that a terminal or editor opens it from where the tool was run.
+    static func displayPath(_ path: String, in base: URL) -> String {
+        let absolute = resolve(path, in: base).standardizedFileURL.path
+        let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        return absolute.hasPrefix(prefix) ? String(absolute.dropFirst(prefix.count)) : absolute
+    }
+
     private static func walk(_ root: URL) -> [String] {
         let fileManager = FileManager.default
         guard let enumerator = fileManager.enumerator(

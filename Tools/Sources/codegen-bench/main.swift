@@ -1,5 +1,6 @@
 // codegen-bench: synthesizes a large schema and many operations, generates, compiles the result,
 // and prints one `name: value` per line. Run it through `scripts/bench.sh codegen`.
+import CodegenFuzzTargets
 import CodegenKit
 import Foundation
 
@@ -62,6 +63,30 @@ func operation(_ k: Int) -> String {
         """
 }
 
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// The process's peak resident memory so far, in MiB.
+func peakMemoryMiB() -> Double {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_maxrss) / 1024  // kilobytes
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    return Double(usage.ru_maxrss) / 1024 / 1024  // bytes
+    #endif
+}
+
+// Overlapping type conditions first, so that the peak memory printed is this run's: a random
+// schema of about 1,000 types with several interfaces per object, and 50 operations with nested
+// and overlapping conditions (RandomGraphQL.Size.benchmark).
+let overlapSample = RandomGraphQL.sample(seed: 1, size: .benchmark)
+var overlapFiles: [GeneratedFile] = []
+let overlap = try ContinuousClock().measure { overlapFiles = try PropertyCheck.generate(overlapSample) }
+let overlapPeak = peakMemoryMiB()
+
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("codegen-bench-\(ProcessInfo.processInfo.processIdentifier)")
 try? FileManager.default.removeItem(at: directory)
 try FileManager.default.createDirectory(at: directory.appendingPathComponent("Operations"), withIntermediateDirectories: true)
@@ -105,10 +130,6 @@ let selectedFields = (0..<operationCount).reduce(0) { total, k in
     }.count
 }
 
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
 func swiftBuild(_ extra: [String]) throws -> Int32 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -140,3 +161,8 @@ print("generated-lines: \(report.generatedLines)")
 print("selected-fields: \(selectedFields)")
 print("lines-per-selected-field: \(String(format: "%.1f", Double(report.generatedLines) / Double(selectedFields)))")
 print("compile-seconds: \(String(format: "%.2f", seconds(compile)))")
+print("codegen-overlap-types: \(overlapSample.schema.components(separatedBy: "\n").filter { $0.hasPrefix("type ") || $0.hasPrefix("interface ") || $0.hasPrefix("union ") || $0.hasPrefix("enum ") }.count)")
+print("codegen-overlap-operations: \(overlapSample.operations.components(separatedBy: "\nquery ").count - 1 + (overlapSample.operations.hasPrefix("query ") ? 1 : 0))")
+print("codegen-overlap-structs: \(overlapFiles.reduce(0) { $0 + $1.contents.components(separatedBy: " struct ").count - 1 })")
+print("codegen-overlap-seconds: \(String(format: "%.2f", seconds(overlap)))")
+print("codegen-overlap-peak-memory-mib: \(String(format: "%.0f", overlapPeak))")

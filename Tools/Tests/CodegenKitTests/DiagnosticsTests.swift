@@ -69,12 +69,55 @@ struct DiagnosticsTests {
 
     @Test("an unreadable config is a clear error")
     func badConfig() throws {
-        let project = try Project(files: [:], config: "{ not json")
-        let text = project.failure().map(\.description)
-        #expect(text.count == 1)
-        #expect(text.first?.contains("apollo-codegen-config.json: error: not valid JSON") == true)
+        let project = try Project(files: [:], config: "{\n  \"schemaNamespace\": \"A\",\n  not json")
+        #expect(project.failure().map(\.description) == [
+            "apollo-codegen-config.json:3:3: error: not valid JSON: expected a string key, found 'n'"
+        ])
         let missing = project.url.appendingPathComponent("nope.json")
         #expect(throws: CodegenFailure.self) { try Codegen.run(configURL: missing) }
+    }
+
+    @Test("files are named relative to the working directory when they are inside it, else in full")
+    func pathsFromWorkingDirectory() throws {
+        let inside = FileManager.default.currentDirectoryPath + "/.build/codegen-paths-\(UUID().uuidString)"
+        let project = try Project(files: ["schema.graphqls": smallSchema, "ops/Q.graphql": "query Q { nope }"], at: URL(fileURLWithPath: inside))
+        do {
+            _ = try Codegen.run(configURL: project.configURL)
+            Issue.record("an unknown field was accepted")
+        } catch {
+            let file = try #require(error.diagnostics.first?.file)
+            #expect(!file.hasPrefix("/"))
+            #expect(file.hasSuffix("/ops/Q.graphql"))
+            #expect(FileManager.default.fileExists(atPath: file))
+        }
+        let outside = try Project(files: ["schema.graphqls": smallSchema, "Q.graphql": "query Q { nope }"])
+        do {
+            _ = try Codegen.run(configURL: outside.configURL)
+        } catch {
+            #expect(error.diagnostics.first?.file == outside.url.standardizedFileURL.path + "/Q.graphql")
+        }
+    }
+
+    @Test("search paths that match nothing are warnings that name them")
+    func emptyOperations() throws {
+        let config = """
+            {
+              "schemaNamespace": "TestAPI",
+              "input": { "operationSearchPaths": ["Ops/**/*.graphql", "Other/*.graphql"], "schemaSearchPaths": ["*.graphqls"] },
+              "output": {
+                "schemaTypes": { "path": "Generated", "moduleType": { "swiftPackageManager": {} } },
+                "operations": { "inSchemaModule": {} }
+              }
+            }
+            """
+        let project = try Project(files: ["schema.graphqls": smallSchema], config: config)
+        #expect(try Codegen.run(configURL: project.configURL).warnings == [
+            #"no operations: operationSearchPaths ["Ops/**/*.graphql", "Other/*.graphql"] matched no file; only schema types were generated"#
+        ])
+        try project.write("Ops/Q.graphql", "query Q { hero { name } }")
+        #expect(try Codegen.run(configURL: project.configURL).warnings == ["operationSearchPaths 'Other/*.graphql' matched no file"])
+        // The package it writes declares APICore's platforms, without which it would not resolve.
+        #expect(try project.read("Generated/Package.swift").contains("platforms: [.macOS(.v14), .iOS(.v17)],"))
     }
 
     @Test("an unnamed operation cannot be generated")

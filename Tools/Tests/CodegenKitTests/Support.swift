@@ -6,8 +6,8 @@ import Testing
 final class Project {
     let url: URL
 
-    init(files: [String: String], config: String? = nil) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("codegen-\(UUID().uuidString)")
+    init(files: [String: String], config: String? = nil, at folder: URL? = nil) throws {
+        url = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("codegen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         var all = files
         all["apollo-codegen-config.json"] = config ?? """
@@ -39,14 +39,21 @@ final class Project {
 
     func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: url.appendingPathComponent(path).path) }
 
-    /// The diagnostics of a run that must fail.
+    /// The diagnostics of a run that must fail, with the project's folder left out of paths (the
+    /// project is outside the working directory, so they are absolute).
     func failure() -> [Diagnostic] {
         do {
             let report = try Codegen.run(configURL: configURL)
             Issue.record("expected errors, generated \(report.produced) files")
             return []
         } catch {
-            return error.diagnostics
+            let folder = url.standardizedFileURL.path + "/"
+            return error.diagnostics.map { diagnostic in
+                var relative = diagnostic
+                relative.file = diagnostic.file.hasPrefix(folder) ? String(diagnostic.file.dropFirst(folder.count)) : diagnostic.file
+                relative.message = diagnostic.message.replacingOccurrences(of: folder, with: "")
+                return relative
+            }
         }
     }
 }
