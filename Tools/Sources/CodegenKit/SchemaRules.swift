@@ -47,17 +47,19 @@ struct SchemaRules {
                 }
             }
         }
-        func arguments(_ definitions: [GraphQL.FieldDefinition], of type: String) {
-            for field in definitions {
-                var seen: [String: Location?] = [:]
-                for argument in field.arguments {
-                    if let first = seen[argument.name.value] {
-                        report(argument.name.loc, "argument '\(argument.name.value)' of '\(type).\(field.name.value)' is declared more than once\(Self.place(first))")
-                    } else {
-                        seen[argument.name.value] = argument.name.loc
-                    }
+        func arguments(_ values: [InputValueDefinition], of owner: String) {
+            var seen: [String: Location?] = [:]
+            for argument in values {
+                if let first = seen[argument.name.value] {
+                    report(argument.name.loc, "argument '\(argument.name.value)' of '\(owner)' is declared more than once\(Self.place(first))")
+                } else {
+                    seen[argument.name.value] = argument.name.loc
                 }
             }
+        }
+        func declare(_ declared: [GraphQL.FieldDefinition], of type: String) {
+            note(declared.map(\.name), of: type, in: &fields, "field")
+            for field in declared { arguments(field.arguments, of: "\(type).\(field.name.value)") }
         }
         // A type defined twice is reported once, as such; the second definition's fields are not
         // duplicates of the first's.
@@ -68,17 +70,13 @@ struct SchemaRules {
         for definition in documents.flatMap(\.definitions) {
             switch definition {
             case let object as ObjectTypeDefinition where isModelDefinition(object.name):
-                note(object.fields.map(\.name), of: object.name.value, in: &fields, "field")
-                arguments(object.fields, of: object.name.value)
+                declare(object.fields, of: object.name.value)
             case let ext as TypeExtensionDefinition:
-                note(ext.definition.fields.map(\.name), of: ext.definition.name.value, in: &fields, "field")
-                arguments(ext.definition.fields, of: ext.definition.name.value)
+                declare(ext.definition.fields, of: ext.definition.name.value)
             case let interface as InterfaceTypeDefinition where isModelDefinition(interface.name):
-                note(interface.fields.map(\.name), of: interface.name.value, in: &fields, "field")
-                arguments(interface.fields, of: interface.name.value)
+                declare(interface.fields, of: interface.name.value)
             case let ext as InterfaceExtensionDefinition:
-                note(ext.definition.fields.map(\.name), of: ext.definition.name.value, in: &fields, "field")
-                arguments(ext.definition.fields, of: ext.definition.name.value)
+                declare(ext.definition.fields, of: ext.definition.name.value)
             case let enumeration as EnumTypeDefinition where isModelDefinition(enumeration.name):
                 note(enumeration.values.map(\.name), of: enumeration.name.value, in: &values, "enum value")
             case let ext as EnumExtensionDefinition:
@@ -88,14 +86,7 @@ struct SchemaRules {
             case let ext as InputObjectExtensionDefinition:
                 note(ext.definition.fields.map(\.name), of: ext.definition.name.value, in: &fields, "input field")
             case let directive as DirectiveDefinition:
-                var seen: [String: Location?] = [:]
-                for argument in directive.arguments {
-                    if let first = seen[argument.name.value] {
-                        report(argument.name.loc, "argument '\(argument.name.value)' of '@\(directive.name.value)' is declared more than once\(Self.place(first))")
-                    } else {
-                        seen[argument.name.value] = argument.name.loc
-                    }
-                }
+                arguments(directive.arguments, of: "@\(directive.name.value)")
             default:
                 continue
             }
