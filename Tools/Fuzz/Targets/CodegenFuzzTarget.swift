@@ -70,7 +70,7 @@ package enum CodegenFuzzTarget {
     }
 
     /// Schema types and operations in one module, as a kit's configuration puts them.
-    nonisolated(unsafe) static let configuration: CodegenConfiguration = {
+    static let configuration: CodegenConfiguration = {
         let json = """
             {
               "schemaNamespace": "FuzzAPI",
