@@ -59,7 +59,7 @@ case "run":
         let duration = ContinuousClock.now - start
         if duration > slowest.duration { slowest = (seed, duration) }
         if let problem = PropertyCheck.problem(sample, files, duration: duration) { fail("seed \(seed): \(problem)") }
-        structs += files.reduce(0) { $0 + $1.contents.components(separatedBy: " struct ").count - 1 }
+        structs += PropertyCheck.structCount(files)
     }
     print("codegen-properties: \(count) seeds from \(first) passed; \(structs) structs; slowest seed \(slowest.seed) took \(slowest.duration)")
 default:

@@ -103,8 +103,8 @@ package struct Compilation {
                 firstDefinition[key] = location
                 return true
             }
-            let place = first.map { " (first at \($0.source.name):\($0.startToken.line):\($0.startToken.column))" } ?? ""
-            diagnostics.append(Diagnostic(at: location, fallbackFile: "operations", "\(what) is defined more than once\(place)"))
+            diagnostics.append(Diagnostic(
+                at: location, fallbackFile: "operations", "\(what) is defined more than once\(Diagnostic.reference("first at", first))"))
             return false
         }
         for document in operationDocuments {

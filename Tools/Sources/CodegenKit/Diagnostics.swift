@@ -43,7 +43,17 @@ public struct CodegenFailure: Error, Sendable, CustomStringConvertible {
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
+extension Location {
+    /// `file:line:column`, as diagnostics name a place.
+    var position: String { "\(source.name):\(startToken.line):\(startToken.column)" }
+}
+
 extension Diagnostic {
+    /// ` (first at file:line:column)`: the other place a message names, or nothing when unknown.
+    static func reference(_ label: String, _ location: Location?) -> String {
+        location.map { " (\(label) \($0.position))" } ?? ""
+    }
+
     /// A diagnostic at an AST node's position.
     init(at location: Location?, fallbackFile: String, _ message: String) {
         guard let location else {

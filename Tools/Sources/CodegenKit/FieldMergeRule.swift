@@ -105,10 +105,9 @@ struct FieldMergeRule {
 
         let responseKey = a.field.alias?.value ?? a.field.name.value
         func conflict(_ reason: String) {
-            let other = b.field.loc.map { " (other at \($0.source.name):\($0.startToken.line):\($0.startToken.column))" } ?? ""
             diagnostics.append(Diagnostic(
                 at: a.field.loc, fallbackFile: "operations",
-                "fields '\(responseKey)' conflict: \(reason)\(other); use different aliases to select both"))
+                "fields '\(responseKey)' conflict: \(reason)\(Diagnostic.reference("other at", b.field.loc)); use different aliases to select both"))
         }
         if !exclusive {
             if a.field.name.value != b.field.name.value {

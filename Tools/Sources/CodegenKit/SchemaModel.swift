@@ -263,7 +263,7 @@ final class SchemaModel {
         if let existing = types[name.value] {
             var message = "type '\(name.value)' is defined more than once"
             if let first = existing.location {
-                message += " (first at \(first.source.name):\(first.startToken.line):\(first.startToken.column))"
+                message += Diagnostic.reference("first at", first)
             } else {
                 message += " (it is a built-in scalar)"
             }

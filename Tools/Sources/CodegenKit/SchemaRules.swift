@@ -21,16 +21,6 @@ struct SchemaRules {
         diagnostics.append(Diagnostic(at: location, fallbackFile: "schema", message))
     }
 
-    static func place(_ location: Location?) -> String {
-        guard let location else { return "" }
-        return " (first at \(location.source.name):\(location.startToken.line):\(location.startToken.column))"
-    }
-
-    static func at(_ location: Location?) -> String {
-        guard let location else { return "" }
-        return " (at \(location.source.name):\(location.startToken.line):\(location.startToken.column))"
-    }
-
     // MARK: Duplicates
 
     /// Fields, arguments, enum values and input fields declared twice, across a type's definition
@@ -41,7 +31,7 @@ struct SchemaRules {
         func note(_ names: [Name], of type: String, in table: inout [String: [String: Location?]], _ what: String) {
             for name in names {
                 if let first = table[type]?[name.value] {
-                    report(name.loc, "\(what) '\(type).\(name.value)' is declared more than once\(Self.place(first))")
+                    report(name.loc, "\(what) '\(type).\(name.value)' is declared more than once\(Diagnostic.reference("first at", first))")
                 } else {
                     table[type, default: [:]][name.value] = name.loc
                 }
@@ -51,7 +41,7 @@ struct SchemaRules {
             var seen: [String: Location?] = [:]
             for argument in values {
                 if let first = seen[argument.name.value] {
-                    report(argument.name.loc, "argument '\(argument.name.value)' of '\(owner)' is declared more than once\(Self.place(first))")
+                    report(argument.name.loc, "argument '\(argument.name.value)' of '\(owner)' is declared more than once\(Diagnostic.reference("first at", first))")
                 } else {
                     seen[argument.name.value] = argument.name.loc
                 }
@@ -202,26 +192,26 @@ struct SchemaRules {
                 }
                 for expected in interface.fields {
                     guard let field = type.field(named: expected.name) else {
-                        report(type.location, "'\(type.name)' implements '\(interfaceName)' but has no field '\(expected.name)'\(Self.at(expected.location))")
+                        report(type.location, "'\(type.name)' implements '\(interfaceName)' but has no field '\(expected.name)'\(Diagnostic.reference("at", expected.location))")
                         continue
                     }
                     if !isValidImplementation(field.type, of: expected.type) {
                         report(field.typeLocation ?? field.location,
-                               "'\(type.name).\(field.name)' has type '\(field.type)', but '\(interfaceName).\(expected.name)'\(Self.at(expected.location)) needs '\(expected.type)' or a subtype of it")
+                               "'\(type.name).\(field.name)' has type '\(field.type)', but '\(interfaceName).\(expected.name)'\(Diagnostic.reference("at", expected.location)) needs '\(expected.type)' or a subtype of it")
                     }
                     for argument in expected.arguments {
                         guard let own = field.arguments.first(where: { $0.name == argument.name }) else {
-                            report(field.location, "'\(type.name).\(field.name)' has no argument '\(argument.name)', which '\(interfaceName).\(expected.name)'\(Self.at(expected.location)) takes")
+                            report(field.location, "'\(type.name).\(field.name)' has no argument '\(argument.name)', which '\(interfaceName).\(expected.name)'\(Diagnostic.reference("at", expected.location)) takes")
                             continue
                         }
                         if own.type != argument.type {
                             report(own.typeLocation ?? own.location,
-                                   "argument '\(argument.name)' of '\(type.name).\(field.name)' has type '\(own.type)', but '\(interfaceName).\(expected.name)'\(Self.at(expected.location)) declares it '\(argument.type)'")
+                                   "argument '\(argument.name)' of '\(type.name).\(field.name)' has type '\(own.type)', but '\(interfaceName).\(expected.name)'\(Diagnostic.reference("at", expected.location)) declares it '\(argument.type)'")
                         }
                     }
                     for own in field.arguments where own.type.isNonNull && !own.hasDefault && !expected.arguments.contains(where: { $0.name == own.name }) {
                         report(own.location,
-                               "argument '\(own.name)' of '\(type.name).\(field.name)' is required, but '\(interfaceName).\(expected.name)'\(Self.at(expected.location)) does not take it")
+                               "argument '\(own.name)' of '\(type.name).\(field.name)' is required, but '\(interfaceName).\(expected.name)'\(Diagnostic.reference("at", expected.location)) does not take it")
                     }
                 }
             }

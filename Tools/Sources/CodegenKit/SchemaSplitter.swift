@@ -336,10 +336,7 @@ public struct SchemaSplitter {
         return result.filter { !SchemaModel.builtInScalars.contains($0.name) }
     }
 
-    private static func position(_ location: Location?) -> String {
-        guard let location else { return "?" }
-        return "\(location.source.name):\(location.startToken.line):\(location.startToken.column)"
-    }
+    private static func position(_ location: Location?) -> String { location?.position ?? "?" }
 
     /// The source text of a definition (its description included), without `@domain(...)`.
     static func text(of location: Location?, in text: String) -> String {
