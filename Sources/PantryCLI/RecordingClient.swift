@@ -55,6 +55,11 @@ final class RecordingClient: APIClient {
 
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? { try await base.readQuery(query) }
     func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) { try await base.writeQuery(query, data: data) }
+    func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
+        -> Mutation.Data
+    {
+        try await base.updateCache(mutation, body)
+    }
     func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {
         try await base.updateRecord(key, update)
     }

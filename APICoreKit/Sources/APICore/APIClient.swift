@@ -46,6 +46,13 @@ public protocol APIClient: Sendable {
     /// Writes a query's data into the cache, as if the server had answered it.
     func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError)
 
+    /// Reads a local cache mutation's data from the cache, lets `body` change it through its
+    /// settable fields, and writes the result back as ``writeQuery(_:data:)`` would: watchers of
+    /// the records it touches are told. Answers the data written. Throws ``APIError/cacheMiss(_:)``
+    /// when the cache lacks a selected field.
+    func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
+        -> Mutation.Data
+
     /// Changes one cached record's fields (by storage key; references are `{"__ref": key}`).
     /// Watchers of the record are told.
     func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError)

@@ -34,10 +34,10 @@ public struct GraphQLFile: GraphQLInputValue, Hashable {
     }
 
     /// `null`: the file itself travels in its own part.
-    public var _inputJSON: JSONValue? { .null }
+    @_spi(Generated) public var _inputJSON: JSONValue? { .null }
 
     /// The file, at `path`.
-    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         files.append((path, self))
     }
 
@@ -52,33 +52,33 @@ public struct GraphQLFile: GraphQLInputValue, Hashable {
 
 extension GraphQLInputValue {
     /// Most values hold no file.
-    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {}
+    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {}
 }
 
 extension Array where Element: GraphQLInputValue {
     /// The files of each element, at its index.
-    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         for (index, element) in enumerated() { element._collectFiles(at: path + [String(index)], into: &files) }
     }
 }
 
 extension Optional where Wrapped: GraphQLInputValue {
     /// The wrapped value's files.
-    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         self?._collectFiles(at: path, into: &files)
     }
 }
 
 extension GraphQLNullable where Wrapped: GraphQLInputValue {
     /// The value's files, when there is a value.
-    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         if case .some(let value) = self { value._collectFiles(at: path, into: &files) }
     }
 }
 
 extension InputObject {
     /// The files of its fields.
-    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         for (fieldPath, file) in __data.files { files.append((path + fieldPath, file)) }
     }
 }

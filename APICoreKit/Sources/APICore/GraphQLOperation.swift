@@ -14,14 +14,14 @@ public protocol GraphQLOperation: Sendable {
     static var operationIdentifier: String? { get }
 
     /// The variables, by name; absent ones are left out.
-    var __variables: InputDict { get }
+    @_spi(Generated) var __variables: InputDict { get }
 }
 
 extension GraphQLOperation {
     /// No manifest identifier by default.
     public static var operationIdentifier: String? { nil }
     /// No variables by default.
-    public var __variables: InputDict { InputDict() }
+    @_spi(Generated) public var __variables: InputDict { InputDict() }
     /// The variables as a JSON object.
     public var variablesJSON: JSONObject { __variables.jsonObject }
 }
@@ -50,3 +50,29 @@ extension GraphQLSubscription {
 
 /// The selection set of an operation's `data`, on the root type.
 public protocol RootSelectionSet: SelectionSet {}
+
+/// An operation marked `@apollo_client_ios_localCacheMutation`: a typed read and write of data
+/// already in the cache, never sent to a server. It is not a ``GraphQLOperation``, so `fetch`,
+/// `perform` and `subscribe` do not accept it; ``APIClient/updateCache(_:_:)`` does.
+public protocol LocalCacheMutation: Sendable {
+    /// The cached data it reads and writes, with settable fields.
+    associatedtype Data: MutableRootSelectionSet
+
+    /// Query, mutation or subscription: which root record the data hangs from.
+    static var operationType: GraphQLOperationType { get }
+    /// The operation's name, as written in its `.graphql` file.
+    static var operationName: String { get }
+
+    /// The variables, by name; absent ones are left out.
+    @_spi(Generated) var __variables: InputDict { get }
+}
+
+extension LocalCacheMutation {
+    /// No variables by default.
+    @_spi(Generated) public var __variables: InputDict { InputDict() }
+    /// The variables as a JSON object.
+    public var variablesJSON: JSONObject { __variables.jsonObject }
+}
+
+/// The data of a local cache mutation, on the root type.
+public protocol MutableRootSelectionSet: RootSelectionSet, MutableSelectionSet {}

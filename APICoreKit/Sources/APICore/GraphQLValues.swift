@@ -3,17 +3,22 @@
 ///
 /// Generated accessors are written against this protocol; the response was validated against the
 /// selection-set metadata before any accessor runs.
+///
+/// Both directions are for generated code and the engine (`@_spi(Generated)`).
 public protocol GraphQLOutputValue: Sendable {
     /// Reads the value from the JSON of one field. Errors carry a path relative to that field.
-    init(_fieldValue value: JSONValue) throws(GraphQLDecodingError)
+    @_spi(Generated) init(_fieldValue value: JSONValue) throws(GraphQLDecodingError)
+    /// The JSON of the field (for data built or changed on the client: local cache mutations, mocks).
+    @_spi(Generated) var _outputJSON: JSONValue { get }
 }
 
 /// A value that can be sent as a GraphQL variable or input-object field.
+/// Both hooks are for generated code and the engine (`@_spi(Generated)`).
 public protocol GraphQLInputValue: Sendable {
     /// The JSON to send, or `nil` to leave the variable or field out entirely.
-    var _inputJSON: JSONValue? { get }
+    @_spi(Generated) var _inputJSON: JSONValue? { get }
     /// Adds the files (`Upload` values) this value holds, with their paths below `path`.
-    func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)])
+    @_spi(Generated) func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)])
 }
 
 /// A custom scalar (`DateTime`, `URL`, ...). The generated default is a `String` typealias, written
@@ -27,7 +32,7 @@ public protocol CustomScalarType: GraphQLOutputValue, GraphQLInputValue, Hashabl
 
 extension CustomScalarType {
     /// Reads the scalar; a failure names the scalar type and the reason.
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         do {
             try self.init(_jsonValue: value)
         } catch {
@@ -36,12 +41,14 @@ extension CustomScalarType {
     }
 
     /// The JSON form, always sent.
-    public var _inputJSON: JSONValue? { _jsonValue }
+    @_spi(Generated) public var _inputJSON: JSONValue? { _jsonValue }
+    /// The JSON form.
+    @_spi(Generated) public var _outputJSON: JSONValue { _jsonValue }
 }
 
 extension String: GraphQLOutputValue, GraphQLInputValue {
     /// Reads a `String` or `ID` field (the GraphQL spec serializes `ID` as a string).
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard case .string(let string) = value else {
             throw GraphQLDecodingError(message: "expected a string, found \(value.kindDescription)")
         }
@@ -49,13 +56,15 @@ extension String: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// A JSON string.
-    public var _inputJSON: JSONValue? { .string(self) }
+    @_spi(Generated) public var _inputJSON: JSONValue? { .string(self) }
+    /// The same JSON, as a field value.
+    @_spi(Generated) public var _outputJSON: JSONValue { .string(self) }
 }
 
 extension Int: GraphQLOutputValue, GraphQLInputValue {
     /// Reads an `Int` field; a fractional number, or one past `Int`'s range, is an error (never
     /// a rounded value).
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         switch value {
         case .int(let int): self = int
         // Integral and below 2^53, so `Int(double)` is exact and cannot trap.
@@ -68,13 +77,15 @@ extension Int: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// A JSON integer.
-    public var _inputJSON: JSONValue? { .int(self) }
+    @_spi(Generated) public var _inputJSON: JSONValue? { .int(self) }
+    /// The same JSON, as a field value.
+    @_spi(Generated) public var _outputJSON: JSONValue { .int(self) }
 }
 
 extension Double: GraphQLOutputValue, GraphQLInputValue {
     /// Reads a `Float` field (integers included), to the nearest `Double`; a number past
     /// `Double`'s range is an error, never infinity or zero.
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard let double = value.doubleValue else {
             if case .number(let number) = value {
                 throw GraphQLDecodingError(message: "the number \(number) is out of range for Float")
@@ -85,12 +96,14 @@ extension Double: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// A JSON number.
-    public var _inputJSON: JSONValue? { .double(self) }
+    @_spi(Generated) public var _inputJSON: JSONValue? { .double(self) }
+    /// The same JSON, as a field value.
+    @_spi(Generated) public var _outputJSON: JSONValue { .double(self) }
 }
 
 extension Bool: GraphQLOutputValue, GraphQLInputValue {
     /// Reads a `Boolean` field.
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard let bool = value.boolValue else {
             throw GraphQLDecodingError(message: "expected a Boolean, found \(value.kindDescription)")
         }
@@ -98,19 +111,23 @@ extension Bool: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// A JSON Boolean.
-    public var _inputJSON: JSONValue? { .bool(self) }
+    @_spi(Generated) public var _inputJSON: JSONValue? { .bool(self) }
+    /// The same JSON, as a field value.
+    @_spi(Generated) public var _outputJSON: JSONValue { .bool(self) }
 }
 
 extension JSONValue: GraphQLOutputValue, GraphQLInputValue {
     /// Any JSON is accepted as it is (for `JSON`-like custom scalars).
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) { self = value }
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) { self = value }
     /// Sent as it is.
-    public var _inputJSON: JSONValue? { self }
+    @_spi(Generated) public var _inputJSON: JSONValue? { self }
+    /// The same JSON, as a field value.
+    @_spi(Generated) public var _outputJSON: JSONValue { self }
 }
 
 extension GraphQLEnum: GraphQLOutputValue, GraphQLInputValue {
     /// Reads an enum value; unknown names are kept as `.unknown`.
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard case .string(let raw) = value else {
             throw GraphQLDecodingError(message: "expected an enum value (a string), found \(value.kindDescription)")
         }
@@ -118,28 +135,33 @@ extension GraphQLEnum: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// The raw name as a JSON string.
-    public var _inputJSON: JSONValue? { .string(rawValue) }
+    @_spi(Generated) public var _inputJSON: JSONValue? { .string(rawValue) }
+    /// The same JSON, as a field value.
+    @_spi(Generated) public var _outputJSON: JSONValue { .string(rawValue) }
 }
 
 extension Optional: GraphQLOutputValue where Wrapped: GraphQLOutputValue {
     /// `null` (or a field left out by `@include`/`@skip`) is `nil`.
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         if case .null = value {
             self = .none
         } else {
             self = .some(try Wrapped(_fieldValue: value))
         }
     }
+
+    /// `nil` is `null`.
+    @_spi(Generated) public var _outputJSON: JSONValue { self?._outputJSON ?? .null }
 }
 
 extension Optional: GraphQLInputValue where Wrapped: GraphQLInputValue {
     /// `nil` leaves the value out (use ``GraphQLNullable`` to send an explicit `null`).
-    public var _inputJSON: JSONValue? { self?._inputJSON }
+    @_spi(Generated) public var _inputJSON: JSONValue? { self?._inputJSON }
 }
 
 extension GraphQLNullable: GraphQLInputValue where Wrapped: GraphQLInputValue {
     /// `.none` leaves the value out, `.null` sends `null`.
-    public var _inputJSON: JSONValue? {
+    @_spi(Generated) public var _inputJSON: JSONValue? {
         switch self {
         case .none: return nil
         case .null: return .null
@@ -150,7 +172,7 @@ extension GraphQLNullable: GraphQLInputValue where Wrapped: GraphQLInputValue {
 
 extension Array: GraphQLOutputValue where Element: GraphQLOutputValue {
     /// Reads a list, element by element.
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard case .array(let elements) = value else {
             throw GraphQLDecodingError(message: "expected a list, found \(value.kindDescription)")
         }
@@ -165,26 +187,29 @@ extension Array: GraphQLOutputValue where Element: GraphQLOutputValue {
         }
         self = result
     }
+
+    /// A JSON array of the elements.
+    @_spi(Generated) public var _outputJSON: JSONValue { .array(map(\._outputJSON)) }
 }
 
 extension Array: GraphQLInputValue where Element: GraphQLInputValue {
     /// A JSON array; an element that would be left out is sent as `null`.
-    public var _inputJSON: JSONValue? { .array(map { $0._inputJSON ?? .null }) }
+    @_spi(Generated) public var _inputJSON: JSONValue? { .array(map { $0._inputJSON ?? .null }) }
 }
 
 /// An input object: generated as a struct whose fields are kept as a dictionary of inputs.
 public protocol InputObject: GraphQLInputValue, Hashable {
     /// The fields to send, by schema name.
-    var __data: InputDict { get }
+    @_spi(Generated) var __data: InputDict { get }
 }
 
 extension InputObject {
     /// A JSON object of the fields that are not absent.
-    public var _inputJSON: JSONValue? { .object(__data.jsonObject) }
+    @_spi(Generated) public var _inputJSON: JSONValue? { .object(__data.jsonObject) }
 }
 
 /// The fields of an input object or the variables of an operation, by name.
-public struct InputDict: Sendable, Hashable {
+@_spi(Generated) public struct InputDict: Sendable, Hashable {
     /// The JSON of each field that is sent (absent fields are left out; files are `null`).
     public let jsonObject: JSONObject
     /// The files among the fields, with their paths (`["input", "attachment"]`), sorted by path.

@@ -10,7 +10,7 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
 
 /// The type a selection set is selected on, with the object types it can be at runtime, so that a
 /// type condition can be checked against a response's `__typename`.
-public struct ParentType: Sendable, Hashable {
+@_spi(Generated) public struct ParentType: Sendable, Hashable {
     /// The schema name of the object, interface or union.
     public let name: String
     /// The object types that satisfy it (itself, for an object type).
@@ -45,7 +45,7 @@ public struct ParentType: Sendable, Hashable {
 }
 
 /// The shape of a field's value, as the schema declares it.
-public indirect enum OutputType: Sendable {
+@_spi(Generated) public indirect enum OutputType: Sendable {
     /// A leaf: a scalar, an enum or a custom scalar.
     case scalar(any GraphQLOutputValue.Type)
     /// An object with its own selection set.
@@ -57,7 +57,7 @@ public indirect enum OutputType: Sendable {
 }
 
 /// An argument value written in an operation: a literal, a variable, or a list or object of them.
-public indirect enum ArgumentValue: Sendable, Hashable {
+@_spi(Generated) public indirect enum ArgumentValue: Sendable, Hashable {
     /// A literal value.
     case value(JSONValue)
     /// `$name`.
@@ -79,7 +79,7 @@ public indirect enum ArgumentValue: Sendable, Hashable {
 }
 
 /// A field in a selection set.
-public struct Field: Sendable {
+@_spi(Generated) public struct Field: Sendable {
     /// The schema name.
     public let name: String
     /// The alias, when the operation gives one.
@@ -102,7 +102,7 @@ public struct Field: Sendable {
 }
 
 /// An `@include(if: $var)` or `@skip(if: $var)` condition on a variable.
-public struct SelectionCondition: Sendable, Hashable {
+@_spi(Generated) public struct SelectionCondition: Sendable, Hashable {
     /// The Boolean variable.
     public let variable: String
     /// `true` for `@skip`, `false` for `@include`.
@@ -127,7 +127,7 @@ public struct SelectionCondition: Sendable, Hashable {
 
 /// One entry of a selection set's metadata: a field, a fragment (named or inline), or entries
 /// that apply only under conditions.
-public indirect enum Selection: Sendable {
+@_spi(Generated) public indirect enum Selection: Sendable {
     /// A field.
     case field(Field)
     /// An inline fragment (`... on Droid { ... }`) or a type case.
@@ -140,16 +140,21 @@ public indirect enum Selection: Sendable {
 
 /// The data of one selection set: the response's JSON object for it, checked against its
 /// metadata before any accessor reads it.
-public struct DataDict: Sendable, Hashable {
+@_spi(Generated) public struct DataDict: Sendable, Hashable {
     /// The object's fields by response key.
-    public let _data: JSONObject
+    public var _data: JSONObject
 
     /// Wraps an object that was already validated.
     public init(_data: JSONObject) { self._data = _data }
 
-    /// Reads a field. The response was validated against the same metadata, so this cannot fail
-    /// for generated accessors.
+    /// Reads a field (the response was validated against the same metadata, so this cannot fail
+    /// for generated accessors), or replaces it (for local cache mutations).
     public subscript<T: GraphQLOutputValue>(_ key: String) -> T {
+        get { read(key) }
+        set { _data[key] = newValue._outputJSON }
+    }
+
+    private func read<T: GraphQLOutputValue>(_ key: String) -> T {
         do throws(GraphQLDecodingError) {
             return try T(_fieldValue: _data[key] ?? .null)
         } catch {
@@ -163,20 +168,29 @@ public struct DataDict: Sendable, Hashable {
 }
 
 /// Generated data: a struct per selection set, with accessors that read its ``DataDict``.
+///
+/// Its metadata and data (`__parentType`, `__selections`, `__data`) are for generated code and the
+/// engine (`@_spi(Generated)`): a kit reads the generated accessors.
 public protocol SelectionSet: GraphQLOutputValue, Hashable {
     /// The type it is selected on.
-    static var __parentType: ParentType { get }
+    @_spi(Generated) static var __parentType: ParentType { get }
     /// What it selects.
-    static var __selections: [Selection] { get }
+    @_spi(Generated) static var __selections: [Selection] { get }
     /// Its data.
-    var __data: DataDict { get }
+    @_spi(Generated) var __data: DataDict { get }
     /// Wraps validated data.
-    init(_dataDict: DataDict)
+    @_spi(Generated) init(_dataDict: DataDict)
+}
+
+/// The data of a local cache mutation: a selection set whose fields can be set.
+public protocol MutableSelectionSet: SelectionSet {
+    /// Its data, which the generated setters change.
+    @_spi(Generated) var __data: DataDict { get set }
 }
 
 extension SelectionSet {
     /// Wraps the JSON object of a validated response.
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard case .object(let object) = value else {
             throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")
         }
@@ -186,36 +200,39 @@ extension SelectionSet {
     /// The `__typename` of the object, when the response carries it.
     public var __typename: String? { __data._data["__typename"]?.stringValue }
 
+    /// The JSON object it wraps.
+    @_spi(Generated) public var _outputJSON: JSONValue { .object(__data._data) }
+
     /// Converts to a type case or fragment of the same object when its type condition holds.
-    public func _asInlineFragment<T: SelectionSet>() -> T? {
+    @_spi(Generated) public func _asInlineFragment<T: SelectionSet>() -> T? {
         guard let typename = __typename, T.__parentType.matches(typename: typename) else { return nil }
         return T(_dataDict: __data)
     }
 
     /// Converts to a named fragment that applies unconditionally.
-    public func _toFragment<T: SelectionSet>() -> T { T(_dataDict: __data) }
+    @_spi(Generated) public func _toFragment<T: SelectionSet>() -> T { T(_dataDict: __data) }
 }
 
 /// The `fragments` of a generated selection set: accessors for the named fragments it spreads.
 public protocol FragmentContainer: Sendable {
     /// The data of the selection set that spreads the fragments.
-    var __data: DataDict { get }
+    @_spi(Generated) var __data: DataDict { get }
     /// Wraps that data.
-    init(_dataDict: DataDict)
+    @_spi(Generated) init(_dataDict: DataDict)
 }
 
 extension FragmentContainer {
     /// A fragment that always applies where it is spread.
-    public func _toFragment<T: Fragment>() -> T { T(_dataDict: __data) }
+    @_spi(Generated) public func _toFragment<T: Fragment>() -> T { T(_dataDict: __data) }
 
     /// A fragment spread under `@include`/`@skip`: present when its fields are.
-    public func _asConditionalFragment<T: Fragment>() -> T? { try? T(validating: __data._data) }
+    @_spi(Generated) public func _asConditionalFragment<T: Fragment>() -> T? { try? T(validating: __data._data) }
 }
 
 /// A named fragment: its definition text travels with every operation that spreads it.
 public protocol Fragment: SelectionSet {
     /// `fragment Name on Type { ... }`.
-    static var fragmentDefinition: String { get }
+    @_spi(Generated) static var fragmentDefinition: String { get }
 }
 
 extension SelectionSet {

@@ -1,4 +1,4 @@
-import APICore
+@_spi(Generated) import APICore
 import CoreMetrics
 import Foundation
 
@@ -159,11 +159,13 @@ extension LiveAPIClient {
 
     /// Normalizes validated data into the cache under the operation's root record.
     func store<Operation: GraphQLOperation>(_ data: JSONObject, for operation: Operation) async {
+        await store(data, as: Operation.Data.self, root: Operation.operationType, variables: operation.variablesJSON)
+    }
+
+    private func store<Data: RootSelectionSet>(_ data: JSONObject, as: Data.Type, root: GraphQLOperationType, variables: JSONObject) async {
         guard let store, let cache = configuration.cache else { return }
-        var normalizer = Normalizer(variables: operation.variablesJSON, keyFunctions: cache.keys)
-        normalizer.normalize(
-            data, selections: Operation.Data.__selections, parent: Operation.Data.__parentType,
-            key: CacheNaming.rootKey(for: Operation.operationType))
+        var normalizer = Normalizer(variables: variables, keyFunctions: cache.keys)
+        normalizer.normalize(data, selections: Data.__selections, parent: Data.__parentType, key: CacheNaming.rootKey(for: root))
         await store.merge(normalizer.records)
     }
 
@@ -176,13 +178,36 @@ extension LiveAPIClient {
     }
 
     func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) {
+        try await write(data, root: Query.operationType, name: Query.operationName, variables: query.variablesJSON)
+    }
+
+    func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
+        -> Mutation.Data
+    {
+        guard let store else { throw .invalidRequest("this client has no cache") }
+        let root = CacheNaming.rootKey(for: Mutation.operationType)
+        let read = await store.read(
+            key: root, selections: Mutation.Data.__selections, parent: Mutation.Data.__parentType, variables: mutation.variablesJSON,
+            requestMaxAge: nil)
+        guard let object = read.data else { throw .cacheMiss(Mutation.operationName) }
+        var data = Mutation.Data(_dataDict: DataDict(_data: object))
+        body(&data)
+        try await write(data, root: Mutation.operationType, name: Mutation.operationName, variables: mutation.variablesJSON)
+        return data
+    }
+
+    /// Checks data built or changed on the client against its selections, then normalizes it
+    /// into the cache under its operation's root record.
+    private func write<Data: RootSelectionSet>(
+        _ data: Data, root: GraphQLOperationType, name: String, variables: JSONObject
+    ) async throws(APIError) {
         guard store != nil else { throw .invalidRequest("this client has no cache to write to") }
         do throws(GraphQLDecodingError) {
-            _ = try Query.Data(validating: data.__data._data, variables: query.variablesJSON)
+            _ = try Data(validating: data.__data._data, variables: variables)
         } catch {
-            throw .invalidRequest("the data written for \(Query.operationName) does not match its selections: \(error)")
+            throw .invalidRequest("the data written for \(name) does not match its selections: \(error)")
         }
-        await store(data.__data._data, for: query)
+        await store(data.__data._data, as: Data.self, root: root, variables: variables)
     }
 
     func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {

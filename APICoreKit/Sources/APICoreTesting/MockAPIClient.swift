@@ -1,4 +1,4 @@
-import APICore
+@_spi(Generated) import APICore
 import Foundation
 
 /// An `APIClient` for a kit's unit tests: answers come from stubs, per GraphQL operation name and
@@ -239,6 +239,36 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
             writtenQueries[key] = data.__data._data
             recordedCacheOperations.append("write \(Query.operationName)")
         }
+    }
+
+    /// Starts from the data last written for this local cache mutation and its variables, else from
+    /// the `data` of the stub for its operation name (checked against its selections); records
+    /// `update <operation>`. Without either it throws ``APIError/cacheMiss(_:)``.
+    public func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
+        -> Mutation.Data
+    {
+        let name = Mutation.operationName
+        let key = name + JSONSerializer.string(.object(mutation.variablesJSON))
+        var object = lock.withLock { writtenQueries[key] }
+        if object == nil, lock.withLock({ stubs[name] != nil }), case .object(let response) = try answer(for: name),
+            case .object(let data)? = response["data"]
+        {
+            object = data
+        }
+        guard let object else { throw .cacheMiss(name) }
+        var data: Mutation.Data
+        do throws(GraphQLDecodingError) {
+            data = try Mutation.Data(validating: object, variables: mutation.variablesJSON)
+        } catch {
+            throw .invalidRequest("the cached data of \(name) does not match its selections: \(error)")
+        }
+        body(&data)
+        let written = data.__data._data
+        lock.withLock {
+            writtenQueries[key] = written
+            recordedCacheOperations.append("update \(name)")
+        }
+        return data
     }
 
     /// Records `update <key>`.

@@ -169,6 +169,31 @@ struct PersistenceTests {
         }
     }
 
+    @Test("a local cache mutation changes cached fields through its setters, and watchers see it")
+    func localCacheMutation() async throws {
+        try await withCachingServer { server, client in
+            #expect(!(HumanNameLocalCacheMutation.self as Any.Type is any GraphQLOperation.Type))
+            let miss = await #expect(throws: APIError.self) {
+                try await client.updateCache(HumanNameLocalCacheMutation(id: "1000")) { $0.human?.name = "never" }
+            }
+            #expect(miss?.description == "cache miss: the cache has no complete data for HumanName")
+            _ = try await client.fetch(HumanQuery(id: "1000"))
+            let watch = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1000")), cachePolicy: .cacheOnly))
+            defer { watch.stop() }
+            #expect(await watch.waitFor(1))
+            let written = try await client.updateCache(HumanNameLocalCacheMutation(id: "1000")) { data in
+                data.human?.name = "Luke (renamed offline)"
+            }
+            #expect(written.human?.name == "Luke (renamed offline)")
+            let read = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly).value.human
+            #expect(read?.name == "Luke (renamed offline)")
+            #expect(read?.homePlanet == "Tatooine")  // fields the mutation does not select stay
+            #expect(await watch.waitFor(2))
+            #expect(watch.values.last?.human?.name == "Luke (renamed offline)")
+            #expect(server.requests.count == 1)
+        }
+    }
+
     @Test("many concurrent writers and readers, on SQLite, leave a consistent cache")
     func concurrency() async throws {
         let directory = try TemporaryDirectory()

@@ -24,6 +24,7 @@ package struct Compilation {
         ("apollo_client_ios_localCacheMutation",
          "directive @apollo_client_ios_localCacheMutation on QUERY | MUTATION | SUBSCRIPTION | FRAGMENT_DEFINITION"),
         ("import", "directive @import(module: String!) repeatable on QUERY | MUTATION | SUBSCRIPTION | FRAGMENT_DEFINITION"),
+        ("nonnull", "directive @nonnull on FIELD"),
     ]
 
     /// A parsed and validated schema, ready for any number of operation sets.

@@ -2,7 +2,8 @@ import GraphQL
 
 /// Prints operations and fragments as the documents sent to the server: compact, deterministic,
 /// and with `__typename` added to every selection set below the root (as Apollo does), so that
-/// type conditions can be decided and cache records know their type.
+/// type conditions can be decided and cache records know their type. Client-only directives are
+/// left out.
 enum DocumentPrinter {
     static func print(_ operation: OperationDefinition) -> String {
         var out = operation.operation.rawValue
@@ -52,8 +53,11 @@ enum DocumentPrinter {
         return "{ " + parts.joined(separator: " ") + " }"
     }
 
+    /// Directives that only the client reads: never sent to a server.
+    static let clientOnlyDirectives: Set<String> = ["apollo_client_ios_localCacheMutation", "typePolicy", "fieldPolicy", "import", "nonnull"]
+
     static func directives(_ directives: [Directive]) -> String {
-        directives.map { directive in
+        directives.filter { !clientOnlyDirectives.contains($0.name.value) }.map { directive in
             " @\(directive.name.value)"
                 + (directive.arguments.isEmpty ? "" : "(" + directive.arguments.map { "\($0.name.value): \(print($0.value))" }.joined(separator: ", ") + ")")
         }.joined()

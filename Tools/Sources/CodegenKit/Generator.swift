@@ -39,6 +39,10 @@ struct SwiftGenerator {
         return schemaAccess
     }
 
+    /// The access of members that only generated code and the engine use: behind
+    /// `@_spi(Generated)` when public, so that a kit's users see the accessors alone.
+    static func generatedOnly(_ access: String) -> String { access.isEmpty ? "" : "@_spi(Generated) " + access }
+
     var schemaDirectory: String {
         let path = configuration.schemaTypesPath
         if case .swiftPackageManager = configuration.moduleType { return join(path, "Sources/\(namespace)") }
@@ -113,7 +117,8 @@ struct SwiftGenerator {
 
     /// The persisted-query manifest: `apollo-persisted-query-manifest` v1, or the legacy id → body map.
     func manifestFile(_ manifest: CodegenConfiguration.OperationManifest) -> GeneratedFile {
-        let entries = compilation.operations.map { operation -> (id: String, body: String, name: String, type: String) in
+        let sent = compilation.operations.filter { !Self.isLocalCacheMutation($0.directives) }
+        let entries = sent.map { operation -> (id: String, body: String, name: String, type: String) in
             let body = document(of: operation)
             return (SHA256.hexDigest(body), body, operation.name?.value ?? "", operation.operation.rawValue)
         }
@@ -129,9 +134,14 @@ struct SwiftGenerator {
         return GeneratedFile(path: manifest.path, contents: JSONSerializer.string(json) + "\n", overwrite: true)
     }
 
+    /// Marked `@apollo_client_ios_localCacheMutation`: generated with settable fields, never sent.
+    static func isLocalCacheMutation(_ directives: [Directive]) -> Bool {
+        directives.contains { $0.name.value == "apollo_client_ios_localCacheMutation" }
+    }
+
     func operationTypeName(_ operation: OperationDefinition) -> String {
         let name = operation.name?.value ?? "Anonymous"
-        let suffix = operation.operation.rawValue.upperFirst
+        let suffix = Self.isLocalCacheMutation(operation.directives) ? "LocalCacheMutation" : operation.operation.rawValue.upperFirst
         return name.hasSuffix(suffix) ? name : name + suffix
     }
 
@@ -171,22 +181,33 @@ struct SwiftGenerator {
         let source = compilation.sourceFiles[name]
         let document = document(of: operation)
 
+        let isLocal = Self.isLocalCacheMutation(operation.directives)
         let rootType = schema.rootTypes[operation.operation] ?? operation.operation.rawValue.upperFirst
         let ir = builder.build(
             typeName: rootType, structName: "Data",
-            contributions: [Contribution(selections: operation.selectionSet.selections, parentType: rootType, conditions: [], identity: nil)])
+            contributions: [Contribution(selections: operation.selectionSet.selections, parentType: rootType, conditions: [], identity: nil)],
+            reusesFragmentTypes: !isLocal)
         IRBuilder.shareTypes(ir)
 
         var writer = SwiftWriter()
         writer.line(Self.header)
         if let source { writer.line("// Source: \(source)") }
         writer.line()
-        writeImports(&writer)
-        let protocolName = "GraphQL" + operation.operation.rawValue.upperFirst
+        writeImports(&writer, directives: operation.directives)
+        let spi = Self.generatedOnly(operationAccess)
+        if isLocal {
+            writer.line("/// A local cache mutation: read and changed in the cache with `APIClient.updateCache`, never sent.")
+        }
+        let protocolName = isLocal ? "LocalCacheMutation" : "GraphQL" + operation.operation.rawValue.upperFirst
         writer.block("\(operationAccess)struct \(typeName): \(protocolName)") { w in
+            if isLocal {
+                w.line("\(operationAccess)static let operationType = GraphQLOperationType.\(operation.operation.rawValue)")
+            }
             w.line("\(operationAccess)static let operationName = \(SwiftNames.stringLiteral(name))")
-            w.line("\(operationAccess)static let document = \(SwiftNames.stringLiteral(document))")
-            if configuration.operationManifest != nil {
+            if !isLocal {
+                w.line("\(operationAccess)static let document = \(SwiftNames.stringLiteral(document))")
+            }
+            if configuration.operationManifest != nil && !isLocal {
                 w.line("\(operationAccess)static let operationIdentifier: String? = \(SwiftNames.stringLiteral(SHA256.hexDigest(document)))")
             }
             let variables = operation.variableDefinitions
@@ -209,13 +230,13 @@ struct SwiftGenerator {
                 }
                 w.line()
                 let entries = variables.map { "\(SwiftNames.stringLiteral($0.variable.name.value)): \(SwiftNames.identifier($0.variable.name.value))" }
-                w.line("\(operationAccess)var __variables: InputDict { InputDict([\(entries.joined(separator: ", "))]) }")
+                w.line("\(spi)var __variables: InputDict { InputDict([\(entries.joined(separator: ", "))]) }")
             } else {
                 w.line()
                 w.line("\(operationAccess)init() {}")
             }
             w.line()
-            writeSelectionSet(ir, conformance: "RootSelectionSet", isRoot: true, into: &w, usage: usage)
+            writeSelectionSet(ir, conformance: isLocal ? "MutableRootSelectionSet" : "RootSelectionSet", isRoot: true, into: &w, usage: usage)
         }
         let kind = ["query": "Queries", "mutation": "Mutations", "subscription": "Subscriptions"][operation.operation.rawValue] ?? "Operations"
         return GeneratedFile(path: operationPath(fileName: typeName, kind: kind, source: source), contents: writer.text, overwrite: true)
@@ -227,20 +248,30 @@ struct SwiftGenerator {
         // `compile` rejects documents whose fragments name an unknown type, so every fragment it
         // returns has an IR; no input file can make this fire.
         guard let ir = builder.fragment(name) else { preconditionFailure("fragment \(name) was validated") }
+        let isLocal = Self.isLocalCacheMutation(fragment.directives)
         var writer = SwiftWriter()
         writer.line(Self.header)
         if let source { writer.line("// Source: \(source)") }
         writer.line()
-        writeImports(&writer)
-        writeSelectionSet(ir, conformance: "Fragment", isRoot: false, into: &writer, usage: usage) { w in
-            w.line("\(operationAccess)static let fragmentDefinition = \(SwiftNames.stringLiteral(DocumentPrinter.print(fragment)))")
+        writeImports(&writer, directives: fragment.directives)
+        let spi = Self.generatedOnly(operationAccess)
+        writeSelectionSet(ir, conformance: isLocal ? "Fragment, MutableSelectionSet" : "Fragment", isRoot: false, into: &writer, usage: usage) { w in
+            w.line("\(spi)static let fragmentDefinition = \(SwiftNames.stringLiteral(DocumentPrinter.print(fragment)))")
         }
         return GeneratedFile(path: operationPath(fileName: name, kind: "Fragments", source: source), contents: writer.text, overwrite: true)
     }
 
-    func writeImports(_ writer: inout SwiftWriter) {
-        writer.line("import APICore")
+    /// APICore with the members generated code uses, the shared schema module, and the modules an
+    /// operation or fragment asks for with `@import(module:)`.
+    func writeImports(_ writer: inout SwiftWriter, directives: [Directive] = []) {
+        writer.line("@_spi(Generated) import APICore")
         if let shared = configuration.sharedSchema { writer.line("import \(shared.module)") }
+        let requested = directives.filter { $0.name.value == "import" }.compactMap { directive in
+            (directive.arguments.first { $0.name.value == "module" }?.value as? StringValue)?.value
+        }
+        for module in requested where module != "APICore" && module != configuration.sharedSchema?.module {
+            writer.line("import \(module)")
+        }
         writer.line()
     }
 
@@ -262,19 +293,21 @@ struct SwiftGenerator {
         extra: ((inout SwiftWriter) -> Void)? = nil
     ) {
         let access = operationAccess
-        if !isRoot && conformance == "SelectionSet", let description = schema.type(named: ir.typeName)?.description, includeDocs {
+        let spi = Self.generatedOnly(access)
+        let mutable = conformance.contains("Mutable")
+        if !isRoot && conformance == nestedSelectionSetConformance(mutable), let description = schema.type(named: ir.typeName)?.description, includeDocs {
             w.doc(description)
         }
         w.block("\(access)struct \(ir.structName): \(conformance)") { w in
             extra?(&w)
-            w.line("\(access)let __data: DataDict")
-            w.line("\(access)init(_dataDict: DataDict) { __data = _dataDict }")
-            w.line("\(access)static let __parentType = \(parentTypeReference(ir.typeName, usage: usage))")
+            w.line("\(spi)\(mutable ? "var" : "let") __data: DataDict")
+            w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
+            w.line("\(spi)static let __parentType = \(parentTypeReference(ir.typeName, usage: usage))")
             let selections = metadata(for: ir, addTypename: !isRoot, usage: usage)
             if selections.isEmpty {
-                w.line("\(access)static let __selections: [Selection] = []")
+                w.line("\(spi)static let __selections: [Selection] = []")
             } else {
-                w.line("\(access)static let __selections: [Selection] = [")
+                w.line("\(spi)static let __selections: [Selection] = [")
                 for entry in selections { w.line("    \(entry),") }
                 w.line("]")
             }
@@ -288,7 +321,15 @@ struct SwiftGenerator {
                 }
                 var type = outputSwiftType(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName, usage: usage)
                 if field.isConditional && !type.hasSuffix("?") { type += "?" }
-                w.line("\(access)var \(SwiftNames.identifier(field.responseKey)): \(type) { __data[\(SwiftNames.stringLiteral(field.responseKey))] }")
+                let key = SwiftNames.stringLiteral(field.responseKey)
+                if mutable {
+                    w.line("\(access)var \(SwiftNames.identifier(field.responseKey)): \(type) {")
+                    w.line("    get { __data[\(key)] }")
+                    w.line("    set { __data[\(key)] = newValue }")
+                    w.line("}")
+                } else {
+                    w.line("\(access)var \(SwiftNames.identifier(field.responseKey)): \(type) { __data[\(key)] }")
+                }
             }
             for typeCase in ir.typeCases {
                 w.line("\(access)var \(typeCase.structName.lowerFirst): \(typeCase.structName)? { _asInlineFragment() }")
@@ -297,8 +338,8 @@ struct SwiftGenerator {
                 w.line("\(access)var fragments: Fragments { Fragments(_dataDict: __data) }")
                 w.line()
                 w.block("\(access)struct Fragments: FragmentContainer") { w in
-                    w.line("\(access)let __data: DataDict")
-                    w.line("\(access)init(_dataDict: DataDict) { __data = _dataDict }")
+                    w.line("\(spi)let __data: DataDict")
+                    w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
                     for fragment in ir.fragments {
                         let property = SwiftNames.identifier(fragment.name.lowerFirst)
                         if fragment.isConditional {
@@ -309,14 +350,15 @@ struct SwiftGenerator {
                     }
                 }
             }
+            let nestedConformance = nestedSelectionSetConformance(mutable)
             for typeCase in ir.typeCases {
                 w.line()
-                writeSelectionSet(typeCase, conformance: "SelectionSet", isRoot: false, into: &w, usage: usage)
+                writeSelectionSet(typeCase, conformance: nestedConformance, isRoot: false, into: &w, usage: usage)
             }
             for field in ir.fields where !field.reusesOuterType {
                 if let nested = field.nested {
                     w.line()
-                    writeSelectionSet(nested, conformance: "SelectionSet", isRoot: false, into: &w, usage: usage)
+                    writeSelectionSet(nested, conformance: nestedConformance, isRoot: false, into: &w, usage: usage)
                 } else if let alias = field.fragmentType {
                     w.line()
                     w.line("\(access)typealias \(alias.typeName) = \(alias.target)")
@@ -324,6 +366,8 @@ struct SwiftGenerator {
             }
         }
     }
+
+    func nestedSelectionSetConformance(_ mutable: Bool) -> String { mutable ? "MutableSelectionSet" : "SelectionSet" }
 
     /// The `__selections` entries: every merged field (under its conditions), then the type cases.
     func metadata(for ir: SelectionSetIR, addTypename: Bool, usage: Usage) -> [String] {
@@ -513,10 +557,10 @@ struct SwiftGenerator {
                             let keys = schema.keyFields(of: name)
                             let keyArgument = keys.isEmpty ? "" : ", keyFields: [\(keys.map(SwiftNames.stringLiteral).joined(separator: ", "))]"
                             if kind == .object {
-                                w.line("\(schemaAccess)static let \(name) = ParentType.object(\(SwiftNames.stringLiteral(name))\(keyArgument))")
+                                w.line("\(Self.generatedOnly(schemaAccess))static let \(name) = ParentType.object(\(SwiftNames.stringLiteral(name))\(keyArgument))")
                             } else {
                                 let possible = schema.possibleTypes(of: name).sorted().map(SwiftNames.stringLiteral).joined(separator: ", ")
-                                w.line("\(schemaAccess)static let \(name) = ParentType.abstract(\(SwiftNames.stringLiteral(name)), possibleTypes: [\(possible)]\(keyArgument))")
+                                w.line("\(Self.generatedOnly(schemaAccess))static let \(name) = ParentType.abstract(\(SwiftNames.stringLiteral(name)), possibleTypes: [\(possible)]\(keyArgument))")
                             }
                         }
                     }
@@ -568,7 +612,7 @@ struct SwiftGenerator {
                     }
                     w.line()
                     let entries = fields.map { "\(SwiftNames.stringLiteral($0.name)): \(SwiftNames.identifier($0.name))" }
-                    w.line("\(schemaAccess)var __data: InputDict { InputDict([\(entries.isEmpty ? ":" : entries.joined(separator: ", "))]) }")
+                    w.line("\(Self.generatedOnly(schemaAccess))var __data: InputDict { InputDict([\(entries.isEmpty ? ":" : entries.joined(separator: ", "))]) }")
                 }
             }
         }

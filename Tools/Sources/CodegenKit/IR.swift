@@ -125,7 +125,12 @@ struct IRBuilder {
     /// supertypes of the type and of each type condition that led here): a type condition in it is
     /// merged, any other becomes a type case. Which object types satisfy a condition today does not
     /// matter, so a type the server adds later never meets a merge that assumed it away.
-    func build(typeName: String, structName: String, scope: Set<String>? = nil, contributions: [Contribution]) -> SelectionSetIR {
+    ///
+    /// `reusesFragmentTypes: false` gives every field its own nested type even where a fragment has
+    /// one alike (local cache mutations, whose nested types must have setters).
+    func build(
+        typeName: String, structName: String, scope: Set<String>? = nil, contributions: [Contribution], reusesFragmentTypes: Bool = true
+    ) -> SelectionSetIR {
         let scope = scope ?? schema.supertypes(of: typeName)
         let ir = SelectionSetIR(typeName: typeName, structName: structName, contributions: contributions)
         var fieldsByKey: [String: FieldIR] = [:]
@@ -141,9 +146,14 @@ struct IRBuilder {
                     // The scope's own definition is the most precise (an object may narrow its
                     // interface's field); a field of a condition type it does not have keeps the
                     // definition it was written against.
-                    guard let definition = schema.field(field.name.value, on: typeName)
+                    guard var definition = schema.field(field.name.value, on: typeName)
                         ?? schema.field(field.name.value, on: contribution.parentType)
                     else { continue }
+                    // `@nonnull`: the client treats a nullable field as never null (a null is then
+                    // a decoding error, as for any non-null field).
+                    if field.directives.contains(where: { $0.name.value == "nonnull" }), !definition.type.isNonNull {
+                        definition.type = .nonNull(definition.type)
+                    }
                     let collected: FieldIR
                     if let existing = fieldsByKey[key] {
                         collected = existing
@@ -229,18 +239,19 @@ struct IRBuilder {
             let name = uniqueName("As" + condition.upperFirst, &usedNames)
             ir.typeCases.append(build(
                 typeName: condition, structName: name, scope: scope.union(schema.supertypes(of: condition)),
-                contributions: inherited + caseContributions))
+                contributions: inherited + caseContributions, reusesFragmentTypes: reusesFragmentTypes))
         }
         ir.fragments = fragmentConditions.map { FragmentSpreadIR(name: $0.0, conditionSets: $0.1) }
         for field in ir.fields where !field.subContributions.isEmpty {
             // List fields are named for one element (`friends` → `Friend`); others as they are.
             let isList = field.definition.type.nullable.isList
             let name = uniqueName(isList ? field.responseKey.upperFirst.singularized : field.responseKey.upperFirst, &usedNames)
-            if let target = fragmentType(for: field, among: ir.fragments) {
+            if reusesFragmentTypes, let target = fragmentType(for: field, among: ir.fragments) {
                 field.fragmentType = (name, target)
             } else {
                 field.nested = build(
-                    typeName: field.definition.type.namedType, structName: name, contributions: Self.nestedContributions(of: field))
+                    typeName: field.definition.type.namedType, structName: name, contributions: Self.nestedContributions(of: field),
+                    reusesFragmentTypes: reusesFragmentTypes)
             }
         }
         return ir

@@ -90,7 +90,7 @@ struct GeneratorTests {
                 """,
             "extension.graphqls": "extend type Product { name: String!, size: Size }",
             "Product.graphql": """
-                query Product($sku: String!) @apollo_client_ios_localCacheMutation {
+                query Product($sku: String!) {
                   product(sku: $sku) { name size title }
                 }
                 """,
@@ -176,6 +176,50 @@ extension GeneratorTests {
         #expect(entry["id"] == .string(SHA256.hexDigest(body)))
         #expect(manifest["format"] == "apollo-persisted-query-manifest")
         #expect(try project.read("Out/Operations/Queries/HeroQuery.graphql.swift").contains("static let operationIdentifier: String? = \"\(SHA256.hexDigest(body))\""))
+    }
+}
+
+extension GeneratorTests {
+    @Test("client directives: a local cache mutation has setters and no document; none reaches a server or the manifest")
+    func clientDirectives() throws {
+        let project = try Project(files: [
+            "schema.graphqls": "type Query { product(sku: String!): Product }\ntype Product { sku: String!, name: String, size: Int }",
+            "Local.graphql": """
+                query ProductName($sku: String!) @apollo_client_ios_localCacheMutation { product(sku: $sku) { name ...Size } }
+                fragment Size on Product @apollo_client_ios_localCacheMutation { size }
+                """,
+            "Product.graphql": """
+                query Product($sku: String!) @import(module: "Foundation") { product(sku: $sku) { name @nonnull sku ...Size } }
+                """,
+        ], config: """
+            {
+              "schemaNamespace": "Shop",
+              "input": { "operationSearchPaths": ["*.graphql"], "schemaSearchPaths": ["*.graphqls"] },
+              "output": { "schemaTypes": { "path": "Out", "moduleType": { "other": {} } }, "operations": { "inSchemaModule": {} } },
+              "operationManifest": { "path": "manifest.json", "version": "persistedQueries" }
+            }
+            """)
+        _ = try Codegen.run(configURL: project.configURL)
+        let local = try project.read("Out/Operations/Queries/ProductNameLocalCacheMutation.graphql.swift")
+        #expect(local.contains("public struct ProductNameLocalCacheMutation: LocalCacheMutation {"))
+        #expect(local.contains("public static let operationType = GraphQLOperationType.query"))
+        #expect(!local.contains("document"))
+        #expect(local.contains("public struct Data: MutableRootSelectionSet {"))
+        #expect(local.contains("public struct Product: MutableSelectionSet {"))
+        #expect(local.contains("@_spi(Generated) public var __data: DataDict"))
+        #expect(local.contains("public var name: String? {\n                get { __data[\"name\"] }\n                set { __data[\"name\"] = newValue }\n"))
+        let fragment = try project.read("Out/Operations/Fragments/Size.graphql.swift")
+        #expect(fragment.contains("public struct Size: Fragment, MutableSelectionSet {"))
+        #expect(fragment.contains("static let fragmentDefinition = \"fragment Size on Product { __typename size }\""))
+
+        let query = try project.read("Out/Operations/Queries/ProductQuery.graphql.swift")
+        #expect(query.contains("@_spi(Generated) import APICore\nimport Foundation\n"))
+        #expect(query.contains("public var name: String { __data[\"name\"] }"))
+        #expect(query.contains(".field(Field(\"name\", .nonNull(.scalar(String.self))))"))
+        let document = "query Product($sku: String!) { product(sku: $sku) { __typename name sku ...Size } } fragment Size on Product { __typename size }"
+        #expect(query.contains("static let document = \"\(document)\""))
+        let manifest = try JSONParser.parse(try project.read("manifest.json"))
+        #expect(manifest["operations"]?.arrayValue?.compactMap { $0["body"]?.stringValue } == [document])
     }
 }
 

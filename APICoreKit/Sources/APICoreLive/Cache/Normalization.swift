@@ -1,4 +1,4 @@
-import APICore
+@_spi(Generated) import APICore
 import Foundation
 
 /// Cache keys and storage keys: how objects and fields are named in the normalized cache.

@@ -1,6 +1,6 @@
 // Hand-written in the shape `apicore-codegen` generates, for the engine's tests and benchmarks:
 // the StarWars operations that the test server executes.
-import APICore
+@_spi(Generated) import APICore
 
 public enum Episode: String, EnumType {
     case newHope = "NEWHOPE"
@@ -15,7 +15,7 @@ public struct ReviewInput: InputObject {
         self.stars = stars
         self.commentary = commentary
     }
-    public var __data: InputDict { InputDict(["stars": stars, "commentary": commentary]) }
+    @_spi(Generated) public var __data: InputDict { InputDict(["stars": stars, "commentary": commentary]) }
 }
 
 enum Types {
@@ -35,22 +35,22 @@ public struct HeroNameQuery: GraphQLQuery {
         """
     public var episode: GraphQLNullable<GraphQLEnum<Episode>>
     public init(episode: GraphQLNullable<GraphQLEnum<Episode>> = nil) { self.episode = episode }
-    public var __variables: InputDict { InputDict(["episode": episode]) }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["episode": episode]) }
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.query
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")]))
         ]
         public var hero: Hero? { __data["hero"] }
 
         public struct Hero: SelectionSet {
-            public let __data: DataDict
-            public init(_dataDict: DataDict) { __data = _dataDict }
-            public static let __parentType = Types.character
-            public static let __selections: [Selection] = [
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.character
+            @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("id", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
@@ -63,20 +63,20 @@ public struct HeroNameQuery: GraphQLQuery {
             public var asDroid: AsDroid? { _asInlineFragment() }
 
             public struct AsDroid: SelectionSet {
-                public let __data: DataDict
-                public init(_dataDict: DataDict) { __data = _dataDict }
-                public static let __parentType = Types.droid
-                public static let __selections: [Selection] = [
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = Types.droid
+                @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("primaryFunction", .scalar(String.self)))
                 ]
                 public var primaryFunction: String? { __data["primaryFunction"] }
             }
 
             public struct Friend: SelectionSet {
-                public let __data: DataDict
-                public init(_dataDict: DataDict) { __data = _dataDict }
-                public static let __parentType = Types.character
-                public static let __selections: [Selection] = [
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = Types.character
+                @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                 ]
@@ -93,10 +93,10 @@ public struct HeroAndFailingQuery: GraphQLQuery {
     public init() {}
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.query
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("hero", .object(Hero.self))),
             .field(Field("failingField", .scalar(String.self))),
         ]
@@ -104,10 +104,10 @@ public struct HeroAndFailingQuery: GraphQLQuery {
         public var failingField: String? { __data["failingField"] }
 
         public struct Hero: SelectionSet {
-            public let __data: DataDict
-            public init(_dataDict: DataDict) { __data = _dataDict }
-            public static let __parentType = Types.character
-            public static let __selections: [Selection] = [
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.character
+            @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
             ]
@@ -123,10 +123,10 @@ public struct ProtectedQuery: GraphQLQuery {
     public init() {}
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.query
-        public static let __selections: [Selection] = [.field(Field("protected", .scalar(String.self)))]
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [.field(Field("protected", .scalar(String.self)))]
         public var protected: String? { __data["protected"] }
     }
 }
@@ -138,10 +138,10 @@ public struct InvalidQuery: GraphQLQuery {
     public init() {}
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.query
-        public static let __selections: [Selection] = [.field(Field("hero", .scalar(JSONValue.self)))]
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [.field(Field("hero", .scalar(JSONValue.self)))]
     }
 }
 
@@ -157,22 +157,22 @@ public struct CreateReviewMutation: GraphQLMutation {
         self.episode = episode
         self.review = review
     }
-    public var __variables: InputDict { InputDict(["episode": episode, "review": review]) }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["episode": episode, "review": review]) }
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.mutation
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.mutation
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("createReview", .object(CreateReview.self), arguments: ["episode": .variable("episode"), "review": .variable("review")]))
         ]
         public var createReview: CreateReview? { __data["createReview"] }
 
         public struct CreateReview: SelectionSet {
-            public let __data: DataDict
-            public init(_dataDict: DataDict) { __data = _dataDict }
-            public static let __parentType = ParentType.object("Review")
-            public static let __selections: [Selection] = [
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = ParentType.object("Review")
+            @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("stars", .nonNull(.scalar(Int.self)))),
                 .field(Field("commentary", .scalar(String.self))),
                 .field(Field("episode", .scalar(GraphQLEnum<Episode>.self))),
@@ -190,22 +190,22 @@ public struct CatalogQuery: GraphQLQuery {
     public static let document = "query Catalog($count: Int!) { catalog(count: $count) { id name description price tags } }"
     public var count: Int
     public init(count: Int) { self.count = count }
-    public var __variables: InputDict { InputDict(["count": count]) }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["count": count]) }
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.query
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("catalog", .nonNull(.list(.nonNull(.object(Item.self)))), arguments: ["count": .variable("count")]))
         ]
         public var catalog: [Item] { __data["catalog"] }
 
         public struct Item: SelectionSet {
-            public let __data: DataDict
-            public init(_dataDict: DataDict) { __data = _dataDict }
-            public static let __parentType = ParentType.object("CatalogItem")
-            public static let __selections: [Selection] = [
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = ParentType.object("CatalogItem")
+            @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("id", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
                 .field(Field("description", .nonNull(.scalar(String.self)))),
@@ -227,22 +227,22 @@ public struct HumanQuery: GraphQLQuery {
     public static let document = "query Human($id: ID!) { human(id: $id) { __typename id name homePlanet } }"
     public var id: String
     public init(id: String) { self.id = id }
-    public var __variables: InputDict { InputDict(["id": id]) }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["id": id]) }
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.query
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("human", .object(Human.self), arguments: ["id": .variable("id")]))
         ]
         public var human: Human? { __data["human"] }
 
         public struct Human: SelectionSet {
-            public let __data: DataDict
-            public init(_dataDict: DataDict) { __data = _dataDict }
-            public static let __parentType = Types.human
-            public static let __selections: [Selection] = [
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.human
+            @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("id", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
@@ -251,6 +251,48 @@ public struct HumanQuery: GraphQLQuery {
             public var id: String { __data["id"] }
             public var name: String { __data["name"] }
             public var homePlanet: String? { __data["homePlanet"] }
+        }
+    }
+}
+
+/// `query HumanName($id: ID!) @apollo_client_ios_localCacheMutation { human(id: $id) { __typename id name } }`:
+/// read and changed in the cache only.
+public struct HumanNameLocalCacheMutation: LocalCacheMutation {
+    public static let operationType = GraphQLOperationType.query
+    public static let operationName = "HumanName"
+    public var id: String
+    public init(id: String) { self.id = id }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["id": id]) }
+
+    public struct Data: MutableRootSelectionSet {
+        @_spi(Generated) public var __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field("human", .object(Human.self), arguments: ["id": .variable("id")]))
+        ]
+        public var human: Human? {
+            get { __data["human"] }
+            set { __data["human"] = newValue }
+        }
+
+        public struct Human: MutableSelectionSet {
+            @_spi(Generated) public var __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.human
+            @_spi(Generated) public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+            ]
+            public var id: String {
+                get { __data["id"] }
+                set { __data["id"] = newValue }
+            }
+            public var name: String {
+                get { __data["name"] }
+                set { __data["name"] = newValue }
+            }
         }
     }
 }
@@ -265,22 +307,22 @@ public struct RenameCharacterMutation: GraphQLMutation {
         self.id = id
         self.name = name
     }
-    public var __variables: InputDict { InputDict(["id": id, "name": name]) }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["id": id, "name": name]) }
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.mutation
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.mutation
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("renameCharacter", .object(Character.self), arguments: ["id": .variable("id"), "name": .variable("name")]))
         ]
         public var renameCharacter: Character? { __data["renameCharacter"] }
 
         public struct Character: SelectionSet {
-            public let __data: DataDict
-            public init(_dataDict: DataDict) { __data = _dataDict }
-            public static let __parentType = Types.character
-            public static let __selections: [Selection] = [
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.character
+            @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("id", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
@@ -298,7 +340,7 @@ public struct AttachmentInput: InputObject {
         self.label = label
         self.attachment = attachment
     }
-    public var __data: InputDict { InputDict(["label": label, "attachment": attachment]) }
+    @_spi(Generated) public var __data: InputDict { InputDict(["label": label, "attachment": attachment]) }
 }
 
 /// `mutation UploadFiles($files: [Upload!]!, $input: AttachmentInput!) { upload(files: $files, input: $input) { path filename size } }`
@@ -311,22 +353,22 @@ public struct UploadFilesMutation: GraphQLMutation {
         self.files = files
         self.input = input
     }
-    public var __variables: InputDict { InputDict(["files": files, "input": input]) }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["files": files, "input": input]) }
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.mutation
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.mutation
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("upload", .nonNull(.list(.nonNull(.object(Upload.self)))), arguments: ["files": .variable("files"), "input": .variable("input")]))
         ]
         public var upload: [Upload] { __data["upload"] }
 
         public struct Upload: SelectionSet {
-            public let __data: DataDict
-            public init(_dataDict: DataDict) { __data = _dataDict }
-            public static let __parentType = ParentType.object("UploadedFile")
-            public static let __selections: [Selection] = [
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = ParentType.object("UploadedFile")
+            @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("path", .nonNull(.scalar(String.self)))),
                 .field(Field("filename", .nonNull(.scalar(String.self)))),
@@ -348,13 +390,13 @@ public struct ReviewAddedSubscription: GraphQLSubscription {
         """
     public var episode: GraphQLNullable<GraphQLEnum<Episode>>
     public init(episode: GraphQLNullable<GraphQLEnum<Episode>> = nil) { self.episode = episode }
-    public var __variables: InputDict { InputDict(["episode": episode]) }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["episode": episode]) }
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.subscription
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.subscription
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("reviewAdded", .object(CreateReviewMutation.Data.CreateReview.self), arguments: ["episode": .variable("episode")]))
         ]
         public var reviewAdded: CreateReviewMutation.Data.CreateReview? { __data["reviewAdded"] }
@@ -369,10 +411,10 @@ public struct CharacterRenamedSubscription: GraphQLSubscription {
     public init() {}
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.subscription
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.subscription
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("characterRenamed", .nonNull(.object(RenameCharacterMutation.Data.Character.self))))
         ]
         public var characterRenamed: RenameCharacterMutation.Data.Character { __data["characterRenamed"] }
@@ -385,13 +427,13 @@ public struct CounterSubscription: GraphQLSubscription {
     public static let document = "subscription Counter($to: Int!) { counter(to: $to) }"
     public var to: Int
     public init(to: Int) { self.to = to }
-    public var __variables: InputDict { InputDict(["to": to]) }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["to": to]) }
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.subscription
-        public static let __selections: [Selection] = [.field(Field("counter", .nonNull(.scalar(Int.self)), arguments: ["to": .variable("to")]))]
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.subscription
+        @_spi(Generated) public static let __selections: [Selection] = [.field(Field("counter", .nonNull(.scalar(Int.self)), arguments: ["to": .variable("to")]))]
         public var counter: Int { __data["counter"] }
     }
 }
@@ -404,10 +446,10 @@ public struct CatalogFeedSubscription: GraphQLSubscription {
     public init() {}
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.subscription
-        public static let __selections: [Selection] = [
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.subscription
+        @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("catalogFeed", .nonNull(.object(CatalogQuery.Data.Item.self))))
         ]
         public var catalogFeed: CatalogQuery.Data.Item { __data["catalogFeed"] }
@@ -427,20 +469,20 @@ public struct HeroConditionalQuery: GraphQLQuery {
         self.withName = withName
         self.skipFriends = skipFriends
     }
-    public var __variables: InputDict { InputDict(["withName": withName, "skipFriends": skipFriends]) }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["withName": withName, "skipFriends": skipFriends]) }
 
     public struct Data: RootSelectionSet {
-        public let __data: DataDict
-        public init(_dataDict: DataDict) { __data = _dataDict }
-        public static let __parentType = Types.query
-        public static let __selections: [Selection] = [.field(Field("hero", .object(Hero.self)))]
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [.field(Field("hero", .object(Hero.self)))]
         public var hero: Hero? { __data["hero"] }
 
         public struct Hero: SelectionSet {
-            public let __data: DataDict
-            public init(_dataDict: DataDict) { __data = _dataDict }
-            public static let __parentType = Types.character
-            public static let __selections: [Selection] = [
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.character
+            @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .conditional([.include(if: "withName")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
                 .conditional([.skip(if: "skipFriends")], [.field(Field("friends", .list(.object(Friend.self))))]),
@@ -451,10 +493,10 @@ public struct HeroConditionalQuery: GraphQLQuery {
             public var asDroid: AsDroid? { _asInlineFragment() }
 
             public struct AsDroid: SelectionSet {
-                public let __data: DataDict
-                public init(_dataDict: DataDict) { __data = _dataDict }
-                public static let __parentType = Types.droid
-                public static let __selections: [Selection] = [
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = Types.droid
+                @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .conditional([.include(if: "withName")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
                     .conditional([.skip(if: "skipFriends")], [.field(Field("friends", .list(.object(Friend.self))))]),
@@ -466,10 +508,10 @@ public struct HeroConditionalQuery: GraphQLQuery {
             }
 
             public struct Friend: SelectionSet {
-                public let __data: DataDict
-                public init(_dataDict: DataDict) { __data = _dataDict }
-                public static let __parentType = Types.character
-                public static let __selections: [Selection] = [
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = Types.character
+                @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                 ]
