@@ -34,10 +34,10 @@ public struct GraphQLFile: GraphQLInputValue, Hashable {
     }
 
     /// `null`: the file itself travels in its own part.
-    @_spi(Generated) public var _inputJSON: JSONValue? { .null }
+    public var _inputJSON: JSONValue? { .null }
 
     /// The file, at `path`.
-    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         files.append((path, self))
     }
 
@@ -52,33 +52,33 @@ public struct GraphQLFile: GraphQLInputValue, Hashable {
 
 extension GraphQLInputValue {
     /// Most values hold no file.
-    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {}
+    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {}
 }
 
 extension Array where Element: GraphQLInputValue {
     /// The files of each element, at its index.
-    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         for (index, element) in enumerated() { element._collectFiles(at: path + [String(index)], into: &files) }
     }
 }
 
 extension Optional where Wrapped: GraphQLInputValue {
     /// The wrapped value's files.
-    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         self?._collectFiles(at: path, into: &files)
     }
 }
 
 extension GraphQLNullable where Wrapped: GraphQLInputValue {
     /// The value's files, when there is a value.
-    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         if case .some(let value) = self { value._collectFiles(at: path, into: &files) }
     }
 }
 
 extension InputObject {
     /// The files of its fields.
-    @_spi(Generated) public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
+    public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         for (fieldPath, file) in __data.files { files.append((path + fieldPath, file)) }
     }
 }

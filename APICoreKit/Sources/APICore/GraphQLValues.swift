@@ -4,21 +4,23 @@
 /// Generated accessors are written against this protocol; the response was validated against the
 /// selection-set metadata before any accessor runs.
 ///
-/// Both directions are for generated code and the engine (`@_spi(Generated)`).
+/// Its underscored hooks are for the engine. They stay public (not `@_spi(Generated)` like the
+/// rest of the runtime) because a kit's own ``CustomScalarType`` conforms to this protocol, and
+/// Swift lets a conformance use only default implementations its module can see.
 public protocol GraphQLOutputValue: Sendable {
     /// Reads the value from the JSON of one field. Errors carry a path relative to that field.
-    @_spi(Generated) init(_fieldValue value: JSONValue) throws(GraphQLDecodingError)
+    init(_fieldValue value: JSONValue) throws(GraphQLDecodingError)
     /// The JSON of the field (for data built or changed on the client: local cache mutations, mocks).
-    @_spi(Generated) var _outputJSON: JSONValue { get }
+    var _outputJSON: JSONValue { get }
 }
 
-/// A value that can be sent as a GraphQL variable or input-object field.
-/// Both hooks are for generated code and the engine (`@_spi(Generated)`).
+/// A value that can be sent as a GraphQL variable or input-object field. Its underscored hooks are
+/// public for the same reason as ``GraphQLOutputValue``'s.
 public protocol GraphQLInputValue: Sendable {
     /// The JSON to send, or `nil` to leave the variable or field out entirely.
-    @_spi(Generated) var _inputJSON: JSONValue? { get }
+    var _inputJSON: JSONValue? { get }
     /// Adds the files (`Upload` values) this value holds, with their paths below `path`.
-    @_spi(Generated) func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)])
+    func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)])
 }
 
 /// A custom scalar (`DateTime`, `URL`, ...). The generated default is a `String` typealias, written
@@ -32,7 +34,7 @@ public protocol CustomScalarType: GraphQLOutputValue, GraphQLInputValue, Hashabl
 
 extension CustomScalarType {
     /// Reads the scalar; a failure names the scalar type and the reason.
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         do {
             try self.init(_jsonValue: value)
         } catch {
@@ -41,14 +43,14 @@ extension CustomScalarType {
     }
 
     /// The JSON form, always sent.
-    @_spi(Generated) public var _inputJSON: JSONValue? { _jsonValue }
+    public var _inputJSON: JSONValue? { _jsonValue }
     /// The JSON form.
-    @_spi(Generated) public var _outputJSON: JSONValue { _jsonValue }
+    public var _outputJSON: JSONValue { _jsonValue }
 }
 
 extension String: GraphQLOutputValue, GraphQLInputValue {
     /// Reads a `String` or `ID` field (the GraphQL spec serializes `ID` as a string).
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard case .string(let string) = value else {
             throw GraphQLDecodingError(message: "expected a string, found \(value.kindDescription)")
         }
@@ -56,15 +58,15 @@ extension String: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// A JSON string.
-    @_spi(Generated) public var _inputJSON: JSONValue? { .string(self) }
+    public var _inputJSON: JSONValue? { .string(self) }
     /// The same JSON, as a field value.
-    @_spi(Generated) public var _outputJSON: JSONValue { .string(self) }
+    public var _outputJSON: JSONValue { .string(self) }
 }
 
 extension Int: GraphQLOutputValue, GraphQLInputValue {
     /// Reads an `Int` field; a fractional number, or one past `Int`'s range, is an error (never
     /// a rounded value).
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         switch value {
         case .int(let int): self = int
         // Integral and below 2^53, so `Int(double)` is exact and cannot trap.
@@ -77,15 +79,15 @@ extension Int: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// A JSON integer.
-    @_spi(Generated) public var _inputJSON: JSONValue? { .int(self) }
+    public var _inputJSON: JSONValue? { .int(self) }
     /// The same JSON, as a field value.
-    @_spi(Generated) public var _outputJSON: JSONValue { .int(self) }
+    public var _outputJSON: JSONValue { .int(self) }
 }
 
 extension Double: GraphQLOutputValue, GraphQLInputValue {
     /// Reads a `Float` field (integers included), to the nearest `Double`; a number past
     /// `Double`'s range is an error, never infinity or zero.
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard let double = value.doubleValue else {
             if case .number(let number) = value {
                 throw GraphQLDecodingError(message: "the number \(number) is out of range for Float")
@@ -96,14 +98,14 @@ extension Double: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// A JSON number.
-    @_spi(Generated) public var _inputJSON: JSONValue? { .double(self) }
+    public var _inputJSON: JSONValue? { .double(self) }
     /// The same JSON, as a field value.
-    @_spi(Generated) public var _outputJSON: JSONValue { .double(self) }
+    public var _outputJSON: JSONValue { .double(self) }
 }
 
 extension Bool: GraphQLOutputValue, GraphQLInputValue {
     /// Reads a `Boolean` field.
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard let bool = value.boolValue else {
             throw GraphQLDecodingError(message: "expected a Boolean, found \(value.kindDescription)")
         }
@@ -111,23 +113,23 @@ extension Bool: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// A JSON Boolean.
-    @_spi(Generated) public var _inputJSON: JSONValue? { .bool(self) }
+    public var _inputJSON: JSONValue? { .bool(self) }
     /// The same JSON, as a field value.
-    @_spi(Generated) public var _outputJSON: JSONValue { .bool(self) }
+    public var _outputJSON: JSONValue { .bool(self) }
 }
 
 extension JSONValue: GraphQLOutputValue, GraphQLInputValue {
     /// Any JSON is accepted as it is (for `JSON`-like custom scalars).
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) { self = value }
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) { self = value }
     /// Sent as it is.
-    @_spi(Generated) public var _inputJSON: JSONValue? { self }
+    public var _inputJSON: JSONValue? { self }
     /// The same JSON, as a field value.
-    @_spi(Generated) public var _outputJSON: JSONValue { self }
+    public var _outputJSON: JSONValue { self }
 }
 
 extension GraphQLEnum: GraphQLOutputValue, GraphQLInputValue {
     /// Reads an enum value; unknown names are kept as `.unknown`.
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard case .string(let raw) = value else {
             throw GraphQLDecodingError(message: "expected an enum value (a string), found \(value.kindDescription)")
         }
@@ -135,14 +137,14 @@ extension GraphQLEnum: GraphQLOutputValue, GraphQLInputValue {
     }
 
     /// The raw name as a JSON string.
-    @_spi(Generated) public var _inputJSON: JSONValue? { .string(rawValue) }
+    public var _inputJSON: JSONValue? { .string(rawValue) }
     /// The same JSON, as a field value.
-    @_spi(Generated) public var _outputJSON: JSONValue { .string(rawValue) }
+    public var _outputJSON: JSONValue { .string(rawValue) }
 }
 
 extension Optional: GraphQLOutputValue where Wrapped: GraphQLOutputValue {
     /// `null` (or a field left out by `@include`/`@skip`) is `nil`.
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         if case .null = value {
             self = .none
         } else {
@@ -151,17 +153,17 @@ extension Optional: GraphQLOutputValue where Wrapped: GraphQLOutputValue {
     }
 
     /// `nil` is `null`.
-    @_spi(Generated) public var _outputJSON: JSONValue { self?._outputJSON ?? .null }
+    public var _outputJSON: JSONValue { self?._outputJSON ?? .null }
 }
 
 extension Optional: GraphQLInputValue where Wrapped: GraphQLInputValue {
     /// `nil` leaves the value out (use ``GraphQLNullable`` to send an explicit `null`).
-    @_spi(Generated) public var _inputJSON: JSONValue? { self?._inputJSON }
+    public var _inputJSON: JSONValue? { self?._inputJSON }
 }
 
 extension GraphQLNullable: GraphQLInputValue where Wrapped: GraphQLInputValue {
     /// `.none` leaves the value out, `.null` sends `null`.
-    @_spi(Generated) public var _inputJSON: JSONValue? {
+    public var _inputJSON: JSONValue? {
         switch self {
         case .none: return nil
         case .null: return .null
@@ -172,7 +174,7 @@ extension GraphQLNullable: GraphQLInputValue where Wrapped: GraphQLInputValue {
 
 extension Array: GraphQLOutputValue where Element: GraphQLOutputValue {
     /// Reads a list, element by element.
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard case .array(let elements) = value else {
             throw GraphQLDecodingError(message: "expected a list, found \(value.kindDescription)")
         }
@@ -189,12 +191,12 @@ extension Array: GraphQLOutputValue where Element: GraphQLOutputValue {
     }
 
     /// A JSON array of the elements.
-    @_spi(Generated) public var _outputJSON: JSONValue { .array(map(\._outputJSON)) }
+    public var _outputJSON: JSONValue { .array(map(\._outputJSON)) }
 }
 
 extension Array: GraphQLInputValue where Element: GraphQLInputValue {
     /// A JSON array; an element that would be left out is sent as `null`.
-    @_spi(Generated) public var _inputJSON: JSONValue? { .array(map { $0._inputJSON ?? .null }) }
+    public var _inputJSON: JSONValue? { .array(map { $0._inputJSON ?? .null }) }
 }
 
 /// An input object: generated as a struct whose fields are kept as a dictionary of inputs.
@@ -205,7 +207,7 @@ public protocol InputObject: GraphQLInputValue, Hashable {
 
 extension InputObject {
     /// A JSON object of the fields that are not absent.
-    @_spi(Generated) public var _inputJSON: JSONValue? { .object(__data.jsonObject) }
+    public var _inputJSON: JSONValue? { .object(__data.jsonObject) }
 }
 
 /// The fields of an input object or the variables of an operation, by name.

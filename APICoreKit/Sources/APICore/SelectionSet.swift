@@ -190,7 +190,7 @@ public protocol MutableSelectionSet: SelectionSet {
 
 extension SelectionSet {
     /// Wraps the JSON object of a validated response.
-    @_spi(Generated) public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard case .object(let object) = value else {
             throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")
         }
@@ -201,7 +201,7 @@ extension SelectionSet {
     public var __typename: String? { __data._data["__typename"]?.stringValue }
 
     /// The JSON object it wraps.
-    @_spi(Generated) public var _outputJSON: JSONValue { .object(__data._data) }
+    public var _outputJSON: JSONValue { .object(__data._data) }
 
     /// Converts to a type case or fragment of the same object when its type condition holds.
     @_spi(Generated) public func _asInlineFragment<T: SelectionSet>() -> T? {

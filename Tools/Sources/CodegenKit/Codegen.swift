@@ -140,7 +140,7 @@ public enum Codegen {
                 let relative = root.isEmpty ? path : root + "/" + path
                 guard !produced.contains(relative) else { continue }
                 let url = Glob.resolve(relative, in: base)
-                guard let text = try? String(contentsOf: url, encoding: .utf8), text.hasPrefix(SwiftGenerator.header) else { continue }
+                guard let text = try? String(contentsOf: url, encoding: .utf8), text.hasPrefix(GenerationContext.header) else { continue }
                 removed.append(relative)
                 if !check { try? fileManager.removeItem(at: url) }
             }

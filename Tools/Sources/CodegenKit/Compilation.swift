@@ -1,15 +1,17 @@
 import Foundation
 import GraphQL
 
-/// The schema and operations of one configuration, parsed and validated.
+/// The schema and operations of one configuration, parsed and validated, then converted to the
+/// generator's own document model (`GQL`): nothing past this point sees the parser's AST.
 package struct Compilation {
     let schema: SchemaModel
-    let operations: [OperationDefinition]
-    let fragments: [String: FragmentDefinition]
+    /// Sorted by name.
+    let operations: [GQL.Operation]
+    let fragments: [String: GQL.Fragment]
     /// For each operation or fragment, the file it came from (relative to the config).
     var sourceFiles: [String: String]
 
-    init(schema: SchemaModel, operations: [OperationDefinition], fragments: [String: FragmentDefinition], sourceFiles: [String: String]) {
+    init(schema: SchemaModel, operations: [GQL.Operation], fragments: [String: GQL.Fragment], sourceFiles: [String: String]) {
         self.schema = schema
         self.operations = operations
         self.fragments = fragments
@@ -143,8 +145,9 @@ package struct Compilation {
             diagnostics += merging.diagnostics
         }
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
-        operations.sort { ($0.name?.value ?? "") < ($1.name?.value ?? "") }
-        return Compilation(schema: schema.model, operations: operations, fragments: fragments, sourceFiles: sourceFiles)
+        return Compilation(
+            schema: schema.model, operations: operations.map(GQL.lower).sorted { $0.name < $1.name }, fragments: fragments.mapValues(GQL.lower),
+            sourceFiles: sourceFiles)
     }
 
     /// Fragments may live in files of their own and serve several operations, or none yet: an

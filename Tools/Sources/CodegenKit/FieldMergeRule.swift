@@ -144,6 +144,6 @@ struct FieldMergeRule {
     }
 
     private static func arguments(_ field: GraphQL.Field) -> [String] {
-        field.arguments.map { "\($0.name.value): \(DocumentPrinter.print($0.value))" }.sorted()
+        field.arguments.map { "\($0.name.value): \(DocumentPrinter.print(GQL.lower($0.value)))" }.sorted()
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GraphQL
 
 /// `@include(if: $x)` / `@skip(if: $x)` on a variable.
 struct Condition: Hashable, Comparable {
@@ -9,14 +8,13 @@ struct Condition: Hashable, Comparable {
     static func < (lhs: Condition, rhs: Condition) -> Bool { (lhs.variable, lhs.inverted ? 1 : 0) < (rhs.variable, rhs.inverted ? 1 : 0) }
 
     /// The conditions of a selection's directives; `nil` when a literal makes it never apply.
-    static func of(_ directives: [Directive]) -> [Condition]? {
+    static func of(_ directives: [GQL.Directive]) -> [Condition]? {
         var result: [Condition] = []
-        for directive in directives where directive.name.value == "include" || directive.name.value == "skip" {
-            let inverted = directive.name.value == "skip"
-            guard let value = directive.arguments.first(where: { $0.name.value == "if" })?.value else { continue }
-            switch value {
-            case let variable as Variable: result.append(Condition(variable: variable.name.value, inverted: inverted))
-            case let literal as BooleanValue: if literal.value == inverted { return nil }
+        for directive in directives where directive.name == "include" || directive.name == "skip" {
+            let inverted = directive.name == "skip"
+            switch directive.argument("if") {
+            case .variable(let name)?: result.append(Condition(variable: name, inverted: inverted))
+            case .boolean(let literal)?: if literal == inverted { return nil }
             default: continue
             }
         }
@@ -27,12 +25,12 @@ struct Condition: Hashable, Comparable {
 /// What a selection set contributes to a scope: its selections, the type they were written on,
 /// and the conditions they are under.
 struct Contribution {
-    var selections: [any GraphQL.Selection]
+    var selections: [GQL.Selection]
     /// The type the selections are written on (a fragment's or inline fragment's condition, or
     /// the field's type): their fields are looked up there when the scope's type lacks them.
     var parentType: String
     var conditions: [Condition]
-    /// Identifies the AST selection set, so that identical contributions can share a type.
+    /// Identifies the document's selection set, so that identical contributions can share a type.
     var identity: ObjectIdentifier?
     /// Comes from an enclosing scope. Its type conditions that do not hold here are that scope's
     /// type cases, not this one's: a type case only nests the type conditions written inside it,
@@ -48,7 +46,10 @@ struct Contribution {
 final class FieldIR {
     let responseKey: String
     let definition: SchemaModel.FieldDefinition
-    let ast: GraphQL.Field
+    /// The alias and arguments as written (the first place that selects it; the validation rules
+    /// make every place agree).
+    let alias: String?
+    let arguments: [GQL.Argument]
     /// OR of ANDs: the field is selected when one of these holds. `[[]]` means always.
     var conditionSets: [[Condition]] = []
     var subContributions: [Contribution] = []
@@ -59,10 +60,11 @@ final class FieldIR {
     /// of a struct, named `typeName`.
     var fragmentType: (typeName: String, target: String)?
 
-    init(responseKey: String, definition: SchemaModel.FieldDefinition, ast: GraphQL.Field) {
+    init(responseKey: String, definition: SchemaModel.FieldDefinition, alias: String?, arguments: [GQL.Argument]) {
         self.responseKey = responseKey
         self.definition = definition
-        self.ast = ast
+        self.alias = alias
+        self.arguments = arguments
     }
 
     var isConditional: Bool { !conditionSets.contains { $0.isEmpty } }
@@ -92,10 +94,10 @@ final class SelectionSetIR {
     }
 }
 
-/// Builds `SelectionSetIR` trees from the AST and the schema.
+/// Builds `SelectionSetIR` trees from the document and the schema.
 struct IRBuilder {
     let schema: SchemaModel
-    let fragments: [String: FragmentDefinition]
+    let fragments: [String: GQL.Fragment]
     private let cache = FragmentCache()
 
     final class FragmentCache {
@@ -107,11 +109,23 @@ struct IRBuilder {
         if let built = cache.built[name] { return built }
         guard let definition = fragments[name] else { return nil }
         let ir = build(
-            typeName: definition.typeCondition.name.value, structName: name,
+            typeName: definition.typeCondition, structName: name,
             contributions: [Contribution(
-                selections: definition.selectionSet.selections, parentType: definition.typeCondition.name.value, conditions: [], identity: nil)])
+                selections: definition.selectionSet.selections, parentType: definition.typeCondition, conditions: [], identity: nil)])
         Self.shareTypes(ir)
         cache.built[name] = ir
+        return ir
+    }
+
+    /// The IR of an operation's `Data`, on its root type. A local cache mutation gets nested types
+    /// of its own throughout: they need setters, which a fragment's types do not have.
+    func operation(_ operation: GQL.Operation) -> SelectionSetIR {
+        let rootType = schema.rootType(of: operation.kind)
+        let ir = build(
+            typeName: rootType, structName: "Data",
+            contributions: [Contribution(selections: operation.selectionSet.selections, parentType: rootType, conditions: [], identity: nil)],
+            reusesFragmentTypes: !operation.directives.isLocalCacheMutation)
+        Self.shareTypes(ir)
         return ir
     }
 
@@ -140,25 +154,24 @@ struct IRBuilder {
         func add(_ contribution: Contribution) {
             for selection in contribution.selections {
                 switch selection {
-                case let field as GraphQL.Field:
+                case .field(let field):
                     guard let conditions = Condition.of(field.directives) else { continue }
-                    let key = field.alias?.value ?? field.name.value
+                    let key = field.responseKey
                     // The scope's own definition is the most precise (an object may narrow its
                     // interface's field); a field of a condition type it does not have keeps the
                     // definition it was written against.
-                    guard var definition = schema.field(field.name.value, on: typeName)
-                        ?? schema.field(field.name.value, on: contribution.parentType)
+                    guard var definition = schema.field(field.name, on: typeName) ?? schema.field(field.name, on: contribution.parentType)
                     else { continue }
                     // `@nonnull`: the client treats a nullable field as never null (a null is then
                     // a decoding error, as for any non-null field).
-                    if field.directives.contains(where: { $0.name.value == "nonnull" }), !definition.type.isNonNull {
+                    if field.directives.contains(where: { $0.name == "nonnull" }), !definition.type.isNonNull {
                         definition.type = .nonNull(definition.type)
                     }
                     let collected: FieldIR
                     if let existing = fieldsByKey[key] {
                         collected = existing
                     } else {
-                        collected = FieldIR(responseKey: key, definition: definition, ast: field)
+                        collected = FieldIR(responseKey: key, definition: definition, alias: field.alias, arguments: field.arguments)
                         fieldsByKey[key] = collected
                         ir.fields.append(collected)
                     }
@@ -174,24 +187,24 @@ struct IRBuilder {
                             collected.subContributions.append(nested)
                         }
                     }
-                case let inline as InlineFragment:
+                case .inlineFragment(let inline):
                     guard let conditions = Condition.of(inline.directives) else { continue }
-                    let condition = inline.typeCondition?.name.value ?? contribution.parentType
+                    let condition = inline.typeCondition ?? contribution.parentType
                     var nested = contribution
                     nested.selections = inline.selectionSet.selections
                     nested.parentType = condition
                     nested.conditions = (contribution.conditions + conditions).uniqued()
                     nested.identity = ObjectIdentifier(inline.selectionSet)
                     place(nested, on: condition)
-                case let spread as FragmentSpread:
-                    guard let conditions = Condition.of(spread.directives), let fragment = fragments[spread.name.value] else { continue }
-                    let condition = fragment.typeCondition.name.value
+                case .fragmentSpread(let spread):
+                    guard let conditions = Condition.of(spread.directives), let fragment = fragments[spread.name] else { continue }
+                    let condition = fragment.typeCondition
                     let all = (contribution.conditions + conditions).uniqued()
                     if scope.contains(condition) {
-                        if let index = fragmentConditions.firstIndex(where: { $0.0 == spread.name.value }) {
+                        if let index = fragmentConditions.firstIndex(where: { $0.0 == spread.name }) {
                             if !fragmentConditions[index].1.contains(all) { fragmentConditions[index].1.append(all) }
                         } else {
-                            fragmentConditions.append((spread.name.value, [all]))
+                            fragmentConditions.append((spread.name, [all]))
                         }
                         var nested = contribution
                         nested.selections = fragment.selectionSet.selections
@@ -201,13 +214,11 @@ struct IRBuilder {
                         add(nested)
                     } else {
                         var nested = contribution
-                        nested.selections = [spread]
+                        nested.selections = [selection]
                         nested.conditions = all
                         nested.identity = nil
                         place(nested, on: condition)
                     }
-                default:
-                    continue
                 }
             }
         }

@@ -106,6 +106,11 @@ final class SchemaModel {
 
     private(set) var types: [String: TypeDefinition] = [:]
     private(set) var rootTypes: [OperationType: String] = [.query: "Query", .mutation: "Mutation", .subscription: "Subscription"]
+
+    /// The root type of an operation kind (`Query` unless the schema names another).
+    func rootType(of kind: GQL.OperationKind) -> String {
+        rootTypes.first { $0.key.rawValue == kind.rawValue }?.value ?? kind.rawValue.upperFirst
+    }
     private var possibleTypesCache: [String: Set<String>] = [:]
     private var supertypesCache: [String: Set<String>] = [:]
 

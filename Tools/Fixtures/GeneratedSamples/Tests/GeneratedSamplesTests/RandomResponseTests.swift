@@ -1,4 +1,4 @@
-import APICore
+@_spi(Generated) import APICore
 import Foundation
 import Sample1
 import Sample2

@@ -1,0 +1,25 @@
+/// An enum's file: a Swift enum with a case per value (deprecated ones as the config says), read
+/// through `GraphQLEnum` so that values added later decode as `.unknown`.
+struct EnumTemplate {
+    let context: GenerationContext
+
+    func render(_ name: String) -> GeneratedFile {
+        let type = context.schema.type(named: name)
+        let access = context.schemaAccess
+        var w = context.newFile(source: nil)
+        w.block("extension \(context.namespace)") { w in
+            if context.includeDocs { w.doc(type?.description) }
+            w.block("\(access)enum \(name): String, EnumType") { w in
+                for value in type?.enumValues ?? [] {
+                    if value.deprecationReason != nil && context.configuration.deprecatedEnumCases == .exclude { continue }
+                    if context.includeDocs { w.doc(value.description) }
+                    if let reason = value.deprecationReason {
+                        w.line("/// - Important: Deprecated: \(reason)")
+                    }
+                    w.line("case \(SwiftNames.enumCase(value.name)) = \(SwiftNames.stringLiteral(value.name))")
+                }
+            }
+        }
+        return GeneratedFile(path: context.layout.schemaFile("Enums/\(name).graphql.swift"), contents: w.text, overwrite: true)
+    }
+}

@@ -1,0 +1,73 @@
+import enum APICore.SHA256
+
+/// An operation's file: the struct with its name, the document sent (or, for a local cache
+/// mutation, none), its variables, and its `Data`.
+struct OperationTemplate {
+    let context: GenerationContext
+    let selectionSets: SelectionSetTemplate
+
+    /// `HeroNameQuery`, `CreateReviewMutation`, `ProductNameLocalCacheMutation`.
+    static func typeName(_ operation: GQL.Operation) -> String {
+        let suffix = operation.directives.isLocalCacheMutation ? "LocalCacheMutation" : operation.kind.rawValue.upperFirst
+        return operation.name.hasSuffix(suffix) ? operation.name : operation.name + suffix
+    }
+
+    func render(_ operation: GQL.Operation, ir: SelectionSetIR) -> GeneratedFile {
+        let typeName = Self.typeName(operation)
+        let source = context.sourceFiles[operation.name]
+        let isLocal = operation.directives.isLocalCacheMutation
+        let access = context.operationAccess
+        var writer = context.newFile(source: source, extraImports: operation.directives.importedModules)
+        if isLocal {
+            writer.line("/// A local cache mutation: read and changed in the cache with `APIClient.updateCache`, never sent.")
+        }
+        let protocolName = isLocal ? "LocalCacheMutation" : "GraphQL" + operation.kind.rawValue.upperFirst
+        writer.block("\(access)struct \(typeName): \(protocolName)") { w in
+            if isLocal {
+                w.line("\(access)static let operationType = GraphQLOperationType.\(operation.kind.rawValue)")
+            }
+            w.line("\(access)static let operationName = \(SwiftNames.stringLiteral(operation.name))")
+            if !isLocal {
+                let document = DocumentPrinter.document(of: operation, fragments: context.fragments)
+                w.line("\(access)static let document = \(SwiftNames.stringLiteral(document))")
+                if context.configuration.operationManifest != nil {
+                    w.line("\(access)static let operationIdentifier: String? = \(SwiftNames.stringLiteral(SHA256.hexDigest(document)))")
+                }
+            }
+            writeVariables(operation.variables, into: &w)
+            w.line()
+            selectionSets.write(ir, role: .root, mutable: isLocal, into: &w)
+        }
+        let path = context.layout.operationFile(named: typeName, folder: FileLayout.folder(of: operation.kind), source: source)
+        return GeneratedFile(path: path, contents: writer.text, overwrite: true)
+    }
+
+    /// A stored property per variable, an initializer (variables with defaults or nullable types
+    /// may be left out), and `__variables`.
+    private func writeVariables(_ variables: [GQL.VariableDefinition], into w: inout SwiftWriter) {
+        let access = context.operationAccess
+        guard !variables.isEmpty else {
+            w.line()
+            w.line("\(access)init() {}")
+            return
+        }
+        w.line()
+        var parameters: [String] = []
+        for variable in variables {
+            let (swiftType, omittable) = context.types.input(variable.type, optionalDefault: variable.defaultValue != nil)
+            let property = SwiftNames.identifier(variable.name)
+            w.line("\(access)var \(property): \(swiftType)")
+            parameters.append("\(property): \(swiftType)" + (omittable ? " = nil" : ""))
+        }
+        w.line()
+        w.block("\(access)init(\(parameters.joined(separator: ", ")))") { w in
+            for variable in variables {
+                let property = SwiftNames.identifier(variable.name)
+                w.line("self.\(property) = \(property)")
+            }
+        }
+        w.line()
+        let entries = variables.map { "\(SwiftNames.stringLiteral($0.name)): \(SwiftNames.identifier($0.name))" }
+        w.line("\(GenerationContext.generatedOnly(access))var __variables: InputDict { InputDict([\(entries.joined(separator: ", "))]) }")
+    }
+}

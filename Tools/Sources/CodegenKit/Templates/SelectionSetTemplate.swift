@@ -1,0 +1,168 @@
+/// A generated selection-set struct and everything nested in it: its metadata (`__parentType`,
+/// `__selections`), an accessor per field (with setters in local cache mutations), its type cases,
+/// its `Fragments`, and the structs of its fields' selection sets.
+struct SelectionSetTemplate {
+    let context: GenerationContext
+
+    /// What the struct is: an operation's `Data`, a named fragment, or anything nested in them.
+    enum Role {
+        case root, fragment, nested
+    }
+
+    func write(_ ir: SelectionSetIR, role: Role, mutable: Bool, into w: inout SwiftWriter, extra: ((inout SwiftWriter) -> Void)? = nil) {
+        let access = context.operationAccess
+        let spi = GenerationContext.generatedOnly(access)
+        if role == .nested, context.includeDocs, let description = context.schema.type(named: ir.typeName)?.description {
+            w.doc(description)
+        }
+        let conformance: String
+        switch role {
+        case .root: conformance = mutable ? "MutableRootSelectionSet" : "RootSelectionSet"
+        case .fragment: conformance = mutable ? "Fragment, MutableSelectionSet" : "Fragment"
+        case .nested: conformance = mutable ? "MutableSelectionSet" : "SelectionSet"
+        }
+        w.block("\(access)struct \(ir.structName): \(conformance)") { w in
+            extra?(&w)
+            w.line("\(spi)\(mutable ? "var" : "let") __data: DataDict")
+            w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
+            w.line("\(spi)static let __parentType = \(parentTypeReference(ir.typeName))")
+            let selections = metadata(for: ir, addTypename: role != .root)
+            if selections.isEmpty {
+                w.line("\(spi)static let __selections: [Selection] = []")
+            } else {
+                w.line("\(spi)static let __selections: [Selection] = [")
+                for entry in selections { w.line("    \(entry),") }
+                w.line("]")
+            }
+
+            let accessors = ir.fields.filter { $0.responseKey != "__typename" }
+            if !accessors.isEmpty || !ir.typeCases.isEmpty || !ir.fragments.isEmpty { w.line() }
+            for field in accessors { writeAccessor(field, mutable: mutable, into: &w) }
+            for typeCase in ir.typeCases {
+                w.line("\(access)var \(typeCase.structName.lowerFirst): \(typeCase.structName)? { _asInlineFragment() }")
+            }
+            if !ir.fragments.isEmpty { writeFragments(ir.fragments, into: &w) }
+            for typeCase in ir.typeCases {
+                w.line()
+                write(typeCase, role: .nested, mutable: mutable, into: &w)
+            }
+            for field in ir.fields where !field.reusesOuterType {
+                if let nested = field.nested {
+                    w.line()
+                    write(nested, role: .nested, mutable: mutable, into: &w)
+                } else if let alias = field.fragmentType {
+                    w.line()
+                    w.line("\(access)typealias \(alias.typeName) = \(alias.target)")
+                }
+            }
+        }
+    }
+
+    private func writeAccessor(_ field: FieldIR, mutable: Bool, into w: inout SwiftWriter) {
+        let access = context.operationAccess
+        if context.includeDocs { w.doc(field.definition.description) }
+        if let reason = field.definition.deprecationReason {
+            w.line("@available(*, deprecated, message: \(SwiftNames.stringLiteral(reason)))")
+        }
+        var type = context.types.output(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName)
+        if field.isConditional && !type.hasSuffix("?") { type += "?" }
+        let key = SwiftNames.stringLiteral(field.responseKey)
+        let property = SwiftNames.identifier(field.responseKey)
+        if mutable {
+            w.line("\(access)var \(property): \(type) {")
+            w.line("    get { __data[\(key)] }")
+            w.line("    set { __data[\(key)] = newValue }")
+            w.line("}")
+        } else {
+            w.line("\(access)var \(property): \(type) { __data[\(key)] }")
+        }
+    }
+
+    private func writeFragments(_ fragments: [FragmentSpreadIR], into w: inout SwiftWriter) {
+        let access = context.operationAccess
+        let spi = GenerationContext.generatedOnly(access)
+        w.line("\(access)var fragments: Fragments { Fragments(_dataDict: __data) }")
+        w.line()
+        w.block("\(access)struct Fragments: FragmentContainer") { w in
+            w.line("\(spi)let __data: DataDict")
+            w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
+            for fragment in fragments {
+                let property = SwiftNames.identifier(fragment.name.lowerFirst)
+                if fragment.isConditional {
+                    w.line("\(access)var \(property): \(fragment.name)? { _asConditionalFragment() }")
+                } else {
+                    w.line("\(access)var \(property): \(fragment.name) { _toFragment() }")
+                }
+            }
+        }
+    }
+
+    /// `StarWarsAPI.Objects.Droid`, `StarWarsAPI.Interfaces.Character`, `StarWarsAPI.Unions.SearchResult`.
+    func parentTypeReference(_ typeName: String) -> String {
+        let group: String
+        switch context.schema.type(named: typeName)?.kind {
+        case .interface: group = "Interfaces"
+        case .union: group = "Unions"
+        default: group = "Objects"
+        }
+        return "\(context.namespace).\(group).\(typeName)"
+    }
+
+    /// The `__selections` entries: every merged field (under its conditions), then the type cases.
+    func metadata(for ir: SelectionSetIR, addTypename: Bool) -> [String] {
+        var entries: [String] = []
+        if addTypename && !ir.fields.contains(where: { $0.responseKey == "__typename" }) {
+            entries.append(".field(Field(\"__typename\", .nonNull(.scalar(String.self))))")
+        }
+        for field in ir.fields {
+            var arguments = ""
+            if !field.arguments.isEmpty {
+                let pairs = field.arguments.map { "\(SwiftNames.stringLiteral($0.name)): \(argumentValue($0.value))" }
+                arguments = ", arguments: [" + pairs.joined(separator: ", ") + "]"
+            }
+            let alias = field.alias.map { ", alias: \(SwiftNames.stringLiteral($0))" } ?? ""
+            let entry = ".field(Field(\(SwiftNames.stringLiteral(field.definition.name))\(alias), "
+                + context.types.metadata(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName) + arguments + "))"
+            if field.isConditional {
+                for conditions in field.conditionSets {
+                    entries.append(".conditional([\(conditions.map(conditionCode).joined(separator: ", "))], [\(entry)])")
+                }
+            } else {
+                entries.append(entry)
+            }
+        }
+        for typeCase in ir.typeCases {
+            entries.append(".inlineFragment(\(typeCase.structName).self)")
+        }
+        return entries
+    }
+
+    private func conditionCode(_ condition: Condition) -> String {
+        ".\(condition.inverted ? "skip" : "include")(if: \(SwiftNames.stringLiteral(condition.variable)))"
+    }
+
+    /// An `ArgumentValue`: a JSON literal, or the structure around the variables it holds.
+    private func argumentValue(_ value: GQL.Value) -> String {
+        if !value.containsVariable { return ".value(\(jsonLiteral(value)))" }
+        switch value {
+        case .variable(let name): return ".variable(\(SwiftNames.stringLiteral(name)))"
+        case .list(let values): return ".list([" + values.map(argumentValue).joined(separator: ", ") + "])"
+        case .object(let fields):
+            return ".object([" + fields.map { "\(SwiftNames.stringLiteral($0.name)): \(argumentValue($0.value))" }.joined(separator: ", ") + "])"
+        default: return ".value(nil)"
+        }
+    }
+
+    private func jsonLiteral(_ value: GQL.Value) -> String {
+        switch value {
+        case .int(let text): return text
+        case .float(let text): return text.contains(".") || text.contains("e") || text.contains("E") ? text : text + ".0"
+        case .string(let string), .enumValue(let string): return SwiftNames.stringLiteral(string)
+        case .boolean(let bool): return bool ? "true" : "false"
+        case .list(let values): return "[" + values.map(jsonLiteral).joined(separator: ", ") + "]"
+        case .object(let fields):
+            return fields.isEmpty ? "[:]" : "[" + fields.map { "\(SwiftNames.stringLiteral($0.name)): \(jsonLiteral($0.value))" }.joined(separator: ", ") + "]"
+        case .null, .variable: return "nil"
+        }
+    }
+}

@@ -1,0 +1,82 @@
+/// How GraphQL types are spelled in Swift: leaves (scalars, enums, custom scalars, input objects),
+/// outputs with their nested selection-set types, metadata, and inputs. Pure: which types are
+/// used is decided by `UsedTypes`, not here.
+struct TypeMapping {
+    let schema: SchemaModel
+    /// The generated schema namespace (`StarWarsAPI`).
+    let namespace: String
+    /// Types the shared schema module defines, and its namespace, when the config names one.
+    let sharedTypes: Set<String>
+    let sharedNamespace: String?
+
+    /// Enums, input objects and custom scalars of the shared schema come from its module; object
+    /// and interface metadata stays in each module, which sees its own possible types.
+    func isShared(_ name: String) -> Bool {
+        guard sharedNamespace != nil, sharedTypes.contains(name), let kind = schema.type(named: name)?.kind else { return false }
+        return [.enumeration, .inputObject, .scalar].contains(kind)
+    }
+
+    /// The Swift type of a named leaf or input object, or `nil` for an object, interface or union.
+    func leaf(_ name: String) -> String? {
+        switch name {
+        case "String", "ID": return "String"
+        case "Int": return "Int"
+        case "Float": return "Double"
+        case "Boolean": return "Bool"
+        default: break
+        }
+        let kind = schema.type(named: name)?.kind
+        let owner = isShared(name) ? sharedNamespace ?? namespace : namespace
+        switch kind {
+        case .scalar where name == "Upload": return "GraphQLFile"  // files travel as parts of a multipart request, as in Apollo
+        case .scalar, .inputObject: return "\(owner).\(name)"
+        case .enumeration: return "GraphQLEnum<\(owner).\(name)>"
+        default: return nil
+        }
+    }
+
+    /// The type of an accessor: optional unless non-null; `nested` names the selection-set type.
+    func output(_ ref: TypeRef, nested: String?) -> String {
+        switch ref {
+        case .nonNull(let inner): return nonNullOutput(inner, nested: nested)
+        default: return nonNullOutput(ref, nested: nested) + "?"
+        }
+    }
+
+    private func nonNullOutput(_ ref: TypeRef, nested: String?) -> String {
+        switch ref {
+        case .named(let name): return leaf(name) ?? nested ?? name
+        case .list(let inner): return "[" + output(inner, nested: nested) + "]"
+        case .nonNull(let inner): return nonNullOutput(inner, nested: nested)
+        }
+    }
+
+    /// The `OutputType` of a field in `__selections`.
+    func metadata(_ ref: TypeRef, nested: String?) -> String {
+        switch ref {
+        case .nonNull(let inner): return ".nonNull(\(metadata(inner, nested: nested)))"
+        case .list(let inner): return ".list(\(metadata(inner, nested: nested)))"
+        case .named(let name):
+            if let leaf = leaf(name) { return ".scalar(\(leaf).self)" }
+            return ".object(\(nested ?? name).self)"
+        }
+    }
+
+    /// The Swift type of a variable or input field, and whether it may be left out (`= nil`).
+    func input(_ ref: TypeRef, optionalDefault: Bool = false) -> (type: String, omittable: Bool) {
+        switch ref {
+        case .nonNull(let inner) where !optionalDefault:
+            return (nonNullInput(inner), false)
+        default:
+            return ("GraphQLNullable<\(nonNullInput(ref.nullable))>", true)
+        }
+    }
+
+    private func nonNullInput(_ ref: TypeRef) -> String {
+        switch ref {
+        case .named(let name): return leaf(name) ?? name
+        case .nonNull(let inner): return nonNullInput(inner)
+        case .list(let inner): return "[" + nonNullInput(inner.nullable) + (inner.isNonNull ? "" : "?") + "]"
+        }
+    }
+}
