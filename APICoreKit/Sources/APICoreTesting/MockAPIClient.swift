@@ -41,6 +41,9 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         case json(JSONValue)
         /// An error, thrown as it is.
         case error(APIError)
+        /// The `data` of a GraphQL answer, built from a generated mock of the root type for the
+        /// operation that asks (see ``MockObject``).
+        case mock(any MockObject)
     }
 
     private let lock = NSLock()
@@ -59,6 +62,13 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     /// Answers the operation named `operation` with `data` (the `data` object of a response).
     public func stub(operation: String, data: JSONObject) {
         add(.json(.object(["data": .object(data)])), for: operation)
+    }
+
+    /// Answers the operation with data built from a generated mock of its root type
+    /// (`Mock.Query(hero: Mock.Droid(name: "R2-D2"))`): each field the operation selects is read
+    /// from the mock, so no JSON is written by hand.
+    public func stub(operation: String, mock: some MockObject) {
+        add(.mock(mock), for: operation)
     }
 
     /// Answers the operation with a whole GraphQL response, errors and partial data included.
@@ -125,7 +135,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
             name: key, payload: payload,
             query: Dictionary(request.queryItems.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last }),
             headers: request.headers))
-        let body = JSONSerializer.data(try answer(for: key))
+        let body = JSONSerializer.data(try answer(for: key, data: nil))
         do {
             let value = try request.decode(body)
             return Response(value: value, metadata: Self.metadata(key))
@@ -250,7 +260,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         let name = Mutation.operationName
         let key = name + JSONSerializer.string(.object(mutation.variablesJSON))
         var object = lock.withLock { writtenQueries[key] }
-        if object == nil, lock.withLock({ stubs[name] != nil }), case .object(let response) = try answer(for: name),
+        if object == nil, lock.withLock({ stubs[name] != nil }), case .object(let response) = try answer(for: name, data: Mutation.Data.self, variables: mutation.variablesJSON),
             case .object(let data)? = response["data"]
         {
             object = data
@@ -310,7 +320,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         let name = Operation.operationName
         record(SentRequest(
             name: name, payload: .object(request.operation.variablesJSON), query: [:], headers: request.headers, cachePolicy: cachePolicy))
-        let json = try answer(for: name)
+        let json = try answer(for: name, data: Operation.Data.self, variables: request.operation.variablesJSON)
         return try Self.decode(json, for: request, body: JSONSerializer.data(json))
     }
 
@@ -352,7 +362,9 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         lock.withLock { sentRequests.append(request) }
     }
 
-    private func answer(for key: String) throws(APIError) -> JSONValue {
+    /// The next answer for `key`; a mock is built into the data of `Data` (`nil` for REST, which
+    /// mocks do not answer).
+    private func answer(for key: String, data: (any SelectionSet.Type)?, variables: JSONObject = [:]) throws(APIError) -> JSONValue {
         let answer: Answer? = lock.withLock {
             guard var queue = stubs[key], let first = queue.first else { return nil }
             if queue.count > 1 {
@@ -364,6 +376,17 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         switch answer {
         case .json(let json): return json
         case .error(let error): throw error
+        case .mock(let mock):
+            guard let data else {
+                throw .invalidRequest("'\(key)' is stubbed with a mock, which answers GraphQL operations only")
+            }
+            do throws(MockDataError) {
+                let object = try MockDataBuilder(variables: variables).object(
+                    mock, selections: data.__selections, parent: data.__parentType, path: [])
+                return ["data": .object(object)]
+            } catch {
+                throw .invalidRequest("the mock stubbed for '\(key)' does not give what it selects: \(error)")
+            }
         case nil:
             let known = lock.withLock { stubs.keys.sorted() }
             throw .invalidRequest("MockAPIClient has no stub for '\(key)'; stubbed: \(known.isEmpty ? "nothing" : known.joined(separator: ", "))")

@@ -69,7 +69,8 @@ package enum CodegenFuzzTarget {
         check(files.allSatisfy { !$0.path.isEmpty }, "a generated file without a path")
     }
 
-    /// Schema types and operations in one module, as a kit's configuration puts them.
+    /// Schema types and operations in one module, as a kit's configuration puts them, with test
+    /// mocks and a manifest: every output is generated.
     static let configuration: CodegenConfiguration = {
         let json = """
             {
@@ -77,7 +78,8 @@ package enum CodegenFuzzTarget {
               "input": { "operationSearchPaths": ["*.graphql"], "schemaSearchPaths": ["*.graphqls"] },
               "output": {
                 "schemaTypes": { "path": "Generated", "moduleType": { "embeddedInTarget": { "name": "App" } } },
-                "operations": { "inSchemaModule": {} }
+                "operations": { "inSchemaModule": {} },
+                "testMocks": { "absolute": { "path": "Mocks" } }
               },
               "operationManifest": { "path": "manifest.json" }
             }

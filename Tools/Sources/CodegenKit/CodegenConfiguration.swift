@@ -24,6 +24,17 @@ public struct CodegenConfiguration: Sendable, Equatable {
         case absolute(path: String, accessModifier: AccessModifier)
     }
 
+    /// Where generated test mocks go (Apollo's `output.testMocks`).
+    public enum TestMocks: Sendable, Equatable {
+        /// No mocks.
+        case none
+        /// A target of the generated schema package (moduleType `swiftPackageManager` only), named
+        /// `targetName` or `<namespace>TestMocks`, in `<schemaTypes.path>/TestMocks`.
+        case swiftPackage(targetName: String?)
+        /// In one folder, for a test target to compile, with this access modifier.
+        case absolute(path: String, accessModifier: AccessModifier)
+    }
+
     /// Swift access for generated declarations.
     public enum AccessModifier: String, Sendable, Equatable {
         /// `public`.
@@ -52,6 +63,8 @@ public struct CodegenConfiguration: Sendable, Equatable {
     public var moduleType: ModuleType
     /// Where operations go.
     public var operations: OperationsLocation
+    /// Where test mocks go, if anywhere.
+    public var testMocks: TestMocks = .none
     /// Whether deprecated enum cases are generated.
     public var deprecatedEnumCases: Inclusion
     /// Whether schema descriptions become documentation comments.
@@ -257,8 +270,19 @@ private struct Reader {
             operations = .absolute(path: path, accessModifier: try access(payload["accessModifier"], at: "output.operations.absolute.accessModifier", default: .internal))
         default: operations = .inSchemaModule
         }
-        if let mocks = try tagged(output["testMocks"], at: "output.testMocks", cases: ["none", "swiftPackage", "absolute"]), mocks.0 != "none" {
-            throw fail("'output.testMocks' kind '\(mocks.0)' is not supported; use { \"none\": {} } (kits test with APICoreTesting)")
+        let testMocks: CodegenConfiguration.TestMocks
+        switch try tagged(output["testMocks"], at: "output.testMocks", cases: ["none", "swiftPackage", "absolute"]) {
+        case ("swiftPackage", let payload)?:
+            guard moduleType == .swiftPackageManager else {
+                throw fail("'output.testMocks.swiftPackage' needs 'output.schemaTypes.moduleType' swiftPackageManager; use 'absolute' to write mocks into a test target")
+            }
+            testMocks = .swiftPackage(targetName: try string(payload["targetName"], at: "output.testMocks.swiftPackage.targetName"))
+        case ("absolute", let payload)?:
+            guard let path = try string(payload["path"], at: "output.testMocks.absolute.path") else {
+                throw fail("'output.testMocks.absolute.path' is required")
+            }
+            testMocks = .absolute(path: path, accessModifier: try access(payload["accessModifier"], at: "output.testMocks.absolute.accessModifier", default: .internal))
+        default: testMocks = .none
         }
         let options = try object(top["options"], at: "options", known: ["deprecatedEnumCases", "schemaDocumentation"])
         var manifest: CodegenConfiguration.OperationManifest?
@@ -278,6 +302,7 @@ private struct Reader {
             schemaTypesPath: schemaPath,
             moduleType: moduleType,
             operations: operations,
+            testMocks: testMocks,
             deprecatedEnumCases: try inclusion(options["deprecatedEnumCases"], at: "options.deprecatedEnumCases"),
             schemaDocumentation: try inclusion(options["schemaDocumentation"], at: "options.schemaDocumentation"),
             baseURL: baseURL,

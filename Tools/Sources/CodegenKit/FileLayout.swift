@@ -44,4 +44,19 @@ struct FileLayout {
             return Self.join(directory, "\(fileName).\(fileExtension)")
         }
     }
+
+    /// The mocks target of the generated schema package (`output.testMocks.swiftPackage`).
+    var mocksTargetName: String? {
+        guard case .swiftPackage(let name) = configuration.testMocks else { return nil }
+        return name ?? configuration.schemaNamespace + "TestMocks"
+    }
+
+    /// A test-mock file (`Droid+Mock.graphql.swift`), or `nil` when no mocks are generated.
+    func mockFile(_ fileName: String) -> String? {
+        switch configuration.testMocks {
+        case .none: return nil
+        case .swiftPackage: return Self.join(configuration.schemaTypesPath, "TestMocks/\(fileName)")
+        case .absolute(let path, _): return Self.join(path, fileName)
+        }
+    }
 }

@@ -49,6 +49,7 @@ struct SwiftGenerator {
         for name in used.enums.sorted() { files.append(EnumTemplate(context: context).render(name)) }
         for name in used.inputObjects.sorted() { files.append(InputObjectTemplate(context: context).render(name)) }
         for name in used.customScalars.sorted() { files.append(CustomScalarTemplate(context: context).render(name)) }
+        files += TestMocksTemplate(context: context).render(used)
         if case .swiftPackageManager = configuration.moduleType {
             files.append(PackageManifestTemplate(context: context).render())
         }

@@ -7,6 +7,9 @@ struct UsedTypes {
     var enums: Set<String> = []
     var inputObjects: Set<String> = []
     var customScalars: Set<String> = []
+    /// The fields selected on each type (by schema name, `__typename` aside): what its test mock
+    /// needs to offer.
+    var selectedFields: [String: Set<String>] = [:]
 
     init(types: TypeMapping, selectionSets: [SelectionSetIR], variables: [TypeRef], everything: Bool) {
         let schema = types.schema
@@ -20,6 +23,7 @@ struct UsedTypes {
             parentTypes.insert(ir.typeName)
             for field in ir.fields {
                 note(field.definition.type.namedType, types)
+                if field.definition.name != "__typename" { selectedFields[ir.typeName, default: []].insert(field.definition.name) }
                 if let nested = field.nested { pending.append(nested) }
             }
             pending += ir.typeCases

@@ -29,6 +29,7 @@ struct CodegenConfigurationTests {
         #expect(configuration.moduleType == .embeddedInTarget(name: "UserKit", accessModifier: .internal))
         #expect(configuration.operations == .relative(subpath: "Generated", fileExtension: "graphql.swift"))
         #expect(configuration.deprecatedEnumCases == .exclude)
+        #expect(configuration.testMocks == .none)
         #expect(configuration.unknownKeys.isEmpty)
     }
 
@@ -49,6 +50,10 @@ struct CodegenConfigurationTests {
         (#"{"schemaNamespace": "A", "input": {"operationSearchPaths": "*.graphql"}, "output": {"schemaTypes": {"path": "x"}}}"#,
          "'input.operationSearchPaths' must be an array of strings"),
         ("[1]", "the config must be a JSON object"),
+        (#"{"schemaNamespace": "A", "output": {"schemaTypes": {"path": "x", "moduleType": {"other": {}}}, "testMocks": {"swiftPackage": {}}}}"#,
+         "'output.testMocks.swiftPackage' needs 'output.schemaTypes.moduleType' swiftPackageManager; use 'absolute' to write mocks into a test target"),
+        (#"{"schemaNamespace": "A", "output": {"schemaTypes": {"path": "x"}, "testMocks": {"absolute": {}}}}"#,
+         "'output.testMocks.absolute.path' is required"),
     ])
     func errors(json: String, message: String) {
         #expect(throws: CodegenConfigurationError(file: "apollo-codegen-config.json", message: message)) { try parse(json) }

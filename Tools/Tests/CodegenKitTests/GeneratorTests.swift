@@ -223,6 +223,57 @@ extension GeneratorTests {
     }
 }
 
+extension GeneratorTests {
+    @Test("test mocks: a mock per object type the selections meet, protocols for interfaces and unions, a target in the package")
+    func testMocks() throws {
+        let project = try Project(files: [
+            "schema.graphqls": """
+                type Query { node(id: ID!): Node, search: [Result!]! }
+                interface Node { id: ID! }
+                type A implements Node { id: ID!, a: Int, next: A, unused: String }
+                type B implements Node { id: ID!, b: [[Size!]] }
+                type C { c: Int }
+                union Result = A | B
+                enum Size { SMALL, LARGE }
+                """,
+            "Q.graphql": "query Q { node(id: \"1\") { id ... on A { a next { id } } } search { ... on B { b } } }",
+        ], config: """
+            {
+              "schemaNamespace": "Shop",
+              "input": { "operationSearchPaths": ["*.graphql"], "schemaSearchPaths": ["*.graphqls"] },
+              "output": {
+                "schemaTypes": { "path": "Out", "moduleType": { "swiftPackageManager": {} } },
+                "operations": { "inSchemaModule": {} },
+                "testMocks": { "swiftPackage": {} }
+              }
+            }
+            """)
+        let files = try Codegen.generate(try CodegenConfiguration.load(from: project.configURL))
+        let mocks = files.filter { $0.path.hasPrefix("Out/TestMocks/") }.map(\.path)
+        #expect(mocks == ["Out/TestMocks/A+Mock.graphql.swift", "Out/TestMocks/B+Mock.graphql.swift", "Out/TestMocks/Mock.graphql.swift",
+                          "Out/TestMocks/Query+Mock.graphql.swift"])
+        let text = { (path: String) in files.first { $0.path == path }?.contents ?? "" }
+        #expect(text("Out/TestMocks/Mock.graphql.swift").contains("public protocol Node: MockObject {}"))
+        #expect(text("Out/TestMocks/Mock.graphql.swift").contains("public protocol Result: MockObject {}"))
+        let a = text("Out/TestMocks/A+Mock.graphql.swift")
+        #expect(a.contains("import Shop\n"))
+        #expect(a.contains("public struct A: MockObject, Mock.Node, Mock.Result {"))
+        #expect(a.contains("public var id: String?\n"))
+        #expect(a.contains("@MockIndirect public var next: Mock.A?\n"))
+        #expect(!a.contains("unused"))
+        #expect(a.contains("if let value = self.next { fields[\"next\"] = MockValue.object(value) }"))
+        let b = text("Out/TestMocks/B+Mock.graphql.swift")
+        #expect(b.contains("public var id: String?\n"))  // selected on the interface B implements
+        #expect(b.contains("public var b: [[GraphQLEnum<Shop.Size>]?]?\n"))
+        let query = text("Out/TestMocks/Query+Mock.graphql.swift")
+        #expect(query.contains("@MockIndirect public var node: (any Mock.Node)?\n"))
+        #expect(query.contains("fields[\"search\"] = MockValue.list(value.map { MockValue.object($0) })"))
+        let manifest = text("Out/Package.swift")
+        #expect(manifest.contains(".library(name: \"ShopTestMocks\", targets: [\"ShopTestMocks\"]),"))
+        #expect(manifest.contains("name: \"ShopTestMocks\", dependencies: [\"Shop\", .product(name: \"APICoreTesting\", package: \"APICoreKit\")], path: \"TestMocks\"),"))
+    }
+}
+
 @Suite("Globs")
 struct GlobTests {
     @Test("*, **, ? and ! exclusions", arguments: [

@@ -1,0 +1,164 @@
+@_spi(Generated) import APICore
+
+/// A generated test mock of one schema object type (`Mock.Droid`, from `output.testMocks`): the
+/// fields a test sets, with their Swift types, and nested mocks for nested objects.
+///
+/// Data for any operation or fragment is built from a mock of its type with
+/// ``APICore/SelectionSet/init(mock:variables:)``, or answered by ``MockAPIClient`` with
+/// `stub(operation:mock:)`: each field the selection set selects is read from the mock by its
+/// schema name and put under its response key, type conditions apply by the mock's type, and
+/// the result goes through the same validation as a server's answer.
+public protocol MockObject: Sendable {
+    /// The schema name of the object type, the `__typename` of the data built.
+    static var __typename: String { get }
+    /// The fields set, by schema name. Generated.
+    var _mockFields: [String: MockValue] { get }
+}
+
+/// The value of one field of a mock.
+public indirect enum MockValue: Sendable {
+    /// A scalar, enum or custom scalar (or a list of them), as its JSON.
+    case leaf(JSONValue)
+    /// A nested object.
+    case object(any MockObject)
+    /// A list of objects (or of lists).
+    case list([MockValue])
+    /// `null`.
+    case null
+}
+
+/// Keeps a mock's nested object behind a reference, so that a mock type can hold its own type (a
+/// category's parent category). Generated on the object-typed fields of mocks.
+@propertyWrapper
+public struct MockIndirect<Value: Sendable>: Sendable {
+    private final class Box: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    private var box: Box
+
+    /// Holds `wrappedValue`.
+    public init(wrappedValue: Value) { box = Box(wrappedValue) }
+
+    /// The value; setting it replaces the box, so copies of a mock never share changes.
+    public var wrappedValue: Value {
+        get { box.value }
+        set { box = Box(newValue) }
+    }
+}
+
+/// A mock that does not give what a selection set needs.
+public struct MockDataError: Error, Sendable, CustomStringConvertible {
+    /// The response path where it happened (`hero.friends.0.name`).
+    public var path: [String]
+    /// What was missing or wrong.
+    public var message: String
+
+    /// `path: message`.
+    public var description: String { path.isEmpty ? message : path.joined(separator: ".") + ": " + message }
+}
+
+extension SelectionSet {
+    /// Data built from a mock of the type it is selected on: each selected field comes from the
+    /// mock (a nullable field the mock leaves unset is `null`; a non-null one is an error naming
+    /// it), then the data is validated like a server's answer.
+    public init(mock: some MockObject, variables: JSONObject = [:]) throws(MockDataError) {
+        let object = try MockDataBuilder(variables: variables).object(mock, selections: Self.__selections, parent: Self.__parentType, path: [])
+        do throws(GraphQLDecodingError) {
+            self = try Self(validating: object, variables: variables)
+        } catch {
+            throw MockDataError(path: error.path.components.map(\.description), message: error.message)
+        }
+    }
+}
+
+/// Turns a mock into the JSON a server would have answered for some selections.
+struct MockDataBuilder {
+    let variables: JSONObject
+
+    func object(_ mock: any MockObject, selections: [Selection], parent: ParentType, path: [String]) throws(MockDataError) -> JSONObject {
+        var object: JSONObject = [:]
+        try fill(&object, from: mock, selections: selections, parent: parent, path: path)
+        return object
+    }
+
+    private func fill(_ object: inout JSONObject, from mock: any MockObject, selections: [Selection], parent: ParentType, path: [String])
+        throws(MockDataError)
+    {
+        let typename = type(of: mock).__typename
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                let key = field.responseKey
+                let value: JSONValue
+                if field.name == "__typename" {
+                    value = .string(typename)
+                } else {
+                    value = try convert(
+                        mock._mockFields[field.name] ?? .null, as: field.type, path: path + [key],
+                        missing: "Mock.\(typename) has no value for '\(field.name)', which the selection set needs")
+                }
+                object[key] = Self.merge(object[key], value)
+            case .inlineFragment(let type):
+                if type.__parentType.applies(toTypename: typename, within: parent) {
+                    try fill(&object, from: mock, selections: type.__selections, parent: type.__parentType, path: path)
+                }
+            case .fragment(let type):
+                if type.__parentType.applies(toTypename: typename, within: parent) {
+                    try fill(&object, from: mock, selections: type.__selections, parent: type.__parentType, path: path)
+                }
+            case .conditional(let conditions, let nested):
+                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
+                    try fill(&object, from: mock, selections: nested, parent: parent, path: path)
+                }
+            }
+        }
+    }
+
+    private func convert(_ value: MockValue, as type: OutputType, path: [String], missing: String) throws(MockDataError) -> JSONValue {
+        var value = value
+        if case .leaf(.null) = value { value = .null }
+        switch (type, value) {
+        case (.nonNull, .null):
+            throw MockDataError(path: path, message: missing)
+        case (.nonNull(let inner), _):
+            return try convert(value, as: inner, path: path, missing: missing)
+        case (_, .null):
+            return .null
+        case (.scalar, .leaf(let json)):
+            return json
+        case (.list(let element), .leaf(.array(let items))):
+            return try list(items.map(MockValue.leaf), of: element, path: path, missing: missing)
+        case (.list(let element), .list(let items)):
+            return try list(items, of: element, path: path, missing: missing)
+        case (.object(let selectionSet), .object(let mock)):
+            return .object(try object(mock, selections: selectionSet.__selections, parent: selectionSet.__parentType, path: path))
+        default:
+            throw MockDataError(path: path, message: "the mock's value does not have the field's shape")
+        }
+    }
+
+    private func list(_ items: [MockValue], of element: OutputType, path: [String], missing: String) throws(MockDataError) -> JSONValue {
+        var result: [JSONValue] = []
+        result.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            result.append(try convert(item, as: element, path: path + [String(index)], missing: missing))
+        }
+        return .array(result)
+    }
+
+    /// The same response key selected in several places (a fragment and its parent) gets the
+    /// union of what each selects.
+    static func merge(_ existing: JSONValue?, _ new: JSONValue) -> JSONValue {
+        switch (existing, new) {
+        case (.object(var merged)?, .object(let more)):
+            for (key, value) in more { merged[key] = merge(merged[key], value) }
+            return .object(merged)
+        case (.array(let left)?, .array(let right)) where left.count == right.count:
+            return .array(zip(left, right).map { merge($0, $1) })
+        default:
+            return new
+        }
+    }
+}
