@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Fails when a feature kit's sources import anything but APICore, SharedKit and Foundation:
-# kits see APICoreKit's public protocols only, never the engine or another kit.
+# kits see APICoreKit's public protocols only, never the engine or another kit. Only generated
+# code (in Generated/) imports APICore's @_spi(Generated) runtime.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   echo "usage: scripts/check-imports.sh"
-  echo "Checks that ${KITS[*]} import only APICore, SharedKit and Foundation in their sources."
+  echo "Checks that ${KITS[*]} import only APICore, SharedKit and Foundation in their sources,"
+  echo "and that only their generated code (Generated/) imports APICore's @_spi(Generated) runtime."
   exit 0
 fi
 
@@ -20,6 +22,10 @@ for kit in "${KITS[@]}"; do
       *) echo "check-imports: $line  (a kit may import APICore, SharedKit and Foundation only)"; status=1 ;;
     esac
   done < <(grep -rnE '^[[:space:]]*(@testable[[:space:]]+|@_exported[[:space:]]+)?import[[:space:]]+' "$ROOT/$kit/Sources" --include='*.swift' || true)
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    echo "check-imports: $line  (the @_spi(Generated) runtime is for generated code only)"; status=1
+  done < <(grep -rnE '@_spi\(Generated\)' "$ROOT/$kit/Sources" --include='*.swift' | grep -v '/Generated/' || true)
 done
-[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation"
+[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation; only their generated code uses the @_spi(Generated) runtime"
 exit $status
