@@ -238,13 +238,13 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
 
     /// The data last written for this query and variables.
     public func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? {
-        let key = Self.cacheKey(query)
+        let key = Self.cacheKey(Query.operationName, query.variablesJSON)
         return lock.withLock { writtenQueries[key] }.map { Query.Data(_dataDict: DataDict(_data: $0)) }
     }
 
     /// Keeps the data for ``readQuery(_:)``.
     public func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) {
-        let key = Self.cacheKey(query)
+        let key = Self.cacheKey(Query.operationName, query.variablesJSON)
         lock.withLock {
             writtenQueries[key] = data.__data._data
             recordedCacheOperations.append("write \(Query.operationName)")
@@ -258,7 +258,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         -> Mutation.Data
     {
         let name = Mutation.operationName
-        let key = name + JSONSerializer.string(.object(mutation.variablesJSON))
+        let key = Self.cacheKey(name, mutation.variablesJSON)
         var object = lock.withLock { writtenQueries[key] }
         if object == nil, lock.withLock({ stubs[name] != nil }), case .object(let response) = try answer(for: name, data: Mutation.Data.self, variables: mutation.variablesJSON),
             case .object(let data)? = response["data"]
@@ -302,8 +302,9 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     /// The cache operations received, in order: `write <operation>`, `update <key>`, `remove <key>`, `clear`.
     public var cacheOperations: [String] { lock.withLock { recordedCacheOperations } }
 
-    private static func cacheKey<Query: GraphQLQuery>(_ query: Query) -> String {
-        Query.operationName + JSONSerializer.string(.object(query.variablesJSON))
+    /// Where written data is kept: the operation's name and its variables.
+    private static func cacheKey(_ operationName: String, _ variables: JSONObject) -> String {
+        operationName + JSONSerializer.string(.object(variables))
     }
 
     /// Answers from the stub for the mutation's operation name.

@@ -40,11 +40,12 @@ struct UsedTypes {
     }
 
     private mutating func note(_ name: String, _ types: TypeMapping) {
-        guard !types.sharedTypes.contains(name), name != "Upload" || types.schema.type(named: name)?.kind != .scalar else { return }
+        guard !types.sharedTypes.contains(name) else { return }
         switch types.schema.type(named: name)?.kind {
         case .enumeration: enums.insert(name)
         case .inputObject: inputObjects.insert(name)
-        case .scalar where !SchemaModel.builtInScalars.contains(name): customScalars.insert(name)
+        // `Upload` is `GraphQLFile`: nothing to generate.
+        case .scalar where !SchemaModel.builtInScalars.contains(name) && name != "Upload": customScalars.insert(name)
         default: break
         }
     }

@@ -108,10 +108,7 @@ struct TestMocksTemplate {
     }
 
     /// The property of a field: optional (unset), holding the field's shape with mocks for objects.
-    private func propertyType(_ ref: TypeRef) -> String {
-        let inner = swiftType(.nonNull(ref.nullable))
-        return inner.hasPrefix("any ") ? "(\(inner))?" : inner + "?"
-    }
+    private func propertyType(_ ref: TypeRef) -> String { swiftType(ref.nullable) }
 
     private func swiftType(_ ref: TypeRef) -> String {
         switch ref {
