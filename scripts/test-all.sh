@@ -48,6 +48,8 @@ passed=$(grep -cE '^✔ Test ".*" (with [0-9]+ test cases )?passed after' "$log"
 failed=$(grep -cE '^✘ Test ".*" (with [0-9]+ test cases )?failed after' "$log" || true)
 echo
 if [ ${#failed_packages[@]} -gt 0 ]; then
+  # CI keeps only the end of the output: repeat what failed, and why, here.
+  grep -E '^✘ |recorded an issue|Expectation failed|error:' "$log" | cut -c1-400 | head -40
   echo "test-all: failed: ${failed_packages[*]}"
 fi
 echo "tests: $passed passed, $failed failed"
