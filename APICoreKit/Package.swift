@@ -12,8 +12,10 @@ import PackageDescription
 /// - `APICoreWebSocket`: the WebSocket client for subscriptions (swift-websocket's `WSClient`, on
 ///   SwiftNIO), for the composition root of an app that subscribes.
 ///
-/// Hummingbird and GraphQL are used by the test server only, a target no product contains, so a
-/// kit that depends on this package never builds them; SwiftNIO is built only by an app that
+/// Tests here need no server. The engine's tests against real servers (our own test server on
+/// Hummingbird and GraphQLSwift, and a third-party one), the server support the dev server shares,
+/// and the benchmarks live in `Integration/`, a package of their own, so that a kit depending on
+/// this one never resolves or fetches a server framework. SwiftNIO is built only by an app that
 /// links `APICoreWebSocket`.
 let package = Package(
     name: "APICoreKit",
@@ -24,19 +26,14 @@ let package = Package(
         .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
         .library(name: "APICoreSQLite", targets: ["APICoreSQLite"]),
         .library(name: "APICoreWebSocket", targets: ["APICoreWebSocket"]),
-        // For the test server and the dev server, never for apps.
-        .library(name: "APICoreServerSupport", targets: ["APICoreServerSupport"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         .target(
@@ -62,38 +59,12 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
-        .target(
-            name: "APICoreServerSupport",
-            dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "GraphQL", package: "GraphQL"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
-            ]
-        ),
-        .target(
-            name: "APICoreTestServer",
-            dependencies: [
-                "APICore", "APICoreServerSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "GraphQL", package: "GraphQL"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
-            path: "Tests/Support/APICoreTestServer"
+        .executableTarget(
+            name: "apicore-cache-bench",
+            dependencies: ["APICore", "APICoreLive", "APICoreSQLite", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/apicore-cache-bench"
         ),
         .target(name: "StarWarsOperations", dependencies: ["APICore"], path: "Tests/Support/StarWarsOperations"),
-        .executableTarget(
-            name: "apicore-bench",
-            dependencies: [
-                "APICore", "APICoreLive", "APICoreSQLite", "APICoreWebSocket", "APICoreTestServer", "StarWarsOperations",
-                .product(name: "WSClient", package: "swift-websocket"),
-            ],
-            path: "Benchmarks/apicore-bench"
-        ),
         // Fuzzing (Fuzz/README.md): the targets, the Apollo StarWars operations as the generator
         // writes them (a link to Tools' fixture), the libFuzzer driver, and the replay of every
         // committed input as a normal test.
@@ -104,27 +75,6 @@ let package = Package(
         .executableTarget(name: "apicore-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], path: "Fuzz/ReplayTests"),
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
-        .testTarget(
-            name: "APICoreLiveTests",
-            dependencies: [
-                "APICore", "APICoreLive", "APICoreTestServer", "StarWarsOperations", .product(name: "Logging", package: "swift-log"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-            ]
-        ),
-        .testTarget(
-            name: "APICoreCacheTests",
-            dependencies: [
-                "APICore", "APICoreLive", "APICoreSQLite", "APICoreTestServer", "StarWarsOperations",
-                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
-            ]
-        ),
-        .testTarget(
-            name: "APICoreSubscriptionTests",
-            dependencies: [
-                "APICore", "APICoreLive", "APICoreWebSocket", "APICoreTestServer", "StarWarsOperations",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
         .testTarget(
             name: "APICoreTestingTests", dependencies: ["APICore", "APICoreTesting", "StarWarsOperations"],
             resources: [.copy("Fixtures")]),

@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(path: "../APICoreKit"),
+        .package(path: "../APICoreKit/Integration"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -34,7 +35,7 @@ let package = Package(
         .target(
             name: "DevServer",
             dependencies: [
-                .product(name: "APICoreServerSupport", package: "APICoreKit"),
+                .product(name: "APICoreServerSupport", package: "Integration"),
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

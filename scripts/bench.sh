@@ -29,9 +29,13 @@ USAGE
 for suite in "$@"; do
   case "$suite" in
     -h|--help) usage; exit 0 ;;
-    e2e|cache|subscriptions)
-      swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-bench >&2
-      "$ROOT/APICoreKit/.build/release/apicore-bench" "$suite"
+    e2e|subscriptions)
+      swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
+      "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" "$suite"
+      ;;
+    cache)
+      swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-bench >&2
+      "$ROOT/APICoreKit/.build/release/apicore-cache-bench"
       ;;
     codegen)
       swift build -c release --package-path "$ROOT/Tools" --product codegen-bench >&2

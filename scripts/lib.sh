@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Every SwiftPM package of the monorepo, in dependency order; "." is the umbrella app.
-PACKAGES=(APICoreKit SharedKit UserKit ProductKit HouseholdKit Tools Tools/Fixtures/StarWarsAPI Tools/Fixtures/GeneratedSamples .)
+PACKAGES=(APICoreKit APICoreKit/Integration SharedKit UserKit ProductKit HouseholdKit Tools Tools/Fixtures/StarWarsAPI Tools/Fixtures/GeneratedSamples .)
 # The feature kits, which may import only APICore, SharedKit and Foundation.
 KITS=(SharedKit UserKit ProductKit HouseholdKit)
 

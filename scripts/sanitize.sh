@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs APICoreKit's tests under ThreadSanitizer and under AddressSanitizer, each in its own
-# scratch folder, and reports the counts.
+# Runs APICoreKit's tests (its own and Integration's, against real servers) under ThreadSanitizer
+# and under AddressSanitizer, each in its own scratch folder, and reports the counts.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -8,9 +8,9 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   cat <<USAGE
 usage: scripts/sanitize.sh [thread|address]...
 
-Builds and runs APICoreKit's tests with --sanitize=thread (scratch folder .build-tsan) and
+Builds and runs the tests of APICoreKit and APICoreKit/Integration with --sanitize=thread (scratch folder .build-tsan) and
 --sanitize=address (.build-asan); both by default. Prints 'sanitize <kind>: N passed, M failed'
-for each, and any data race, memory error or leak report; exits 1 if either fails.
+for each package, and any data race, memory error or leak report; exits 1 if either fails.
 USAGE
   exit 0
 fi
@@ -24,23 +24,25 @@ for kind in "${kinds[@]}"; do
     address) scratch=.build-asan ;;
     *) echo "sanitize.sh: unknown sanitizer '$kind' (thread or address)" >&2; exit 2 ;;
   esac
-  log=$(mktemp)
-  start=$SECONDS
-  echo "== sanitize $kind: build and test APICoreKit"
-  # Leaks are reported by AddressSanitizer at exit; APICoreKit/Tests/lsan.supp lists the reports
-  # that are not ours, each with its reason.
-  (cd "$ROOT/APICoreKit" && TSAN_OPTIONS="halt_on_error=0" LSAN_OPTIONS="suppressions=$ROOT/APICoreKit/Tests/lsan.supp:print_suppressions=0" \
-    swift test --scratch-path "$scratch" --sanitize="$kind" 2>&1) >"$log"
-  code=$?
-  passed=$(grep -cE '^✔ Test ".*" (with [0-9]+ test cases )?passed after' "$log" || true)
-  failed=$(grep -cE '^✘ Test ".*" (with [0-9]+ test cases )?failed after' "$log" || true)
-  reports=$(grep -cE 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" || true)
-  echo "sanitize $kind: $passed passed, $failed failed, $reports sanitizer reports, exit $code, $((SECONDS - start))s"
-  if [ "$code" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$reports" -ne 0 ]; then
-    status=1
-    grep -E -A30 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" | head -200
-    grep -E '^✘|error:' "$log" | head -40
-  fi
-  rm -f "$log"
+  for package in APICoreKit APICoreKit/Integration; do
+    log=$(mktemp)
+    start=$SECONDS
+    echo "== sanitize $kind: build and test $package"
+    # Leaks are reported by AddressSanitizer at exit; APICoreKit/Tests/lsan.supp lists the reports
+    # that are not ours, each with its reason.
+    (cd "$ROOT/$package" && TSAN_OPTIONS="halt_on_error=0" LSAN_OPTIONS="suppressions=$ROOT/APICoreKit/Tests/lsan.supp:print_suppressions=0" \
+      swift test --scratch-path "$scratch" --sanitize="$kind" 2>&1) >"$log"
+    code=$?
+    passed=$(grep -cE '^✔ Test ".*" (with [0-9]+ test cases )?passed after' "$log" || true)
+    failed=$(grep -cE '^✘ Test ".*" (with [0-9]+ test cases )?failed after' "$log" || true)
+    reports=$(grep -cE 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" || true)
+    echo "sanitize $kind, $package: $passed passed, $failed failed, $reports sanitizer reports, exit $code, $((SECONDS - start))s"
+    if [ "$code" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$reports" -ne 0 ]; then
+      status=1
+      grep -E -A30 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" | head -200
+      grep -E '^✘|error:' "$log" | head -40
+    fi
+    rm -f "$log"
+  done
 done
 exit $status

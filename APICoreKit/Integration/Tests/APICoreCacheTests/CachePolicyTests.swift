@@ -1,4 +1,4 @@
-import APICore
+@testable import APICore
 @testable import APICoreLive
 import APICoreTestServer
 import Foundation

@@ -1,5 +1,6 @@
 // apicore-bench: benchmarks that print `name: value` lines, one figure per line.
-// Run through `scripts/bench.sh <suite>` (release build).
+// Run through `scripts/bench.sh <suite>` (release build). The cache's benchmark, which needs no
+// server, is APICoreKit's `apicore-cache-bench`.
 import APICore
 import APICoreLive
 import APICoreTestServer
@@ -8,7 +9,6 @@ import StarWarsOperations
 
 let suites: [String: () async throws -> Void] = [
     "e2e": E2EBenchmark.run,
-    "cache": CacheBenchmark.run,
     "subscriptions": SubscriptionBenchmark.run,
 ]
 

@@ -20,7 +20,7 @@ struct ProtocolTests {
     /// not JSON on the wire: `%j` is an array there, and `undefined` becomes an empty frame.
     static let invalidMessages: [InvalidMessage] = {
         let snapshot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../../shared/peers/graphql-ws/tests/__snapshots__/common.test.ts.snap").standardized
+            .appendingPathComponent("../../../../../shared/peers/graphql-ws/tests/__snapshots__/common.test.ts.snap").standardized
         guard let text = try? String(contentsOf: snapshot, encoding: .utf8) else { return [] }
         var seen = Set<String>()
         var cases: [InvalidMessage] = []

@@ -1,0 +1,92 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// APICoreKit's engine against real servers, in a package of its own so that kits, which depend on
+/// `APICoreKit`, never resolve or build a server framework.
+///
+/// - `APICoreServerSupport`: GraphQL over HTTP and over WebSocket for servers built on Hummingbird
+///   and GraphQLSwift; shared by the test server here and the dev server in `Tools`.
+/// - `APICoreTestServer`: the loopback server the engine's tests and benchmarks run against.
+/// - The engine's tests (HTTP, cache, subscriptions) against that server, and the interop suite
+///   against a third-party server (`Interop/README.md`).
+/// - `apicore-bench`: the benchmarks `scripts/bench.sh` runs.
+let package = Package(
+    name: "APICoreIntegration",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        // For the test server and the dev server, never for apps.
+        .library(name: "APICoreServerSupport", targets: ["APICoreServerSupport"])
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        .target(
+            name: "APICoreServerSupport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "APICoreTestServer",
+            dependencies: [
+                .product(name: "APICore", package: "APICoreKit"), "APICoreServerSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The Apollo StarWars operations as the generator writes them (a link to APICoreKit's copy).
+        .target(name: "StarWarsOperations", dependencies: [.product(name: "APICore", package: "APICoreKit")]),
+        .executableTarget(
+            name: "apicore-bench",
+            dependencies: [
+                .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
+                .product(name: "APICoreSQLite", package: "APICoreKit"), .product(name: "APICoreWebSocket", package: "APICoreKit"),
+                "APICoreTestServer", "StarWarsOperations",
+                .product(name: "WSClient", package: "swift-websocket"),
+            ],
+            path: "Benchmarks/apicore-bench"
+        ),
+        .testTarget(
+            name: "APICoreLiveTests",
+            dependencies: [
+                .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
+                "APICoreTestServer", "StarWarsOperations", .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "APICoreCacheTests",
+            dependencies: [
+                .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
+                .product(name: "APICoreSQLite", package: "APICoreKit"), "APICoreTestServer", "StarWarsOperations",
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "APICoreSubscriptionTests",
+            dependencies: [
+                .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
+                .product(name: "APICoreWebSocket", package: "APICoreKit"), "APICoreTestServer", "StarWarsOperations",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ]
+)
