@@ -9,8 +9,8 @@ import PackageDescription
 ///   app's composition root imports it; its public surface is one factory.
 /// - `APICoreTesting`: a mock `APIClient` for kits' unit tests.
 /// - `APICoreSQLite`: the SQLite normalized cache (GRDB), for the composition root.
-/// - `APICoreWebSocket`: the WebSocket client for subscriptions (swift-websocket's `WSClient`, on
-///   SwiftNIO), for the composition root of an app that subscribes.
+/// - `APICoreWebSocket`: the WebSocket client for subscriptions (on SwiftNIO, TLS by NIOSSL), for
+///   the composition root of an app that subscribes.
 ///
 /// Tests here need no server. The engine's tests against real servers (our own test server on
 /// Hummingbird and GraphQLSwift, and a third-party one), the server support the dev server shares,
@@ -30,10 +30,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -54,9 +53,10 @@ let package = Package(
         .target(
             name: "APICoreWebSocket",
             dependencies: [
-                "APICore", .product(name: "WSClient", package: "swift-websocket"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                "APICore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(

@@ -250,6 +250,9 @@ public struct WebSocketFailure: Sendable, Hashable, CustomStringConvertible {
         case invalidMessage(String)
         /// The server refused `connection_init` (legacy `connection_error`).
         case connectionRejected(String)
+        /// The server answered the WebSocket upgrade with this HTTP status instead of `101`: 401
+        /// and 403 call for new credentials, other 4xx will not pass, 5xx may.
+        case handshakeRefused(status: Int, reason: String)
         /// Reconnecting failed this many times in a row; the last failure is kept.
         case gaveUp(attempts: Int, lastFailure: String)
     }
@@ -271,8 +274,9 @@ public struct WebSocketFailure: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// What a caller can do: 4401/4403 and a refused `connection_init` call for new credentials;
-    /// 4408, 4429, 4500 and timeouts may pass; a broken protocol will not.
+    /// What a caller can do: 4401/4403, a refused `connection_init` and an upgrade refused with 401
+    /// or 403 call for new credentials; 4408, 4429, 4500, timeouts and 5xx may pass; a broken
+    /// protocol and other 4xx will not.
     public var recovery: APIError.Recovery {
         switch kind {
         case .closed(let code, _):
@@ -282,6 +286,12 @@ public struct WebSocketFailure: Sendable, Hashable, CustomStringConvertible {
             default: return .retry
             }
         case .connectionRejected: return .reauthenticate
+        case .handshakeRefused(let status, _):
+            switch status {
+            case 401, 403: return .reauthenticate
+            case 400..<500 where status != 408 && status != 429: return .fail
+            default: return .retry
+            }
         case .ackTimeout, .gaveUp: return .retry
         case .invalidMessage: return .fail
         }
@@ -297,6 +307,8 @@ public struct WebSocketFailure: Sendable, Hashable, CustomStringConvertible {
             return "no connection_ack within \(Int(timeout / .milliseconds(1))) ms" + at
         case .invalidMessage(let problem): return "invalid message from the server: \(problem)" + at
         case .connectionRejected(let message): return "the server refused connection_init: \(message)" + at
+        case .handshakeRefused(let status, let reason):
+            return "the server refused the WebSocket upgrade with HTTP \(status)" + (reason.isEmpty ? "" : " \(reason)") + at
         case .gaveUp(let attempts, let last): return "gave up after \(attempts) reconnection attempts; last: \(last)" + at
         }
     }

@@ -126,9 +126,11 @@ public struct SubscriptionConfiguration: Sendable {
     /// authentication, `{"Authorization": "Bearer <token>"}`, and otherwise no payload.
     public var connectionPayload: (@Sendable () async -> JSONObject?)?
     /// Headers of the upgrade request, besides the client's default headers (a cookie session adds
-    /// its `Cookie` header itself).
+    /// its `Cookie` header itself). A header named here replaces the transport's own of that name
+    /// (`Origin`, for one); an empty value leaves it out.
     public var headers: [String: String]
-    /// How long the server has to answer `connection_init` with `connection_ack`.
+    /// How long the server has to answer `connection_init` with `connection_ack`; also how long
+    /// connecting and the WebSocket upgrade may take.
     public var ackTimeout: Duration
     /// With `graphql-transport-ws`, a `ping` is sent after this much silence, and a connection that
     /// stays silent for as long again is taken for dead and reopened; `nil` never pings.
@@ -187,13 +189,19 @@ package struct WebSocketRequest: Sendable {
     package var subprotocol: String
     package var headers: [String: String]
     package var maxMessageSize: Int
+    /// How long connecting and the upgrade may take.
+    package var handshakeTimeout: Duration
     package var logger: Logger
 
-    package init(url: URL, subprotocol: String, headers: [String: String], maxMessageSize: Int, logger: Logger) {
+    package init(
+        url: URL, subprotocol: String, headers: [String: String], maxMessageSize: Int, handshakeTimeout: Duration = .seconds(10),
+        logger: Logger
+    ) {
         self.url = url
         self.subprotocol = subprotocol
         self.headers = headers
         self.maxMessageSize = maxMessageSize
+        self.handshakeTimeout = handshakeTimeout
         self.logger = logger
     }
 }

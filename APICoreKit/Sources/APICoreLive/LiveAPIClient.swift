@@ -33,6 +33,7 @@ final class LiveAPIClient: APIClient {
         let metrics = configuration.metricsFactory ?? MetricsSystem.factory
         var middlewares: [any Middleware] = [MetricsMiddleware(factory: metrics)] + configuration.middlewares
         if let policy = configuration.retryPolicy { middlewares.append(RetryMiddleware(policy: policy)) }
+        var refresher: TokenRefresher?
         switch configuration.authentication {
         case .bearer(let bearer)?:
             // Refreshes go through the same transport without authentication, retries or cache.
@@ -40,8 +41,9 @@ final class LiveAPIClient: APIClient {
             plain.authentication = nil
             plain.retryPolicy = nil
             plain.cache = nil
-            let refresher = TokenRefresher(authentication: bearer, client: LiveAPIClient(configuration: plain, transport: transport))
-            middlewares.append(BearerAuthMiddleware(authentication: bearer, refresher: refresher))
+            let shared = TokenRefresher(authentication: bearer, client: LiveAPIClient(configuration: plain, transport: transport))
+            refresher = shared
+            middlewares.append(BearerAuthMiddleware(authentication: bearer, refresher: shared))
         case .cookies(let storage)?:
             middlewares.append(CookieMiddleware(storage: storage))
         case nil:
@@ -51,7 +53,7 @@ final class LiveAPIClient: APIClient {
         middlewares.append(LoggingMiddleware(logger: configuration.logger))
         self.middlewares = middlewares
         self.metrics = metrics
-        subscriptions = Self.makeSubscriptionConnection(configuration)
+        subscriptions = Self.makeSubscriptionConnection(configuration, refresher: refresher)
     }
 
     // MARK: REST

@@ -1,32 +1,45 @@
 import APICore
 import Foundation
-import HTTPTypes
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
 import NIOWebSocket
-import WSClient
 
-/// The WebSocket client for subscriptions, on swift-websocket's `WSClient` (SwiftNIO; TLS by
-/// NIOSSL, or Network.framework on Apple platforms). It lives in its own module so that an app
-/// without subscriptions never builds SwiftNIO.
+/// The WebSocket client for subscriptions, on SwiftNIO (TLS by NIOSSL). It lives in its own module
+/// so that an app without subscriptions never builds SwiftNIO.
 ///
 /// ```swift
 /// configuration.subscriptions = SubscriptionConfiguration(
 ///     url: URL(string: "wss://api.example.com/graphql")!, transport: APICoreWebSocket.transport)
 /// ```
+///
+/// The upgrade request carries `Host` and `Origin` with the URL's port when it has one
+/// (`Origin: http://127.0.0.1:8000` for `ws://127.0.0.1:8000/graphql`, `https://…` for `wss://`),
+/// as a page served by the same host would; an `Origin` in the configuration's headers replaces
+/// it, and an empty one leaves it out. A server that answers the upgrade with an HTTP status
+/// instead of `101` fails the attempt with ``WebSocketFailure/Kind-swift.enum/handshakeRefused(status:reason:)``.
 public enum APICoreWebSocket {
-    /// Opens subscription sockets with `WSClient`.
+    /// Opens subscription sockets with SwiftNIO.
     public static let transport = WebSocketTransport { request throws(APIError) in
         try await NIOWebSocketChannel.open(request)
     }
 }
 
-/// One socket: a task runs `WSClient`'s connection, forwarding messages to `events` and writing
-/// what `send` and `close` queue.
+/// One socket: a task reads frames (answering pings, joining fragments, echoing a close) into
+/// `events`, and writes what `send` and `close` queue.
 final class NIOWebSocketChannel: WebSocketChannel {
     private enum Outgoing: Sendable {
         case text(String)
         case close(code: Int, reason: String)
+    }
+
+    /// How the upgrade ended.
+    private enum Upgrade: Sendable {
+        case upgraded(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+        case refused(HTTPResponseStatus)
     }
 
     let events: AsyncStream<WebSocketEvent>
@@ -42,18 +55,17 @@ final class NIOWebSocketChannel: WebSocketChannel {
     }
 
     static func open(_ request: WebSocketRequest) async throws(APIError) -> NIOWebSocketChannel {
-        let channel = NIOWebSocketChannel(url: request.url)
-        let (opening, opened) = AsyncStream<Result<Void, APIError>>.makeStream()
-        let task = Task { await channel.run(request, opened: opened) }
-        for await result in opening {
-            switch result {
-            case .success: return channel
-            case .failure(let error): throw error
-            }
+        let socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+        do {
+            socket = try await connect(request)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw failure(error, url: request.url)
         }
-        // Only cancellation ends the wait without a result.
-        task.cancel()
-        throw .cancelled
+        let channel = NIOWebSocketChannel(url: request.url)
+        Task { await channel.run(socket, maxMessageSize: request.maxMessageSize) }
+        return channel
     }
 
     func send(_ text: String) async throws(APIError) {
@@ -71,59 +83,205 @@ final class NIOWebSocketChannel: WebSocketChannel {
         eventSink.finish()
     }
 
-    private func run(_ request: WebSocketRequest, opened: AsyncStream<Result<Void, APIError>>.Continuation) async {
-        var configuration = WebSocketClientConfiguration(maxFrameSize: max(1 << 14, request.maxMessageSize))
-        configuration.additionalHeaders[.secWebSocketProtocol] = request.subprotocol
-        for (name, value) in request.headers {
-            if let field = HTTPField.Name(name) { configuration.additionalHeaders[field] = value }
+    // MARK: Handshake
+
+    /// The headers of the upgrade request: `Host`, `Origin` (with the port), the sub-protocol, then
+    /// the request's own headers, each replacing a default of the same name.
+    static func upgradeHeaders(for request: WebSocketRequest) throws(APIError) -> HTTPHeaders {
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+            let host = request.url.host, !host.isEmpty
+        else {
+            throw .invalidRequest("a WebSocket URL needs ws:// or wss:// and a host: \(request.url.absoluteString)")
         }
-        // WSClient traces whole frames, `connection_init` and its token included: never below debug.
-        var logger = request.logger
-        logger.logLevel = max(logger.logLevel, .debug)
+        let authority = (host.contains(":") ? "[\(host)]" : host) + (request.url.port.map { ":\($0)" } ?? "")
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: authority)
+        headers.add(name: "Origin", value: (scheme == "wss" ? "https://" : "http://") + authority)
+        headers.add(name: "Sec-WebSocket-Protocol", value: request.subprotocol)
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            headers.remove(name: name)
+            if !value.isEmpty { headers.add(name: name, value: value) }
+        }
+        return headers
+    }
+
+    /// What the handshake saw that NIO's upgrade handler keeps to itself: the channel, the status
+    /// of an answer that is not `101`, and whether the deadline passed.
+    private struct Handshake: Sendable {
+        var channel: (any Channel)?
+        var refusal: HTTPResponseStatus?
+        var timedOut = false
+    }
+
+    private static func connect(_ request: WebSocketRequest) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame> {
+        let url = request.url
+        let headers = try upgradeHeaders(for: request)
+        let secure = url.scheme?.lowercased() == "wss"
+        let host = url.host ?? ""
+        let port = url.port ?? (secure ? 443 : 80)
+        let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
+        let tls = secure ? try NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
+        let maxFrameSize = max(1 << 14, min(request.maxMessageSize, Int(UInt32.max)))
+        let timeout = TimeAmount.nanoseconds(Int64(min(request.handshakeTimeout / .nanoseconds(1), Double(Int64.max / 2))))
+        let handshake = NIOLockedValueBox(Handshake())
+
+        let upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(timeout)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    handshake.withLockedValue { $0.channel = channel }
+                    if let tls {
+                        let serverName = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                    }
+                    let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
+                        channel.eventLoop.makeCompletedFuture {
+                            .upgraded(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
+                        }
+                    }
+                    let configuration = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
+                        upgradeRequestHead: head, upgraders: [upgrader],
+                        notUpgradingCompletionHandler: { channel in
+                            channel.eventLoop.makeCompletedFuture { .refused(handshake.withLockedValue { $0.refusal } ?? .badRequest) }
+                        })
+                    let result = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                        configuration: NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration))
+                    let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPClientUpgradeHandler<Upgrade>.self)
+                    try channel.pipeline.syncOperations.addHandler(
+                        ResponseStatusRecorder { status in handshake.withLockedValue { $0.refusal = status } },
+                        position: .before(upgradeHandler))
+                    // A server that accepts the connection but never answers the upgrade.
+                    let deadline = channel.eventLoop.scheduleTask(in: timeout) {
+                        handshake.withLockedValue { $0.timedOut = true }
+                        channel.close(promise: nil)
+                    }
+                    result.whenComplete { _ in deadline.cancel() }
+                    return result
+                }
+            }
+        let outcome: Upgrade
+        do {
+            outcome = try await upgrade.get()
+        } catch {
+            if handshake.withLockedValue({ $0.timedOut }) {
+                throw APIError.transport(TransportFailure(
+                    kind: .timedOut, url: url, underlying: "no answer to the WebSocket upgrade within \(request.handshakeTimeout)"))
+            }
+            throw error
+        }
+        switch outcome {
+        case .upgraded(let socket):
+            return socket
+        case .refused(let status):
+            try? await handshake.withLockedValue({ $0.channel })?.close()
+            throw APIError.webSocket(WebSocketFailure(kind: .handshakeRefused(status: Int(status.code), reason: status.reasonPhrase), url: url))
+        }
+    }
+
+    // MARK: Frames
+
+    /// How long the server has to answer a close frame of ours before the connection is dropped.
+    static let closeTimeout = Duration.seconds(10)
+
+    private func run(_ socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, maxMessageSize: Int) async {
         let events = eventSink
         let outgoing = self.outgoing
-        let maxSize = request.maxMessageSize
+        let closedByUs = NIOLockedValueBox(false)
+        var ending: (code: Int?, reason: String)
         do {
-            let closeFrame = try await WebSocketClient.connect(url: request.url.absoluteString, configuration: configuration, logger: logger) {
-                inbound, outbound, _ in
-                opened.yield(.success(()))
-                opened.finish()
-                try await withThrowingTaskGroup(of: Void.self) { group in
+            ending = try await socket.executeThenClose { inbound, outbound in
+                try await withThrowingTaskGroup(of: (code: Int?, reason: String)?.self) { group in
                     group.addTask {
                         for await item in outgoing {
                             switch item {
-                            case .text(let text): try await outbound.write(.text(text))
+                            case .text(let text):
+                                // The client's frames are masked (RFC 6455 §5.3).
+                                try await outbound.write(WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text)))
                             case .close(let code, let reason):
-                                try await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
-                                return
+                                closedByUs.withLockedValue { $0 = true }
+                                try await outbound.write(Self.closeFrame(code: code, reason: reason))
+                                try await Task.sleep(for: Self.closeTimeout)
+                                return (code, "the server did not answer the close within \(Self.closeTimeout)")
                             }
                         }
+                        return nil
                     }
-                    for try await message in inbound.messages(maxSize: maxSize) {
-                        switch message {
-                        case .text(let text): events.yield(.message(text))
-                        case .binary(let buffer): events.yield(.message(String(buffer: buffer)))
+                    group.addTask {
+                        try await Self.read(inbound, replyingOn: outbound, maxMessageSize: maxMessageSize, closedByUs: closedByUs) {
+                            events.yield(.message($0))
                         }
                     }
-                    group.cancelAll()
+                    defer { group.cancelAll() }
+                    while let next = try await group.next() {
+                        if let next { return next }
+                    }
+                    return (nil, "")
                 }
             }
-            events.yield(.closed(code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, reason: closeFrame?.reason ?? ""))
         } catch {
-            let failure = Self.failure(error, url: request.url)
-            opened.yield(.failure(failure))
-            events.yield(.closed(code: nil, reason: failure.description))
+            ending = (nil, Self.failure(error, url: url).description)
         }
-        opened.finish()
+        events.yield(.closed(code: ending.code, reason: ending.reason))
         events.finish()
         outgoingSink.finish()
     }
 
+    /// Reads frames into whole messages until the server closes: answers pings, joins fragments,
+    /// echoes a close it did not get from us first.
+    private static func read(
+        _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, replyingOn outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>,
+        maxMessageSize: Int, closedByUs: NIOLockedValueBox<Bool>, deliver: (String) -> Void
+    ) async throws -> (code: Int?, reason: String) {
+        func close(_ code: Int, _ reason: String) async throws {
+            guard !closedByUs.withLockedValue({ $0 }) else { return }
+            closedByUs.withLockedValue { $0 = true }
+            try await outbound.write(closeFrame(code: code, reason: reason))
+        }
+        var message = ByteBuffer()
+        var inMessage = false
+        for try await frame in inbound {
+            switch frame.opcode {
+            case .text, .binary, .continuation:
+                guard inMessage == (frame.opcode == .continuation) else {
+                    try await close(1002, "unexpected frame")
+                    return (1002, "the server broke WebSocket framing (a \(frame.opcode) frame)")
+                }
+                if !inMessage { message.clear() }
+                var data = frame.unmaskedData
+                message.writeBuffer(&data)
+                inMessage = !frame.fin
+                guard message.readableBytes <= maxMessageSize else {
+                    try await close(1009, "message too big")
+                    return (1009, "a message larger than \(maxMessageSize) bytes")
+                }
+                if frame.fin { deliver(String(buffer: message)) }
+            case .ping:
+                try await outbound.write(WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData))
+            case .connectionClose:
+                var data = frame.unmaskedData
+                let code = data.readInteger(as: UInt16.self).map(Int.init)
+                let reason = data.readString(length: data.readableBytes) ?? ""
+                try? await close(code ?? 1000, "")
+                return (code ?? 1005, reason)
+            default:
+                continue
+            }
+        }
+        return (nil, "")
+    }
+
+    private static func closeFrame(code: Int, reason: String) -> WebSocketFrame {
+        var data = ByteBuffer()
+        data.writeInteger(UInt16(clamping: code))
+        // A close reason is at most 123 bytes.
+        data.writeBytes(Array(reason.utf8.prefix(123)))
+        return WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+    }
+
     /// A connection error as an `APIError`.
     static func failure(_ error: any Error, url: URL) -> APIError {
-        if let error = error as? WebSocketClientError {
-            return .transport(TransportFailure(kind: .other, url: url, underlying: "WebSocket handshake failed: \(error)"))
-        }
+        if let error = error as? APIError { return error }
         let text = String(describing: error)
         let lowered = text.lowercased()
         let kind: TransportFailure.Kind =
@@ -134,5 +292,26 @@ final class NIOWebSocketChannel: WebSocketChannel {
             else if lowered.contains("reset") || lowered.contains("eof") || lowered.contains("closed") { .connectionLost }
             else { .other }
         return .transport(TransportFailure(kind: kind, url: url, underlying: text))
+    }
+}
+
+/// Notes the status of the upgrade answer, which NIO's upgrade handler keeps to itself when it is
+/// not `101`, then leaves the pipeline.
+private final class ResponseStatusRecorder: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundOut = HTTPClientResponsePart
+
+    private let record: (HTTPResponseStatus) -> Void
+
+    init(record: @escaping (HTTPResponseStatus) -> Void) { self.record = record }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) {
+            record(head.status)
+            context.fireChannelRead(data)
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        } else {
+            context.fireChannelRead(data)
+        }
     }
 }

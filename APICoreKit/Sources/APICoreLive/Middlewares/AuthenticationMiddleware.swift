@@ -38,6 +38,14 @@ actor TokenRefresher {
         self.client = client
     }
 
+    /// Refreshes the token the store holds now (for a socket the server refused).
+    func refreshCurrent() async throws(APIError) {
+        guard let stale = await authentication.store.token() else {
+            throw .unauthorized(HTTPFailure(statusCode: 401, headers: [:], body: Data("no token to refresh; sign in again".utf8), url: nil))
+        }
+        _ = try await refresh(stale: stale)
+    }
+
     func refresh(stale: AuthToken) async throws(APIError) -> AuthToken {
         if let inFlight { return try await inFlight.value.get() }
         if let current = await authentication.store.token(), current.accessToken != stale.accessToken { return current }

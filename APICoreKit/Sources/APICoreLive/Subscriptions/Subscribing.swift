@@ -8,10 +8,14 @@ import Foundation
 /// Subscriptions for `LiveAPIClient`: each event is validated, written to the cache and mapped, in
 /// the order the server sent them.
 extension LiveAPIClient {
-    static func makeSubscriptionConnection(_ configuration: APIClientConfiguration) -> SubscriptionConnection? {
+    static func makeSubscriptionConnection(_ configuration: APIClientConfiguration, refresher: TokenRefresher?) -> SubscriptionConnection? {
         guard let subscriptions = configuration.subscriptions else { return nil }
         let authentication = configuration.authentication
         let headers = configuration.defaultHeaders.merging(subscriptions.headers) { $1 }
+        var reauthenticate: (@Sendable () async throws(APIError) -> Void)?
+        if let refresher {
+            reauthenticate = { () async throws(APIError) in try await refresher.refreshCurrent() }
+        }
         return SubscriptionConnection(
             configuration: subscriptions,
             upgradeHeaders: {
@@ -23,6 +27,7 @@ extension LiveAPIClient {
                 guard case .bearer(let bearer)? = authentication, let token = await bearer.store.token() else { return nil }
                 return ["Authorization": .string("Bearer \(token.accessToken)")]
             },
+            reauthenticate: reauthenticate,
             logger: configuration.logger)
     }
 

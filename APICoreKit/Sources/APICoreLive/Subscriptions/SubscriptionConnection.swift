@@ -35,14 +35,22 @@ actor SubscriptionConnection {
         case dropped(APIError, acknowledged: Bool)
         /// Give up: fail every operation with this error.
         case fatal(APIError)
+        /// The server wants new credentials (4401, 4403, or an upgrade refused with 401 or 403):
+        /// refresh them once and reconnect, else give up with this error.
+        case unauthorized(APIError)
     }
 
-    /// Close codes after which reconnecting cannot help (as in graphql-ws).
-    static let fatalCloseCodes: Set<Int> = [4400, 4401, 4403, 4406, 4409, 4429, 4500]
+    /// Close codes after which reconnecting cannot help (as in graphql-ws); 4401 and 4403 are for
+    /// new credentials.
+    static let fatalCloseCodes: Set<Int> = [4400, 4406, 4409, 4429, 4500]
+    static let unauthorizedCloseCodes: Set<Int> = [4401, 4403]
 
     private let configuration: SubscriptionConfiguration
     private let upgradeHeaders: @Sendable () async -> [String: String]
     private let defaultPayload: @Sendable () async -> JSONObject?
+    /// Gets new credentials (bearer authentication's single-flight refresh); `nil` when there is
+    /// nothing to refresh.
+    private let reauthenticate: (@Sendable () async throws(APIError) -> Void)?
     private let logger: Logger
 
     private var operations: [UInt64: Operation] = [:]
@@ -51,6 +59,8 @@ actor SubscriptionConnection {
     private var channel: (any WebSocketChannel)?
     private var generation: UInt64 = 0
     private var acknowledged = false
+    /// Set when a socket is acknowledged; `run` resets it.
+    private var acknowledgedOnce = false
     /// Set when the client itself ends a socket for a reason (ack timeout, invalid message, silence).
     private var pendingOutcome: Outcome?
     private var lastReceived = ContinuousClock.now
@@ -59,11 +69,13 @@ actor SubscriptionConnection {
         configuration: SubscriptionConfiguration,
         upgradeHeaders: @escaping @Sendable () async -> [String: String],
         defaultPayload: @escaping @Sendable () async -> JSONObject?,
+        reauthenticate: (@Sendable () async throws(APIError) -> Void)? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
         self.upgradeHeaders = upgradeHeaders
         self.defaultPayload = defaultPayload
+        self.reauthenticate = reauthenticate
         self.logger = logger
     }
 
@@ -121,13 +133,36 @@ actor SubscriptionConnection {
     private func run() async {
         var failures = 0
         var firstFailure: ContinuousClock.Instant?
+        // Credentials are refreshed at most once between two acknowledged sockets.
+        var refreshed = false
         while !operations.isEmpty {
-            switch await connectOnce() {
+            let outcome = await connectOnce()
+            if acknowledgedOnce {
+                refreshed = false
+                acknowledgedOnce = false
+            }
+            switch outcome {
             case .idle:
                 continue
             case .fatal(let error):
                 logger.warning("subscriptions stopped: \(error)")
                 failAll(error)
+            case .unauthorized(let error):
+                guard let reauthenticate, !refreshed else {
+                    logger.warning("subscriptions stopped: \(error)")
+                    failAll(error)
+                    continue
+                }
+                refreshed = true
+                logger.notice("subscription socket: \(error); refreshing the credentials and reconnecting")
+                do throws(APIError) {
+                    try await reauthenticate()
+                } catch let refreshError {
+                    logger.warning("subscriptions stopped: \(error); the refresh failed: \(refreshError)")
+                    failAll(error)
+                    continue
+                }
+                if !operations.isEmpty { broadcast(.state(.connecting)) }
             case .dropped(let error, let acknowledged):
                 guard !operations.isEmpty else { continue }
                 if acknowledged {
@@ -164,11 +199,17 @@ actor SubscriptionConnection {
         pendingOutcome = nil
         let request = WebSocketRequest(
             url: configuration.url, subprotocol: configuration.subprotocol.rawValue, headers: await upgradeHeaders(),
-            maxMessageSize: configuration.maxMessageSize, logger: logger)
+            maxMessageSize: configuration.maxMessageSize, handshakeTimeout: configuration.ackTimeout, logger: logger)
         let channel: any WebSocketChannel
         do throws(APIError) {
             channel = try await configuration.transport.connect(request)
         } catch {
+            // An upgrade the server refused with a status is an answer, not a network blip: only
+            // 5xx (and 408, 429) may pass.
+            if case .webSocket(let failure) = error, case .handshakeRefused = failure.kind {
+                if failure.recovery == .reauthenticate { return .unauthorized(error) }
+                if failure.recovery == .fail { return .fatal(error) }
+            }
             return .dropped(error, acknowledged: false)
         }
         if operations.isEmpty {
@@ -224,6 +265,7 @@ actor SubscriptionConnection {
         let code = code ?? 1006
         logger.debug("subscription socket closed by the server with \(code)")
         let error = APIError.webSocket(WebSocketFailure(kind: .closed(code: code, reason: reason), url: configuration.url))
+        if Self.unauthorizedCloseCodes.contains(code) { return .unauthorized(error) }
         return Self.fatalCloseCodes.contains(code) ? .fatal(error) : .dropped(error, acknowledged: acknowledged)
     }
 
@@ -238,6 +280,7 @@ actor SubscriptionConnection {
         case .connectionAck:
             guard !acknowledged else { return nil }
             acknowledged = true
+            acknowledgedOnce = true
             logger.debug("subscription socket acknowledged")
             for id in operations.keys.sorted() {
                 operations[id]?.sink(.state(.active))
