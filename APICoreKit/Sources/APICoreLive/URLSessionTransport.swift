@@ -12,8 +12,8 @@ protocol HTTPTransport: Sendable {
 
 /// The URLSession transport (FoundationNetworking on Linux).
 ///
-/// The timeout is a deadline for the whole exchange, not URLSession's idle interval: a server
-/// that trickles bytes forever still times out. Cancelling the calling task cancels the
+/// The timeout is our own deadline for the whole exchange, accurate to a few milliseconds on every
+/// platform, not URLSession's idle interval: a server that trickles bytes forever still times out. Cancelling the calling task cancels the
 /// `URLSessionTask` at once.
 final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
@@ -49,7 +49,9 @@ final class URLSessionTransport: HTTPTransport {
         if Task.isCancelled { throw .cancelled }
         var request = request
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        request.timeoutInterval = seconds
+        // The deadline below is the timeout. URLSession's own interval only has to stay out of its
+        // way: on Linux it is cut to whole seconds (0.9 s fires at once, 1.5 s after 1 s).
+        request.timeoutInterval = seconds.rounded(.up) + 1
         let state = Locked(Outcome.pending)
         let url = request.url
         let result: Result<TransportResponse, APIError> = await withTaskCancellationHandler {

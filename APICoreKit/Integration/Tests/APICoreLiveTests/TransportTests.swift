@@ -61,6 +61,30 @@ struct TransportTests {
         }
     }
 
+    @Test("a timeout is our own deadline: never before it, also below a second and between whole seconds",
+          arguments: [250, 900, 1500])
+    func exactTimeouts(_ milliseconds: Int) async throws {
+        try await withServer { server, client in
+            server.respond("never", status: 200, body: "{}", delay: .seconds(30))
+            server.respond("prompt", status: 200, body: #"{"ok": true}"#)
+            var request = RESTRequest<JSONValue>.get("never")
+            request.timeout = .milliseconds(milliseconds)
+            let start = ContinuousClock.now
+            let error = await apiError { () async throws(APIError) in try await client.send(request) }
+            let elapsed = ContinuousClock.now - start
+            #expect(transportKind(error) == .timedOut)
+            // Load only makes it later: the lower bound is exact, the upper one has room for a busy machine.
+            #expect(elapsed >= .milliseconds(milliseconds), "timed out after \(elapsed)")
+            #expect(elapsed < .milliseconds(milliseconds) + .seconds(5), "timed out after \(elapsed)")
+
+            // A prompt answer within a sub-second timeout is an answer.
+            var prompt = RESTRequest<JSONValue>.get("prompt")
+            prompt.timeout = .milliseconds(milliseconds)
+            let answer = try await client.send(prompt)
+            #expect(answer.value == ["ok": true])
+        }
+    }
+
     @Test("cancelling the calling task cancels the HTTP request at once")
     func cancellation() async throws {
         try await withServer { server, client in
