@@ -148,15 +148,16 @@ final class LiveAPIClient: APIClient {
             guard usesPersistedQueries, let options = configuration.persistedQueries else { return await send(.full, plainGET) }
             let hash = Operation.operationIdentifier ?? SHA256.hexDigest(Operation.document)
             let hashed = await send(.hashOnly(hash), isQuery && options.useGETForHashedQueries)
-            guard case .failure(.graphQL(let failure)) = hashed else { return hashed }
-            if failure.errors.contains(where: Self.isPersistedQueryNotFound) {
+            guard case .failure(let error) = hashed else { return hashed }
+            if case .graphQL(let failure) = error, failure.errors.contains(where: Self.isPersistedQueryNotFound) {
                 return await send(.hashAndDocument(hash), false)
             }
-            if failure.errors.contains(where: Self.isPersistedQueryNotSupported) {
-                persistedQueriesSupported.withLock { $0 = false }
-                return await send(.full, plainGET)
+            guard let reason = Self.persistedQueriesUnsupported(by: error) else { return hashed }
+            if persistedQueriesSupported.withLock({ let was = $0; $0 = false; return was }) {
+                configuration.logger.notice(
+                    "persisted queries: \(configuration.graphQLURL.absoluteString) \(reason); sending whole documents from now on")
             }
-            return hashed
+            return await send(.full, plainGET)
         }
         let dedupKey = "\(Operation.operationName)\n\(JSONSerializer.string(.object(variables)))\n"
             + request.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
@@ -178,8 +179,42 @@ final class LiveAPIClient: APIClient {
         error.message == "PersistedQueryNotFound" || error.code == "PERSISTED_QUERY_NOT_FOUND"
     }
 
-    static func isPersistedQueryNotSupported(_ error: GraphQLError) -> Bool {
-        error.message == "PersistedQueryNotSupported" || error.code == "PERSISTED_QUERY_NOT_SUPPORTED"
+    /// Why the answer to a hash-only request says the server does not do persisted queries, or
+    /// `nil` when it says something else (an error of the operation, an outage, credentials):
+    /// - `PersistedQueryNotSupported` (message or code), as APQ servers say when it is off;
+    /// - an error without data about the request having no query, as servers that never heard of
+    ///   APQ say ("No GraphQL query found in the request", "The query must be a string.", "Must
+    ///   provide query string.", "… must contain a non-empty `query` …"), with any status;
+    /// - HTTP 400, 404, 405, 415 or 422 whose body is not a GraphQL response, or a body that is not
+    ///   JSON at all (an HTML page answering a GET).
+    static func persistedQueriesUnsupported(by error: APIError) -> String? {
+        switch error {
+        case .graphQL(let failure):
+            if failure.errors.contains(where: { $0.message == "PersistedQueryNotSupported" || $0.code == "PERSISTED_QUERY_NOT_SUPPORTED" }) {
+                return "answered PersistedQueryNotSupported"
+            }
+            guard failure.partialData == nil, let missing = failure.errors.first(where: { isMissingQuery($0.message) }) else { return nil }
+            return "does not know persisted queries (it answered a hash-only request with \"\(missing.message.prefix(100))\")"
+        case .httpStatus(let failure) where [400, 404, 405, 415, 422].contains(failure.statusCode):
+            return "does not know persisted queries (it answered a hash-only request with HTTP \(failure.statusCode))"
+        case .invalidResponse(let failure):
+            switch failure.kind {
+            case .notJSON, .notGraphQLResponse: break
+            case .wrongShape, .noData: return nil
+            }
+            return "does not know persisted queries (it answered a hash-only request with a body that is not JSON"
+                + (failure.statusCode.map { ", HTTP \($0)" } ?? "") + ")"
+        default:
+            return nil
+        }
+    }
+
+    /// A request-level error that says the request carried no query.
+    static func isMissingQuery(_ message: String) -> Bool {
+        let text = message.lowercased()
+        guard text.contains("query") else { return false }
+        return ["no graphql query", "must be a string", "must provide", "non-empty", "missing", "no query", "not provided", "is required"]
+            .contains { text.contains($0) }
     }
 
     // MARK: Chain

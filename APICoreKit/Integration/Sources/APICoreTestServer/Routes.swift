@@ -209,6 +209,15 @@ enum Routes {
 
     /// The document for a request: as sent, or remembered by its persisted-query hash.
     static func persistedQuery(query: String?, extensions: [String: Any]?, state: Locked<TestServer.State>) -> Result<String, ErrorResponse> {
+        if let ignorance = state.withLock({ $0.persistedQueriesUnknown }) {
+            // A server that never heard of persisted queries: extensions are ignored, no query is an error.
+            guard let query else {
+                var response = Response(status: .init(code: ignorance.status), body: .init(byteBuffer: ByteBuffer(bytes: ignorance.body)))
+                response.headers[.contentType] = ignorance.contentType
+                return .failure(ErrorResponse(response: response))
+            }
+            return .success(query)
+        }
         guard let persisted = extensions?["persistedQuery"] as? [String: Any], let hash = persisted["sha256Hash"] as? String else {
             guard let query else { return .failure(ErrorResponse(response: plain(400, "expected a 'query'"))) }
             return .success(query)

@@ -67,6 +67,7 @@ public final class TestServer: Sendable {
         var uploads: [String: Data] = [:]
         var persistedQueries: [String: String] = [:]
         var persistedQueriesSupported = true
+        var persistedQueriesUnknown: Canned?
         var uploadOperations: Data?
     }
 
@@ -184,6 +185,10 @@ public final class TestServer: Sendable {
 
     /// Makes the server answer `PersistedQueryNotSupported` to hashed queries.
     public func refusePersistedQueries() { state.withLock { $0.persistedQueriesSupported = false } }
+
+    /// Makes the server one that never heard of persisted queries: it ignores the extension and
+    /// answers a request without a query with `answer` (what such servers say, in their words).
+    public func ignorePersistedQueries(answering answer: Canned) { state.withLock { $0.persistedQueriesUnknown = answer } }
 
     /// The documents the server has remembered by hash.
     public var persistedQueryCount: Int { state.withLock { $0.persistedQueries.count } }

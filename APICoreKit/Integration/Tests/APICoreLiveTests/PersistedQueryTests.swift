@@ -62,4 +62,52 @@ struct PersistedQueryTests {
         #expect(bodies[2]?["query"] != nil && bodies[2]?["extensions"] == nil)
         await server.stop()
     }
+
+    /// What servers that never heard of persisted queries answer a hash-only request, in their words.
+    static let unknowingServers: [(name: String, answer: TestServer.Canned, useGET: Bool)] = [
+        ("HTTP 400, no query found", .init(status: 400, body: #"{"errors":[{"message":"No GraphQL query found in the request"}]}"#), false),
+        ("a GraphQL error: the query must be a string", .init(status: 200, body: #"{"errors":[{"message":"The query must be a string."}]}"#), false),
+        ("HTTP 400 as text", .init(status: 400, contentType: "text/plain", body: "Must provide query string."), false),
+        ("HTTP 422 as JSON without errors", .init(status: 422, body: #"{"detail":"query is required"}"#), false),
+        ("an HTML page for GET", .init(status: 200, contentType: "text/html", body: "<!DOCTYPE html><html><body>GraphiQL</body></html>"), true),
+        ("HTTP 405 for GET", .init(status: 405, contentType: "text/html", body: "<h1>Method Not Allowed</h1>"), true),
+    ]
+
+    @Test("a server without persisted queries: one hash-only request, the document, then whole documents only, with a notice",
+          arguments: 0..<6)
+    func serverWithoutPersistedQueries(_ index: Int) async throws {
+        let (name, answer, useGET) = Self.unknowingServers[index]
+        let server = try await TestServer.start()
+        server.ignorePersistedQueries(answering: answer)
+        let log = LogCapture()
+        let client = APICoreLive.makeClient(APIClientConfiguration(
+            restBaseURL: server.baseURL, logger: log.logger, retryPolicy: nil,
+            persistedQueries: PersistedQueries(useGETForHashedQueries: useGET)))
+        for id in ["1000", "1003", "1000"] {
+            let answer = try await client.fetch(HumanQuery(id: id), cachePolicy: .networkOnly)
+            #expect(answer.value.human != nil, "\(name)")
+        }
+        let requests = server.requests(to: "graphql")
+        #expect(requests.count == 4, "\(name)")
+        let hashOnly = requests.filter { $0.query["query"] == nil && (try? JSONParser.parse($0.body))?["query"] == nil }
+        #expect(hashOnly.count == 1, "\(name): only the first request goes without its document")
+        let notices = log.all.filter { $0.hasPrefix("[notice]") && $0.contains("persisted queries") }
+        #expect(notices.count == 1, "\(name): \(log.all)")
+        await server.stop()
+    }
+
+    @Test("errors of the operation itself on a hash-only request do not turn persisted queries off")
+    func operationErrorsKeepHashing() async throws {
+        let server = try await TestServer.start()
+        let client = client(server)
+        _ = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly)
+        server.respond("graphql", with: [.init(status: 200, body: #"{"data":{"human":null},"errors":[{"message":"no human","path":["human"]}]}"#)])
+        _ = try? await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly)
+        server.respond("graphql", with: [.init(status: 503, contentType: "text/plain", body: "busy")])
+        _ = try? await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly)
+        let bodies = server.requests(to: "graphql").map { try? JSONParser.parse($0.body) }
+        #expect(bodies.count == 4)
+        #expect(bodies.suffix(2).allSatisfy { $0?["query"] == nil && $0?["extensions"] != nil })
+        await server.stop()
+    }
 }
