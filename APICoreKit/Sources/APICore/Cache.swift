@@ -42,12 +42,19 @@ public struct CacheConfiguration: Sendable {
     /// The longest a record of a type is trusted after it was received; older records are misses
     /// for `cacheElseNetwork` and stale for `cacheOnly`. A request can set its own.
     public var maxAge: [String: Duration]
+    /// Whether the data of a response that also has errors is written: every field with a value,
+    /// never a field an error's path names nor a `null` on the way to one (on by default).
+    public var writesPartialData: Bool
 
     /// A configuration.
-    public init(storage: NormalizedCacheStorage = .inMemory, keys: [String: KeyFunction] = [:], maxAge: [String: Duration] = [:]) {
+    public init(
+        storage: NormalizedCacheStorage = .inMemory, keys: [String: KeyFunction] = [:], maxAge: [String: Duration] = [:],
+        writesPartialData: Bool = true
+    ) {
         self.storage = storage
         self.keys = keys
         self.maxAge = maxAge
+        self.writesPartialData = writesPartialData
     }
 }
 

@@ -135,10 +135,34 @@ extension LiveAPIClient {
     }
 
     /// Asks the server, writes the answer to the cache, answers it.
+    /// With errors, the fields that came with a value are written all the same (unless the
+    /// configuration says not to), and the error is thrown.
     func fetchAndStore<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError) -> Response<Value> {
-        let result = try await executeOnServer(request)
+        let result: ServerResult<Value>
+        do {
+            result = try await executeOnServer(request)
+        } catch {
+            if case .graphQL(let failure) = error, let partial = failure.partialData, configuration.cache?.writesPartialData == true {
+                await storePartial(partial, errors: failure.errors, for: request.operation)
+            }
+            throw error
+        }
         await store(result.data, for: request.operation)
         return result.response
+    }
+
+    /// Writes the partial data of a response with errors, when it has the shape the operation
+    /// selects (a spec-compliant server nulls the nearest nullable parent of a failed field); the
+    /// fields the errors name are left as they were.
+    private func storePartial<Operation: GraphQLOperation>(_ data: JSONObject, errors: [GraphQLError], for operation: Operation) async {
+        let variables = operation.variablesJSON
+        do {
+            _ = try Operation.Data(validating: data, variables: variables)
+        } catch {
+            configuration.logger.debug("\(Operation.operationName): partial data not cached, it does not fit the selection: \(error)")
+            return
+        }
+        await store(data, as: Operation.Data.self, root: Operation.operationType, variables: variables, errors: errors)
     }
 
     /// `fetchAndStore`, but when the server cannot be reached, the cached data (expired or not),
@@ -162,9 +186,11 @@ extension LiveAPIClient {
         await store(data, as: Operation.Data.self, root: Operation.operationType, variables: operation.variablesJSON)
     }
 
-    private func store<Data: RootSelectionSet>(_ data: JSONObject, as: Data.Type, root: GraphQLOperationType, variables: JSONObject) async {
+    private func store<Data: RootSelectionSet>(
+        _ data: JSONObject, as: Data.Type, root: GraphQLOperationType, variables: JSONObject, errors: [GraphQLError] = []
+    ) async {
         guard let store, let cache = configuration.cache else { return }
-        var normalizer = Normalizer(variables: variables, keyFunctions: cache.keys)
+        var normalizer = Normalizer(variables: variables, keyFunctions: cache.keys, errors: errors)
         normalizer.normalize(data, selections: Data.__selections, parent: Data.__parentType, key: CacheNaming.rootKey(for: root))
         await store.merge(normalizer.records)
     }

@@ -47,3 +47,13 @@ public func eventually(_ condition: () async -> Bool, timeout: Duration = .secon
     }
     return await condition()
 }
+
+/// The error `call` throws, or `nil` when it returns.
+public func thrownError<T, Failure: Error>(_ call: () async throws(Failure) -> T) async -> Failure? {
+    do {
+        _ = try await call()
+        return nil
+    } catch {
+        return error
+    }
+}

@@ -40,11 +40,7 @@ func withServer<T>(
 
 /// The error a call threw, or a test failure when it succeeded.
 func apiError<T>(_ call: () async throws(APIError) -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> APIError? {
-    do {
-        let value = try await call()
-        Issue.record("expected an APIError, got \(value)", sourceLocation: sourceLocation)
-        return nil
-    } catch {
-        return error
-    }
+    let error = await thrownError(call)
+    if error == nil { Issue.record("expected an APIError", sourceLocation: sourceLocation) }
+    return error
 }

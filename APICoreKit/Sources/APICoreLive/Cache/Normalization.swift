@@ -41,49 +41,69 @@ package enum CacheNaming {
 package struct Normalizer {
     let variables: JSONObject
     let keyFunctions: [String: CacheConfiguration.KeyFunction]
+    /// The response paths (dotted) that errors name, and every prefix of them: a field at one of
+    /// the first is not written, nor a `null` at one of the second. Empty for a response without
+    /// errors, and then no path is tracked at all.
+    private let erroredPaths: Set<String>
+    private let erroredPrefixes: Set<String>
     package private(set) var records: [String: JSONObject] = [:]
 
-    package init(variables: JSONObject, keyFunctions: [String: CacheConfiguration.KeyFunction]) {
+    /// A normalizer; `errors` are those of a response with partial data, whose fields at the
+    /// errors' paths are left out.
+    package init(variables: JSONObject, keyFunctions: [String: CacheConfiguration.KeyFunction], errors: [GraphQLError] = []) {
         self.variables = variables
         self.keyFunctions = keyFunctions
+        let paths = errors.compactMap(\.path).filter { !$0.components.isEmpty }
+        erroredPaths = Set(paths.map(\.description))
+        erroredPrefixes = Set(paths.flatMap { path in
+            (1...path.components.count).map { ResponsePath(Array(path.components.prefix($0))).description }
+        })
     }
 
     /// Adds the records of `object`, selected by `selections` on `parent`, under `key`.
     package mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String) {
+        normalize(object, selections: selections, parent: parent, key: key, responsePath: erroredPaths.isEmpty ? nil : "")
+    }
+
+    private mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String, responsePath: String?) {
         var fields: JSONObject = [:]
-        collect(object, selections: selections, parent: parent, recordKey: key, into: &fields)
+        collect(object, selections: selections, parent: parent, recordKey: key, responsePath: responsePath, into: &fields)
         // An object can hold itself (a hero among its own friends): what `collect` wrote under the
         // same key further down stays, and this object's own fields go on top of it.
         records[key, default: [:]].merge(fields) { _, own in own }
     }
 
-    private mutating func collect(_ object: JSONObject, selections: [Selection], parent: ParentType, recordKey: String, into fields: inout JSONObject) {
+    private mutating func collect(
+        _ object: JSONObject, selections: [Selection], parent: ParentType, recordKey: String, responsePath: String?, into fields: inout JSONObject
+    ) {
         for selection in selections {
             switch selection {
             case .field(let field):
                 guard let value = object[field.responseKey] else { continue }  // left out by @include/@skip
+                let fieldPath = responsePath.map { $0.isEmpty ? field.responseKey : "\($0).\(field.responseKey)" }
+                if let fieldPath, erroredPaths.contains(fieldPath) || (value.isNull && erroredPrefixes.contains(fieldPath)) { continue }
                 let storageKey = CacheNaming.storageKey(field, variables: variables)
-                fields[storageKey] = normalize(value, as: field.type, parentKey: recordKey, path: storageKey)
+                fields[storageKey] = normalize(value, as: field.type, parentKey: recordKey, path: storageKey, responsePath: fieldPath)
             case .inlineFragment(let type):
                 if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) {
-                    collect(object, selections: type.__selections, parent: type.__parentType, recordKey: recordKey, into: &fields)
+                    collect(object, selections: type.__selections, parent: type.__parentType, recordKey: recordKey, responsePath: responsePath, into: &fields)
                 }
             case .fragment(let type):
                 if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) {
-                    collect(object, selections: type.__selections, parent: type.__parentType, recordKey: recordKey, into: &fields)
+                    collect(object, selections: type.__selections, parent: type.__parentType, recordKey: recordKey, responsePath: responsePath, into: &fields)
                 }
             case .conditional(let conditions, let nested):
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
-                    collect(object, selections: nested, parent: parent, recordKey: recordKey, into: &fields)
+                    collect(object, selections: nested, parent: parent, recordKey: recordKey, responsePath: responsePath, into: &fields)
                 }
             }
         }
     }
 
-    private mutating func normalize(_ value: JSONValue, as type: OutputType, parentKey: String, path: String) -> JSONValue {
+    private mutating func normalize(_ value: JSONValue, as type: OutputType, parentKey: String, path: String, responsePath: String?) -> JSONValue {
         switch type {
         case .nonNull(let inner):
-            return normalize(value, as: inner, parentKey: parentKey, path: path)
+            return normalize(value, as: inner, parentKey: parentKey, path: path, responsePath: responsePath)
         case .scalar:
             return value
         case .list(let element):
@@ -91,14 +111,14 @@ package struct Normalizer {
             var result: [JSONValue] = []
             result.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
-                result.append(normalize(item, as: element, parentKey: parentKey, path: "\(path).\(index)"))
+                result.append(normalize(item, as: element, parentKey: parentKey, path: "\(path).\(index)", responsePath: responsePath.map { "\($0).\(index)" }))
             }
             return .array(result)
         case .object(let selectionSet):
             guard case .object(let object) = value else { return value }
             let parent = selectionSet.__parentType
             let key = cacheKey(for: object, parent: parent) ?? "\(parentKey).\(path)"
-            normalize(object, selections: selectionSet.__selections, parent: parent, key: key)
+            normalize(object, selections: selectionSet.__selections, parent: parent, key: key, responsePath: responsePath)
             return CacheNaming.reference(to: key)
         }
     }
