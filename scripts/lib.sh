@@ -14,7 +14,7 @@ package_dir() {
 }
 
 # Packages whose generated code is committed, in generation order (SharedKit first: the kits import it).
-GENERATED=(SharedKit UserKit ProductKit HouseholdKit Tools/Fixtures/StarWarsAPI Tools/Fixtures/GeneratedSamples/Evolution
+GENERATED=(SharedKit UserKit ProductKit HouseholdKit APICoreKit/Integration Tools/Fixtures/StarWarsAPI Tools/Fixtures/GeneratedSamples/Evolution
   Tools/Fixtures/GeneratedSamples/Samples/Seed{1..6})
 
 # Builds apicore-codegen (once per call) and prints its path.

@@ -52,6 +52,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The interop server's operations, generated from Interop/ (apollo-codegen-config.json).
+        .target(name: "InteropAPI", dependencies: [.product(name: "APICore", package: "APICoreKit")]),
         // The Apollo StarWars operations as the generator writes them (a link to APICoreKit's copy).
         .target(name: "StarWarsOperations", dependencies: [.product(name: "APICore", package: "APICoreKit")]),
         .executableTarget(
@@ -85,6 +87,14 @@ let package = Package(
             dependencies: [
                 .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
                 .product(name: "APICoreWebSocket", package: "APICoreKit"), "APICoreTestServer", "StarWarsOperations",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "InteropTests",
+            dependencies: [
+                .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
+                .product(name: "APICoreWebSocket", package: "APICoreKit"), "APICoreTestServer", "InteropAPI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,0 +1,137 @@
+"""The interop suite's third-party server: strawberry-graphql's ASGI app under uvicorn, on 127.0.0.1.
+
+A small library of books written the way a strawberry user writes a schema: an enum, a custom
+scalar (DateTime), a field that always fails (for partial data), a mutation, a file upload, a
+subscription, over both WebSocket protocols. Nothing here knows APICoreKit.
+
+    python server.py [--port N]     prints "listening on <port>" once bound, then serves until killed
+    python server.py --print-schema prints the schema (SDL), as committed in schema.graphqls
+"""
+
+import argparse
+import asyncio
+import datetime
+import enum
+import hashlib
+import signal
+import socket
+import sys
+from typing import AsyncGenerator, Optional
+
+import strawberry
+import uvicorn
+from strawberry.asgi import GraphQL
+from strawberry.file_uploads import Upload
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
+
+
+@strawberry.enum
+class Genre(enum.Enum):
+    FICTION = "FICTION"
+    HISTORY = "HISTORY"
+    SCIENCE = "SCIENCE"
+
+
+@strawberry.type
+class Book:
+    id: strawberry.ID
+    title: str
+    genre: Genre
+    published: datetime.datetime
+    rating: Optional[int]
+
+    @strawberry.field
+    def secret(self) -> Optional[str]:
+        raise PermissionError("the secret of a book is classified")
+
+
+BOOKS = {
+    "1": Book(id=strawberry.ID("1"), title="Dune", genre=Genre.FICTION,
+              published=datetime.datetime(1965, 8, 1, tzinfo=datetime.timezone.utc), rating=5),
+    "2": Book(id=strawberry.ID("2"), title="SPQR", genre=Genre.HISTORY,
+              published=datetime.datetime(2015, 10, 20, tzinfo=datetime.timezone.utc), rating=None),
+    "3": Book(id=strawberry.ID("3"), title="Cosmos", genre=Genre.SCIENCE,
+              published=datetime.datetime(1980, 1, 1, 12, 30, tzinfo=datetime.timezone.utc), rating=4),
+}
+
+
+@strawberry.input
+class BookInput:
+    title: str
+    genre: Genre
+    published: datetime.datetime
+
+
+@strawberry.type
+class UploadResult:
+    filename: str
+    size: int
+    sha256: str
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    def book(self, id: strawberry.ID) -> Optional[Book]:
+        return BOOKS.get(str(id))
+
+    @strawberry.field
+    def books(self, genre: Optional[Genre] = None) -> list[Book]:
+        return [book for book in BOOKS.values() if genre is None or book.genre == genre]
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation
+    def add_book(self, input: BookInput) -> Book:
+        book = Book(id=strawberry.ID(str(len(BOOKS) + 1)), title=input.title, genre=input.genre,
+                    published=input.published, rating=None)
+        BOOKS[str(book.id)] = book
+        return book
+
+    @strawberry.mutation
+    async def upload(self, file: Upload) -> UploadResult:
+        data = await file.read()
+        return UploadResult(filename=file.filename, size=len(data), sha256=hashlib.sha256(data).hexdigest())
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription
+    async def count(self, to: int, interval_ms: int = 10) -> AsyncGenerator[int, None]:
+        for number in range(1, to + 1):
+            yield number
+            await asyncio.sleep(interval_ms / 1000)
+
+
+schema = strawberry.Schema(query=Query, mutation=Mutation, subscription=Subscription)
+app = GraphQL(
+    schema,
+    subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL],
+    multipart_uploads_enabled=True,
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (0: any free one)")
+    parser.add_argument("--print-schema", action="store_true", help="print the schema (SDL) and exit")
+    arguments = parser.parse_args()
+    if arguments.print_schema:
+        print(schema.as_str())
+        return
+    # A parent may have blocked signals on the thread that started us (test runners do): SIGTERM
+    # must stop the server.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", arguments.port))
+    listener.listen(128)
+    print(f"listening on {listener.getsockname()[1]}", flush=True)
+    # Tests stop it with SIGTERM: open keep-alive connections get a second, not forever.
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1))
+    server.run(sockets=[listener])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+@_spi(Generated) import APICore
+import APICoreLive
+import APICoreTestServer
+import APICoreWebSocket
+import Foundation
+@_spi(Generated) import InteropAPI
+import Logging
+import Testing
+
+/// The engine against a GraphQL server nobody here wrote: strawberry-graphql (pinned in
+/// `Interop/requirements.txt`) under uvicorn, with operations generated from its schema
+/// (`Interop/`). Each test starts its own server process.
+@Suite("Interop with strawberry-graphql")
+struct InteropTests {
+    /// Fast reconnection: 50 ms doubling to 400 ms, enough attempts for a server restart.
+    static let quickReconnect = RetryPolicy(
+        maxAttempts: 40, initialDelay: .milliseconds(50), multiplier: 2, maxDelay: .milliseconds(400), jitter: 0.2, maxTotalTime: .seconds(60))
+
+    static func client(
+        _ server: InteropServer, queryMethod: APIClientConfiguration.QueryMethod = .post, cache: CacheConfiguration? = nil,
+        persistedQueries: PersistedQueries? = nil, subprotocol: SubscriptionProtocol = .graphQLTransportWS, logger: Logger = Logger(label: "interop")
+    ) -> any APIClient {
+        APICoreLive.makeClient(APIClientConfiguration(
+            restBaseURL: server.httpURL.deletingLastPathComponent(), graphQLURL: server.httpURL, timeout: .seconds(30), queryMethod: queryMethod,
+            cache: cache, logger: logger, retryPolicy: nil, persistedQueries: persistedQueries,
+            subscriptions: SubscriptionConfiguration(
+                url: server.webSocketURL, subprotocol: subprotocol, transport: APICoreWebSocket.transport, ackTimeout: .seconds(10), keepAlive: nil,
+                reconnect: quickReconnect)))
+    }
+
+    /// Starts a server, runs `body`, stops the server.
+    static func withServer<T>(_ body: (InteropServer) async throws -> T) async throws -> T {
+        let server = try await InteropServer.start()
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    static let utc = { () -> Calendar in
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
+    @Test("the committed schema is the one the server serves")
+    func schemaIsCurrent() async throws {
+        let served = try await InteropServer.run(["server.py", "--print-schema"])
+        let committed = try String(contentsOf: InteropServer.directory.appendingPathComponent("schema.graphqls"), encoding: .utf8)
+        #expect(served.trimmingCharacters(in: .whitespacesAndNewlines) == committed.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test("queries over POST and GET: an enum, a custom scalar, a null, a list filtered by an enum argument",
+          arguments: [APIClientConfiguration.QueryMethod.post, .get])
+    func queries(_ method: APIClientConfiguration.QueryMethod) async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server, queryMethod: method)
+            let dune = try #require(try await client.fetch(BookQuery(id: "1"), cachePolicy: .networkOnly).value.book)
+            #expect(dune.title == "Dune")
+            #expect(dune.genre == .case(.fiction))
+            #expect(dune.published.date == Self.utc.date(from: DateComponents(year: 1965, month: 8, day: 1)))
+            #expect(dune.rating == 5)
+            let history = try await client.fetch(BooksQuery(genre: .some(.init(.history))), cachePolicy: .networkOnly).value.books
+            #expect(history.map(\.title) == ["SPQR"])
+            let spqrRating = try await client.fetch(BookQuery(id: "2"), cachePolicy: .networkOnly).value.book?.rating
+            #expect(spqrRating == nil)
+            let missing = try await client.fetch(BookQuery(id: "404"), cachePolicy: .networkOnly).value.book
+            #expect(missing == nil)
+        }
+    }
+
+    @Test("a mutation with an input object, an enum and a custom scalar, read back")
+    func mutation() async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server)
+            let published = try #require(Self.utc.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 3, minute: 4, second: 5)))
+            let added = try await client.perform(AddBookMutation(input: InteropAPI.BookInput(
+                title: "Interop", genre: .init(.science), published: InteropAPI.DateTime(published)))).value.addBook
+            #expect(added.title == "Interop")
+            #expect(added.genre == .case(.science))
+            #expect(added.published.date == published)
+            let readBack = try await client.fetch(BookTitleQuery(id: added.id), cachePolicy: .networkOnly).value.book?.title
+            #expect(readBack == "Interop")
+        }
+    }
+
+    @Test("partial data with a field error: the error's path, the partial data, and the fields that came cached")
+    func partialData() async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server, cache: CacheConfiguration())
+            let error = await thrownError { () async throws(APIError) in try await client.fetch(BookWithSecretQuery(id: "1"), cachePolicy: .networkOnly) }
+            guard case .graphQL(let failure)? = error else {
+                Issue.record("expected a GraphQL error, got \(String(describing: error))")
+                return
+            }
+            #expect(failure.errors.map(\.message) == ["the secret of a book is classified"])
+            #expect(failure.errors.first?.path == ["book", "secret"])
+            #expect(error?.partialData(as: BookWithSecretQuery.Data.self)?.book?.title == "Dune")
+            // The title came with a value and is cached; the secret never was.
+            let cachedTitle = try await client.fetch(BookTitleQuery(id: "1"), cachePolicy: .cacheOnly).value.book?.title
+            #expect(cachedTitle == "Dune")
+            #expect(await thrownError { () async throws(APIError) in try await client.fetch(BookWithSecretQuery(id: "1"), cachePolicy: .cacheOnly) } != nil)
+        }
+    }
+
+    @Test("a document the server finds invalid: a GraphQL error naming the field, whatever the status, not worth a retry")
+    func validationError() async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server)
+            let error = await thrownError { () async throws(APIError) in try await client.fetch(InvalidBookQuery(), cachePolicy: .networkOnly) }
+            guard case .graphQL(let failure)? = error else {
+                Issue.record("expected a GraphQL error, got \(String(describing: error))")
+                return
+            }
+            #expect(failure.errors.contains { $0.message.contains("nope") })
+            #expect(failure.partialData == nil)
+            #expect(error?.recovery == .fail)
+        }
+    }
+
+    @Test("a subscription over each WebSocket protocol streams every event and completes", arguments: SubscriptionProtocol.allCases)
+    func subscription(_ subprotocol: SubscriptionProtocol) async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server, subprotocol: subprotocol)
+            var numbers: [Int] = []
+            for try await data in client.subscribe(CountSubscription(to: 5, intervalMs: 5)) { numbers.append(data.count) }
+            #expect(numbers == [1, 2, 3, 4, 5])
+        }
+    }
+
+    @Test("the server killed and restarted mid-subscription: the client reconnects and subscribes again")
+    func serverRestart() async throws {
+        let first = try await InteropServer.start()
+        let port = first.port
+        let client = Self.client(first)
+        let events = Events(client.subscribe(CountSubscription(to: 100_000, intervalMs: 20)))
+        #expect(await eventually({ events.values.count >= 3 }, timeout: .seconds(30)))
+        await first.kill()
+        let before = events.values.count
+        #expect(await eventually({ events.states.contains { if case .reconnecting = $0 { true } else { false } } }, timeout: .seconds(30)))
+        let second = try await InteropServer.start(port: port)
+        // The new server's count starts again from 1: the subscription was sent again.
+        #expect(await eventually({ events.values.dropFirst(before).map(\.count).contains(3) }, timeout: .seconds(30)), "\(events.values) \(events.states)")
+        #expect(events.error == nil)
+        events.stop()
+        await second.stop()
+    }
+
+    @Test("a multipart upload arrives whole: the server's length and SHA-256 match")
+    func upload() async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server)
+            var generator = SystemRandomNumberGenerator()
+            let bytes = Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let result = try await client.perform(UploadFileMutation(file: GraphQLFile(data: bytes, filename: "random.bin"))).value.upload
+            #expect(result.filename == "random.bin")
+            #expect(result.size == bytes.count)
+            #expect(result.sha256 == SHA256.digest(bytes).map { String(format: "%02x", $0) }.joined())
+        }
+    }
+
+    @Test("persisted queries against a server without them: answers all the same, one notice, then whole documents",
+          arguments: [false, true])
+    func persistedQueries(_ useGET: Bool) async throws {
+        try await Self.withServer { server in
+            let log = LogCapture()
+            let client = Self.client(server, persistedQueries: PersistedQueries(useGETForHashedQueries: useGET), logger: log.logger)
+            for id in ["1", "2", "3"] {
+                let book = try await client.fetch(BookTitleQuery(id: id), cachePolicy: .networkOnly).value.book
+                #expect(book != nil)
+            }
+            #expect(log.all.filter { $0.hasPrefix("[notice]") && $0.contains("persisted queries") }.count == 1, "\(log.all)")
+        }
+    }
+}
+
+/// A query strawberry rejects: `nope` is not a field of `Book`.
+public struct InvalidBookQuery: GraphQLQuery {
+    public static let operationName = "InvalidBook"
+    public static let document = "query InvalidBook { book(id: \"1\") { nope } }"
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = InteropAPI.Objects.Query
+        @_spi(Generated) public static let __selections: [Selection] = []
+    }
+}
+
+/// Consumes a subscription in a task of its own and keeps its values, states and error.
+final class Events<Value: Sendable>: Sendable {
+    private let seen = Locked<(values: [Value], states: [SubscriptionState], error: APIError?)>(([], [], nil))
+    private let tasks: [Task<Void, Never>]
+
+    init(_ subscription: APISubscription<Value>) {
+        let seen = self.seen
+        tasks = [
+            Task { for await state in subscription.states { seen.withLock { $0.states.append(state) } } },
+            Task {
+                do throws(APIError) {
+                    for try await value in subscription { seen.withLock { $0.values.append(value) } }
+                } catch {
+                    seen.withLock { $0.error = error }
+                }
+            },
+        ]
+    }
+
+    var values: [Value] { seen.withLock { $0.values } }
+    var states: [SubscriptionState] { seen.withLock { $0.states } }
+    var error: APIError? { seen.withLock { $0.error } }
+
+    func stop() { for task in tasks { task.cancel() } }
+}
