@@ -55,7 +55,7 @@ final class Recorder<Value: Sendable>: Sendable {
     var values: [Value] { elements.compactMap { try? $0.get().value } }
 
     /// Waits (bounded) until `count` elements arrived.
-    func waitFor(_ count: Int, timeout: Duration = .seconds(5)) async -> Bool {
+    func waitFor(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await eventually({ self.elements.count >= count }, timeout: timeout)
     }
 

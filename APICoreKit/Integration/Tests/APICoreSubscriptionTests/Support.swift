@@ -75,12 +75,12 @@ final class SubscriptionRecorder<Value: Sendable>: Sendable {
     }
 
     /// Waits (bounded) until `count` values arrived.
-    func waitFor(_ count: Int, timeout: Duration = .seconds(5)) async -> Bool {
+    func waitFor(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await eventually({ self.values.count >= count }, timeout: timeout)
     }
 
     /// Waits (bounded) for the subscription to end by itself.
-    func waitForEnd(timeout: Duration = .seconds(5)) async -> Bool {
+    func waitForEnd(timeout: Duration = .seconds(30)) async -> Bool {
         await eventually({ self.end != nil }, timeout: timeout)
     }
 

@@ -9,8 +9,9 @@ import Testing
 
 /// The engine against a GraphQL server nobody here wrote: strawberry-graphql (pinned in
 /// `Interop/requirements.txt`) under uvicorn, with operations generated from its schema
-/// (`Interop/`). Each test starts its own server process.
-@Suite("Interop with strawberry-graphql")
+/// (`Interop/`). Each test starts its own server process, one test at a time: a dozen Python
+/// servers starting at once would slow every other suite of the run on a 2-core machine.
+@Suite("Interop with strawberry-graphql", .serialized)
 struct InteropTests {
     /// Fast reconnection: 50 ms doubling to 400 ms, enough attempts for a server restart.
     static let quickReconnect = RetryPolicy(
