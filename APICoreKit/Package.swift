@@ -75,6 +75,7 @@ let package = Package(
         .executableTarget(name: "apicore-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], path: "Fuzz/ReplayTests"),
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
+        .testTarget(name: "APICoreLiveUnitTests", dependencies: ["APICore", "APICoreLive"]),
         .testTarget(
             name: "APICoreTestingTests", dependencies: ["APICore", "APICoreTesting", "StarWarsOperations"],
             resources: [.copy("Fixtures")]),

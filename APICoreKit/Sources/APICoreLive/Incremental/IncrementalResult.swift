@@ -1,0 +1,165 @@
+import APICore
+import Foundation
+
+/// A GraphQL result delivered incrementally (`@defer`): the initial payload, then each subsequent
+/// payload merged into the data at its path. Both formats in use are read:
+///
+/// - 2022 (`deferSpec=20220824`, Apollo Server and Router, graphql-js 17 alphas): subsequent
+///   payloads carry `incremental: [{data, path, label?, errors?}]` and `hasNext`;
+/// - the current proposal (graphql-js 17): the initial payload and later ones announce
+///   `pending: [{id, path, label?}]`; `incremental: [{id, data, subPath?, errors?}]` fills them and
+///   `completed: [{id, errors?}]` ends them.
+///
+/// Every payload says `hasNext`; the last one says `false`.
+struct IncrementalResult: Sendable {
+    /// A deferred fragment: where its fields go, and its label.
+    struct Fragment: Sendable, Hashable {
+        var path: ResponsePath
+        var label: String?
+    }
+
+    /// What one payload brought.
+    struct Update: Sendable {
+        /// The fragments whose data arrived with it (2022: each `incremental` entry; current:
+        /// each `completed` entry without errors).
+        var fulfilled: [Fragment] = []
+        /// Errors of the payload, with their paths.
+        var errors: [GraphQLError] = []
+    }
+
+    /// The data so far: the initial data with every increment merged in.
+    private(set) var data: JSONObject
+    /// Whether more payloads are to come.
+    private(set) var hasNext: Bool
+    /// Every error so far.
+    private(set) var errors: [GraphQLError]
+    /// Announced fragments not yet completed, by id (current format).
+    private var pending: [String: Fragment] = [:]
+
+    /// Starts from the initial payload: `data` (an object, or `null` with errors), `errors`,
+    /// `hasNext`, and in the current format `pending`.
+    init(initial payload: JSONObject) throws(APIError) {
+        let data = payload["data"]
+        guard data?.objectValue != nil || (data?.isNull != false && payload["errors"]?.arrayValue?.isEmpty == false) else {
+            throw Self.invalid("the first part of an incremental result has no data and no errors")
+        }
+        self.data = data?.objectValue ?? [:]
+        errors = try Self.errors(in: payload)
+        hasNext = payload["hasNext"]?.boolValue ?? false
+        try announce(payload)
+    }
+
+    /// Merges one subsequent payload.
+    mutating func apply(_ payload: JSONObject) throws(APIError) -> Update {
+        guard hasNext else { throw Self.invalid("a part arrived after one that said hasNext: false") }
+        var update = Update(errors: try Self.errors(in: payload))
+        try announce(payload)
+        for entry in payload["incremental"]?.arrayValue ?? [] {
+            guard let entry = entry.objectValue else { throw Self.invalid("an incremental entry is not an object") }
+            update.errors += try Self.errors(in: entry)
+            let fragment: Fragment
+            if let id = entry["id"]?.stringValue {
+                guard let announced = pending[id] else { throw Self.invalid("an increment for \(id), which was never announced as pending") }
+                let subPath = try Self.path(entry["subPath"]) ?? []
+                fragment = Fragment(path: ResponsePath(announced.path.components + subPath.components), label: announced.label)
+            } else {
+                guard let path = try Self.path(entry["path"]) else { throw Self.invalid("an incremental entry without a path or an id") }
+                fragment = Fragment(path: path, label: entry["label"]?.stringValue)
+                // 2022: each entry is one fragment's data.
+                if entry["data"]?.objectValue != nil { update.fulfilled.append(fragment) }
+            }
+            if let fields = entry["data"]?.objectValue {
+                try Self.merge(fields, into: &data, at: fragment.path.components[...])
+            } else if entry["items"] != nil {
+                throw Self.invalid("@stream items are not supported")
+            }
+        }
+        for entry in payload["completed"]?.arrayValue ?? [] {
+            guard let id = entry["id"]?.stringValue, let fragment = pending.removeValue(forKey: id) else {
+                throw Self.invalid("a completion for an id that is not pending")
+            }
+            let completionErrors = try Self.errors(in: entry.objectValue ?? [:])
+            update.errors += completionErrors
+            if completionErrors.isEmpty { update.fulfilled.append(fragment) }
+        }
+        errors += update.errors
+        hasNext = payload["hasNext"]?.boolValue ?? false
+        return update
+    }
+
+    private mutating func announce(_ payload: JSONObject) throws(APIError) {
+        for entry in payload["pending"]?.arrayValue ?? [] {
+            guard let id = entry["id"]?.stringValue, let path = try Self.path(entry["path"]) else {
+                throw Self.invalid("a pending entry needs an id and a path")
+            }
+            pending[id] = Fragment(path: path, label: entry["label"]?.stringValue)
+        }
+    }
+
+    /// Adds `fields` to the object at `path` under `object`, merging nested objects field by field.
+    private static func merge(_ fields: JSONObject, into object: inout JSONObject, at path: ArraySlice<ResponsePath.Component>) throws(APIError) {
+        guard let first = path.first else {
+            deepMerge(fields, into: &object)
+            return
+        }
+        guard case .field(let key) = first, var child = object[key] else {
+            throw invalid("an increment's path \(ResponsePath(Array(path))) is not in the data")
+        }
+        try merge(fields, into: &child, at: path.dropFirst())
+        object[key] = child
+    }
+
+    private static func merge(_ fields: JSONObject, into value: inout JSONValue, at path: ArraySlice<ResponsePath.Component>) throws(APIError) {
+        switch (value, path.first) {
+        case (.object(var object), _):
+            try merge(fields, into: &object, at: path)
+            value = .object(object)
+        case (.array(var items), .index(let index)?) where items.indices.contains(index):
+            try merge(fields, into: &items[index], at: path.dropFirst())
+            value = .array(items)
+        case (.null, _):
+            // The server nulled the object (an error inside it): nothing to merge into.
+            return
+        default:
+            throw invalid("an increment's path does not lead to an object in the data")
+        }
+    }
+
+    private static func deepMerge(_ fields: JSONObject, into object: inout JSONObject) {
+        for (key, value) in fields {
+            if case .object(let incoming) = value, case .object(var existing)? = object[key] {
+                deepMerge(incoming, into: &existing)
+                object[key] = .object(existing)
+            } else {
+                object[key] = value
+            }
+        }
+    }
+
+    private static func path(_ value: JSONValue?) throws(APIError) -> ResponsePath? {
+        guard let value, !value.isNull else { return nil }
+        guard let items = value.arrayValue else { throw invalid("a path that is not a list") }
+        var components: [ResponsePath.Component] = []
+        for item in items {
+            if let name = item.stringValue {
+                components.append(.field(name))
+            } else if let index = item.intValue {
+                components.append(.index(index))
+            } else {
+                throw invalid("a path with an element that is neither a name nor an index")
+            }
+        }
+        return ResponsePath(components)
+    }
+
+    private static func errors(in object: JSONObject) throws(APIError) -> [GraphQLError] {
+        guard let list = object["errors"] else { return [] }
+        guard let items = list.arrayValue else { throw invalid("errors that are not a list") }
+        // Anything unexpected in an error is kept as well as can be (`GraphQLError(json:)`).
+        return items.map(GraphQLError.init(json:))
+    }
+
+    private static func invalid(_ reason: String) -> APIError {
+        .invalidResponse(InvalidResponse(kind: .notGraphQLResponse, statusCode: nil, request: nil, bodyExcerpt: reason))
+    }
+}
