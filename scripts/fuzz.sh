@@ -16,6 +16,7 @@ targets:
   json        APICoreKit: the JSON parser (parse, serialize, parse again)
   response    APICoreKit: response reading of generated operations, every accessor, the cache
   websocket   APICoreKit: graphql-transport-ws and graphql-ws messages
+  multipart   APICoreKit: multipart/mixed incremental delivery, any chunking, @defer assembly
   codegen     Tools: operation, schema, introspection, configuration and splitter readers
   all         each of them in turn
 
@@ -39,13 +40,13 @@ seconds=${2:-30}
 
 package_of() {
   case "$1" in
-    json|response|websocket) echo "APICoreKit apicore-fuzz" ;;
+    json|response|websocket|multipart) echo "APICoreKit apicore-fuzz" ;;
     codegen) echo "Tools codegen-fuzz" ;;
     *) return 1 ;;
   esac
 }
 if [ "$target_arg" = all ]; then
-  targets=(json response websocket codegen)
+  targets=(json response websocket multipart codegen)
 else
   package_of "$target_arg" >/dev/null || { echo "fuzz.sh: unknown target '$target_arg'" >&2; usage >&2; exit 2; }
   targets=("$target_arg")

@@ -12,6 +12,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case response
     /// graphql-transport-ws and graphql-ws messages as the subscription connection reads them.
     case websocket
+    /// `multipart/mixed` incremental delivery: the streaming reader in any chunking, and the
+    /// assembly of `@defer` payloads.
+    case multipart
 
     /// Runs the target on one input.
     package func run(_ input: Data) {
@@ -19,6 +22,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .json: JSONRoundTrip.run(input)
         case .response: ResponseReading.run(input)
         case .websocket: WebSocketMessages.run(input)
+        case .multipart: IncrementalReading.run(input)
         }
     }
 
@@ -29,6 +33,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .json: return JSONRoundTrip.seeds
         case .response: return ResponseReading.seeds
         case .websocket: return WebSocketMessages.seeds
+        case .multipart: return IncrementalReading.seeds
         }
     }
 }

@@ -11,34 +11,34 @@ import Foundation
 ///   `completed: [{id, errors?}]` ends them.
 ///
 /// Every payload says `hasNext`; the last one says `false`.
-struct IncrementalResult: Sendable {
+package struct IncrementalResult: Sendable {
     /// A deferred fragment: where its fields go, and its label.
-    struct Fragment: Sendable, Hashable {
-        var path: ResponsePath
-        var label: String?
+    package struct Fragment: Sendable, Hashable {
+        package var path: ResponsePath
+        package var label: String?
     }
 
     /// What one payload brought.
-    struct Update: Sendable {
+    package struct Update: Sendable {
         /// The fragments whose data arrived with it (2022: each `incremental` entry; current:
         /// each `completed` entry without errors).
-        var fulfilled: [Fragment] = []
+        package var fulfilled: [Fragment] = []
         /// Errors of the payload, with their paths.
-        var errors: [GraphQLError] = []
+        package var errors: [GraphQLError] = []
     }
 
     /// The data so far: the initial data with every increment merged in.
-    private(set) var data: JSONObject
+    package private(set) var data: JSONObject
     /// Whether more payloads are to come.
-    private(set) var hasNext: Bool
+    package private(set) var hasNext: Bool
     /// Every error so far.
-    private(set) var errors: [GraphQLError]
+    package private(set) var errors: [GraphQLError]
     /// Announced fragments not yet completed, by id (current format).
     private var pending: [String: Fragment] = [:]
 
     /// Starts from the initial payload: `data` (an object, or `null` with errors), `errors`,
     /// `hasNext`, and in the current format `pending`.
-    init(initial payload: JSONObject) throws(APIError) {
+    package init(initial payload: JSONObject) throws(APIError) {
         let data = payload["data"]
         guard data?.objectValue != nil || (data?.isNull != false && payload["errors"]?.arrayValue?.isEmpty == false) else {
             throw Self.invalid("the first part of an incremental result has no data and no errors")
@@ -50,7 +50,7 @@ struct IncrementalResult: Sendable {
     }
 
     /// Merges one subsequent payload.
-    mutating func apply(_ payload: JSONObject) throws(APIError) -> Update {
+    package mutating func apply(_ payload: JSONObject) throws(APIError) -> Update {
         guard hasNext else { throw Self.invalid("a part arrived after one that said hasNext: false") }
         var update = Update(errors: try Self.errors(in: payload))
         try announce(payload)

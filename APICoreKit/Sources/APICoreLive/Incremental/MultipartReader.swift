@@ -2,9 +2,9 @@ import APICore
 import Foundation
 
 /// One part of a `multipart/mixed` body: its header fields (names lowercased) and its body.
-struct MultipartPart: Sendable, Equatable {
-    var headers: [String: String]
-    var body: [UInt8]
+package struct MultipartPart: Sendable, Equatable {
+    package var headers: [String: String]
+    package var body: [UInt8]
 }
 
 /// Reads a `multipart/mixed` body (RFC 2046) as it streams in, whatever the chunking: a boundary
@@ -13,7 +13,7 @@ struct MultipartPart: Sendable, Equatable {
 /// number of times, so a long part arriving one byte at a time costs linear time.
 ///
 /// How incremental delivery (`@defer`) and multipart subscriptions arrive.
-struct MultipartReader {
+package struct MultipartReader {
     private enum State {
         /// Before the first boundary; what is there is a preamble.
         case preamble
@@ -35,7 +35,7 @@ struct MultipartReader {
     private var state = State.preamble
 
     /// The boundary of a `Content-Type` such as `multipart/mixed; boundary="-"; deferSpec=20220824`.
-    static func boundary(ofContentType contentType: String) -> String? {
+    package static func boundary(ofContentType contentType: String) -> String? {
         let parameters = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard parameters.first?.lowercased() == "multipart/mixed" else { return nil }
         for parameter in parameters.dropFirst() {
@@ -49,17 +49,17 @@ struct MultipartReader {
     }
 
     /// A reader for parts separated by `boundary`.
-    init(boundary: String) {
+    package init(boundary: String) {
         delimiter = Array("\r\n--\(boundary)".utf8)
         // A boundary at the very start has no CRLF before it: read as if there were one.
         buffer = [13, 10]
     }
 
     /// Whether the closing boundary has been read.
-    var isClosed: Bool { state == .closed }
+    package var isClosed: Bool { state == .closed }
 
     /// Takes the next bytes and returns the parts they complete, in order.
-    mutating func append(_ bytes: some Sequence<UInt8>) -> [MultipartPart] {
+    package mutating func append(_ bytes: some Sequence<UInt8>) -> [MultipartPart] {
         guard state != .closed else { return [] }
         buffer.append(contentsOf: bytes)
         var parts: [MultipartPart] = []
@@ -71,7 +71,7 @@ struct MultipartReader {
     }
 
     /// Checks that the body ended after its closing boundary: a body cut off mid-way is an error.
-    func finish() throws(APIError) {
+    package func finish() throws(APIError) {
         switch state {
         case .closed: return
         case .preamble, .afterBoundary, .part:
