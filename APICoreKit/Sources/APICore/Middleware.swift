@@ -11,13 +11,9 @@ public struct TransportResponse: Sendable {
     /// The headers, names lowercased.
     public var headers: [String: String]
     /// The body.
-    public var body: Data {
-        didSet { parsedBody = nil }
-    }
+    public var body: Data
     /// The URL that answered.
     public var url: URL?
-    /// The body already parsed by the engine, so that it is read once. Setting `body` drops it.
-    package var parsedBody: JSONValue?
 
     /// Creates a response; header names are lowercased.
     public init(statusCode: Int, headers: [String: String], body: Data, url: URL?) {

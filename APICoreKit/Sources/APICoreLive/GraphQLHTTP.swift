@@ -101,11 +101,11 @@ enum GraphQLHTTP {
         return body
     }
 
-    /// Checks one raw response, innermost in the chain. A well-formed GraphQL response with
-    /// errors becomes ``APIError/graphQL(_:)`` whatever its status; any other status outside 2xx
-    /// becomes an HTTP error; 2xx bodies that are not GraphQL responses are invalid. The parsed
-    /// body is kept on the response so it is read once.
-    static func readResponse(_ response: inout TransportResponse, operationName: String) throws(APIError) {
+    /// Classifies one raw response, innermost in the chain, and answers its parsed body. A
+    /// well-formed GraphQL response with errors becomes ``APIError/graphQL(_:)`` whatever its
+    /// status; any other status outside 2xx becomes an HTTP error; 2xx bodies that are not GraphQL
+    /// responses, or that have no data, are invalid.
+    static func classify(_ response: TransportResponse, operationName: String) throws(APIError) -> JSONValue {
         let status = response.statusCode
         let success = (200..<300).contains(status)
         if status == 401 {
@@ -135,22 +135,7 @@ enum GraphQLHTTP {
                     kind: .noData, statusCode: status, request: operationName, bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
             }
         }
-        response.parsedBody = parsed
-    }
-
-    /// The `data` object of a response that passed ``readResponse(_:operationName:)``. A
-    /// middleware may have replaced the response, so it is checked again when it was not kept.
-    static func data(of response: TransportResponse, operationName: String) throws(APIError) -> JSONObject {
-        var response = response
-        if response.parsedBody == nil {
-            try readResponse(&response, operationName: operationName)
-        }
-        guard let data = response.parsedBody?["data"]?.objectValue else {
-            throw .invalidResponse(InvalidResponse(
-                kind: .noData, statusCode: response.statusCode, request: operationName,
-                bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
-        }
-        return data
+        return parsed
     }
 
     static func httpError(_ response: TransportResponse) -> APIError {

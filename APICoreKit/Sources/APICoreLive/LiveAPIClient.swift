@@ -23,6 +23,9 @@ final class LiveAPIClient: APIClient {
     let persistedQueriesSupported = Locked(true)
     /// The subscriptions' shared socket, when the configuration has subscriptions.
     let subscriptions: SubscriptionConnection?
+    /// Work that goes on after a call answered (the server half of `.cacheAndNetwork`), by id:
+    /// cancelled when the client goes away, its failures logged.
+    private let background = Locked<(next: UInt64, tasks: [UInt64: Task<Void, Never>])>((0, [:]))
 
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
@@ -56,15 +59,35 @@ final class LiveAPIClient: APIClient {
         subscriptions = Self.makeSubscriptionConnection(configuration, refresher: refresher)
     }
 
+    deinit {
+        for task in background.withLock({ $0.tasks.values }) { task.cancel() }
+    }
+
+    /// Runs `work` after the caller has its answer, tracked so that the client cancels it when it
+    /// goes away; a failure is logged, since nobody waits for it.
+    func refreshInBackground(_ work: @escaping @Sendable () async throws(APIError) -> Void) {
+        let logger = configuration.logger
+        background.withLock { state in
+            state.next += 1
+            let id = state.next
+            state.tasks[id] = Task { [background] in
+                do throws(APIError) {
+                    try await work()
+                } catch {
+                    logger.debug("background refresh failed: \(error)")
+                }
+                _ = background.withLock { $0.tasks.removeValue(forKey: id) }
+            }
+        }
+    }
+
     // MARK: REST
 
     func send<Value>(_ request: RESTRequest<Value>) async throws(APIError) -> Response<Value> {
         let start = ContinuousClock.now
         let urlRequest = try makeURLRequest(request)
         let context = RequestContext(kind: .rest, operationName: request.summary, isIdempotent: request.isIdempotent)
-        let response = try await runChain(urlRequest, context: context, timeout: request.timeout) { response throws(APIError) in
-            try Self.checkRESTStatus(response)
-        }
+        let response = try await runChain(urlRequest, context: context, timeout: request.timeout)
         let value: Value
         do {
             value = try request.decode(response.body)
@@ -111,128 +134,25 @@ final class LiveAPIClient: APIClient {
         }
     }
 
-    // MARK: GraphQL
-
-    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
-        -> Response<Value>
-    {
-        try await fetchAndStore(request)
-    }
-
-    /// Sends an operation to the server and maps its answer, keeping the validated data for the cache.
-    func executeOnServer<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError)
-        -> ServerResult<Value>
-    {
-        let start = ContinuousClock.now
-        let variables = request.operation.variablesJSON
-        let isQuery = Operation.operationType == .query
-        let context = RequestContext(
-            kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
-        let send: @Sendable (GraphQLHTTP.Document, Bool) async -> InFlightQueries.Shared = { [self] document, useGET in
-            do throws(APIError) {
-                var urlRequest = try GraphQLHTTP.makeRequest(
-                    url: configuration.graphQLURL, operation: request.operation, variables: variables, useGET: useGET, document: document)
-                applyHeaders(request.headers, to: &urlRequest)
-                let response = try await runChain(urlRequest, context: context, timeout: request.timeout) { response throws(APIError) in
-                    try GraphQLHTTP.readResponse(&response, operationName: Operation.operationName)
-                }
-                return .success((response, try GraphQLHTTP.data(of: response, operationName: Operation.operationName)))
-            } catch {
-                return .failure(error)
-            }
-        }
-        let plainGET = isQuery && configuration.queryMethod == .get
-        let usesPersistedQueries = configuration.persistedQueries != nil && request.operation.__variables.files.isEmpty
-            && persistedQueriesSupported.withLock { $0 }
-        let exchange: @Sendable () async -> InFlightQueries.Shared = { [self] in
-            guard usesPersistedQueries, let options = configuration.persistedQueries else { return await send(.full, plainGET) }
-            let hash = Operation.operationIdentifier ?? SHA256.hexDigest(Operation.document)
-            let hashed = await send(.hashOnly(hash), isQuery && options.useGETForHashedQueries)
-            guard case .failure(let error) = hashed else { return hashed }
-            if case .graphQL(let failure) = error, failure.errors.contains(where: Self.isPersistedQueryNotFound) {
-                return await send(.hashAndDocument(hash), false)
-            }
-            guard let reason = Self.persistedQueriesUnsupported(by: error) else { return hashed }
-            if persistedQueriesSupported.withLock({ let was = $0; $0 = false; return was }) {
-                configuration.logger.notice(
-                    "persisted queries: \(configuration.graphQLURL.absoluteString) \(reason); sending whole documents from now on")
-            }
-            return await send(.full, plainGET)
-        }
-        let dedupKey = "\(Operation.operationName)\n\(JSONSerializer.string(.object(variables)))\n"
-            + request.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
-        let shared: InFlightQueries.Shared
-        if Operation.operationType == .query && configuration.deduplicatesQueries {
-            if Task.isCancelled { throw .cancelled }
-            shared = await inFlight.run(key: dedupKey + Operation.document, start: exchange)
-        } else {
-            shared = await exchange()
-        }
-        let (response, dataObject) = try shared.get()
-        let value = try request.value(from: dataObject, statusCode: response.statusCode, body: response.body)
-        return ServerResult(
-            response: Response(value: value, metadata: metadata(for: response, operationName: Operation.operationName, since: start)),
-            data: dataObject)
-    }
-
-    static func isPersistedQueryNotFound(_ error: GraphQLError) -> Bool {
-        error.message == "PersistedQueryNotFound" || error.code == "PERSISTED_QUERY_NOT_FOUND"
-    }
-
-    /// Why the answer to a hash-only request says the server does not do persisted queries, or
-    /// `nil` when it says something else (an error of the operation, an outage, credentials):
-    /// - `PersistedQueryNotSupported` (message or code), as APQ servers say when it is off;
-    /// - an error without data about the request having no query, as servers that never heard of
-    ///   APQ say ("No GraphQL query found in the request", "The query must be a string.", "Must
-    ///   provide query string.", "… must contain a non-empty `query` …"), with any status;
-    /// - HTTP 400, 404, 405, 415 or 422 whose body is not a GraphQL response, or a body that is not
-    ///   JSON at all (an HTML page answering a GET).
-    static func persistedQueriesUnsupported(by error: APIError) -> String? {
-        switch error {
-        case .graphQL(let failure):
-            if failure.errors.contains(where: { $0.message == "PersistedQueryNotSupported" || $0.code == "PERSISTED_QUERY_NOT_SUPPORTED" }) {
-                return "answered PersistedQueryNotSupported"
-            }
-            guard failure.partialData == nil, let missing = failure.errors.first(where: { isMissingQuery($0.message) }) else { return nil }
-            return "does not know persisted queries (it answered a hash-only request with \"\(missing.message.prefix(100))\")"
-        case .httpStatus(let failure) where [400, 404, 405, 415, 422].contains(failure.statusCode):
-            return "does not know persisted queries (it answered a hash-only request with HTTP \(failure.statusCode))"
-        case .invalidResponse(let failure):
-            switch failure.kind {
-            case .notJSON, .notGraphQLResponse: break
-            case .wrongShape, .noData: return nil
-            }
-            return "does not know persisted queries (it answered a hash-only request with a body that is not JSON"
-                + (failure.statusCode.map { ", HTTP \($0)" } ?? "") + ")"
-        default:
-            return nil
-        }
-    }
-
-    /// A request-level error that says the request carried no query.
-    static func isMissingQuery(_ message: String) -> Bool {
-        let text = message.lowercased()
-        guard text.contains("query") else { return false }
-        return ["no graphql query", "must be a string", "must provide", "non-empty", "missing", "no query", "not provided", "is required"]
-            .contains { text.contains($0) }
-    }
-
     // MARK: Chain
 
-    /// Runs the middleware chain around the transport. `check` runs innermost, on the raw
-    /// response, so that middleware sees status and GraphQL errors as `APIError`s.
+    /// Runs the middleware chain around the transport. Innermost, the transport's answer is
+    /// classified by the kind of call, so that middleware sees statuses and GraphQL errors as
+    /// `APIError`s; a GraphQL body parsed there is kept in `parsedBody` for the response stage.
     func runChain(
-        _ request: URLRequest,
-        context: RequestContext,
-        timeout: Duration?,
-        check: @escaping @Sendable (inout TransportResponse) throws(APIError) -> Void
+        _ request: URLRequest, context: RequestContext, timeout: Duration?, keepingParsedBody parsedBody: ParsedBody? = nil
     ) async throws(APIError) -> TransportResponse {
         let transport = self.transport
         let timeout = timeout ?? configuration.timeout
-        let middlewares = self.middlewares
         let terminal: MiddlewareNext = { request throws(APIError) in
-            var response = try await transport.send(request, timeout: timeout)
-            try check(&response)
+            let response = try await transport.send(request, timeout: timeout)
+            switch context.kind {
+            case .rest:
+                try Self.checkRESTStatus(response)
+            case .graphQL:
+                let parsed = try GraphQLHTTP.classify(response, operationName: context.operationName)
+                parsedBody?.keep(parsed, of: response.body)
+            }
             return response
         }
         return try await Self.call(middlewares[...], request: request, context: context, terminal: terminal)

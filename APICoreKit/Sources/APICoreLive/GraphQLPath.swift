@@ -1,0 +1,329 @@
+@_spi(Generated) import APICore
+import CoreMetrics
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// The path of a GraphQL query or mutation through the engine, top-down, one stage per section:
+//
+// 1. Policy: `fetch`, `responses`, `perform` decide whether the cache answers, the server,
+//    or both, and in which order (`watch`, which goes on after them, is in Watching.swift).
+// 2. Operation: `answer(to:)` applies persisted queries and their fallback, and shares one
+//    request among identical queries in flight.
+// 3. Exchange: `exchange` sends one HTTP request through the app's middleware chain (see
+//    `runChain` in LiveAPIClient.swift); innermost, the transport's answer is classified so that
+//    middleware sees `APIError`s, and its parsed body is kept for the next stage.
+// 4. Response: `readAnswer` takes that parsed body (or parses a body a middleware replaced),
+//    once, into the answer's data.
+// 5. Cache: `store` normalizes the data into the cache, whose watchers are told.
+//
+// The mapping to the caller's value (`GraphQLRequest.value(from:…)`) validates the data against
+// the operation's selections; it happens in stage 1, for the cache's data and the server's alike.
+extension LiveAPIClient {
+    /// What the server answered to one operation: the HTTP response and the data it carried.
+    struct ServerAnswer: Sendable {
+        var response: TransportResponse
+        var data: JSONObject
+    }
+
+    // MARK: 1. Policy
+
+    func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy) async throws(APIError)
+        -> Response<Value>
+    {
+        switch cachePolicy {
+        case .noCache:
+            let start = ContinuousClock.now
+            return try respond(request, with: try await answer(to: request), since: start)
+        case .networkOnly:
+            return try await fetchAndStore(request)
+        case .cacheOnly:
+            if let cached = await readFromCache(request, allowExpired: true) { return try cached.get() }
+            throw .cacheMiss(Query.operationName)
+        case .cacheElseNetwork:
+            if let cached = await readFromCache(request, allowExpired: false) { return try cached.get() }
+            return try await fetchOrFallBack(request)
+        case .cacheAndNetwork:
+            if let cached = await readFromCache(request, allowExpired: true) {
+                // Answer now; the server's answer still updates the cache (and its watchers).
+                refreshInBackground { () async throws(APIError) in _ = try await self.fetchAndStore(request) }
+                return try cached.get()
+            }
+            return try await fetchOrFallBack(request)
+        }
+    }
+
+    func responses<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
+        -> APIStream<Result<Response<Value>, APIError>>
+    {
+        APIStream { continuation in
+            let task = Task {
+                if cachePolicy == .cacheAndNetwork {
+                    if let cached = await self.readFromCache(request, allowExpired: true) { continuation.yield(cached) }
+                    continuation.yield(await Self.result { () async throws(APIError) in try await self.fetchAndStore(request) })
+                } else {
+                    continuation.yield(await Self.result { () async throws(APIError) in try await self.fetch(request, cachePolicy: cachePolicy) })
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
+        -> Response<Value>
+    {
+        try await fetchAndStore(request)
+    }
+
+    /// Asks the server, writes the answer to the cache, answers it.
+    /// With errors, the fields that came with a value are written all the same (unless the
+    /// configuration says not to), and the error is thrown.
+    func fetchAndStore<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError)
+        -> Response<Value>
+    {
+        let start = ContinuousClock.now
+        let answer: ServerAnswer
+        do {
+            answer = try await self.answer(to: request)
+        } catch {
+            if case .graphQL(let failure) = error, let partial = failure.partialData, configuration.cache?.writesPartialData == true {
+                await storePartial(partial, errors: failure.errors, for: request.operation)
+            }
+            throw error
+        }
+        let response = try respond(request, with: answer, since: start)
+        await store(answer.data, for: request.operation)
+        return response
+    }
+
+    /// `fetchAndStore`, but when the server cannot be reached, the cached data (expired or not),
+    /// marked as an offline fallback.
+    func fetchOrFallBack<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError)
+        -> Response<Value>
+    {
+        do {
+            return try await fetchAndStore(request)
+        } catch {
+            guard case .transport(let failure) = error, failure.isConnectivity, let store else { throw error }
+            let start = ContinuousClock.now
+            let outcome = await store.read(Operation.self, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
+            guard let data = outcome.data else { throw error }
+            return try Self.cachedResponse(request, data: data, stale: outcome.stale, start: start, offline: true).get()
+        }
+    }
+
+    /// The cached data for a request, mapped; `nil` on a miss, or on expired data unless allowed.
+    func readFromCache<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, allowExpired: Bool) async
+        -> Result<Response<Value>, APIError>?
+    {
+        guard let store else { return nil }
+        let start = ContinuousClock.now
+        let outcome = await store.read(Operation.self, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
+        let hit = outcome.data != nil && (allowExpired || !outcome.stale)
+        Counter(label: hit ? "apicore_cache_hits_total" : "apicore_cache_misses_total", dimensions: [("operation", Operation.operationName)], factory: metrics)
+            .increment()
+        guard let data = outcome.data, hit else { return nil }
+        return Self.cachedResponse(request, data: data, stale: outcome.stale, start: start)
+    }
+
+    /// The server's data, mapped, with the exchange's metadata.
+    func respond<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, with answer: ServerAnswer, since start: ContinuousClock.Instant
+    ) throws(APIError) -> Response<Value> {
+        let value = try request.value(from: answer.data, statusCode: answer.response.statusCode, body: answer.response.body)
+        return Response(value: value, metadata: metadata(for: answer.response, operationName: Operation.operationName, since: start))
+    }
+
+    /// Cached data, mapped, marked as the cache's.
+    static func cachedResponse<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, data: JSONObject, stale: Bool, start: ContinuousClock.Instant, offline: Bool = false
+    ) -> Result<Response<Value>, APIError> {
+        Result { () throws(APIError) -> Response<Value> in
+            let value = try request.value(from: data, statusCode: nil, body: Data())
+            return Response(value: value, metadata: ResponseMetadata(
+                source: .cache, statusCode: nil, headers: [:], duration: ContinuousClock.now - start,
+                operationName: Operation.operationName, isStale: stale, isOfflineFallback: offline))
+        }
+    }
+
+    /// What `body` returns or throws, as a value.
+    static func result<T>(_ body: () async throws(APIError) -> T) async -> Result<T, APIError> {
+        do throws(APIError) {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: 2. Operation
+
+    /// The server's answer to an operation: with persisted queries when configured (falling back
+    /// to whole documents for a server that does not know them), shared with an identical query
+    /// already in flight when de-duplication is on.
+    func answer<Operation: GraphQLOperation, Value>(to request: GraphQLRequest<Operation, Value>) async throws(APIError) -> ServerAnswer {
+        let send: @Sendable () async -> Result<ServerAnswer, APIError> = { [self] in
+            await Self.result { () async throws(APIError) in try await sendWithPersistedQueries(request) }
+        }
+        guard Operation.operationType == .query && configuration.deduplicatesQueries else { return try await send().get() }
+        if Task.isCancelled { throw .cancelled }
+        let key = "\(Operation.operationName)\n\(JSONSerializer.string(.object(request.operation.variablesJSON)))\n"
+            + request.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+            + "\n" + Operation.document
+        return try await inFlight.run(key: key, start: send).get()
+    }
+
+    /// One operation as persisted queries say: the hash alone, then the hash and the document when
+    /// the server does not know the hash yet; the whole document for good when the server does
+    /// not do persisted queries at all.
+    private func sendWithPersistedQueries<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError)
+        -> ServerAnswer
+    {
+        let isQuery = Operation.operationType == .query
+        let plainGET = isQuery && configuration.queryMethod == .get
+        guard let options = configuration.persistedQueries, request.operation.__variables.files.isEmpty,
+            persistedQueriesSupported.withLock({ $0 })
+        else {
+            return try await exchange(request, document: .full, useGET: plainGET)
+        }
+        let hash = Operation.operationIdentifier ?? SHA256.hexDigest(Operation.document)
+        do {
+            return try await exchange(request, document: .hashOnly(hash), useGET: isQuery && options.useGETForHashedQueries)
+        } catch {
+            if case .graphQL(let failure) = error, failure.errors.contains(where: Self.isPersistedQueryNotFound) {
+                return try await exchange(request, document: .hashAndDocument(hash), useGET: false)
+            }
+            guard let reason = Self.persistedQueriesUnsupported(by: error) else { throw error }
+            if persistedQueriesSupported.withLock({ let was = $0; $0 = false; return was }) {
+                configuration.logger.notice(
+                    "persisted queries: \(configuration.graphQLURL.absoluteString) \(reason); sending whole documents from now on")
+            }
+            return try await exchange(request, document: .full, useGET: plainGET)
+        }
+    }
+
+    static func isPersistedQueryNotFound(_ error: GraphQLError) -> Bool {
+        error.message == "PersistedQueryNotFound" || error.code == "PERSISTED_QUERY_NOT_FOUND"
+    }
+
+    /// Why the answer to a hash-only request says the server does not do persisted queries, or
+    /// `nil` when it says something else (an error of the operation, an outage, credentials):
+    /// - `PersistedQueryNotSupported` (message or code), as APQ servers say when it is off;
+    /// - an error without data about the request having no query, as servers that never heard of
+    ///   APQ say ("No GraphQL query found in the request", "The query must be a string.", "Must
+    ///   provide query string.", "… must contain a non-empty `query` …"), with any status;
+    /// - HTTP 400, 404, 405, 415 or 422 whose body is not a GraphQL response, or a body that is not
+    ///   JSON at all (an HTML page answering a GET).
+    static func persistedQueriesUnsupported(by error: APIError) -> String? {
+        switch error {
+        case .graphQL(let failure):
+            if failure.errors.contains(where: { $0.message == "PersistedQueryNotSupported" || $0.code == "PERSISTED_QUERY_NOT_SUPPORTED" }) {
+                return "answered PersistedQueryNotSupported"
+            }
+            guard failure.partialData == nil, let missing = failure.errors.first(where: { isMissingQuery($0.message) }) else { return nil }
+            return "does not know persisted queries (it answered a hash-only request with \"\(missing.message.prefix(100))\")"
+        case .httpStatus(let failure) where [400, 404, 405, 415, 422].contains(failure.statusCode):
+            return "does not know persisted queries (it answered a hash-only request with HTTP \(failure.statusCode))"
+        case .invalidResponse(let failure):
+            switch failure.kind {
+            case .notJSON, .notGraphQLResponse: break
+            case .wrongShape, .noData: return nil
+            }
+            return "does not know persisted queries (it answered a hash-only request with a body that is not JSON"
+                + (failure.statusCode.map { ", HTTP \($0)" } ?? "") + ")"
+        default:
+            return nil
+        }
+    }
+
+    /// A request-level error that says the request carried no query.
+    static func isMissingQuery(_ message: String) -> Bool {
+        let text = message.lowercased()
+        guard text.contains("query") else { return false }
+        return ["no graphql query", "must be a string", "must provide", "non-empty", "missing", "no query", "not provided", "is required"]
+            .contains { text.contains($0) }
+    }
+
+    // MARK: 3. Exchange
+
+    /// One HTTP request for the operation through the middleware chain, and its answer read.
+    private func exchange<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, document: GraphQLHTTP.Document, useGET: Bool
+    ) async throws(APIError) -> ServerAnswer {
+        var urlRequest = try GraphQLHTTP.makeRequest(
+            url: configuration.graphQLURL, operation: request.operation, variables: request.operation.variablesJSON, useGET: useGET,
+            document: document)
+        applyHeaders(request.headers, to: &urlRequest)
+        let context = RequestContext(
+            kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
+        let parsed = ParsedBody()
+        let response = try await runChain(urlRequest, context: context, timeout: request.timeout, keepingParsedBody: parsed)
+        return try readAnswer(response, parsed: parsed, operationName: Operation.operationName)
+    }
+
+    // MARK: 4. Response
+
+    /// The data of the response the chain returned, from the body the innermost step parsed, or,
+    /// when a middleware replaced the response, from the new body, checked as the innermost step
+    /// would have.
+    private func readAnswer(_ response: TransportResponse, parsed: ParsedBody, operationName: String) throws(APIError) -> ServerAnswer {
+        let body: JSONValue
+        if let kept = parsed.value(for: response.body) {
+            body = kept
+        } else {
+            body = try GraphQLHTTP.classify(response, operationName: operationName)
+        }
+        guard let data = body["data"]?.objectValue else {
+            throw .invalidResponse(InvalidResponse(
+                kind: .noData, statusCode: response.statusCode, request: operationName, bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
+        }
+        return ServerAnswer(response: response, data: data)
+    }
+
+    // MARK: 5. Cache
+
+    /// Normalizes validated data into the cache under the operation's root record.
+    func store<Operation: GraphQLOperation>(_ data: JSONObject, for operation: Operation) async {
+        await store(data, as: Operation.Data.self, root: Operation.operationType, variables: operation.variablesJSON)
+    }
+
+    /// Writes the partial data of a response with errors, when it has the shape the operation
+    /// selects (a spec-compliant server nulls the nearest nullable parent of a failed field); the
+    /// fields the errors name are left as they were.
+    private func storePartial<Operation: GraphQLOperation>(_ data: JSONObject, errors: [GraphQLError], for operation: Operation) async {
+        let variables = operation.variablesJSON
+        do {
+            _ = try Operation.Data(validating: data, variables: variables)
+        } catch {
+            configuration.logger.debug("\(Operation.operationName): partial data not cached, it does not fit the selection: \(error)")
+            return
+        }
+        await store(data, as: Operation.Data.self, root: Operation.operationType, variables: variables, errors: errors)
+    }
+
+    func store<Data: RootSelectionSet>(
+        _ data: JSONObject, as: Data.Type, root: GraphQLOperationType, variables: JSONObject, errors: [GraphQLError] = []
+    ) async {
+        guard let store, let cache = configuration.cache else { return }
+        var normalizer = Normalizer(variables: variables, keyFunctions: cache.keys, errors: errors)
+        normalizer.normalize(data, selections: Data.__selections, parent: Data.__parentType, key: CacheNaming.rootKey(for: root))
+        await store.merge(normalizer.records)
+    }
+}
+
+/// The body the innermost step of the chain parsed, kept beside the bytes it came from so that
+/// the response stage parses again only when a middleware replaced them.
+final class ParsedBody: Sendable {
+    private let kept = Locked<(body: Data, value: JSONValue)?>(nil)
+
+    func keep(_ value: JSONValue, of body: Data) {
+        kept.withLock { $0 = (body, value) }
+    }
+
+    /// The parsed value of `body`, if it is the body that was kept.
+    func value(for body: Data) -> JSONValue? {
+        kept.withLock { kept in kept.flatMap { $0.body == body ? $0.value : nil } }
+    }
+}
