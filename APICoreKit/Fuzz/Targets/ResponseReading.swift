@@ -103,6 +103,9 @@ enum ResponseReading {
             case .conditional(let conditions, let nested):
                 names.formUnion(conditions.map(\.variable))
                 collectConditionVariables(nested, into: &names, seen: seen)
+            case .deferred(let deferral, let nested):
+                if let condition = deferral.condition { names.insert(condition.variable) }
+                collectConditionVariables(nested, into: &names, seen: seen)
             }
         }
     }
@@ -146,6 +149,10 @@ struct AccessorReader {
                 }
             case .conditional(_, let nested):
                 read(data, selections: nested, parent: parent, underCondition: true)
+            case .deferred(let deferral, let nested):
+                // Read as the generated `Deferred` accessor does: only once fulfilled.
+                if case .array(let pending)? = data._data[Deferral.pendingKey], pending.contains(.string(deferral.id)) { continue }
+                read(data, selections: nested, parent: parent, underCondition: underCondition)
             }
         }
     }

@@ -52,6 +52,8 @@ private struct ResponseSample {
                 if type.__parentType.applies(toTypename: typename, within: parent) { fill(&object, type.__selections, parent: type.__parentType) }
             case .conditional(let conditions, let nested):
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) { fill(&object, nested, parent: parent) }
+            case .deferred(_, let nested):
+                fill(&object, nested, parent: parent)
             }
         }
     }

@@ -53,17 +53,37 @@ public struct GraphQLDecodingError: Error, Sendable, Hashable, CustomStringConve
     /// What was wrong there.
     public var message: String
 
+    /// Whether a selected field was absent (as opposed to present with the wrong value): what a
+    /// deferred fragment whose data has not arrived looks like.
+    package var isMissingField = false
+
     /// Creates the error.
     public init(path: ResponsePath = [], message: String) {
         self.path = path
         self.message = message
     }
 
+    package init(path: ResponsePath, message: String, isMissingField: Bool) {
+        self.init(path: path, message: message)
+        self.isMissingField = isMissingField
+    }
+
     /// The same error seen from one level up: `component` goes in front of the path.
     public func prefixed(by component: ResponsePath.Component) -> GraphQLDecodingError {
-        GraphQLDecodingError(path: ResponsePath([component] + path.components), message: message)
+        GraphQLDecodingError(path: ResponsePath([component] + path.components), message: message, isMissingField: isMissingField)
     }
 
     /// `path: message`.
     public var description: String { "\(path): \(message)" }
+
+    /// Errors are equal when they say the same thing at the same place.
+    public static func == (lhs: GraphQLDecodingError, rhs: GraphQLDecodingError) -> Bool {
+        lhs.path == rhs.path && lhs.message == rhs.message
+    }
+
+    /// Hashes what equality compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(message)
+    }
 }

@@ -136,6 +136,50 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     case fragment(any Fragment.Type)
     /// Selections that apply only when every condition holds (`@include`/`@skip`).
     case conditional([SelectionCondition], [Selection])
+    /// A fragment the server may deliver later (`@defer`): until its data has arrived, its
+    /// selections are pending, not missing.
+    case deferred(Deferral, [Selection])
+}
+
+/// How a fragment is deferred: its identity in the generated data, its `label`, and the
+/// variable of its `if:` argument.
+@_spi(Generated) public struct Deferral: Sendable, Hashable {
+    /// The name the generated accessor asks for: unique among the deferred fragments of one
+    /// selection set.
+    public let id: String
+    /// The `label` argument, as sent.
+    public let label: String?
+    /// `if: $variable`: deferred only when it holds; `nil` when always deferred.
+    public let condition: SelectionCondition?
+
+    /// Describes a deferred fragment.
+    public init(_ id: String, label: String? = nil, if condition: SelectionCondition? = nil) {
+        self.id = id
+        self.label = label
+        self.condition = condition
+    }
+
+    /// Whether the server defers the fragment under these variables; when not, its data comes
+    /// with the rest.
+    public func isActive(with variables: JSONObject) -> Bool { condition?.isSatisfied(by: variables) ?? true }
+
+    /// The key under which validated data lists the deferred fragments whose data has not
+    /// arrived yet, by ``id``.
+    public static let pendingKey = "__pending"
+}
+
+/// A fragment delivered later (`@defer`): pending until its data arrives.
+public enum Deferred<Fragment: SelectionSet>: Sendable, Hashable {
+    /// The server has not delivered the fragment's data yet.
+    case pending
+    /// The fragment's data.
+    case fulfilled(Fragment)
+
+    /// The fragment's data, or `nil` while pending.
+    public var value: Fragment? {
+        if case .fulfilled(let fragment) = self { return fragment }
+        return nil
+    }
 }
 
 /// The data of one selection set: the response's JSON object for it, checked against its
@@ -211,6 +255,17 @@ extension SelectionSet {
 
     /// Converts to a named fragment that applies unconditionally.
     @_spi(Generated) public func _toFragment<T: SelectionSet>() -> T { T(_dataDict: __data) }
+
+    /// A deferred fragment of this selection set, by its ``Deferral/id``.
+    @_spi(Generated) public func _deferred<T: SelectionSet>(_ id: String) -> Deferred<T> { __data._deferred(id) }
+}
+
+extension DataDict {
+    /// The deferred fragment `id` of this object: pending while validation listed it as such.
+    @_spi(Generated) public func _deferred<T: SelectionSet>(_ id: String) -> Deferred<T> {
+        if case .array(let pending)? = _data[Deferral.pendingKey], pending.contains(.string(id)) { return .pending }
+        return .fulfilled(T(_dataDict: self))
+    }
 }
 
 /// The `fragments` of a generated selection set: accessors for the named fragments it spreads.
@@ -227,6 +282,9 @@ extension FragmentContainer {
 
     /// A fragment spread under `@include`/`@skip`: present when its fields are.
     @_spi(Generated) public func _asConditionalFragment<T: Fragment>() -> T? { try? T(validating: __data._data) }
+
+    /// A fragment spread with `@defer`, by its ``Deferral/id``.
+    @_spi(Generated) public func _deferred<T: Fragment>(_ id: String) -> Deferred<T> { __data._deferred(id) }
 }
 
 /// A named fragment: its definition text travels with every operation that spreads it.
@@ -264,7 +322,13 @@ struct SelectionValidator {
     func validate(_ object: inout JSONObject, selections: [Selection], in parent: ParentType) throws(GraphQLDecodingError) -> Bool {
         var leftOut: [String] = []
         var changed = false
-        try validate(&object, selections: selections, in: parent, leftOut: &leftOut, changed: &changed)
+        var pending: [JSONValue] = []
+        try validate(&object, selections: selections, in: parent, leftOut: &leftOut, changed: &changed, pending: &pending)
+        if !pending.isEmpty || object[Deferral.pendingKey] != nil {
+            // Listed afresh each time, so data validated again (a cache write) says what it holds now.
+            object[Deferral.pendingKey] = pending.isEmpty ? nil : .array(pending)
+            changed = true
+        }
         guard leftOut.contains(where: { object[$0] != nil }) else { return changed }
         var selected: Set<String> = []
         collectSelectedKeys(object, selections: selections, in: parent, into: &selected)
@@ -276,14 +340,15 @@ struct SelectionValidator {
     }
 
     private func validate(
-        _ object: inout JSONObject, selections: [Selection], in parent: ParentType, leftOut: inout [String], changed: inout Bool
+        _ object: inout JSONObject, selections: [Selection], in parent: ParentType, leftOut: inout [String], changed: inout Bool,
+        pending: inout [JSONValue]
     ) throws(GraphQLDecodingError) {
         for selection in selections {
             switch selection {
             case .field(let field):
                 let key = field.responseKey
                 guard let value = object[key] else {
-                    throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'")
+                    throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
                 }
                 do throws(GraphQLDecodingError) {
                     if let replaced = try validate(value, as: field.type, nullable: true) {
@@ -295,17 +360,34 @@ struct SelectionValidator {
                 }
             case .inlineFragment(let type):
                 if applies(type.__parentType, to: object, in: parent) {
-                    try validate(&object, selections: type.__selections, in: type.__parentType, leftOut: &leftOut, changed: &changed)
+                    try validate(&object, selections: type.__selections, in: type.__parentType, leftOut: &leftOut, changed: &changed, pending: &pending)
                 }
             case .fragment(let type):
                 if applies(type.__parentType, to: object, in: parent) {
-                    try validate(&object, selections: type.__selections, in: type.__parentType, leftOut: &leftOut, changed: &changed)
+                    try validate(&object, selections: type.__selections, in: type.__parentType, leftOut: &leftOut, changed: &changed, pending: &pending)
                 }
             case .conditional(let conditions, let nested):
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
-                    try validate(&object, selections: nested, in: parent, leftOut: &leftOut, changed: &changed)
+                    try validate(&object, selections: nested, in: parent, leftOut: &leftOut, changed: &changed, pending: &pending)
                 } else {
                     Self.collectKeys(of: nested, into: &leftOut)
+                }
+            case .deferred(let deferral, let nested):
+                guard deferral.isActive(with: variables) else {
+                    try validate(&object, selections: nested, in: parent, leftOut: &leftOut, changed: &changed, pending: &pending)
+                    continue
+                }
+                // Whole or pending: a field missing anywhere in it means its data has not arrived;
+                // a value of the wrong type is an error all the same.
+                var whole = object
+                var wholeLeftOut = leftOut
+                var wholeChanged = changed
+                var wholePending = pending
+                do throws(GraphQLDecodingError) {
+                    try validate(&whole, selections: nested, in: parent, leftOut: &wholeLeftOut, changed: &wholeChanged, pending: &wholePending)
+                    (object, leftOut, changed, pending) = (whole, wholeLeftOut, wholeChanged, wholePending)
+                } catch where error.isMissingField {
+                    pending.append(.string(deferral.id))
                 }
             }
         }
@@ -318,7 +400,7 @@ struct SelectionValidator {
             case .field(let field): keys.append(field.responseKey)
             case .inlineFragment(let type): collectKeys(of: type.__selections, into: &keys)
             case .fragment(let type): collectKeys(of: type.__selections, into: &keys)
-            case .conditional(_, let nested): collectKeys(of: nested, into: &keys)
+            case .conditional(_, let nested), .deferred(_, let nested): collectKeys(of: nested, into: &keys)
             }
         }
     }
@@ -341,6 +423,8 @@ struct SelectionValidator {
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
                     collectSelectedKeys(object, selections: nested, in: parent, into: &keys)
                 }
+            case .deferred(_, let nested):
+                collectSelectedKeys(object, selections: nested, in: parent, into: &keys)
             }
         }
     }

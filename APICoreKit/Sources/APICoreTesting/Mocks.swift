@@ -112,6 +112,9 @@ struct MockDataBuilder {
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
                     try fill(&object, from: mock, selections: nested, parent: parent, path: path)
                 }
+            case .deferred(_, let nested):
+                // A mock's data is whole: deferred fragments are fulfilled.
+                try fill(&object, from: mock, selections: nested, parent: parent, path: path)
             }
         }
     }

@@ -96,6 +96,9 @@ package struct Normalizer {
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
                     collect(object, selections: nested, parent: parent, recordKey: recordKey, responsePath: responsePath, into: &fields)
                 }
+            case .deferred(_, let nested):
+                // What of it has arrived is written; the rest is absent, as left-out fields are.
+                collect(object, selections: nested, parent: parent, recordKey: recordKey, responsePath: responsePath, into: &fields)
             }
         }
     }
@@ -176,11 +179,15 @@ package struct CacheReader {
         dependencies.insert(key)
         if isExpired(record) { sawExpired = true }
         var out = JSONObject(minimumCapacity: selections.count)
-        try readFields(record.fields, selections: selections, parent: parent, into: &out)
+        var pending: [JSONValue] = []
+        try readFields(record.fields, selections: selections, parent: parent, into: &out, pending: &pending)
+        if !pending.isEmpty { out[Deferral.pendingKey] = .array(pending) }
         return out
     }
 
-    private mutating func readFields(_ fields: JSONObject, selections: [Selection], parent: ParentType, into out: inout JSONObject) throws(Miss) {
+    private mutating func readFields(
+        _ fields: JSONObject, selections: [Selection], parent: ParentType, into out: inout JSONObject, pending: inout [JSONValue]
+    ) throws(Miss) {
         for selection in selections {
             switch selection {
             case .field(let field):
@@ -189,15 +196,30 @@ package struct CacheReader {
                 out[field.responseKey] = try readValue(value, as: field.type)
             case .inlineFragment(let type):
                 if type.__parentType.applies(toTypename: fields["__typename"]?.stringValue, within: parent) {
-                    try readFields(fields, selections: type.__selections, parent: type.__parentType, into: &out)
+                    try readFields(fields, selections: type.__selections, parent: type.__parentType, into: &out, pending: &pending)
                 }
             case .fragment(let type):
                 if type.__parentType.applies(toTypename: fields["__typename"]?.stringValue, within: parent) {
-                    try readFields(fields, selections: type.__selections, parent: type.__parentType, into: &out)
+                    try readFields(fields, selections: type.__selections, parent: type.__parentType, into: &out, pending: &pending)
                 }
             case .conditional(let conditions, let nested):
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
-                    try readFields(fields, selections: nested, parent: parent, into: &out)
+                    try readFields(fields, selections: nested, parent: parent, into: &out, pending: &pending)
+                }
+            case .deferred(let deferral, let nested):
+                guard deferral.isActive(with: variables) else {
+                    try readFields(fields, selections: nested, parent: parent, into: &out, pending: &pending)
+                    continue
+                }
+                // All of it, or pending: the records it needs stay dependencies, so a watcher
+                // reads again when they arrive.
+                var whole = out
+                var wholePending = pending
+                do throws(Miss) {
+                    try readFields(fields, selections: nested, parent: parent, into: &whole, pending: &wholePending)
+                    (out, pending) = (whole, wholePending)
+                } catch {
+                    pending.append(.string(deferral.id))
                 }
             }
         }

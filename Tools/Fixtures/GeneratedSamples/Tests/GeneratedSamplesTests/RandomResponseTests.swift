@@ -78,6 +78,9 @@ struct Synthesizer {
                 case .conditional(let conditions, let nested):
                     names.formUnion(conditions.map(\.variable))
                     collect(nested, depth: depth + 1)
+                case .deferred(let deferral, let nested):
+                    if let condition = deferral.condition { names.insert(condition.variable) }
+                    collect(nested, depth: depth + 1)
                 }
             }
         }
@@ -117,6 +120,8 @@ struct Synthesizer {
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
                     fill(&object, nested, parent: parent, variables: variables)
                 }
+            case .deferred(_, let nested):
+                fill(&object, nested, parent: parent, variables: variables)
             }
         }
     }
@@ -177,6 +182,9 @@ struct Reader {
                 if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
                     checkConditional(data, nested, parent: parent, path: path)
                 }
+            case .deferred(_, let nested):
+                // Random answers are whole: a deferred fragment is read like any other.
+                check(data, selections: nested, parent: parent, path: path)
             }
         }
     }
