@@ -11,6 +11,12 @@ import Foundation
 enum GraphQLHTTP {
     static let graphQLResponseMediaType = "application/graphql-response+json"
     static let accept = "application/graphql-response+json, application/json;q=0.9"
+    /// For an operation with `@defer`: incremental delivery first (the 2022 format's media type
+    /// parameter, which servers of the newer format accept too), a whole answer otherwise.
+    static let acceptIncremental = "multipart/mixed;deferSpec=20220824, application/graphql-response+json, application/json;q=0.9"
+
+    /// Whether a document asks for incremental delivery.
+    static func defers(_ document: String) -> Bool { document.contains("@defer") }
 
     /// What of the document a request carries.
     enum Document {
@@ -23,7 +29,7 @@ enum GraphQLHTTP {
     }
 
     static func makeRequest<Operation: GraphQLOperation>(
-        url: URL, operation: Operation, variables: JSONObject, useGET: Bool, document: Document = .full
+        url: URL, operation: Operation, variables: JSONObject, useGET: Bool, document: Document = .full, incremental: Bool = false
     ) throws(APIError) -> URLRequest {
         var body: JSONObject = ["operationName": .string(Operation.operationName)]
         if !variables.isEmpty { body["variables"] = .object(variables) }
@@ -66,7 +72,7 @@ enum GraphQLHTTP {
             request.httpBody = JSONSerializer.data(.object(body))
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        request.setValue(accept, forHTTPHeaderField: "Accept")
+        request.setValue(incremental ? acceptIncremental : accept, forHTTPHeaderField: "Accept")
         return request
     }
 

@@ -10,48 +10,70 @@ import Foundation
 //
 // 1. Policy: `fetch`, `responses`, `perform` decide whether the cache answers, the server,
 //    or both, and in which order (`watch`, which goes on after them, is in Watching.swift).
-// 2. Operation: `answer(to:)` applies persisted queries and their fallback, and shares one
-//    request among identical queries in flight.
+// 2. Operation: `answer(to:)` applies persisted queries and their fallback, shares one
+//    request among identical queries in flight, and asks for incremental delivery when the
+//    operation has `@defer`.
 // 3. Exchange: `exchange` sends one HTTP request through the app's middleware chain (see
 //    `runChain` in LiveAPIClient.swift); innermost, the transport's answer is classified so that
 //    middleware sees `APIError`s, and its parsed body is kept for the next stage.
 // 4. Response: `readAnswer` takes that parsed body (or parses a body a middleware replaced),
-//    once, into the answer's data.
-// 5. Cache: `store` normalizes the data into the cache, whose watchers are told.
+//    once, into the answer's data; an incremental answer's parts are read as they stream in.
+// 5. Cache: `store` normalizes the data into the cache, whose watchers are told; with
+//    incremental delivery, once per part, the increments merged into the data so far.
 //
 // The mapping to the caller's value (`GraphQLRequest.value(from:…)`) validates the data against
 // the operation's selections; it happens in stage 1, for the cache's data and the server's alike.
 extension LiveAPIClient {
-    /// What the server answered to one operation: the HTTP response and the data it carried.
+    /// What the server answered to one operation: the HTTP response and the data it carried, and
+    /// for incremental delivery, the first payload and the parts still to come.
     struct ServerAnswer: Sendable {
         var response: TransportResponse
         var data: JSONObject
+        var incremental: Incremental?
     }
+
+    /// An answer delivered in parts (`@defer`).
+    struct Incremental: Sendable {
+        /// The first payload, whole (`data`, `hasNext`, `pending`…).
+        var initial: JSONObject
+        /// The payloads after it, as they arrive.
+        var later: APIStream<Result<JSONObject, APIError>>
+    }
+
+    /// Each result one server answer gives, as it is written to the cache: one for a whole
+    /// answer, the first and then one per increment for incremental delivery.
+    typealias Deliver<Value: Sendable> = (Result<Response<Value>, APIError>) -> Void
 
     // MARK: 1. Policy
 
     func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy) async throws(APIError)
         -> Response<Value>
     {
+        try await fetch(request, cachePolicy: cachePolicy, deliver: nil)
+    }
+
+    /// `fetch`, with each result of the server's answer also given to `deliver` as it arrives.
+    private func fetch<Query: GraphQLQuery, Value>(
+        _ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy, deliver: Deliver<Value>?
+    ) async throws(APIError) -> Response<Value> {
         switch cachePolicy {
         case .noCache:
-            let start = ContinuousClock.now
-            return try respond(request, with: try await answer(to: request), since: start)
+            return try await fetchAndStore(request, storing: false, deliver: deliver)
         case .networkOnly:
-            return try await fetchAndStore(request)
+            return try await fetchAndStore(request, deliver: deliver)
         case .cacheOnly:
             if let cached = await readFromCache(request, allowExpired: true) { return try cached.get() }
             throw .cacheMiss(Query.operationName)
         case .cacheElseNetwork:
             if let cached = await readFromCache(request, allowExpired: false) { return try cached.get() }
-            return try await fetchOrFallBack(request)
+            return try await fetchOrFallBack(request, deliver: deliver)
         case .cacheAndNetwork:
             if let cached = await readFromCache(request, allowExpired: true) {
                 // Answer now; the server's answer still updates the cache (and its watchers).
                 refreshInBackground { () async throws(APIError) in _ = try await self.fetchAndStore(request) }
                 return try cached.get()
             }
-            return try await fetchOrFallBack(request)
+            return try await fetchOrFallBack(request, deliver: deliver)
         }
     }
 
@@ -60,12 +82,23 @@ extension LiveAPIClient {
     {
         APIStream { continuation in
             let task = Task {
+                var delivered = false
+                let deliver: Deliver<Value> = { result in
+                    delivered = true
+                    continuation.yield(result)
+                }
+                let result: Result<Response<Value>, APIError>
                 if cachePolicy == .cacheAndNetwork {
                     if let cached = await self.readFromCache(request, allowExpired: true) { continuation.yield(cached) }
-                    continuation.yield(await Self.result { () async throws(APIError) in try await self.fetchAndStore(request) })
+                    result = await Self.result { () async throws(APIError) in try await self.fetchAndStore(request, deliver: deliver) }
                 } else {
-                    continuation.yield(await Self.result { () async throws(APIError) in try await self.fetch(request, cachePolicy: cachePolicy) })
+                    result = await Self.result { () async throws(APIError) in
+                        try await self.fetch(request, cachePolicy: cachePolicy, deliver: deliver)
+                    }
                 }
+                // The server's results were delivered as they came; a cache hit or a failure
+                // before any result was not.
+                if !delivered { continuation.yield(result) }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
@@ -78,34 +111,79 @@ extension LiveAPIClient {
         try await fetchAndStore(request)
     }
 
-    /// Asks the server, writes the answer to the cache, answers it.
+    /// Asks the server, writes the answer to the cache (unless `storing` is off), answers it.
     /// With errors, the fields that came with a value are written all the same (unless the
-    /// configuration says not to), and the error is thrown.
-    func fetchAndStore<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError)
-        -> Response<Value>
-    {
+    /// configuration says not to), and the error is thrown. An answer delivered incrementally is
+    /// written and given to `deliver` once per part; the result is the last one, and its error,
+    /// if a part had errors, names all of them.
+    func fetchAndStore<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, storing: Bool = true, deliver: Deliver<Value>? = nil
+    ) async throws(APIError) -> Response<Value> {
         let start = ContinuousClock.now
         let answer: ServerAnswer
         do {
             answer = try await self.answer(to: request)
         } catch {
-            if case .graphQL(let failure) = error, let partial = failure.partialData, configuration.cache?.writesPartialData == true {
+            if storing, case .graphQL(let failure) = error, let partial = failure.partialData, configuration.cache?.writesPartialData == true {
                 await storePartial(partial, errors: failure.errors, for: request.operation)
             }
             throw error
         }
         let response = try respond(request, with: answer, since: start)
-        await store(answer.data, for: request.operation)
-        return response
+        if storing { await store(answer.data, for: request.operation) }
+        guard let incremental = answer.incremental else {
+            deliver?(.success(response))
+            return response
+        }
+        return try await readIncrements(incremental, of: request, first: response, answer: answer, storing: storing, since: start, deliver: deliver)
+    }
+
+    /// The parts after the first of an incremental answer: each merged into the data so far,
+    /// written to the cache and delivered.
+    private func readIncrements<Operation: GraphQLOperation, Value>(
+        _ incremental: Incremental, of request: GraphQLRequest<Operation, Value>, first: Response<Value>, answer: ServerAnswer,
+        storing: Bool, since start: ContinuousClock.Instant, deliver: Deliver<Value>?
+    ) async throws(APIError) -> Response<Value> {
+        var result = try IncrementalResult(initial: incremental.initial)
+        var latest = first
+        deliver?(.success(first))
+        do throws(APIError) {
+            for await payload in incremental.later where result.hasNext {
+                let update = try result.apply(try payload.get())
+                var merged = answer
+                merged.data = result.data
+                latest = try respond(request, with: merged, since: start)
+                if storing {
+                    await store(result.data, as: Operation.Data.self, root: Operation.operationType, variables: request.operation.variablesJSON,
+                        errors: update.errors)
+                }
+                deliver?(update.errors.isEmpty ? .success(latest) : .failure(.graphQL(GraphQLFailure(
+                    errors: update.errors, partialData: result.data, statusCode: answer.response.statusCode, operationName: Operation.operationName))))
+            }
+            if Task.isCancelled { throw .cancelled }
+            if result.hasNext {
+                throw .transport(TransportFailure(
+                    kind: .connectionLost, url: answer.response.url,
+                    underlying: "the incremental response ended before its last part (hasNext was still true)"))
+            }
+        } catch {
+            deliver?(.failure(error))
+            throw error
+        }
+        guard result.errors.isEmpty else {
+            throw .graphQL(GraphQLFailure(
+                errors: result.errors, partialData: result.data, statusCode: answer.response.statusCode, operationName: Operation.operationName))
+        }
+        return latest
     }
 
     /// `fetchAndStore`, but when the server cannot be reached, the cached data (expired or not),
     /// marked as an offline fallback.
-    func fetchOrFallBack<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>) async throws(APIError)
-        -> Response<Value>
+    func fetchOrFallBack<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, deliver: Deliver<Value>? = nil)
+        async throws(APIError) -> Response<Value>
     {
         do {
-            return try await fetchAndStore(request)
+            return try await fetchAndStore(request, deliver: deliver)
         } catch {
             guard case .transport(let failure) = error, failure.isConnectivity, let store else { throw error }
             let start = ContinuousClock.now
@@ -167,7 +245,10 @@ extension LiveAPIClient {
         let send: @Sendable () async -> Result<ServerAnswer, APIError> = { [self] in
             await Self.result { () async throws(APIError) in try await sendWithPersistedQueries(request) }
         }
-        guard Operation.operationType == .query && configuration.deduplicatesQueries else { return try await send().get() }
+        // An incremental answer is read as it streams, by one reader: not shared.
+        guard Operation.operationType == .query && configuration.deduplicatesQueries && !GraphQLHTTP.defers(Operation.document) else {
+            return try await send().get()
+        }
         if Task.isCancelled { throw .cancelled }
         let key = "\(Operation.operationName)\n\(JSONSerializer.string(.object(request.operation.variablesJSON)))\n"
             + request.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
@@ -252,25 +333,38 @@ extension LiveAPIClient {
     private func exchange<Operation: GraphQLOperation, Value>(
         _ request: GraphQLRequest<Operation, Value>, document: GraphQLHTTP.Document, useGET: Bool
     ) async throws(APIError) -> ServerAnswer {
+        let incremental = GraphQLHTTP.defers(Operation.document)
         var urlRequest = try GraphQLHTTP.makeRequest(
             url: configuration.graphQLURL, operation: request.operation, variables: request.operation.variablesJSON, useGET: useGET,
-            document: document)
+            document: document, incremental: incremental)
         applyHeaders(request.headers, to: &urlRequest)
         let context = RequestContext(
             kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
-        let parsed = ParsedBody()
-        let response = try await runChain(urlRequest, context: context, timeout: request.timeout, keepingParsedBody: parsed)
-        return try readAnswer(response, parsed: parsed, operationName: Operation.operationName)
+        let record = ExchangeRecord(streams: incremental)
+        let response = try await runChain(urlRequest, context: context, timeout: request.timeout, record: record)
+        return try await readAnswer(response, record: record, operationName: Operation.operationName)
     }
 
     // MARK: 4. Response
 
     /// The data of the response the chain returned, from the body the innermost step parsed, or,
     /// when a middleware replaced the response, from the new body, checked as the innermost step
-    /// would have.
-    private func readAnswer(_ response: TransportResponse, parsed: ParsedBody, operationName: String) throws(APIError) -> ServerAnswer {
+    /// would have. An incremental answer's first part is read here, the rest by the policy stage.
+    private func readAnswer(_ response: TransportResponse, record: ExchangeRecord, operationName: String) async throws(APIError) -> ServerAnswer {
+        if let parts = record.parts(for: response) {
+            let payloads = IncrementalParts.payloads(of: parts.chunks, boundary: parts.boundary, operationName: operationName)
+            var iterator = payloads.makeAsyncIterator()
+            guard let first = try await iterator.next()?.get() else {
+                throw .transport(TransportFailure(kind: .connectionLost, url: response.url, underlying: "the incremental response ended before its first part"))
+            }
+            guard case .data(let data?) = try GraphQLResponseReading.read(.object(first), statusCode: response.statusCode, operationName: operationName) else {
+                throw .invalidResponse(InvalidResponse(
+                    kind: .noData, statusCode: response.statusCode, request: operationName, bodyExcerpt: JSONSerializer.string(.object(first))))
+            }
+            return ServerAnswer(response: response, data: data, incremental: Incremental(initial: first, later: payloads))
+        }
         let body: JSONValue
-        if let kept = parsed.value(for: response.body) {
+        if let kept = record.parsedBody(for: response.body) {
             body = kept
         } else {
             body = try GraphQLHTTP.classify(response, operationName: operationName)
@@ -313,17 +407,43 @@ extension LiveAPIClient {
     }
 }
 
-/// The body the innermost step of the chain parsed, kept beside the bytes it came from so that
-/// the response stage parses again only when a middleware replaced them.
-final class ParsedBody: Sendable {
+/// What the innermost step of the chain learnt of a GraphQL answer, for the response stage: the
+/// parsed body, kept beside the bytes it came from so that the response stage parses again only
+/// when a middleware replaced them; or, for an answer that streams in parts (incremental
+/// delivery), its chunks, which the chain sees as a head without a body.
+final class ExchangeRecord: Sendable {
+    /// Whether the exchange asks for an answer that streams.
+    let streams: Bool
     private let kept = Locked<(body: Data, value: JSONValue)?>(nil)
+    private let streamed = Locked<(head: TransportResponse, parts: Parts)?>(nil)
+
+    struct Parts: Sendable {
+        var boundary: String
+        var chunks: APIStream<Result<Data, APIError>>
+    }
+
+    init(streams: Bool) { self.streams = streams }
 
     func keep(_ value: JSONValue, of body: Data) {
         kept.withLock { $0 = (body, value) }
     }
 
+    func keep(_ parts: Parts, of head: TransportResponse) {
+        streamed.withLock { $0 = (head, parts) }
+    }
+
     /// The parsed value of `body`, if it is the body that was kept.
-    func value(for body: Data) -> JSONValue? {
+    func parsedBody(for body: Data) -> JSONValue? {
         kept.withLock { kept in kept.flatMap { $0.body == body ? $0.value : nil } }
+    }
+
+    /// The parts of `response`, if it is the streaming head that was kept.
+    func parts(for response: TransportResponse) -> Parts? {
+        streamed.withLock { streamed in
+            guard let streamed, response.body.isEmpty, response.statusCode == streamed.head.statusCode,
+                response.headers["content-type"] == streamed.head.headers["content-type"]
+            else { return nil }
+            return streamed.parts
+        }
     }
 }

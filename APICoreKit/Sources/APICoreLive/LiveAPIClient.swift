@@ -138,24 +138,46 @@ final class LiveAPIClient: APIClient {
 
     /// Runs the middleware chain around the transport. Innermost, the transport's answer is
     /// classified by the kind of call, so that middleware sees statuses and GraphQL errors as
-    /// `APIError`s; a GraphQL body parsed there is kept in `parsedBody` for the response stage.
-    func runChain(
-        _ request: URLRequest, context: RequestContext, timeout: Duration?, keepingParsedBody parsedBody: ParsedBody? = nil
-    ) async throws(APIError) -> TransportResponse {
+    /// `APIError`s; what that step learnt of a GraphQL answer goes in `record` for the response
+    /// stage. An answer that streams in parts (`multipart/mixed`) reaches middleware as its head.
+    func runChain(_ request: URLRequest, context: RequestContext, timeout: Duration?, record: ExchangeRecord? = nil) async throws(APIError)
+        -> TransportResponse
+    {
         let transport = self.transport
         let timeout = timeout ?? configuration.timeout
         let terminal: MiddlewareNext = { request throws(APIError) in
-            let response = try await transport.send(request, timeout: timeout)
-            switch context.kind {
-            case .rest:
+            guard case .graphQL = context.kind else {
+                let response = try await transport.send(request, timeout: timeout)
                 try Self.checkRESTStatus(response)
-            case .graphQL:
-                let parsed = try GraphQLHTTP.classify(response, operationName: context.operationName)
-                parsedBody?.keep(parsed, of: response.body)
+                return response
             }
+            var response: TransportResponse
+            if let record, record.streams {
+                let streamed = try await transport.stream(request, timeout: timeout)
+                if (200..<300).contains(streamed.head.statusCode), let type = streamed.head.headers["content-type"],
+                    type.lowercased().hasPrefix("multipart/mixed"), let boundary = MultipartReader.boundary(ofContentType: type)
+                {
+                    record.keep(ExchangeRecord.Parts(boundary: boundary, chunks: streamed.chunks), of: streamed.head)
+                    return streamed.head
+                }
+                response = streamed.head
+                response.body = try await Self.collect(streamed.chunks)
+            } else {
+                response = try await transport.send(request, timeout: timeout)
+            }
+            let parsed = try GraphQLHTTP.classify(response, operationName: context.operationName)
+            record?.keep(parsed, of: response.body)
             return response
         }
         return try await Self.call(middlewares[...], request: request, context: context, terminal: terminal)
+    }
+
+    /// A streamed body, whole.
+    static func collect(_ chunks: APIStream<Result<Data, APIError>>) async throws(APIError) -> Data {
+        var body = Data()
+        for await chunk in chunks { body.append(try chunk.get()) }
+        if Task.isCancelled { throw .cancelled }
+        return body
     }
 
     static func call(

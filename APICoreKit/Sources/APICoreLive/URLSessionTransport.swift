@@ -7,7 +7,19 @@ import Foundation
 
 /// Sends one HTTP request and returns whatever status came back.
 protocol HTTPTransport: Sendable {
+    /// The whole answer.
     func send(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse
+    /// The status and headers as soon as they arrive, then the body as it streams in
+    /// (incremental delivery). The timeout covers the whole exchange.
+    func stream(_ request: URLRequest, timeout: Duration) async throws(APIError) -> StreamedResponse
+}
+
+/// An answer whose body arrives in chunks: the head (status, headers, no body), then the chunks.
+/// The chunks end after the last one, or with an error (a timeout, a lost connection); the
+/// consumer that stops iterating cancels the exchange.
+struct StreamedResponse: Sendable {
+    var head: TransportResponse
+    var chunks: APIStream<Result<Data, APIError>>
 }
 
 /// The URLSession transport (FoundationNetworking on Linux).
@@ -17,13 +29,18 @@ protocol HTTPTransport: Sendable {
 /// `URLSessionTask` at once.
 final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    /// A second session for answers read as they stream, whose delegate hands each chunk on.
+    private let streamingSession: URLSession
+    private let streaming = StreamingDelegate()
 
     init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
         session = URLSession(configuration: configuration)
+        streamingSession = URLSession(configuration: configuration, delegate: streaming, delegateQueue: nil)
     }
 
     deinit {
         session.finishTasksAndInvalidate()
+        streamingSession.finishTasksAndInvalidate()
     }
 
     static var defaultConfiguration: URLSessionConfiguration {
@@ -96,6 +113,23 @@ final class URLSessionTransport: HTTPTransport {
         return try result.get()
     }
 
+    func stream(_ request: URLRequest, timeout: Duration) async throws(APIError) -> StreamedResponse {
+        if Task.isCancelled { throw .cancelled }
+        var request = request
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        request.timeoutInterval = seconds.rounded(.up) + 1
+        let task = streamingSession.dataTask(with: request)
+        let exchange = StreamingDelegate.Exchange(url: request.url)
+        streaming.register(exchange, for: task)
+        exchange.start(task, deadline: seconds)
+        let head = await withTaskCancellationHandler {
+            await exchange.head()
+        } onCancel: {
+            exchange.cancel()
+        }
+        return StreamedResponse(head: try head.get(), chunks: exchange.chunks)
+    }
+
     private static func outcome(data: Data?, response: URLResponse?, error: (any Error)?, url: URL?, state: Locked<Outcome>)
         -> Result<TransportResponse, APIError>
     {
@@ -143,5 +177,154 @@ final class URLSessionTransport: HTTPTransport {
         default: kind = .other
         }
         return .transport(TransportFailure(kind: kind, url: url, underlying: urlError.localizedDescription))
+    }
+}
+
+/// Hands the head and the chunks of streaming exchanges to their readers, by task.
+final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// One streaming exchange: its head, once, then its chunks; a deadline over all of it.
+    final class Exchange: Sendable {
+        private enum Phase {
+            case waiting([CheckedContinuation<Result<TransportResponse, APIError>, Never>], task: URLSessionDataTask?)
+            case streaming(URLSessionDataTask)
+            case ended
+        }
+
+        let url: URL?
+        let chunks: APIStream<Result<Data, APIError>>
+        private let continuation: AsyncStream<Result<Data, APIError>>.Continuation
+        private let phase = Locked<Phase>(.waiting([], task: nil))
+        private let headResult = Locked<Result<TransportResponse, APIError>?>(nil)
+        /// Why the exchange was stopped on our side, when it was: decides the error reported.
+        private let stopReason = Locked<APIError?>(nil)
+
+        init(url: URL?) {
+            self.url = url
+            var continuation: AsyncStream<Result<Data, APIError>>.Continuation!
+            chunks = APIStream { continuation = $0 }
+            self.continuation = continuation
+        }
+
+        func start(_ task: URLSessionDataTask, deadline seconds: Double) {
+            let cancelled = phase.withLock { phase -> Bool in
+                guard case .waiting(let waiters, task: nil) = phase else { return true }
+                phase = .waiting(waiters, task: task)
+                return false
+            }
+            if cancelled {
+                task.cancel()
+                return
+            }
+            continuation.onTermination = { [weak task] _ in task?.cancel() }
+            task.resume()
+            let url = url
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+                stop(.transport(TransportFailure(kind: .timedOut, url: url, underlying: URLSessionTransport.timedOutText)))
+            }
+        }
+
+        /// The head, once it arrived (or why it did not).
+        func head() async -> Result<TransportResponse, APIError> {
+            await withCheckedContinuation { continuation in
+                let ready = phase.withLock { phase -> Bool in
+                    guard case .waiting(var waiters, let task) = phase else { return true }
+                    waiters.append(continuation)
+                    phase = .waiting(waiters, task: task)
+                    return false
+                }
+                if ready { continuation.resume(returning: headResult.withLock { $0 } ?? .failure(.cancelled)) }
+            }
+        }
+
+        func cancel() { stop(.cancelled) }
+
+        /// Stops the exchange with `reason`, unless it ended already.
+        private func stop(_ reason: APIError) {
+            let task = phase.withLock { phase -> URLSessionDataTask? in
+                switch phase {
+                case .waiting(_, let task): return task
+                case .streaming(let task): return task
+                case .ended: return nil
+                }
+            }
+            stopReason.withLock { if $0 == nil { $0 = reason } }
+            if let task {
+                task.cancel()
+            } else {
+                finish(.failure(reason))
+            }
+        }
+
+        func received(_ response: TransportResponse, task: URLSessionDataTask) {
+            resolveHead(.success(response), next: .streaming(task))
+        }
+
+        func received(_ data: Data) { continuation.yield(.success(data)) }
+
+        func completed(with error: (any Error)?) {
+            let reason = stopReason.withLock { $0 }
+            let failure: APIError? = reason ?? error.map { URLSessionTransport.map($0, url: url) }
+            finish(failure.map { .failure($0) } ?? .success(()))
+        }
+
+        private func finish(_ outcome: Result<Void, APIError>) {
+            if case .failure(let error) = outcome {
+                resolveHead(.failure(error), next: .ended)
+                continuation.yield(.failure(error))
+            } else {
+                resolveHead(.failure(.transport(TransportFailure(kind: .connectionLost, url: url, underlying: "no response"))), next: .ended)
+            }
+            phase.withLock { $0 = .ended }
+            continuation.finish()
+        }
+
+        private func resolveHead(_ result: Result<TransportResponse, APIError>, next: Phase) {
+            let waiters = phase.withLock { phase -> [CheckedContinuation<Result<TransportResponse, APIError>, Never>]? in
+                guard case .waiting(let waiters, _) = phase else { return nil }
+                headResult.withLock { $0 = result }
+                phase = next
+                return waiters
+            }
+            for waiter in waiters ?? [] { waiter.resume(returning: result) }
+        }
+    }
+
+    private let exchanges = Locked<[Int: Exchange]>([:])
+
+    func register(_ exchange: Exchange, for task: URLSessionDataTask) {
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+    }
+
+    private func exchange(of task: URLSessionTask) -> Exchange? {
+        exchanges.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let exchange = exchange(of: dataTask) else {
+            completionHandler(.cancel)
+            return
+        }
+        guard let http = response as? HTTPURLResponse else {
+            completionHandler(.cancel)
+            return
+        }
+        var headers: [String: String] = [:]
+        for (key, value) in http.allHeaderFields {
+            headers[String(describing: key)] = String(describing: value)
+        }
+        exchange.received(TransportResponse(statusCode: http.statusCode, headers: headers, body: Data(), url: http.url ?? exchange.url), task: dataTask)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        exchange(of: dataTask)?.received(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        exchange?.completed(with: error)
     }
 }

@@ -29,23 +29,34 @@ enum Routes {
     static func register(on router: Router<BasicRequestContext>, state: Locked<TestServer.State>, schema: GraphQLSchema) {
         router.middlewares.add(Recorder(state: state))
 
-        router.post("/graphql") { request, _ in
-            var request = request
-            let body = try await request.collectBody(upTo: 16 << 20)
-            let accept = request.headers[.accept] ?? ""
-            guard let json = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
-                return plain(400, "expected a JSON body")
+        for (path, format) in [("/graphql", IncrementalFormat.current), ("/graphql-2022", .v2022)] {
+            router.post(RouterPath(path)) { request, _ in
+                var request = request
+                let body = try await request.collectBody(upTo: 16 << 20)
+                let accept = request.headers[.accept] ?? ""
+                guard let json = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+                    return plain(400, "expected a JSON body")
+                }
+                let extensions = json["extensions"] as? [String: Any]
+                let query: String
+                switch persistedQuery(query: json["query"] as? String, extensions: extensions, state: state) {
+                case .success(let resolved): query = resolved
+                case .failure(let error): return error.response
+                }
+                let variables = json["variables"].flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+                let operationName = json["operationName"] as? String
+                if accept.contains("multipart/mixed"),
+                    let incremental = try await IncrementalDelivery.respond(
+                        schema: schema, query: query, operationName: operationName, variablesJSON: variables,
+                        context: authContext(request, state), format: format, cutAfter: state.withLock { $0.cutIncrementalAfter })
+                {
+                    return incremental
+                }
+                // Without deferral (`if: false`, or a client that does not take multipart): whole.
+                return try await execute(
+                    schema: schema, query: query, operationName: operationName, variablesJSON: variables,
+                    accept: accept, context: authContext(request, state))
             }
-            let extensions = json["extensions"] as? [String: Any]
-            let query: String
-            switch persistedQuery(query: json["query"] as? String, extensions: extensions, state: state) {
-            case .success(let resolved): query = resolved
-            case .failure(let error): return error.response
-            }
-            let variables = json["variables"].flatMap { try? JSONSerialization.data(withJSONObject: $0) }
-            return try await execute(
-                schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
-                accept: accept, context: authContext(request, state))
         }
 
         router.get("/graphql") { request, _ in

@@ -208,7 +208,9 @@ enum StarWarsSchema {
                     type: GraphQLNonNull(catalogItem), resolve: event, subscribe: { _, _, _, _ in events.stream("catalogFeed") }),
             ]
         )
-        return try GraphQLSchema(query: query, mutation: mutation, subscription: subscription, types: [human, droid])
+        return try GraphQLSchema(
+            query: query, mutation: mutation, subscription: subscription, types: [human, droid],
+            directives: [GraphQLIncludeDirective, GraphQLSkipDirective, GraphQLDeprecatedDirective, GraphQLSpecifiedByDirective, GraphQLOneOfDirective, IncrementalDelivery.deferDirective])
     }
 
     /// `count` catalog items of about 200 bytes each.

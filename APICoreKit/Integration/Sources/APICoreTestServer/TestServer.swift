@@ -69,6 +69,7 @@ public final class TestServer: Sendable {
         var persistedQueriesSupported = true
         var persistedQueriesUnknown: Canned?
         var uploadOperations: Data?
+        var cutIncrementalAfter: Int?
     }
 
     /// The port it listens on.
@@ -77,6 +78,10 @@ public final class TestServer: Sendable {
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
     /// The GraphQL endpoint.
     public var graphQLURL: URL { baseURL.appendingPathComponent("graphql") }
+    /// The GraphQL endpoint that writes `@defer` answers in the 2022 format
+    /// (`incremental: [{data, path, label}]`); ``graphQLURL`` writes the current one
+    /// (`pending` / `incremental` / `completed`).
+    public var graphQL2022URL: URL { baseURL.appendingPathComponent("graphql-2022") }
     /// The GraphQL WebSocket endpoint, `ws://127.0.0.1:<port>/graphql`, speaking
     /// `graphql-transport-ws` and `graphql-ws`.
     public var webSocketURL: URL { URL(string: "ws://127.0.0.1:\(port)/graphql")! }
@@ -182,6 +187,10 @@ public final class TestServer: Sendable {
 
     /// The `operations` part `/upload` received.
     public var uploadOperations: Data? { state.withLock { $0.uploadOperations } }
+
+    /// Makes `@defer` answers stop after `parts` parts, without their closing boundary, as a
+    /// server that dies mid-answer would; `nil` answers whole.
+    public func cutIncrementalAnswers(after parts: Int?) { state.withLock { $0.cutIncrementalAfter = parts } }
 
     /// Makes the server answer `PersistedQueryNotSupported` to hashed queries.
     public func refusePersistedQueries() { state.withLock { $0.persistedQueriesSupported = false } }

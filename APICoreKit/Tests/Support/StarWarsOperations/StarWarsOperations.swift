@@ -520,3 +520,108 @@ public struct HeroConditionalQuery: GraphQLQuery {
         }
     }
 }
+
+/// `@defer`, nested and on list items:
+/// `query HeroDeferred($episode: Episode, $withFriends: Boolean!) { hero(episode: $episode) { __typename id name ... on Character @defer(label: "friends", if: $withFriends) { friends { __typename id name ... on Droid @defer(label: "function") { primaryFunction } } } } }`
+public struct HeroDeferredQuery: GraphQLQuery {
+    public static let operationName = "HeroDeferred"
+    public static let document = """
+        query HeroDeferred($episode: Episode, $withFriends: Boolean!) { hero(episode: $episode) { __typename id name ... on Character @defer(label: "friends", if: $withFriends) { friends { __typename id name ... on Droid @defer(label: "function") { primaryFunction } } } } }
+        """
+    public var episode: GraphQLNullable<GraphQLEnum<Episode>>
+    public var withFriends: Bool
+    public init(episode: GraphQLNullable<GraphQLEnum<Episode>> = nil, withFriends: Bool = true) {
+        self.episode = episode
+        self.withFriends = withFriends
+    }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["episode": episode, "withFriends": withFriends]) }
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")]))
+        ]
+        public var hero: Hero? { __data["hero"] }
+
+        public struct Hero: SelectionSet {
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.character
+            @_spi(Generated) public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+                .deferred(Deferral("friends", label: "friends", if: .include(if: "withFriends")), [.inlineFragment(Friends.self)]),
+            ]
+            public var id: String { __data["id"] }
+            public var name: String { __data["name"] }
+            /// The deferred `friends` fragment.
+            public var friendsFragment: Deferred<Friends> { _deferred("friends") }
+
+            public struct Friends: SelectionSet {
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = Types.character
+                @_spi(Generated) public static let __selections: [Selection] = [.field(Field("friends", .list(.object(Friend.self))))]
+                public var friends: [Friend?]? { __data["friends"] }
+            }
+
+            public struct Friend: SelectionSet {
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = Types.character
+                @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                    .field(Field("id", .nonNull(.scalar(String.self)))),
+                    .field(Field("name", .nonNull(.scalar(String.self)))),
+                    .deferred(Deferral("function", label: "function"), [.inlineFragment(AsDroid.self)]),
+                ]
+                public var id: String { __data["id"] }
+                public var name: String { __data["name"] }
+                /// The deferred droid fragment; `nil` for a friend that is not a droid.
+                public var droidDetails: Deferred<AsDroid>? {
+                    guard let typename = __typename, AsDroid.__parentType.matches(typename: typename) else { return nil }
+                    return _deferred("function")
+                }
+
+                public struct AsDroid: SelectionSet {
+                    @_spi(Generated) public let __data: DataDict
+                    @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                    @_spi(Generated) public static let __parentType = Types.droid
+                    @_spi(Generated) public static let __selections: [Selection] = [.field(Field("primaryFunction", .scalar(String.self)))]
+                    public var primaryFunction: String? { __data["primaryFunction"] }
+                }
+            }
+        }
+    }
+}
+
+/// A field error inside a deferred fragment:
+/// `query DeferredFailing { hero { __typename name } ... @defer(label: "failing") { failingField } }`.
+public struct DeferredFailingQuery: GraphQLQuery {
+    public static let operationName = "DeferredFailing"
+    public static let document = #"query DeferredFailing { hero { __typename name } ... @defer(label: "failing") { failingField } }"#
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field("hero", .object(HeroAndFailingQuery.Data.Hero.self))),
+            .deferred(Deferral("failing", label: "failing"), [.inlineFragment(Failing.self)]),
+        ]
+        public var hero: HeroAndFailingQuery.Data.Hero? { __data["hero"] }
+        public var failing: Deferred<Failing> { _deferred("failing") }
+
+        public struct Failing: SelectionSet {
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.query
+            @_spi(Generated) public static let __selections: [Selection] = [.field(Field("failingField", .scalar(String.self)))]
+            public var failingField: String? { __data["failingField"] }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import GraphQL
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// How a server writes an incremental (`@defer`) answer.
+public enum IncrementalFormat: String, Sendable {
+    /// `pending` / `incremental` (by id) / `completed`, as graphql-js 17 writes it.
+    case current
+    /// `incremental: [{data, path, label}]`, as Apollo Server and Router write it (`deferSpec=20220824`).
+    case v2022
+}
+
+/// `@defer` for the test and dev servers, whose GraphQL engine executes it as if it were not there
+/// (their schemas declare ``deferDirective`` so that it validates): the document is executed
+/// whole, then the result is cut into a first payload without
+/// the deferred fragments' fields and one payload per deferred fragment (per list item when the
+/// fragment is inside a list), nested ones after their parent, written as `multipart/mixed`.
+/// Field errors inside a deferred fragment travel with its payload.
+public enum IncrementalDelivery {
+    /// `directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT`.
+    public static let deferDirective: GraphQLDirective = {
+        do {
+            return try GraphQLDirective(
+                name: "defer", description: "Delivers the fragment after the rest of the result.",
+                locations: [.fragmentSpread, .inlineFragment],
+                args: ["label": GraphQLArgument(type: GraphQLString), "if": GraphQLArgument(type: GraphQLNonNull(GraphQLBoolean), defaultValue: .bool(true))])
+        } catch {
+            preconditionFailure("the @defer directive is valid: \(error)")
+        }
+    }()
+
+    /// One deferred fragment's data, where it goes, and the fragments deferred inside it.
+    struct Deferred {
+        var path: [Any]
+        var label: String?
+        var data: [String: Any]
+        var children: [Deferred]
+    }
+
+    /// A multipart answer for `query` when it has a `@defer` that applies under `variables`, else
+    /// `nil` (answer as usual). `cutAfter` stops after that many parts without the closing
+    /// boundary, as a server that dies mid-answer would.
+    public static func respond(
+        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, context: any Sendable,
+        format: IncrementalFormat, cutAfter: Int? = nil
+    ) async throws -> Response? {
+        guard query.contains("@defer"), let document = try? parse(source: Source(body: query, name: "request")) else { return nil }
+        let variables = (variablesJSON.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
+        var fragments: [String: FragmentDefinition] = [:]
+        var operations: [OperationDefinition] = []
+        for definition in document.definitions {
+            if let fragment = definition as? FragmentDefinition { fragments[fragment.name.value] = fragment }
+            if let operation = definition as? OperationDefinition { operations.append(operation) }
+        }
+        guard let operation = operations.first(where: { operationName == nil || $0.name?.value == operationName }) else { return nil }
+        let splitter = Splitter(schema: schema, fragments: fragments, variables: variables)
+        guard splitter.hasActiveDefer(operation.selectionSet) else { return nil }
+
+        let mapVariables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
+        var result = try await graphql(schema: schema, request: query, context: context, variableValues: mapVariables, operationName: operationName)
+        result.errors = result.errors.map(GraphQLHTTPResponder.withExtensions)
+        let encoded = try JSONSerialization.jsonObject(with: GraphQLJSONEncoder().encode(result)) as? [String: Any] ?? [:]
+        guard let data = encoded["data"] as? [String: Any] else { return nil }  // a request error: answer it whole
+        var errors = encoded["errors"] as? [[String: Any]] ?? []
+
+        let (initial, deferred) = splitter.split(operation.selectionSet.selections, data, path: [])
+        var payloads: [[String: Any]] = []
+        var first: [String: Any] = ["data": initial, "hasNext": !deferred.isEmpty]
+        let firstErrors = take(&errors) { path in !deferred.contains { isPrefix($0.path, of: path) && !covers(initial, path) } }
+        if !firstErrors.isEmpty { first["errors"] = firstErrors }
+        var nextID = 0
+        var queue: [(Deferred, String)] = deferred.map { fragment in
+            defer { nextID += 1 }
+            return (fragment, String(nextID))
+        }
+        if format == .current {
+            first["pending"] = queue.map { pending($0.0, id: $0.1) }
+        }
+        payloads.append(first)
+        while !queue.isEmpty {
+            let (fragment, id) = queue.removeFirst()
+            let children: [(Deferred, String)] = fragment.children.map { child in
+                defer { nextID += 1 }
+                return (child, String(nextID))
+            }
+            queue.append(contentsOf: children)
+            let fragmentErrors = take(&errors) { path in isPrefix(fragment.path, of: path) }
+            var entry: [String: Any] = ["data": fragment.data]
+            if !fragmentErrors.isEmpty { entry["errors"] = fragmentErrors }
+            var payload: [String: Any] = ["hasNext": !queue.isEmpty]
+            switch format {
+            case .v2022:
+                entry["path"] = fragment.path
+                if let label = fragment.label { entry["label"] = label }
+                payload["incremental"] = [entry]
+            case .current:
+                entry["id"] = id
+                payload["incremental"] = [entry]
+                payload["completed"] = [["id": id]]
+                if !children.isEmpty { payload["pending"] = children.map { pending($0.0, id: $0.1) } }
+            }
+            payloads.append(payload)
+        }
+
+        let boundary = "-"
+        var parts: [ByteBuffer] = []
+        for (index, payload) in payloads.enumerated() {
+            if let cutAfter, index >= cutAfter { break }
+            let json = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
+            var part = "\r\n--\(boundary)\r\nContent-Type: application/json; charset=utf-8\r\n\r\n"
+            part += String(decoding: json, as: UTF8.self)
+            parts.append(ByteBuffer(string: part))
+        }
+        if cutAfter == nil || cutAfter! >= payloads.count { parts.append(ByteBuffer(string: "\r\n--\(boundary)--\r\n")) }
+        let body = parts
+        var response = Response(status: .ok, body: ResponseBody { writer in
+            // Part by part, so that a client reads each as it comes.
+            for part in body { try await writer.write(part) }
+            try await writer.finish(nil)
+        })
+        let spec = format == .v2022 ? "; deferSpec=20220824" : ""
+        response.headers[.contentType] = "multipart/mixed; boundary=\"\(boundary)\"\(spec)"
+        return response
+    }
+
+    private static func pending(_ fragment: Deferred, id: String) -> [String: Any] {
+        var entry: [String: Any] = ["id": id, "path": fragment.path]
+        if let label = fragment.label { entry["label"] = label }
+        return entry
+    }
+
+    /// Removes and returns the errors whose path `belongs` says.
+    private static func take(_ errors: inout [[String: Any]], where belongs: ([Any]) -> Bool) -> [[String: Any]] {
+        var taken: [[String: Any]] = []
+        errors.removeAll { error in
+            guard belongs(error["path"] as? [Any] ?? []) else { return false }
+            taken.append(error)
+            return true
+        }
+        return taken
+    }
+
+    private static func isPrefix(_ prefix: [Any], of path: [Any]) -> Bool {
+        guard prefix.count < path.count else { return false }
+        return zip(prefix, path).allSatisfy { "\($0)" == "\($1)" }
+    }
+
+    /// Whether the first payload's data holds the field at `path`.
+    private static func covers(_ data: [String: Any], _ path: [Any]) -> Bool {
+        var current: Any = data
+        for component in path {
+            if let key = component as? String, let object = current as? [String: Any], let next = object[key] {
+                current = next
+            } else if let index = component as? Int, let list = current as? [Any], list.indices.contains(index) {
+                current = list[index]
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Walks selections beside the result they produced.
+    struct Splitter {
+        let schema: GraphQLSchema
+        let fragments: [String: FragmentDefinition]
+        let variables: [String: Any]
+
+        /// The deferral of a fragment: nil when not deferred (no `@defer`, or `if:` false), else its label.
+        func deferral(_ directives: [Directive]) -> String?? {
+            guard let directive = directives.first(where: { $0.name.value == "defer" }) else { return nil }
+            var label: String?
+            for argument in directive.arguments {
+                switch argument.name.value {
+                case "if":
+                    if let boolean = argument.value as? BooleanValue, !boolean.value { return nil }
+                    if let variable = argument.value as? Variable, (variables[variable.name.value] as? Bool) != true { return nil }
+                case "label":
+                    label = (argument.value as? StringValue)?.value
+                default: break
+                }
+            }
+            return .some(label)
+        }
+
+        func hasActiveDefer(_ selectionSet: SelectionSet, seen: Set<String> = []) -> Bool {
+            selectionSet.selections.contains { selection in
+                if let field = selection as? Field { return field.selectionSet.map { hasActiveDefer($0, seen: seen) } ?? false }
+                if let inline = selection as? InlineFragment {
+                    return deferral(inline.directives) != nil || hasActiveDefer(inline.selectionSet, seen: seen)
+                }
+                if let spread = selection as? FragmentSpread, !seen.contains(spread.name.value), let fragment = fragments[spread.name.value] {
+                    return deferral(spread.directives) != nil || hasActiveDefer(fragment.selectionSet, seen: seen.union([spread.name.value]))
+                }
+                return false
+            }
+        }
+
+        private func applies(_ condition: NamedType?, to object: [String: Any]) -> Bool {
+            guard let condition, let typename = object["__typename"] as? String else { return true }
+            if condition.name.value == typename { return true }
+            guard let type = schema.getType(name: condition.name.value) as? (any GraphQLAbstractType) else { return false }
+            return schema.getPossibleTypes(abstractType: type).contains { $0.name == typename }
+        }
+
+        /// The part of `object` that `selections` select without deferral, and the fragments
+        /// they defer (at this level and below).
+        func split(_ selections: [Selection], _ object: [String: Any], path: [Any]) -> ([String: Any], [Deferred]) {
+            var fields: [(key: String, nested: [Selection])] = []
+            var groups: [(label: String?, selections: [Selection])] = []
+            collect(selections, object, fields: &fields, groups: &groups)
+            var data: [String: Any] = [:]
+            var deferred: [Deferred] = []
+            for (key, nested) in fields {
+                guard let value = object[key] else { continue }
+                if nested.isEmpty {
+                    data[key] = value
+                } else {
+                    let (kept, inner) = splitValue(value, nested, path: path + [key])
+                    data[key] = kept
+                    deferred += inner
+                }
+            }
+            for group in groups {
+                let (groupData, inner) = split(group.selections, object, path: path)
+                deferred.append(Deferred(path: path, label: group.label, data: groupData, children: inner))
+            }
+            return (data, deferred)
+        }
+
+        private func splitValue(_ value: Any, _ selections: [Selection], path: [Any]) -> (Any, [Deferred]) {
+            if let object = value as? [String: Any] { return split(selections, object, path: path) }
+            if let list = value as? [Any] {
+                var items: [Any] = []
+                var deferred: [Deferred] = []
+                for (index, item) in list.enumerated() {
+                    let (kept, inner) = splitValue(item, selections, path: path + [index])
+                    items.append(kept)
+                    deferred += inner
+                }
+                return (items, deferred)
+            }
+            return (value, [])
+        }
+
+        private func collect(
+            _ selections: [Selection], _ object: [String: Any], fields: inout [(key: String, nested: [Selection])],
+            groups: inout [(label: String?, selections: [Selection])]
+        ) {
+            for selection in selections {
+                if let field = selection as? Field {
+                    let key = field.alias?.value ?? field.name.value
+                    let nested = field.selectionSet?.selections ?? []
+                    if let index = fields.firstIndex(where: { $0.key == key }) {
+                        fields[index].nested += nested
+                    } else {
+                        fields.append((key, nested))
+                    }
+                } else if let inline = selection as? InlineFragment {
+                    guard applies(inline.typeCondition, to: object) else { continue }
+                    if let label = deferral(inline.directives) {
+                        groups.append((label, inline.selectionSet.selections))
+                    } else {
+                        collect(inline.selectionSet.selections, object, fields: &fields, groups: &groups)
+                    }
+                } else if let spread = selection as? FragmentSpread, let fragment = fragments[spread.name.value] {
+                    guard applies(fragment.typeCondition, to: object) else { continue }
+                    if let label = deferral(spread.directives) {
+                        groups.append((label, fragment.selectionSet.selections))
+                    } else {
+                        collect(fragment.selectionSet.selections, object, fields: &fields, groups: &groups)
+                    }
+                }
+            }
+        }
+    }
+}
