@@ -258,6 +258,19 @@ extension SelectionSet {
 
     /// A deferred fragment of this selection set, by its ``Deferral/id``.
     @_spi(Generated) public func _deferred<T: SelectionSet>(_ id: String) -> Deferred<T> { __data._deferred(id) }
+
+    /// A deferred fragment on a narrower type than this selection set's: `nil` when the object
+    /// is of another type (or, under `@include`/`@skip`, when the condition left it out).
+    @_spi(Generated) public func _deferredIfApplies<T: SelectionSet>(_ id: String) -> Deferred<T>? {
+        guard let typename = __typename, T.__parentType.matches(typename: typename) else { return nil }
+        return _deferredIfIncluded(id)
+    }
+
+    /// A deferred fragment under `@include`/`@skip`: `nil` when the condition left it out.
+    @_spi(Generated) public func _deferredIfIncluded<T: SelectionSet>(_ id: String) -> Deferred<T>? {
+        if case .pending = __data._deferred(id) as Deferred<T> { return .pending }
+        return (try? T(validating: __data._data)).map { .fulfilled($0) }
+    }
 }
 
 extension DataDict {
@@ -313,8 +326,10 @@ extension SelectionSet {
 /// variables leave out is not there at all. Paths are built only when an error unwinds, so a
 /// valid response costs no allocation per field, and an object is copied only when it holds a
 /// field that a condition left out.
-struct SelectionValidator {
+package struct SelectionValidator {
     let variables: JSONObject
+
+    package init(variables: JSONObject) { self.variables = variables }
 
     /// Validates one object: its selections, then removes the fields selected only under
     /// conditions that do not hold. Returns whether `object` changed (here or below).
@@ -337,6 +352,28 @@ struct SelectionValidator {
             changed = true
         }
         return changed
+    }
+
+    /// Validates the fields of a deferred fragment that have arrived in `object` (which was
+    /// validated before, with the fragment pending): `false` while some are still missing; else the
+    /// fragment is no longer listed as pending (fragments deferred inside it are).
+    package func validateArrived(_ object: inout JSONObject, deferral: Deferral, selections: [Selection], in parent: ParentType)
+        throws(GraphQLDecodingError) -> Bool
+    {
+        var arrived = object
+        var leftOut: [String] = []
+        var changed = false
+        var pending: [JSONValue] = []
+        do throws(GraphQLDecodingError) {
+            try validate(&arrived, selections: selections, in: parent, leftOut: &leftOut, changed: &changed, pending: &pending)
+        } catch where error.isMissingField {
+            return false
+        }
+        let before = arrived[Deferral.pendingKey]?.arrayValue ?? []
+        let now = before.filter { $0 != .string(deferral.id) } + pending
+        arrived[Deferral.pendingKey] = now.isEmpty ? nil : .array(now)
+        object = arrived
+        return true
     }
 
     private func validate(
@@ -394,7 +431,7 @@ struct SelectionValidator {
     }
 
     /// The response keys of every field in `selections`, at any depth of fragments and conditions.
-    private static func collectKeys(of selections: [Selection], into keys: inout [String]) {
+    package static func collectKeys(of selections: [Selection], into keys: inout [String]) {
         for selection in selections {
             switch selection {
             case .field(let field): keys.append(field.responseKey)

@@ -143,6 +143,9 @@ package struct Compilation {
             var merging = FieldMergeRule(schema: schema.model, fragments: fragments)
             merging.check(operations: operations, rootTypes: schema.model.rootTypes)
             diagnostics += merging.diagnostics
+            var deferring = DeferRule(fragments: fragments)
+            deferring.check(operations)
+            diagnostics += deferring.diagnostics
         }
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
         return Compilation(

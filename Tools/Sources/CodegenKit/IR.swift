@@ -22,6 +22,63 @@ struct Condition: Hashable, Comparable {
     }
 }
 
+/// `@defer(label:, if:)` on a fragment: how the server is asked to deliver it later.
+struct DeferDirective {
+    var label: String?
+    /// `if: $variable`; `nil` when always deferred.
+    var variable: String?
+
+    /// The deferral a fragment's directives ask for; `nil` when none does (no `@defer`, or
+    /// `if: false`, which the server answers without deferral).
+    static func of(_ directives: [GQL.Directive]) -> DeferDirective? {
+        guard let directive = directives.first(where: { $0.name == "defer" }) else { return nil }
+        var result = DeferDirective()
+        switch directive.argument("if") {
+        case .boolean(false)?: return nil
+        case .variable(let name)?: result.variable = name
+        default: break
+        }
+        if case .string(let label)? = directive.argument("label") { result.label = label }
+        return result
+    }
+}
+
+/// A fragment the server may deliver after the rest (`@defer`): a property that says whether its
+/// data has arrived, never fields that claim to be present.
+final class DeferredIR {
+    let directive: DeferDirective
+    /// The type condition (an inline fragment's, or the named fragment's).
+    let typeCondition: String
+    /// The type condition is narrower than the scope: the property is `nil` for other types.
+    let narrows: Bool
+    /// `@include`/`@skip` around it: OR of ANDs, as for fields.
+    var conditionSets: [[Condition]]
+    /// A named fragment spread with `@defer`: its name.
+    let fragmentName: String?
+    /// An inline fragment's own struct.
+    var nested: SelectionSetIR?
+    /// The struct's name (an inline fragment's) and, lowercased, the property's.
+    var name = ""
+    /// Its identity among the deferred fragments of the selection set: the label when it has one.
+    var id: String { directive.label ?? name.lowerFirst }
+    /// Where its selections come from, until its struct is built.
+    let contribution: Contribution?
+
+    init(
+        directive: DeferDirective, typeCondition: String, narrows: Bool, conditions: [Condition], fragmentName: String?,
+        contribution: Contribution?
+    ) {
+        self.directive = directive
+        self.typeCondition = typeCondition
+        self.narrows = narrows
+        conditionSets = [conditions]
+        self.fragmentName = fragmentName
+        self.contribution = contribution
+    }
+
+    var isConditional: Bool { !conditionSets.contains { $0.isEmpty } }
+}
+
 /// What a selection set contributes to a scope: its selections, the type they were written on,
 /// and the conditions they are under.
 struct Contribution {
@@ -85,6 +142,7 @@ final class SelectionSetIR {
     var fields: [FieldIR] = []
     var typeCases: [SelectionSetIR] = []
     var fragments: [FragmentSpreadIR] = []
+    var deferred: [DeferredIR] = []
     let contributions: [Contribution]
 
     init(typeName: String, structName: String, contributions: [Contribution]) {
@@ -150,6 +208,7 @@ struct IRBuilder {
         var fieldsByKey: [String: FieldIR] = [:]
         var typeCaseContributions: [(String, [Contribution])] = []
         var fragmentConditions: [(String, [[Condition]])] = []
+        var deferred: [DeferredIR] = []
 
         func add(_ contribution: Contribution) {
             for selection in contribution.selections {
@@ -190,6 +249,18 @@ struct IRBuilder {
                 case .inlineFragment(let inline):
                     guard let conditions = Condition.of(inline.directives) else { continue }
                     let condition = inline.typeCondition ?? contribution.parentType
+                    if let directive = DeferDirective.of(inline.directives) {
+                        // An enclosing scope's deferred fragment is that scope's property.
+                        if !contribution.inherited {
+                            let own = Contribution(
+                                selections: inline.selectionSet.selections, parentType: condition, conditions: [],
+                                identity: ObjectIdentifier(inline.selectionSet))
+                            deferred.append(DeferredIR(
+                                directive: directive, typeCondition: condition, narrows: !scope.contains(condition),
+                                conditions: (contribution.conditions + conditions).uniqued(), fragmentName: nil, contribution: own))
+                        }
+                        continue
+                    }
                     var nested = contribution
                     nested.selections = inline.selectionSet.selections
                     nested.parentType = condition
@@ -200,6 +271,14 @@ struct IRBuilder {
                     guard let conditions = Condition.of(spread.directives), let fragment = fragments[spread.name] else { continue }
                     let condition = fragment.typeCondition
                     let all = (contribution.conditions + conditions).uniqued()
+                    if let directive = DeferDirective.of(spread.directives) {
+                        if !contribution.inherited {
+                            deferred.append(DeferredIR(
+                                directive: directive, typeCondition: condition, narrows: !scope.contains(condition), conditions: all,
+                                fragmentName: spread.name, contribution: nil))
+                        }
+                        continue
+                    }
                     if scope.contains(condition) {
                         if let index = fragmentConditions.firstIndex(where: { $0.0 == spread.name }) {
                             if !fragmentConditions[index].1.contains(all) { fragmentConditions[index].1.append(all) }
@@ -253,6 +332,20 @@ struct IRBuilder {
                 contributions: inherited + caseContributions, reusesFragmentTypes: reusesFragmentTypes))
         }
         ir.fragments = fragmentConditions.map { FragmentSpreadIR(name: $0.0, conditionSets: $0.1) }
+        for fragment in deferred {
+            // Named by its label (`@defer(label: "friends")` → `Friends`), else by the fragment or
+            // the type condition (`HeroDetails`, `DroidDeferred`).
+            let base = fragment.directive.label.map { SwiftNames.typeName(fromLabel: $0) }
+                ?? fragment.fragmentName ?? (fragment.typeCondition.upperFirst + "Deferred")
+            fragment.name = uniqueName(base, &usedNames)
+            if let own = fragment.contribution {
+                fragment.nested = build(
+                    typeName: fragment.typeCondition, structName: fragment.name,
+                    scope: fragment.narrows ? scope.union(schema.supertypes(of: fragment.typeCondition)) : scope, contributions: [own],
+                    reusesFragmentTypes: reusesFragmentTypes)
+            }
+        }
+        ir.deferred = deferred
         for field in ir.fields where !field.subContributions.isEmpty {
             // List fields are named for one element (`friends` → `Friend`); others as they are.
             let isList = field.definition.type.nullable.isList

@@ -43,6 +43,14 @@ enum SwiftNames {
         keywords.contains(name) ? "`\(name)`" : name
     }
 
+    /// A type name from a `@defer` label: `friends` → `Friends`, `hero-details` → `HeroDetails`.
+    static func typeName(fromLabel label: String) -> String {
+        let parts = label.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map { $0.prefix(1).uppercased() + $0.dropFirst() }
+        let name = parts.joined()
+        guard let first = name.first else { return "Deferred" }
+        return first.isNumber ? "_" + name : name
+    }
+
     /// A Swift string literal; raw (`#"…"#`) when the text has quotes or backslashes.
     static func stringLiteral(_ text: String) -> String {
         if !text.contains("\"") && !text.contains("\\") && !text.contains("\n") { return "\"\(text)\"" }

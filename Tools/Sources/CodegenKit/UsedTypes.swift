@@ -27,6 +27,7 @@ struct UsedTypes {
                 if let nested = field.nested { pending.append(nested) }
             }
             pending += ir.typeCases
+            pending += ir.deferred.compactMap(\.nested)
         }
         for variable in variables { note(variable.namedType, types) }
         var inputs = Array(inputObjects)

@@ -29,6 +29,24 @@ struct DiagnosticsTests {
         #expect(diagnostics.count >= 3)
     }
 
+    @Test("@defer: labels unique per operation (through fragments) and literal; none at a subscription's root")
+    func deferRules() throws {
+        let project = try Project(files: [
+            "schema.graphqls": smallSchema + "\ntype Subscription { hero: Character }\n",
+            "A.graphql": """
+                fragment Names on Character { ... @defer(label: "a") { name } }
+                query A { hero { ... @defer(label: "a") { id } ...Names } }
+                query B($l: String) { hero { ... @defer(label: $l) { id } } }
+                subscription C { ... @defer { hero { id } } }
+                """,
+        ])
+        let text = project.failure().map(\.description)
+        #expect(text.contains { $0.hasPrefix("A.graphql:1:35: error: @defer label \"a\" is used more than once in one operation (first at A.graphql:2:22)") })
+        #expect(text.contains { $0.hasPrefix("A.graphql:3:34: error: @defer's label must be a string literal") })
+        #expect(text.contains { $0.hasPrefix("A.graphql:4:22: error: @defer is not allowed on the root selection set of a subscription") })
+        #expect(text.count == 3, "\(text)")
+    }
+
     @Test("a type defined twice names both places")
     func duplicateType() throws {
         let project = try Project(files: [

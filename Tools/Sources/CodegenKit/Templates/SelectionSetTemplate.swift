@@ -36,15 +36,33 @@ struct SelectionSetTemplate {
             }
 
             let accessors = ir.fields.filter { $0.responseKey != "__typename" }
-            if !accessors.isEmpty || !ir.typeCases.isEmpty || !ir.fragments.isEmpty { w.line() }
+            if !accessors.isEmpty || !ir.typeCases.isEmpty || !ir.fragments.isEmpty || !ir.deferred.isEmpty { w.line() }
             for field in accessors { writeAccessor(field, mutable: mutable, into: &w) }
             for typeCase in ir.typeCases {
                 w.line("\(access)var \(typeCase.structName.lowerFirst): \(typeCase.structName)? { _asInlineFragment() }")
+            }
+            for fragment in ir.deferred {
+                // Pending until the server delivers it; `nil` where it cannot apply (another type,
+                // or an `@include`/`@skip` that leaves it out).
+                let type = fragment.fragmentName ?? fragment.name
+                let id = SwiftNames.stringLiteral(fragment.id)
+                let property = SwiftNames.identifier(fragment.name.lowerFirst)
+                if fragment.narrows {
+                    w.line("\(access)var \(property): Deferred<\(type)>? { _deferredIfApplies(\(id)) }")
+                } else if fragment.isConditional {
+                    w.line("\(access)var \(property): Deferred<\(type)>? { _deferredIfIncluded(\(id)) }")
+                } else {
+                    w.line("\(access)var \(property): Deferred<\(type)> { _deferred(\(id)) }")
+                }
             }
             if !ir.fragments.isEmpty { writeFragments(ir.fragments, into: &w) }
             for typeCase in ir.typeCases {
                 w.line()
                 write(typeCase, role: .nested, mutable: mutable, into: &w)
+            }
+            for nested in ir.deferred.compactMap(\.nested) {
+                w.line()
+                write(nested, role: .nested, mutable: mutable, into: &w)
             }
             for field in ir.fields where !field.reusesOuterType {
                 if let nested = field.nested {
@@ -133,6 +151,21 @@ struct SelectionSetTemplate {
         }
         for typeCase in ir.typeCases {
             entries.append(".inlineFragment(\(typeCase.structName).self)")
+        }
+        for fragment in ir.deferred {
+            var deferral = "Deferral(\(SwiftNames.stringLiteral(fragment.id))"
+            if let label = fragment.directive.label { deferral += ", label: \(SwiftNames.stringLiteral(label))" }
+            if let variable = fragment.directive.variable { deferral += ", if: .include(if: \(SwiftNames.stringLiteral(variable)))" }
+            deferral += ")"
+            let inner = fragment.fragmentName.map { ".fragment(\($0).self)" } ?? ".inlineFragment(\(fragment.name).self)"
+            let entry = ".deferred(\(deferral), [\(inner)])"
+            if fragment.isConditional {
+                for conditions in fragment.conditionSets {
+                    entries.append(".conditional([\(conditions.map(conditionCode).joined(separator: ", "))], [\(entry)])")
+                }
+            } else {
+                entries.append(entry)
+            }
         }
         return entries
     }
