@@ -22,6 +22,10 @@ suites:
          of ~200 bytes a round): subscription-messages-per-second, and subscription-ratio, our
          time per event into a typed value over a bare WebSocket client's time to receive and
          JSON-parse the same frames
+  defer  a ~50 KB catalog answered as one first part and ten @defer increments vs the same
+         data in one JSON body, both served as pre-rendered bytes by the loopback server:
+         defer-ratio, time to the final result over the whole answer's (target <= 1.3), and
+         defer-first-result-ms beside defer-whole-json-ms
 USAGE
 }
 
@@ -29,7 +33,7 @@ USAGE
 for suite in "$@"; do
   case "$suite" in
     -h|--help) usage; exit 0 ;;
-    e2e|subscriptions)
+    e2e|subscriptions|defer)
       swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
       "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" "$suite"
       ;;

@@ -37,8 +37,13 @@ extension GraphQLRequest {
                 kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: statusCode,
                 request: Operation.operationName, bodyExcerpt: HTTPFailure.excerpt(of: body)))
         }
+        return try value(of: typed)
+    }
+
+    /// Maps data that was validated already to the domain value.
+    package func value(of data: Operation.Data) throws(APIError) -> Value {
         do {
-            return try map(typed)
+            return try map(data)
         } catch let error as APIError {
             throw error
         } catch {

@@ -129,34 +129,44 @@ extension LiveAPIClient {
             }
             throw error
         }
-        let response = try respond(request, with: answer, since: start)
+        let validated = try Self.validate(answer.data, of: request, statusCode: answer.response.statusCode, body: answer.response.body)
+        let response = try respond(request, validated: validated, answer: answer, since: start)
         if storing { await store(answer.data, for: request.operation) }
         guard let incremental = answer.incremental else {
             deliver?(.success(response))
             return response
         }
-        return try await readIncrements(incremental, of: request, first: response, answer: answer, storing: storing, since: start, deliver: deliver)
+        return try await readIncrements(
+            incremental, of: request, first: response, validated: validated, answer: answer, storing: storing, since: start, deliver: deliver)
     }
 
     /// The parts after the first of an incremental answer: each merged into the data so far,
-    /// written to the cache and delivered.
+    /// written to the cache and delivered. A labelled fragment whose fields are new to its object
+    /// is validated and written on its own, so that a part costs what it brings; anything else
+    /// (an unlabelled fragment, fields that overlap what was there) reads the whole data again.
     private func readIncrements<Operation: GraphQLOperation, Value>(
-        _ incremental: Incremental, of request: GraphQLRequest<Operation, Value>, first: Response<Value>, answer: ServerAnswer,
-        storing: Bool, since start: ContinuousClock.Instant, deliver: Deliver<Value>?
+        _ incremental: Incremental, of request: GraphQLRequest<Operation, Value>, first: Response<Value>, validated: JSONObject,
+        answer: ServerAnswer, storing: Bool, since start: ContinuousClock.Instant, deliver: Deliver<Value>?
     ) async throws(APIError) -> Response<Value> {
+        let variables = request.operation.variablesJSON
         var result = try IncrementalResult(initial: incremental.initial)
+        var validated = validated
         var latest = first
         deliver?(.success(first))
         do throws(APIError) {
             for await payload in incremental.later where result.hasNext {
                 let update = try result.apply(try payload.get())
-                var merged = answer
-                merged.data = result.data
-                latest = try respond(request, with: merged, since: start)
-                if storing {
-                    await store(result.data, as: Operation.Data.self, root: Operation.operationType, variables: request.operation.variablesJSON,
-                        errors: update.errors)
+                var records: [String: JSONObject] = [:]
+                if let applied = applyPiecewise(update, result: result, to: validated, of: Operation.self, variables: variables, records: &records) {
+                    validated = applied
+                    if storing, !records.isEmpty { await store?.merge(records) }
+                } else {
+                    validated = try Self.validate(result.data, of: request, statusCode: answer.response.statusCode, body: answer.response.body)
+                    if storing {
+                        await store(result.data, as: Operation.Data.self, root: Operation.operationType, variables: variables, errors: update.errors)
+                    }
                 }
+                latest = try respond(request, validated: validated, answer: answer, since: start)
                 deliver?(update.errors.isEmpty ? .success(latest) : .failure(.graphQL(GraphQLFailure(
                     errors: update.errors, partialData: result.data, statusCode: answer.response.statusCode, operationName: Operation.operationName))))
             }
@@ -175,6 +185,60 @@ extension LiveAPIClient {
                 errors: result.errors, partialData: result.data, statusCode: answer.response.statusCode, operationName: Operation.operationName))
         }
         return latest
+    }
+
+    /// `validated` with the fragments `update` fulfilled validated in place, and their records
+    /// (in `records`); `nil` when a fragment cannot be applied on its own.
+    private func applyPiecewise<Operation: GraphQLOperation>(
+        _ update: IncrementalResult.Update, result: IncrementalResult, to validated: JSONObject, of: Operation.Type, variables: JSONObject,
+        records: inout [String: JSONObject]
+    ) -> JSONObject? {
+        guard update.errors.isEmpty, !update.fulfilled.isEmpty else { return update.errors.isEmpty && update.fulfilled.isEmpty ? validated : nil }
+        var validated = validated
+        var normalizer = configuration.cache.map { Normalizer(variables: variables, keyFunctions: $0.keys) }
+        let rootKey = CacheNaming.rootKey(for: Operation.operationType)
+        for fragment in update.fulfilled {
+            guard let label = fragment.label,
+                let target = SelectionPath(
+                    fragment.path, in: validated, selections: Operation.Data.__selections, parent: Operation.Data.__parentType, variables: variables),
+                let deferred = target.deferred(labelled: label, variables: variables),
+                case .object(let arrived)? = result.data.value(at: fragment.path)
+            else { return nil }
+            var keys: [String] = []
+            SelectionValidator.collectKeys(of: deferred.selections, into: &keys)
+            var object = target.object
+            for key in keys where object[key] == nil {
+                object[key] = arrived[key]
+            }
+            // A field the object had already may hold more now: the whole data is read again.
+            if keys.contains(where: { target.object[$0] != nil && $0 != "__typename" }) { return nil }
+            do {
+                guard try SelectionValidator(variables: variables).validateArrived(
+                    &object, deferral: deferred.deferral, selections: deferred.selections, in: deferred.parent)
+                else { continue }
+            } catch {
+                return nil
+            }
+            guard validated.replaceObject(at: fragment.path.components[...], with: object) else { return nil }
+            if let key = normalizer?.recordKey(of: target, in: validated, rootKey: rootKey) {
+                normalizer?.normalize(object, selections: deferred.selections, parent: deferred.parent, key: key, at: fragment.path)
+            }
+        }
+        for (key, fields) in normalizer?.records ?? [:] { records[key, default: [:]].merge(fields) { $1 } }
+        return validated
+    }
+
+    /// Validates data against the operation's selections, as the response's.
+    static func validate<Operation: GraphQLOperation, Value>(
+        _ data: JSONObject, of request: GraphQLRequest<Operation, Value>, statusCode: Int?, body: Data
+    ) throws(APIError) -> JSONObject {
+        do throws(GraphQLDecodingError) {
+            return try Operation.Data(validating: data, variables: request.operation.variablesJSON).__data._data
+        } catch {
+            throw .invalidResponse(InvalidResponse(
+                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: statusCode, request: Operation.operationName,
+                bodyExcerpt: HTTPFailure.excerpt(of: body)))
+        }
     }
 
     /// `fetchAndStore`, but when the server cannot be reached, the cached data (expired or not),
@@ -207,11 +271,11 @@ extension LiveAPIClient {
         return Self.cachedResponse(request, data: data, stale: outcome.stale, start: start)
     }
 
-    /// The server's data, mapped, with the exchange's metadata.
+    /// The server's data, validated already, mapped, with the exchange's metadata.
     func respond<Operation: GraphQLOperation, Value>(
-        _ request: GraphQLRequest<Operation, Value>, with answer: ServerAnswer, since start: ContinuousClock.Instant
+        _ request: GraphQLRequest<Operation, Value>, validated: JSONObject, answer: ServerAnswer, since start: ContinuousClock.Instant
     ) throws(APIError) -> Response<Value> {
-        let value = try request.value(from: answer.data, statusCode: answer.response.statusCode, body: answer.response.body)
+        let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: validated)))
         return Response(value: value, metadata: metadata(for: answer.response, operationName: Operation.operationName, since: start))
     }
 

@@ -218,8 +218,8 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             continuation.onTermination = { [weak task] _ in task?.cancel() }
             task.resume()
             let url = url
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-                stop(.transport(TransportFailure(kind: .timedOut, url: url, underlying: URLSessionTransport.timedOutText)))
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+                self?.stop(.transport(TransportFailure(kind: .timedOut, url: url, underlying: URLSessionTransport.timedOutText)))
             }
         }
 

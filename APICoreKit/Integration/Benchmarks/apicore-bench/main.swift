@@ -10,6 +10,7 @@ import StarWarsOperations
 let suites: [String: () async throws -> Void] = [
     "e2e": E2EBenchmark.run,
     "subscriptions": SubscriptionBenchmark.run,
+    "defer": DeferBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -60,9 +60,38 @@ package struct Normalizer {
         })
     }
 
-    /// Adds the records of `object`, selected by `selections` on `parent`, under `key`.
-    package mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String) {
-        normalize(object, selections: selections, parent: parent, key: key, responsePath: erroredPaths.isEmpty ? nil : "")
+    /// Adds the records of `object`, selected by `selections` on `parent`, under `key`; `path` is
+    /// where the object is in the response (for the errors' paths).
+    package mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String, at path: ResponsePath = []) {
+        normalize(object, selections: selections, parent: parent, key: key, responsePath: erroredPaths.isEmpty ? nil : (path.components.isEmpty ? "" : path.description))
+    }
+
+    /// The key of the record that holds the object at the end of `path`, as normalizing the whole
+    /// `data` under `rootKey` names it.
+    package func recordKey(of path: SelectionPath, in data: JSONObject, rootKey: String) -> String? {
+        var key = rootKey
+        var object = data
+        for step in path.steps {
+            var value = object[step.field.responseKey] ?? .null
+            var relative = CacheNaming.storageKey(step.field, variables: variables)
+            for index in step.indices {
+                guard case .array(let items) = value, items.indices.contains(index) else { return nil }
+                value = items[index]
+                relative += ".\(index)"
+            }
+            guard case .object(let next) = value, let selectionSet = Self.selectionSet(of: step.field.type) else { return nil }
+            key = cacheKey(for: next, parent: selectionSet.__parentType) ?? "\(key).\(relative)"
+            object = next
+        }
+        return key
+    }
+
+    private static func selectionSet(of type: OutputType) -> (any SelectionSet.Type)? {
+        switch type {
+        case .nonNull(let inner), .list(let inner): return selectionSet(of: inner)
+        case .object(let selectionSet): return selectionSet
+        case .scalar: return nil
+        }
     }
 
     private mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String, responsePath: String?) {

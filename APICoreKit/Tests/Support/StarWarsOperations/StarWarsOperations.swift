@@ -625,3 +625,71 @@ public struct DeferredFailingQuery: GraphQLQuery {
         }
     }
 }
+
+/// The catalog in eleven parts of `CatalogParts.itemsPerPart` items (`part0` … `part10`): for the
+/// `@defer` benchmark, once with parts 1 to 10 deferred, once whole.
+public enum CatalogParts {
+    public static let itemsPerPart = 24
+    public static let deferredParts = 10
+    static let fields = "{ id name description price tags }"
+
+    static func document(name: String, deferred: Bool) -> String {
+        var selections = ["part0: catalog(count: \(itemsPerPart)) \(fields)"]
+        for index in 1...deferredParts {
+            let field = "part\(index): catalog(count: \(itemsPerPart)) \(fields)"
+            selections.append(deferred ? #"... @defer(label: "part\#(index)") { \#(field) }"# : field)
+        }
+        return "query \(name) { " + selections.joined(separator: " ") + " }"
+    }
+
+    static func selections(deferred: Bool) -> [Selection] {
+        func part(_ index: Int) -> Selection {
+            .field(Field(
+                "catalog", alias: "part\(index)", .nonNull(.list(.nonNull(.object(CatalogQuery.Data.Item.self)))),
+                arguments: ["count": .value(.int(itemsPerPart))]))
+        }
+        return [part(0)] + (1...deferredParts).map { index in
+            deferred ? .deferred(Deferral("part\(index)", label: "part\(index)"), [part(index)]) : part(index)
+        }
+    }
+
+    /// The items of every part that has arrived.
+    static func items(_ data: DataDict) -> [CatalogQuery.Data.Item] {
+        (0...deferredParts).flatMap { index -> [CatalogQuery.Data.Item] in
+            guard data._data["part\(index)"] != nil else { return [] }
+            return data["part\(index)"]
+        }
+    }
+}
+
+/// ``CatalogParts`` with parts 1 to 10 deferred.
+public struct CatalogDeferredQuery: GraphQLQuery {
+    public static let operationName = "CatalogDeferred"
+    public static let document = CatalogParts.document(name: operationName, deferred: true)
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections = CatalogParts.selections(deferred: true)
+        /// The items of the parts that have arrived.
+        public var items: [CatalogQuery.Data.Item] { CatalogParts.items(__data) }
+    }
+}
+
+/// ``CatalogParts`` answered whole.
+public struct CatalogWholeQuery: GraphQLQuery {
+    public static let operationName = "CatalogWhole"
+    public static let document = CatalogParts.document(name: operationName, deferred: false)
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections = CatalogParts.selections(deferred: false)
+        /// Every item.
+        public var items: [CatalogQuery.Data.Item] { CatalogParts.items(__data) }
+    }
+}

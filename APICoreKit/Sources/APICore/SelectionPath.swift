@@ -1,0 +1,176 @@
+/// Where a response path leads in selection metadata: for incremental delivery, which applies an
+/// increment to the one object it concerns instead of reading the whole data again.
+package struct SelectionPath {
+    /// A field followed down the path, with the list indices after it.
+    package struct Step {
+        package let field: Field
+        package let indices: [Int]
+    }
+
+    /// The fields followed from the root.
+    package let steps: [Step]
+    /// The object at the end of the path.
+    package let object: JSONObject
+    /// Its selections and type.
+    package let selections: [Selection]
+    package let parent: ParentType
+
+    /// Follows `path` from the root `data` through `selections`; `nil` when it does not lead to
+    /// an object that the selections describe.
+    package init?(_ path: ResponsePath, in data: JSONObject, selections: [Selection], parent: ParentType, variables: JSONObject) {
+        var steps: [Step] = []
+        var object = data
+        var selections = selections
+        var parent = parent
+        var components = path.components[...]
+        while let first = components.popFirst() {
+            guard case .field(let key) = first,
+                let field = Self.field(key, in: selections, object: object, parent: parent, variables: variables)
+            else { return nil }
+            var value = object[key] ?? .null
+            var type = field.type
+            var indices: [Int] = []
+            descending: while true {
+                switch type {
+                case .nonNull(let inner):
+                    type = inner
+                case .list(let element):
+                    guard case .index(let index)? = components.popFirst(), case .array(let items) = value, items.indices.contains(index) else {
+                        return nil
+                    }
+                    indices.append(index)
+                    value = items[index]
+                    type = element
+                case .object(let selectionSet):
+                    guard case .object(let next) = value else { return nil }
+                    object = next
+                    selections = selectionSet.__selections
+                    parent = selectionSet.__parentType
+                    break descending
+                case .scalar:
+                    return nil
+                }
+            }
+            steps.append(Step(field: field, indices: indices))
+        }
+        self.steps = steps
+        self.object = object
+        self.selections = selections
+        self.parent = parent
+    }
+
+    /// The deferred fragment labelled `label` among the selections that apply to the object, with
+    /// the type its selections are written on.
+    package func deferred(labelled label: String, variables: JSONObject) -> (deferral: Deferral, selections: [Selection], parent: ParentType)? {
+        Self.deferred(label, in: selections, object: object, parent: parent, variables: variables)
+    }
+
+    private static func field(_ key: String, in selections: [Selection], object: JSONObject, parent: ParentType, variables: JSONObject) -> Field? {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                if field.responseKey == key { return field }
+            case .inlineFragment(let type):
+                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent),
+                    let found = Self.field(key, in: type.__selections, object: object, parent: type.__parentType, variables: variables)
+                {
+                    return found
+                }
+            case .fragment(let type):
+                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent),
+                    let found = Self.field(key, in: type.__selections, object: object, parent: type.__parentType, variables: variables)
+                {
+                    return found
+                }
+            case .conditional(let conditions, let nested):
+                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }),
+                    let found = Self.field(key, in: nested, object: object, parent: parent, variables: variables)
+                {
+                    return found
+                }
+            case .deferred(_, let nested):
+                if let found = Self.field(key, in: nested, object: object, parent: parent, variables: variables) { return found }
+            }
+        }
+        return nil
+    }
+
+    private static func deferred(
+        _ label: String, in selections: [Selection], object: JSONObject, parent: ParentType, variables: JSONObject
+    ) -> (deferral: Deferral, selections: [Selection], parent: ParentType)? {
+        for selection in selections {
+            switch selection {
+            case .field:
+                continue
+            case .inlineFragment(let type):
+                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent),
+                    let found = deferred(label, in: type.__selections, object: object, parent: type.__parentType, variables: variables)
+                {
+                    return found
+                }
+            case .fragment(let type):
+                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent),
+                    let found = deferred(label, in: type.__selections, object: object, parent: type.__parentType, variables: variables)
+                {
+                    return found
+                }
+            case .conditional(let conditions, let nested):
+                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }),
+                    let found = deferred(label, in: nested, object: object, parent: parent, variables: variables)
+                {
+                    return found
+                }
+            case .deferred(let deferral, let nested):
+                if deferral.label == label, deferral.isActive(with: variables) { return (deferral, nested, parent) }
+            }
+        }
+        return nil
+    }
+}
+
+extension JSONObject {
+    /// The value at `path`, through objects and lists.
+    package func value(at path: ResponsePath) -> JSONValue? {
+        var current = JSONValue.object(self)
+        for component in path.components {
+            switch (component, current) {
+            case (.field(let key), .object(let object)):
+                guard let next = object[key] else { return nil }
+                current = next
+            case (.index(let index), .array(let items)) where items.indices.contains(index):
+                current = items[index]
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+
+    /// Replaces the object at `path` by `object`; `false` when the path leads to no object.
+    package mutating func replaceObject(at path: ArraySlice<ResponsePath.Component>, with object: JSONObject) -> Bool {
+        guard let first = path.first else {
+            self = object
+            return true
+        }
+        guard case .field(let key) = first, var child = self[key], child.replaceObject(at: path.dropFirst(), with: object) else { return false }
+        self[key] = child
+        return true
+    }
+}
+
+extension JSONValue {
+    fileprivate mutating func replaceObject(at path: ArraySlice<ResponsePath.Component>, with object: JSONObject) -> Bool {
+        switch (self, path.first) {
+        case (.object(var inner), _):
+            guard inner.replaceObject(at: path, with: object) else { return false }
+            self = .object(inner)
+            return true
+        case (.array(var items), .index(let index)?) where items.indices.contains(index):
+            guard items[index].replaceObject(at: path.dropFirst(), with: object) else { return false }
+            self = .array(items)
+            return true
+        default:
+            return false
+        }
+    }
+}
