@@ -19,6 +19,7 @@ import sys
 from typing import AsyncGenerator, Optional
 
 import strawberry
+from strawberry.schema.config import StrawberryConfig
 import uvicorn
 from strawberry.asgi import GraphQL
 from strawberry.file_uploads import Upload
@@ -104,7 +105,11 @@ class Subscription:
             await asyncio.sleep(interval_ms / 1000)
 
 
-schema = strawberry.Schema(query=Query, mutation=Mutation, subscription=Subscription)
+schema = strawberry.Schema(
+    query=Query, mutation=Mutation, subscription=Subscription,
+    # @defer, as graphql-core 3.3 executes it incrementally (answered as multipart/mixed).
+    config=StrawberryConfig(enable_experimental_incremental_execution=True),
+)
 app = GraphQL(
     schema,
     subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL],

@@ -50,6 +50,33 @@ func graphQL(_ server: DevServer, _ query: String, token: String? = nil) async t
 
 @Suite("Dev server")
 struct DevServerTests {
+    @Test("@defer is answered as multipart/mixed: a first part without the deferred fields, then a part that brings them")
+    func deferred() async throws {
+        try await withDevServer { server in
+            var request = URLRequest(url: server.graphQLURL)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("multipart/mixed;deferSpec=20220824, application/json", forHTTPHeaderField: "Accept")
+            let query = #"{ categories { id ... @defer(label: "names") { name } } }"#
+            request.httpBody = Data(JSONSerializer.string(["query": .string(query)]).utf8)
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let type = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") ?? ""
+            #expect(type.hasPrefix("multipart/mixed"))
+            let text = String(decoding: data, as: UTF8.self)
+            let parts = text.components(separatedBy: "\r\n--").dropFirst().compactMap { part -> JSONValue? in
+                guard let body = part.components(separatedBy: "\r\n\r\n").dropFirst().first else { return nil }
+                return try? JSONParser.parse(Data(body.utf8))
+            }
+            try #require(parts.count >= 2, "\(text)")
+            #expect(parts[0]["hasNext"] == true)
+            #expect(parts[0]["data"]?["categories"]?.arrayValue?.first?["name"] == nil)
+            #expect(parts[0]["data"]?["categories"]?.arrayValue?.first?["id"] != nil)
+            #expect(parts.last?["hasNext"] == false)
+            #expect(parts[1]["incremental"]?.arrayValue?.first?["data"]?["name"]?.stringValue != nil)
+            #expect(text.hasSuffix("\r\n-----\r\n"))
+        }
+    }
+
     @Test("its schema is the root schema.graphqls")
     func schemaIsTheRootOne() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../schema.graphqls").standardized

@@ -31,6 +31,9 @@ public enum IncrementalDelivery {
         }
     }()
 
+    /// ``deferDirective`` as SDL, for schemas built from SDL.
+    public static let deferDirectiveSDL = "directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT"
+
     /// One deferred fragment's data, where it goes, and the fragments deferred inside it.
     struct Deferred {
         var path: [Any]

@@ -74,6 +74,26 @@ struct InteropTests {
         }
     }
 
+    @Test("@defer: the first part with the fragment pending, then the fragment, in the current format; fetch returns the whole")
+    func deferred() async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server, cache: CacheConfiguration())
+            var results: [Response<BookDeferredQuery.Data>] = []
+            for await result in client.responses(GraphQLRequest(BookDeferredQuery(id: "1")), cachePolicy: .networkOnly) {
+                results.append(try result.get())
+            }
+            try #require(results.count == 2)
+            #expect(results[0].value.book?.id == "1")
+            #expect(results[0].value.book?.details == .pending)
+            #expect(results[1].value.book?.details.value?.title == "Dune")
+            #expect(results[1].value.book?.details.value?.rating == 5)
+            let whole = try await client.fetch(BookDeferredQuery(id: "2"), cachePolicy: .networkOnly)
+            #expect(whole.value.book?.details.value?.title == "SPQR")
+            let cached = try await client.fetch(BookDeferredQuery(id: "1"), cachePolicy: .cacheOnly)
+            #expect(cached.value.book?.details.value?.title == "Dune")
+        }
+    }
+
     @Test("a mutation with an input object, an enum and a custom scalar, read back")
     func mutation() async throws {
         try await Self.withServer { server in
