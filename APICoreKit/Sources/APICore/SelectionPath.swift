@@ -62,67 +62,48 @@ package struct SelectionPath {
     /// The deferred fragment labelled `label` among the selections that apply to the object, with
     /// the type its selections are written on.
     package func deferred(labelled label: String, variables: JSONObject) -> (deferral: Deferral, selections: [Selection], parent: ParentType)? {
-        Self.deferred(label, in: selections, object: object, parent: parent, variables: variables)
+        Self.first(in: selections, object: object, parent: parent, variables: variables) { selection, parent in
+            guard case .deferred(let deferral, let nested) = selection, deferral.label == label, deferral.isActive(with: variables) else {
+                return nil
+            }
+            return (deferral, nested, parent)
+        }
     }
 
     private static func field(_ key: String, in selections: [Selection], object: JSONObject, parent: ParentType, variables: JSONObject) -> Field? {
-        for selection in selections {
-            switch selection {
-            case .field(let field):
-                if field.responseKey == key { return field }
-            case .inlineFragment(let type):
-                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent),
-                    let found = Self.field(key, in: type.__selections, object: object, parent: type.__parentType, variables: variables)
-                {
-                    return found
-                }
-            case .fragment(let type):
-                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent),
-                    let found = Self.field(key, in: type.__selections, object: object, parent: type.__parentType, variables: variables)
-                {
-                    return found
-                }
-            case .conditional(let conditions, let nested):
-                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }),
-                    let found = Self.field(key, in: nested, object: object, parent: parent, variables: variables)
-                {
-                    return found
-                }
-            case .deferred(_, let nested):
-                if let found = Self.field(key, in: nested, object: object, parent: parent, variables: variables) { return found }
-            }
+        first(in: selections, object: object, parent: parent, variables: variables) { selection, _ in
+            guard case .field(let field) = selection, field.responseKey == key else { return nil }
+            return field
         }
-        return nil
     }
 
-    private static func deferred(
-        _ label: String, in selections: [Selection], object: JSONObject, parent: ParentType, variables: JSONObject
-    ) -> (deferral: Deferral, selections: [Selection], parent: ParentType)? {
+    /// The first of `match`'s answers over the selections that apply to `object`, through
+    /// fragments whose type matches, conditions that hold and deferred fragments, in order.
+    private static func first<T>(
+        in selections: [Selection], object: JSONObject, parent: ParentType, variables: JSONObject, _ match: (Selection, ParentType) -> T?
+    ) -> T? {
         for selection in selections {
+            if let found = match(selection, parent) { return found }
+            let nested: [Selection]
+            var nestedParent = parent
             switch selection {
             case .field:
                 continue
             case .inlineFragment(let type):
-                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent),
-                    let found = deferred(label, in: type.__selections, object: object, parent: type.__parentType, variables: variables)
-                {
-                    return found
-                }
+                guard type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) else { continue }
+                nested = type.__selections
+                nestedParent = type.__parentType
             case .fragment(let type):
-                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent),
-                    let found = deferred(label, in: type.__selections, object: object, parent: type.__parentType, variables: variables)
-                {
-                    return found
-                }
-            case .conditional(let conditions, let nested):
-                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }),
-                    let found = deferred(label, in: nested, object: object, parent: parent, variables: variables)
-                {
-                    return found
-                }
-            case .deferred(let deferral, let nested):
-                if deferral.label == label, deferral.isActive(with: variables) { return (deferral, nested, parent) }
+                guard type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) else { continue }
+                nested = type.__selections
+                nestedParent = type.__parentType
+            case .conditional(let conditions, let inner):
+                guard conditions.allSatisfy({ $0.isSatisfied(by: variables) }) else { continue }
+                nested = inner
+            case .deferred(_, let inner):
+                nested = inner
             }
+            if let found = first(in: nested, object: object, parent: nestedParent, variables: variables, match) { return found }
         }
         return nil
     }

@@ -193,7 +193,10 @@ extension LiveAPIClient {
         _ update: IncrementalResult.Update, result: IncrementalResult, to validated: JSONObject, of: Operation.Type, variables: JSONObject,
         records: inout [String: JSONObject]
     ) -> JSONObject? {
-        guard update.errors.isEmpty, !update.fulfilled.isEmpty else { return update.errors.isEmpty && update.fulfilled.isEmpty ? validated : nil }
+        // A part with errors: the whole data is read again, with the errors' paths left out of the cache.
+        guard update.errors.isEmpty else { return nil }
+        // A part that completes nothing (data for a fragment still pending): nothing changes yet.
+        if update.fulfilled.isEmpty { return validated }
         var validated = validated
         var normalizer = configuration.cache.map { Normalizer(variables: variables, keyFunctions: $0.keys) }
         let rootKey = CacheNaming.rootKey(for: Operation.operationType)

@@ -44,10 +44,12 @@ public enum IncrementalDelivery {
 
     /// A multipart answer for `query` when it has a `@defer` that applies under `variables`, else
     /// `nil` (answer as usual). `cutAfter` stops after that many parts without the closing
-    /// boundary, as a server that dies mid-answer would.
+    /// boundary, as a server that dies mid-answer would. `partDelay` waits before each part after the
+    /// first, as slow deferred work would; `onClientGone` is told when the client closed the
+    /// connection before the end.
     public static func respond(
         schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, context: any Sendable,
-        format: IncrementalFormat, cutAfter: Int? = nil
+        format: IncrementalFormat, cutAfter: Int? = nil, partDelay: Duration? = nil, onClientGone: (@Sendable () -> Void)? = nil
     ) async throws -> Response? {
         guard query.contains("@defer"), let document = try? parse(source: Source(body: query, name: "request")) else { return nil }
         let variables = (variablesJSON.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
@@ -107,21 +109,36 @@ public enum IncrementalDelivery {
             payloads.append(payload)
         }
 
+        // Each part ends with the next delimiter, written with it, so that a reader knows the
+        // part is whole as soon as it arrives (as Apollo Server and graphql-http write them).
         let boundary = "-"
         var parts: [ByteBuffer] = []
         for (index, payload) in payloads.enumerated() {
             if let cutAfter, index >= cutAfter { break }
             let json = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
-            var part = "\r\n--\(boundary)\r\nContent-Type: application/json; charset=utf-8\r\n\r\n"
-            part += String(decoding: json, as: UTF8.self)
+            var part = index == 0 ? "\r\n--\(boundary)" : ""
+            part += "\r\nContent-Type: application/json; charset=utf-8\r\n\r\n" + String(decoding: json, as: UTF8.self) + "\r\n--\(boundary)"
             parts.append(ByteBuffer(string: part))
         }
-        if cutAfter == nil || cutAfter! >= payloads.count { parts.append(ByteBuffer(string: "\r\n--\(boundary)--\r\n")) }
+        if cutAfter == nil || cutAfter! >= payloads.count {
+            parts.append(ByteBuffer(string: "--\r\n"))
+        } else if !parts.isEmpty {
+            // Cut off inside the next part, as a server that dies mid-answer leaves it.
+            parts.append(ByteBuffer(string: "\r\nContent-Type: application/json\r\n\r\n{\"incremental\": ["))
+        }
         let body = parts
         var response = Response(status: .ok, body: ResponseBody { writer in
             // Part by part, so that a client reads each as it comes.
-            for part in body { try await writer.write(part) }
-            try await writer.finish(nil)
+            do {
+                for (index, part) in body.enumerated() {
+                    if index > 0, let partDelay { try await Task.sleep(for: partDelay) }
+                    try await writer.write(part)
+                }
+                try await writer.finish(nil)
+            } catch {
+                onClientGone?()
+                throw error
+            }
         })
         let spec = format == .v2022 ? "; deferSpec=20220824" : ""
         response.headers[.contentType] = "multipart/mixed; boundary=\"\(boundary)\"\(spec)"

@@ -48,7 +48,9 @@ enum Routes {
                 if accept.contains("multipart/mixed"),
                     let incremental = try await IncrementalDelivery.respond(
                         schema: schema, query: query, operationName: operationName, variablesJSON: variables,
-                        context: authContext(request, state), format: format, cutAfter: state.withLock { $0.cutIncrementalAfter })
+                        context: authContext(request, state), format: format, cutAfter: state.withLock { $0.cutIncrementalAfter },
+                        partDelay: state.withLock { $0.incrementalPartDelay },
+                        onClientGone: { state.withLock { $0.abandonedIncrementalAnswers += 1 } })
                 {
                     return incremental
                 }

@@ -70,6 +70,8 @@ public final class TestServer: Sendable {
         var persistedQueriesUnknown: Canned?
         var uploadOperations: Data?
         var cutIncrementalAfter: Int?
+        var incrementalPartDelay: Duration?
+        var abandonedIncrementalAnswers = 0
     }
 
     /// The port it listens on.
@@ -191,6 +193,12 @@ public final class TestServer: Sendable {
     /// Makes `@defer` answers stop after `parts` parts, without their closing boundary, as a
     /// server that dies mid-answer would; `nil` answers whole.
     public func cutIncrementalAnswers(after parts: Int?) { state.withLock { $0.cutIncrementalAfter = parts } }
+
+    /// Makes `@defer` answers wait `delay` before each part after the first (slow deferred work).
+    public func delayIncrementalParts(by delay: Duration?) { state.withLock { $0.incrementalPartDelay = delay } }
+
+    /// How many `@defer` answers the client stopped reading before their end.
+    public var abandonedIncrementalAnswers: Int { state.withLock { $0.abandonedIncrementalAnswers } }
 
     /// Makes the server answer `PersistedQueryNotSupported` to hashed queries.
     public func refusePersistedQueries() { state.withLock { $0.persistedQueriesSupported = false } }

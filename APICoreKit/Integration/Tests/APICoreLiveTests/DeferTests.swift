@@ -123,6 +123,21 @@ struct DeferTests {
         await server.stop()
     }
 
+    @Test("a consumer that stops after the first part ends the exchange: the server sees the connection go")
+    func cancelMidStream() async throws {
+        let server = try await TestServer.start()
+        // Parts after the first come a second apart; the server notices a closed connection when it
+        // writes the next one. Read to the end, the answer would leave the count at 0.
+        server.delayIncrementalParts(by: .seconds(1))
+        let client = client(server, url: server.graphQLURL)
+        for await result in client.responses(GraphQLRequest(HeroDeferredQuery()), cachePolicy: .networkOnly) {
+            #expect(try result.get().value.hero?.friendsFragment == .pending)
+            break
+        }
+        #expect(await eventually { server.abandonedIncrementalAnswers == 1 })
+        await server.stop()
+    }
+
     @Test("each increment is written to the cache: afterwards the cache answers the whole data")
     func cached() async throws {
         let server = try await TestServer.start()
