@@ -65,10 +65,7 @@ final class URLSessionTransport: HTTPTransport {
     func send(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
         if Task.isCancelled { throw .cancelled }
         var request = request
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        // The deadline below is the timeout. URLSession's own interval only has to stay out of its
-        // way: on Linux it is cut to whole seconds (0.9 s fires at once, 1.5 s after 1 s).
-        request.timeoutInterval = seconds.rounded(.up) + 1
+        let seconds = Self.deadline(timeout, for: &request)
         let state = Locked(Outcome.pending)
         let url = request.url
         let result: Result<TransportResponse, APIError> = await withTaskCancellationHandler {
@@ -116,8 +113,7 @@ final class URLSessionTransport: HTTPTransport {
     func stream(_ request: URLRequest, timeout: Duration) async throws(APIError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         var request = request
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        request.timeoutInterval = seconds.rounded(.up) + 1
+        let seconds = Self.deadline(timeout, for: &request)
         let task = streamingSession.dataTask(with: request)
         let exchange = StreamingDelegate.Exchange(url: request.url)
         streaming.register(exchange, for: task)
@@ -128,6 +124,23 @@ final class URLSessionTransport: HTTPTransport {
             exchange.cancel()
         }
         return StreamedResponse(head: try head.get(), chunks: exchange.chunks)
+    }
+
+    /// The timeout in seconds, which our own deadline enforces. URLSession's interval only has to
+    /// stay out of its way: on Linux it is cut to whole seconds (0.9 s fires at once, 1.5 s after 1 s).
+    private static func deadline(_ timeout: Duration, for request: inout URLRequest) -> Double {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        request.timeoutInterval = seconds.rounded(.up) + 1
+        return seconds
+    }
+
+    /// A response's status, headers and URL, with `body`.
+    static func response(_ http: HTTPURLResponse, body: Data, url: URL?) -> TransportResponse {
+        var headers: [String: String] = [:]
+        for (key, value) in http.allHeaderFields {
+            headers[String(describing: key)] = String(describing: value)
+        }
+        return TransportResponse(statusCode: http.statusCode, headers: headers, body: body, url: http.url ?? url)
     }
 
     private static func outcome(data: Data?, response: URLResponse?, error: (any Error)?, url: URL?, state: Locked<Outcome>)
@@ -148,11 +161,7 @@ final class URLSessionTransport: HTTPTransport {
         guard let http = response as? HTTPURLResponse else {
             return .failure(.transport(TransportFailure(kind: .other, url: url, underlying: "the response is not HTTP")))
         }
-        var headers: [String: String] = [:]
-        for (key, value) in http.allHeaderFields {
-            headers[String(describing: key)] = String(describing: value)
-        }
-        return .success(TransportResponse(statusCode: http.statusCode, headers: headers, body: data ?? Data(), url: http.url ?? url))
+        return .success(Self.response(http, body: data ?? Data(), url: url))
     }
 
     /// One wording for a timeout, whether our deadline or URLSession's fired first.
@@ -311,11 +320,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return
         }
-        var headers: [String: String] = [:]
-        for (key, value) in http.allHeaderFields {
-            headers[String(describing: key)] = String(describing: value)
-        }
-        exchange.received(TransportResponse(statusCode: http.statusCode, headers: headers, body: Data(), url: http.url ?? exchange.url), task: dataTask)
+        exchange.received(URLSessionTransport.response(http, body: Data(), url: exchange.url), task: dataTask)
         completionHandler(.allow)
     }
 

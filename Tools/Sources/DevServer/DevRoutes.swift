@@ -23,7 +23,7 @@ enum DevRoutes {
 
         router.get("/health") { _, _ in plain(200, "ok") }
 
-        // GraphQL over HTTP; `@defer` answered as `multipart/mixed` (current format) when accepted.
+        // GraphQL over HTTP (`@defer` as `multipart/mixed`, current format, when accepted).
         router.post("/graphql") { request, _ in
             var request = request
             let body = try await request.collectBody(upTo: 16 << 20)
@@ -31,14 +31,6 @@ enum DevRoutes {
                 let query = json["query"] as? String
             else { return plain(400, "expected a JSON body with a 'query' string") }
             let variables = json["variables"].flatMap { $0 is NSNull ? nil : try? JSONSerialization.data(withJSONObject: $0) }
-            let accept = request.headers[.accept] ?? ""
-            if accept.contains("multipart/mixed"),
-                let incremental = try await IncrementalDelivery.respond(
-                    schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
-                    context: context(request, state), format: .current)
-            {
-                return incremental
-            }
             return try await GraphQLHTTPResponder.execute(
                 schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
                 accept: request.headers[.accept] ?? "", context: context(request, state))

@@ -25,10 +25,18 @@ public struct CodedError: Error, CustomStringConvertible {
 public enum GraphQLHTTPResponder {
     /// Executes `query` and answers: with `application/graphql-response+json` accepted, a request
     /// error (no data at all) is a 400; with `application/json`, every well-formed response is a 200.
-    /// Errors thrown as ``CodedError`` get their `extensions.code`.
+    /// Errors thrown as ``CodedError`` get their `extensions.code`. A document with `@defer`, from
+    /// a client that accepts `multipart/mixed`, is answered in parts as `incremental` says.
     public static func execute(
-        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: any Sendable
+        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: any Sendable,
+        incremental: IncrementalDelivery.Options = IncrementalDelivery.Options()
     ) async throws -> Response {
+        if accept.contains("multipart/mixed"),
+            let parts = try await IncrementalDelivery.respond(
+                schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, context: context, options: incremental)
+        {
+            return parts
+        }
         let variables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
         let wantsGraphQLResponse = accept.contains("application/graphql-response+json")
         var result = try await graphql(schema: schema, request: query, context: context, variableValues: variables, operationName: operationName)

@@ -42,15 +42,35 @@ public enum IncrementalDelivery {
         var children: [Deferred]
     }
 
+    /// How a server writes its `@defer` answers.
+    public struct Options: Sendable {
+        /// The payload format.
+        public var format: IncrementalFormat
+        /// Stops after that many parts without the closing boundary, as a server that dies
+        /// mid-answer would; `nil` answers whole.
+        public var cutAfter: Int?
+        /// Waits before each part after the first, as slow deferred work would.
+        public var partDelay: Duration?
+        /// Told when the client closed the connection before the end.
+        public var onClientGone: (@Sendable () -> Void)?
+
+        /// Options; by default the current format, whole, without delay.
+        public init(
+            format: IncrementalFormat = .current, cutAfter: Int? = nil, partDelay: Duration? = nil, onClientGone: (@Sendable () -> Void)? = nil
+        ) {
+            self.format = format
+            self.cutAfter = cutAfter
+            self.partDelay = partDelay
+            self.onClientGone = onClientGone
+        }
+    }
+
     /// A multipart answer for `query` when it has a `@defer` that applies under `variables`, else
-    /// `nil` (answer as usual). `cutAfter` stops after that many parts without the closing
-    /// boundary, as a server that dies mid-answer would. `partDelay` waits before each part after the
-    /// first, as slow deferred work would; `onClientGone` is told when the client closed the
-    /// connection before the end.
-    public static func respond(
-        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, context: any Sendable,
-        format: IncrementalFormat, cutAfter: Int? = nil, partDelay: Duration? = nil, onClientGone: (@Sendable () -> Void)? = nil
+    /// `nil` (answer as usual).
+    static func respond(
+        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, context: any Sendable, options: Options
     ) async throws -> Response? {
+        let (format, cutAfter, partDelay, onClientGone) = (options.format, options.cutAfter, options.partDelay, options.onClientGone)
         guard query.contains("@defer"), let document = try? parse(source: Source(body: query, name: "request")) else { return nil }
         let variables = (variablesJSON.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
         var fragments: [String: FragmentDefinition] = [:]

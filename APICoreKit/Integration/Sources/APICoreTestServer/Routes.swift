@@ -44,20 +44,12 @@ enum Routes {
                 case .failure(let error): return error.response
                 }
                 let variables = json["variables"].flatMap { try? JSONSerialization.data(withJSONObject: $0) }
-                let operationName = json["operationName"] as? String
-                if accept.contains("multipart/mixed"),
-                    let incremental = try await IncrementalDelivery.respond(
-                        schema: schema, query: query, operationName: operationName, variablesJSON: variables,
-                        context: authContext(request, state), format: format, cutAfter: state.withLock { $0.cutIncrementalAfter },
-                        partDelay: state.withLock { $0.incrementalPartDelay },
-                        onClientGone: { state.withLock { $0.abandonedIncrementalAnswers += 1 } })
-                {
-                    return incremental
-                }
-                // Without deferral (`if: false`, or a client that does not take multipart): whole.
+                let incremental = IncrementalDelivery.Options(
+                    format: format, cutAfter: state.withLock { $0.cutIncrementalAfter }, partDelay: state.withLock { $0.incrementalPartDelay },
+                    onClientGone: { state.withLock { $0.abandonedIncrementalAnswers += 1 } })
                 return try await execute(
-                    schema: schema, query: query, operationName: operationName, variablesJSON: variables,
-                    accept: accept, context: authContext(request, state))
+                    schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
+                    accept: accept, context: authContext(request, state), incremental: incremental)
             }
         }
 
@@ -263,10 +255,12 @@ enum Routes {
     }
 
     static func execute(
-        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: AuthContext
+        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: AuthContext,
+        incremental: IncrementalDelivery.Options = IncrementalDelivery.Options()
     ) async throws -> Response {
         try await GraphQLHTTPResponder.execute(
-            schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, accept: accept, context: context)
+            schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, accept: accept, context: context,
+            incremental: incremental)
     }
 
     static func json(_ status: Int, _ value: some Encodable) throws -> Response { try Responses.json(status, value) }
