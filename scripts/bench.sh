@@ -16,8 +16,9 @@ suites:
          generated-lines, lines-per-selected-field, compile-seconds (debug build of the
          generated module alone)
   cache  a 2 MB response of 11,200 objects: parse alone (JSONSerialization), parse + validate +
-         normalize + write, and read back into typed data, in memory and in SQLite, as ratios to
-         parsing; microseconds per record; 1,000 watchers and a write touching one record
+         normalize + write, and read back into typed data, in memory and in SQLite, and a cache
+         hit through the client's fetch(.cacheOnly), as ratios to parsing; microseconds per
+         record; 1,000 watchers and a write touching one record
   subscriptions  one subscription fed by the loopback server as fast as it can (20,000 events
          of ~200 bytes a round): subscription-messages-per-second, and subscription-ratio, our
          time per event into a typed value over a bare WebSocket client's time to receive and

@@ -62,50 +62,51 @@ package struct SelectionPath {
     /// The deferred fragment labelled `label` among the selections that apply to the object, with
     /// the type its selections are written on.
     package func deferred(labelled label: String, variables: JSONObject) -> (deferral: Deferral, selections: [Selection], parent: ParentType)? {
-        Self.first(in: selections, object: object, parent: parent, variables: variables) { selection, parent in
-            guard case .deferred(let deferral, let nested) = selection, deferral.label == label, deferral.isActive(with: variables) else {
-                return nil
-            }
-            return (deferral, nested, parent)
+        var search = Search(variables: variables, label: label)
+        guard case .deferred(let deferral, let selections, let parent)? = search.first(in: selections, object: object, parent: parent) else {
+            return nil
         }
+        return (deferral, selections, parent)
     }
 
     private static func field(_ key: String, in selections: [Selection], object: JSONObject, parent: ParentType, variables: JSONObject) -> Field? {
-        first(in: selections, object: object, parent: parent, variables: variables) { selection, _ in
-            guard case .field(let field) = selection, field.responseKey == key else { return nil }
-            return field
-        }
+        var search = Search(variables: variables, key: key)
+        guard case .field(let field)? = search.first(in: selections, object: object, parent: parent) else { return nil }
+        return field
     }
 
-    /// The first of `match`'s answers over the selections that apply to `object`, through
-    /// fragments whose type matches, conditions that hold and deferred fragments, in order.
-    private static func first<T>(
-        in selections: [Selection], object: JSONObject, parent: ParentType, variables: JSONObject, _ match: (Selection, ParentType) -> T?
-    ) -> T? {
-        for selection in selections {
-            if let found = match(selection, parent) { return found }
-            let nested: [Selection]
-            var nestedParent = parent
-            switch selection {
-            case .field:
-                continue
-            case .inlineFragment(let type):
-                guard type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) else { continue }
-                nested = type.__selections
-                nestedParent = type.__parentType
-            case .fragment(let type):
-                guard type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) else { continue }
-                nested = type.__selections
-                nestedParent = type.__parentType
-            case .conditional(let conditions, let inner):
-                guard conditions.allSatisfy({ $0.isSatisfied(by: variables) }) else { continue }
-                nested = inner
-            case .deferred(_, let inner):
-                nested = inner
-            }
-            if let found = first(in: nested, object: object, parent: nestedParent, variables: variables, match) { return found }
+    /// The first field with a response key, or deferred fragment with a label, among the
+    /// selections that apply to an object: the walk stops where it finds it.
+    private struct Search: SelectionVisitor {
+        enum Found: Error {
+            case field(Field)
+            case deferred(Deferral, [Selection], ParentType)
         }
-        return nil
+
+        let variables: JSONObject
+        var key: String?
+        var label: String?
+
+        mutating func first(in selections: [Selection], object: JSONObject, parent: ParentType) -> Found? {
+            var nothing: Void = ()
+            do throws(Found) {
+                try walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &nothing)
+                return nil
+            } catch {
+                return error
+            }
+        }
+
+        mutating func visit(_ field: Field, in _: inout Void) throws(Found) {
+            if let key, field.responseKey == key { throw .field(field) }
+        }
+
+        mutating func visitDeferred(
+            _ deferral: Deferral, selections: [Selection], parent: ParentType, typename: String?, in nothing: inout Void
+        ) throws(Found) {
+            if let label, deferral.label == label { throw .deferred(deferral, selections, parent) }
+            try walk(selections, parent: parent, typename: typename, in: &nothing)
+        }
     }
 }
 

@@ -326,32 +326,44 @@ extension SelectionSet {
 /// variables leave out is not there at all. Paths are built only when an error unwinds, so a
 /// valid response costs no allocation per field, and an object is copied only when it holds a
 /// field that a condition left out.
-package struct SelectionValidator {
-    let variables: JSONObject
+package struct SelectionValidator: SelectionVisitor {
+    package let variables: JSONObject
 
     package init(variables: JSONObject) { self.variables = variables }
+
+    /// One object as the walk goes: its fields (with values replaced where validation removed
+    /// something below them), the keys of fields that conditions left out, whether anything
+    /// changed, and the deferred fragments whose data has not arrived.
+    package struct Visited {
+        var fields: JSONObject
+        var leftOut: [String] = []
+        var changed = false
+        var pending: [JSONValue] = []
+    }
 
     /// Validates one object: its selections, then removes the fields selected only under
     /// conditions that do not hold. Returns whether `object` changed (here or below).
     @discardableResult
     func validate(_ object: inout JSONObject, selections: [Selection], in parent: ParentType) throws(GraphQLDecodingError) -> Bool {
-        var leftOut: [String] = []
-        var changed = false
-        var pending: [JSONValue] = []
-        try validate(&object, selections: selections, in: parent, leftOut: &leftOut, changed: &changed, pending: &pending)
-        if !pending.isEmpty || object[Deferral.pendingKey] != nil {
+        var visitor = self
+        var visited = Visited(fields: object)
+        try visitor.walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &visited)
+        if !visited.pending.isEmpty || visited.fields[Deferral.pendingKey] != nil {
             // Listed afresh each time, so data validated again (a cache write) says what it holds now.
-            object[Deferral.pendingKey] = pending.isEmpty ? nil : .array(pending)
-            changed = true
+            visited.fields[Deferral.pendingKey] = visited.pending.isEmpty ? nil : .array(visited.pending)
+            visited.changed = true
         }
-        guard leftOut.contains(where: { object[$0] != nil }) else { return changed }
-        var selected: Set<String> = []
-        collectSelectedKeys(object, selections: selections, in: parent, into: &selected)
-        for key in leftOut where !selected.contains(key) && object[key] != nil {
-            object[key] = nil
-            changed = true
+        if visited.leftOut.contains(where: { visited.fields[$0] != nil }) {
+            var selected = SelectedKeys(variables: variables)
+            var keys: Set<String> = []
+            selected.walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &keys)
+            for key in visited.leftOut where !keys.contains(key) && visited.fields[key] != nil {
+                visited.fields[key] = nil
+                visited.changed = true
+            }
         }
-        return changed
+        if visited.changed { object = visited.fields }
+        return visited.changed
     }
 
     /// Validates the fields of a deferred fragment that have arrived in `object` (which was
@@ -360,73 +372,46 @@ package struct SelectionValidator {
     package func validateArrived(_ object: inout JSONObject, deferral: Deferral, selections: [Selection], in parent: ParentType)
         throws(GraphQLDecodingError) -> Bool
     {
-        var arrived = object
-        var leftOut: [String] = []
-        var changed = false
-        var pending: [JSONValue] = []
+        var visitor = self
+        var visited = Visited(fields: object)
         do throws(GraphQLDecodingError) {
-            try validate(&arrived, selections: selections, in: parent, leftOut: &leftOut, changed: &changed, pending: &pending)
+            try visitor.walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &visited)
         } catch where error.isMissingField {
             return false
         }
-        let before = arrived[Deferral.pendingKey]?.arrayValue ?? []
-        let now = before.filter { $0 != .string(deferral.id) } + pending
-        arrived[Deferral.pendingKey] = now.isEmpty ? nil : .array(now)
-        object = arrived
+        let before = visited.fields[Deferral.pendingKey]?.arrayValue ?? []
+        let now = before.filter { $0 != .string(deferral.id) } + visited.pending
+        visited.fields[Deferral.pendingKey] = now.isEmpty ? nil : .array(now)
+        object = visited.fields
         return true
     }
 
-    private func validate(
-        _ object: inout JSONObject, selections: [Selection], in parent: ParentType, leftOut: inout [String], changed: inout Bool,
-        pending: inout [JSONValue]
-    ) throws(GraphQLDecodingError) {
-        for selection in selections {
-            switch selection {
-            case .field(let field):
-                let key = field.responseKey
-                guard let value = object[key] else {
-                    throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
-                }
-                do throws(GraphQLDecodingError) {
-                    if let replaced = try validate(value, as: field.type, nullable: true) {
-                        object[key] = replaced
-                        changed = true
-                    }
-                } catch {
-                    throw error.prefixed(by: .field(key))
-                }
-            case .inlineFragment(let type):
-                if applies(type.__parentType, to: object, in: parent) {
-                    try validate(&object, selections: type.__selections, in: type.__parentType, leftOut: &leftOut, changed: &changed, pending: &pending)
-                }
-            case .fragment(let type):
-                if applies(type.__parentType, to: object, in: parent) {
-                    try validate(&object, selections: type.__selections, in: type.__parentType, leftOut: &leftOut, changed: &changed, pending: &pending)
-                }
-            case .conditional(let conditions, let nested):
-                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
-                    try validate(&object, selections: nested, in: parent, leftOut: &leftOut, changed: &changed, pending: &pending)
-                } else {
-                    Self.collectKeys(of: nested, into: &leftOut)
-                }
-            case .deferred(let deferral, let nested):
-                guard deferral.isActive(with: variables) else {
-                    try validate(&object, selections: nested, in: parent, leftOut: &leftOut, changed: &changed, pending: &pending)
-                    continue
-                }
-                // Whole or pending: a field missing anywhere in it means its data has not arrived;
-                // a value of the wrong type is an error all the same.
-                var whole = object
-                var wholeLeftOut = leftOut
-                var wholeChanged = changed
-                var wholePending = pending
-                do throws(GraphQLDecodingError) {
-                    try validate(&whole, selections: nested, in: parent, leftOut: &wholeLeftOut, changed: &wholeChanged, pending: &wholePending)
-                    (object, leftOut, changed, pending) = (whole, wholeLeftOut, wholeChanged, wholePending)
-                } catch where error.isMissingField {
-                    pending.append(.string(deferral.id))
-                }
+    package mutating func visit(_ field: Field, in object: inout Visited) throws(GraphQLDecodingError) {
+        let key = field.responseKey
+        guard let value = object.fields[key] else {
+            throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
+        }
+        do throws(GraphQLDecodingError) {
+            if let replaced = try validate(value, as: field.type, nullable: true) {
+                object.fields[key] = replaced
+                object.changed = true
             }
+        } catch {
+            throw error.prefixed(by: .field(key))
+        }
+    }
+
+    package mutating func leaveOut(_ selections: [Selection], in object: inout Visited) {
+        Self.collectKeys(of: selections, into: &object.leftOut)
+    }
+
+    /// Whole or pending: a field missing anywhere in it means its data has not arrived; a value of
+    /// the wrong type is an error all the same.
+    package mutating func visitDeferred(
+        _ deferral: Deferral, selections: [Selection], parent: ParentType, typename: String?, in object: inout Visited
+    ) throws(GraphQLDecodingError) {
+        if try !walkWhole(selections, parent: parent, typename: typename, in: &object, notArrived: \.isMissingField) {
+            object.pending.append(.string(deferral.id))
         }
     }
 
@@ -442,34 +427,11 @@ package struct SelectionValidator {
         }
     }
 
-    /// The response keys that `selections` select in `object` under these variables.
-    private func collectSelectedKeys(_ object: JSONObject, selections: [Selection], in parent: ParentType, into keys: inout Set<String>) {
-        for selection in selections {
-            switch selection {
-            case .field(let field):
-                keys.insert(field.responseKey)
-            case .inlineFragment(let type):
-                if applies(type.__parentType, to: object, in: parent) {
-                    collectSelectedKeys(object, selections: type.__selections, in: type.__parentType, into: &keys)
-                }
-            case .fragment(let type):
-                if applies(type.__parentType, to: object, in: parent) {
-                    collectSelectedKeys(object, selections: type.__selections, in: type.__parentType, into: &keys)
-                }
-            case .conditional(let conditions, let nested):
-                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
-                    collectSelectedKeys(object, selections: nested, in: parent, into: &keys)
-                }
-            case .deferred(_, let nested):
-                collectSelectedKeys(object, selections: nested, in: parent, into: &keys)
-            }
-        }
-    }
+    /// The response keys that selections select in an object under these variables.
+    private struct SelectedKeys: SelectionVisitor {
+        let variables: JSONObject
 
-    /// The generator selects `__typename` wherever a condition narrows the type, so without one a
-    /// narrowing condition does not apply.
-    func applies(_ condition: ParentType, to object: JSONObject, in parent: ParentType) -> Bool {
-        condition.applies(toTypename: object["__typename"]?.stringValue, within: parent)
+        mutating func visit(_ field: Field, in keys: inout Set<String>) { keys.insert(field.responseKey) }
     }
 
     /// Validates one value; returns the value to keep in its place when validation removed a

@@ -21,8 +21,10 @@ import Foundation
 // 5. Cache: `store` normalizes the data into the cache, whose watchers are told; with
 //    incremental delivery, once per part, the increments merged into the data so far.
 //
-// The mapping to the caller's value (`GraphQLRequest.value(from:…)`) validates the data against
-// the operation's selections; it happens in stage 1, for the cache's data and the server's alike.
+// Data is checked against the operation's selections once: the server's by the response stage
+// (`SelectionValidator`), the cache's by the reader that rebuilds it from records (`CacheReader`);
+// both walk the selections with `SelectionVisitor.walk`, as the normalizer does. Stage 1 maps the
+// checked data to the caller's value.
 extension LiveAPIClient {
     /// What the server answered to one operation: the HTTP response and the data it carried, and
     /// for incremental delivery, the first payload and the parts still to come.
@@ -282,12 +284,13 @@ extension LiveAPIClient {
         return Response(value: value, metadata: metadata(for: answer.response, operationName: Operation.operationName, since: start))
     }
 
-    /// Cached data, mapped, marked as the cache's.
+    /// Cached data, mapped, marked as the cache's. The cache reader checked every field it read
+    /// against the same selections, so the data is not validated again.
     static func cachedResponse<Operation: GraphQLOperation, Value>(
         _ request: GraphQLRequest<Operation, Value>, data: JSONObject, stale: Bool, start: ContinuousClock.Instant, offline: Bool = false
     ) -> Result<Response<Value>, APIError> {
         Result { () throws(APIError) -> Response<Value> in
-            let value = try request.value(from: data, statusCode: nil, body: Data())
+            let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: data)))
             return Response(value: value, metadata: ResponseMetadata(
                 source: .cache, statusCode: nil, headers: [:], duration: ContinuousClock.now - start,
                 operationName: Operation.operationName, isStale: stale, isOfflineFallback: offline))

@@ -73,50 +73,37 @@ extension SelectionSet {
     }
 }
 
-/// Turns a mock into the JSON a server would have answered for some selections.
-struct MockDataBuilder {
+/// Turns a mock into the JSON a server would have answered for some selections. Deferred
+/// fragments are fulfilled: a mock's data is whole.
+struct MockDataBuilder: SelectionVisitor {
     let variables: JSONObject
 
-    func object(_ mock: any MockObject, selections: [Selection], parent: ParentType, path: [String]) throws(MockDataError) -> JSONObject {
-        var object: JSONObject = [:]
-        try fill(&object, from: mock, selections: selections, parent: parent, path: path)
-        return object
+    /// One object as the walk goes: the mock it comes from, its path for errors, its JSON so far.
+    struct Built {
+        let mock: any MockObject
+        let path: [String]
+        var json: JSONObject = [:]
     }
 
-    private func fill(_ object: inout JSONObject, from mock: any MockObject, selections: [Selection], parent: ParentType, path: [String])
-        throws(MockDataError)
-    {
-        let typename = type(of: mock).__typename
-        for selection in selections {
-            switch selection {
-            case .field(let field):
-                let key = field.responseKey
-                let value: JSONValue
-                if field.name == "__typename" {
-                    value = .string(typename)
-                } else {
-                    value = try convert(
-                        mock._mockFields[field.name] ?? .null, as: field.type, path: path + [key],
-                        missing: "Mock.\(typename) has no value for '\(field.name)', which the selection set needs")
-                }
-                object[key] = Self.merge(object[key], value)
-            case .inlineFragment(let type):
-                if type.__parentType.applies(toTypename: typename, within: parent) {
-                    try fill(&object, from: mock, selections: type.__selections, parent: type.__parentType, path: path)
-                }
-            case .fragment(let type):
-                if type.__parentType.applies(toTypename: typename, within: parent) {
-                    try fill(&object, from: mock, selections: type.__selections, parent: type.__parentType, path: path)
-                }
-            case .conditional(let conditions, let nested):
-                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
-                    try fill(&object, from: mock, selections: nested, parent: parent, path: path)
-                }
-            case .deferred(_, let nested):
-                // A mock's data is whole: deferred fragments are fulfilled.
-                try fill(&object, from: mock, selections: nested, parent: parent, path: path)
-            }
+    func object(_ mock: any MockObject, selections: [Selection], parent: ParentType, path: [String]) throws(MockDataError) -> JSONObject {
+        var builder = self
+        var built = Built(mock: mock, path: path)
+        try builder.walk(selections, parent: parent, typename: type(of: mock).__typename, in: &built)
+        return built.json
+    }
+
+    mutating func visit(_ field: Field, in built: inout Built) throws(MockDataError) {
+        let typename = type(of: built.mock).__typename
+        let key = field.responseKey
+        let value: JSONValue
+        if field.name == "__typename" {
+            value = .string(typename)
+        } else {
+            value = try convert(
+                built.mock._mockFields[field.name] ?? .null, as: field.type, path: built.path + [key],
+                missing: "Mock.\(typename) has no value for '\(field.name)', which the selection set needs")
         }
+        built.json[key] = Self.merge(built.json[key], value)
     }
 
     private func convert(_ value: MockValue, as type: OutputType, path: [String], missing: String) throws(MockDataError) -> JSONValue {

@@ -38,8 +38,8 @@ package enum CacheNaming {
 /// Turns a response's data into records, following the selection-set metadata that validated it.
 /// An object gets its own record under `Typename:key` (from a registered key function, else its
 /// key fields); an object without a key is stored under its path from the nearest keyed parent.
-package struct Normalizer {
-    let variables: JSONObject
+package struct Normalizer: SelectionVisitor {
+    package let variables: JSONObject
     let keyFunctions: [String: CacheConfiguration.KeyFunction]
     /// The response paths (dotted) that errors name, and every prefix of them: a field at one of
     /// the first is not written, nor a `null` at one of the second. Empty for a response without
@@ -95,41 +95,29 @@ package struct Normalizer {
     }
 
     private mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String, responsePath: String?) {
-        var fields: JSONObject = [:]
-        collect(object, selections: selections, parent: parent, recordKey: key, responsePath: responsePath, into: &fields)
-        // An object can hold itself (a hero among its own friends): what `collect` wrote under the
+        var record = Record(object: object, key: key, responsePath: responsePath)
+        walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &record)
+        // An object can hold itself (a hero among its own friends): what was written under the
         // same key further down stays, and this object's own fields go on top of it.
-        records[key, default: [:]].merge(fields) { _, own in own }
+        records[key, default: [:]].merge(record.fields) { _, own in own }
     }
 
-    private mutating func collect(
-        _ object: JSONObject, selections: [Selection], parent: ParentType, recordKey: String, responsePath: String?, into fields: inout JSONObject
-    ) {
-        for selection in selections {
-            switch selection {
-            case .field(let field):
-                guard let value = object[field.responseKey] else { continue }  // left out by @include/@skip
-                let fieldPath = responsePath.map { $0.isEmpty ? field.responseKey : "\($0).\(field.responseKey)" }
-                if let fieldPath, erroredPaths.contains(fieldPath) || (value.isNull && erroredPrefixes.contains(fieldPath)) { continue }
-                let storageKey = CacheNaming.storageKey(field, variables: variables)
-                fields[storageKey] = normalize(value, as: field.type, parentKey: recordKey, path: storageKey, responsePath: fieldPath)
-            case .inlineFragment(let type):
-                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) {
-                    collect(object, selections: type.__selections, parent: type.__parentType, recordKey: recordKey, responsePath: responsePath, into: &fields)
-                }
-            case .fragment(let type):
-                if type.__parentType.applies(toTypename: object["__typename"]?.stringValue, within: parent) {
-                    collect(object, selections: type.__selections, parent: type.__parentType, recordKey: recordKey, responsePath: responsePath, into: &fields)
-                }
-            case .conditional(let conditions, let nested):
-                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
-                    collect(object, selections: nested, parent: parent, recordKey: recordKey, responsePath: responsePath, into: &fields)
-                }
-            case .deferred(_, let nested):
-                // What of it has arrived is written; the rest is absent, as left-out fields are.
-                collect(object, selections: nested, parent: parent, recordKey: recordKey, responsePath: responsePath, into: &fields)
-            }
-        }
+    /// One object as the walk goes: the response's object, the record it goes into and where it
+    /// is in the response, and the fields written so far. A deferred fragment is walked as any
+    /// other: what of it has arrived is written; the rest is absent, as left-out fields are.
+    package struct Record {
+        let object: JSONObject
+        let key: String
+        let responsePath: String?
+        var fields: JSONObject = [:]
+    }
+
+    package mutating func visit(_ field: Field, in record: inout Record) {
+        guard let value = record.object[field.responseKey] else { return }  // left out by @include/@skip, or not arrived
+        let fieldPath = record.responsePath.map { $0.isEmpty ? field.responseKey : "\($0).\(field.responseKey)" }
+        if let fieldPath, erroredPaths.contains(fieldPath) || (value.isNull && erroredPrefixes.contains(fieldPath)) { return }
+        let storageKey = CacheNaming.storageKey(field, variables: variables)
+        record.fields[storageKey] = normalize(value, as: field.type, parentKey: record.key, path: storageKey, responsePath: fieldPath)
     }
 
     private mutating func normalize(_ value: JSONValue, as type: OutputType, parentKey: String, path: String, responsePath: String?) -> JSONValue {
@@ -178,10 +166,10 @@ package struct Normalizer {
 /// Rebuilds a response's data from records, following the same metadata. Every selected field
 /// must be there with a value of its declared type; anything else is a miss, never a crash or a
 /// default value. The records read are collected, for watchers.
-package struct CacheReader {
+package struct CacheReader: SelectionVisitor {
     package struct Miss: Error {}
 
-    let variables: JSONObject
+    package let variables: JSONObject
     let lookup: (String) -> CacheRecord?
     let prefetch: ([String]) -> Void
     let isExpired: (CacheRecord) -> Bool
@@ -201,56 +189,35 @@ package struct CacheReader {
     }
 
     package mutating func read(key: String, selections: [Selection], parent: ParentType) throws(Miss) -> JSONObject {
-        guard let record = lookup(key) else {
-            dependencies.insert(key)
-            throw Miss()
-        }
         dependencies.insert(key)
+        guard let record = lookup(key) else { throw Miss() }
         if isExpired(record) { sawExpired = true }
-        var out = JSONObject(minimumCapacity: selections.count)
-        var pending: [JSONValue] = []
-        try readFields(record.fields, selections: selections, parent: parent, into: &out, pending: &pending)
-        if !pending.isEmpty { out[Deferral.pendingKey] = .array(pending) }
-        return out
+        var read = Read(record: record.fields, out: JSONObject(minimumCapacity: selections.count))
+        try walk(selections, parent: parent, typename: record.fields["__typename"]?.stringValue, in: &read)
+        if !read.pending.isEmpty { read.out[Deferral.pendingKey] = .array(read.pending) }
+        return read.out
     }
 
-    private mutating func readFields(
-        _ fields: JSONObject, selections: [Selection], parent: ParentType, into out: inout JSONObject, pending: inout [JSONValue]
+    /// One record as the walk goes: its fields, the object read from them so far, and the
+    /// deferred fragments whose data is not in the cache.
+    package struct Read {
+        let record: JSONObject
+        var out: JSONObject
+        var pending: [JSONValue] = []
+    }
+
+    package mutating func visit(_ field: Field, in read: inout Read) throws(Miss) {
+        guard let value = read.record[CacheNaming.storageKey(field, variables: variables)] else { throw Miss() }
+        read.out[field.responseKey] = try readValue(value, as: field.type)
+    }
+
+    /// All of it, or pending: the records it needs stay dependencies, so a watcher reads again
+    /// when they arrive.
+    package mutating func visitDeferred(
+        _ deferral: Deferral, selections: [Selection], parent: ParentType, typename: String?, in read: inout Read
     ) throws(Miss) {
-        for selection in selections {
-            switch selection {
-            case .field(let field):
-                let storageKey = CacheNaming.storageKey(field, variables: variables)
-                guard let value = fields[storageKey] else { throw Miss() }
-                out[field.responseKey] = try readValue(value, as: field.type)
-            case .inlineFragment(let type):
-                if type.__parentType.applies(toTypename: fields["__typename"]?.stringValue, within: parent) {
-                    try readFields(fields, selections: type.__selections, parent: type.__parentType, into: &out, pending: &pending)
-                }
-            case .fragment(let type):
-                if type.__parentType.applies(toTypename: fields["__typename"]?.stringValue, within: parent) {
-                    try readFields(fields, selections: type.__selections, parent: type.__parentType, into: &out, pending: &pending)
-                }
-            case .conditional(let conditions, let nested):
-                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
-                    try readFields(fields, selections: nested, parent: parent, into: &out, pending: &pending)
-                }
-            case .deferred(let deferral, let nested):
-                guard deferral.isActive(with: variables) else {
-                    try readFields(fields, selections: nested, parent: parent, into: &out, pending: &pending)
-                    continue
-                }
-                // All of it, or pending: the records it needs stay dependencies, so a watcher
-                // reads again when they arrive.
-                var whole = out
-                var wholePending = pending
-                do throws(Miss) {
-                    try readFields(fields, selections: nested, parent: parent, into: &whole, pending: &wholePending)
-                    (out, pending) = (whole, wholePending)
-                } catch {
-                    pending.append(.string(deferral.id))
-                }
-            }
+        if try !walkWhole(selections, parent: parent, typename: typename, in: &read, notArrived: { _ in true }) {
+            read.pending.append(.string(deferral.id))
         }
     }
 
