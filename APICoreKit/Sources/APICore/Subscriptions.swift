@@ -115,34 +115,51 @@ public enum SubscriptionProtocol: String, Sendable, Hashable, CaseIterable {
     case graphQLWS = "graphql-ws"
 }
 
-/// Subscriptions over WebSocket: where, which protocol, what `connection_init` carries, and how
-/// patient to be.
+/// Subscriptions: where, over which channel (a WebSocket and its protocol, or HTTP multipart),
+/// what `connection_init` carries, and how patient to be.
 public struct SubscriptionConfiguration: Sendable {
-    /// The WebSocket endpoint (`ws://` or `wss://`).
+    /// How subscriptions reach the server.
+    public enum Channel: Sendable {
+        /// One WebSocket, opened with this client (from `APICoreWebSocket`), shared by every
+        /// subscription and speaking ``SubscriptionConfiguration/subprotocol``.
+        case webSocket(WebSocketTransport)
+        /// HTTP multipart (`multipart/mixed;subscriptionSpec=1.0`, as Apollo Router serves it):
+        /// each subscription is one POST through the client's middleware chain, whose answer
+        /// streams the events in parts, with heartbeats between them. For servers and proxies
+        /// where WebSockets are not an option.
+        case multipartHTTP
+    }
+
+    /// The WebSocket endpoint (`ws://` or `wss://`), or over HTTP multipart the GraphQL endpoint
+    /// (`http://` or `https://`).
     public var url: URL
-    /// The sub-protocol.
+    /// The channel.
+    public var channel: Channel
+    /// The WebSocket sub-protocol (unused over HTTP multipart).
     public var subprotocol: SubscriptionProtocol
     /// The `connection_init` payload, asked for on every (re)connection. `nil` sends, with bearer
-    /// authentication, `{"Authorization": "Bearer <token>"}`, and otherwise no payload.
+    /// authentication, `{"Authorization": "Bearer <token>"}`, and otherwise no payload. Unused over
+    /// HTTP multipart, whose requests carry credentials as every request does (middleware).
     public var connectionPayload: (@Sendable () async -> JSONObject?)?
-    /// Headers of the upgrade request, besides the client's default headers (a cookie session adds
-    /// its `Cookie` header itself). A header named here replaces the transport's own of that name
-    /// (`Origin`, for one); an empty value leaves it out.
+    /// Headers of the upgrade request (or of each multipart request), besides the client's default
+    /// headers (a cookie session adds its `Cookie` header itself). A header named here replaces the
+    /// transport's own of that name (`Origin`, for one); an empty value leaves it out.
     public var headers: [String: String]
     /// How long the server has to answer `connection_init` with `connection_ack`; also how long
-    /// connecting and the WebSocket upgrade may take.
+    /// connecting and the WebSocket upgrade may take. Over HTTP multipart, how long the response's
+    /// head may take.
     public var ackTimeout: Duration
     /// With `graphql-transport-ws`, a `ping` is sent after this much silence, and a connection that
-    /// stays silent for as long again is taken for dead and reopened; `nil` never pings.
+    /// stays silent for as long again is taken for dead and reopened. Over HTTP multipart, where the
+    /// server sends heartbeats on its own, a connection silent for twice this long is taken for
+    /// dead. `nil` never pings and waits forever.
     public var keepAlive: Duration?
     /// How a dropped connection is reopened: attempts, backoff and jitter; `nil` never reopens it.
     public var reconnect: RetryPolicy?
-    /// The largest message accepted, in bytes.
+    /// The largest message (or multipart part) accepted, in bytes.
     public var maxMessageSize: Int
-    /// The WebSocket client (from `APICoreWebSocket`).
-    public var transport: WebSocketTransport
 
-    /// A configuration.
+    /// Subscriptions over a WebSocket.
     public init(
         url: URL,
         subprotocol: SubscriptionProtocol = .graphQLTransportWS,
@@ -154,9 +171,34 @@ public struct SubscriptionConfiguration: Sendable {
         reconnect: RetryPolicy? = SubscriptionConfiguration.defaultReconnect,
         maxMessageSize: Int = 4 << 20
     ) {
+        self.init(
+            url: url, channel: .webSocket(transport), subprotocol: subprotocol, connectionPayload: connectionPayload, headers: headers,
+            ackTimeout: ackTimeout, keepAlive: keepAlive, reconnect: reconnect, maxMessageSize: maxMessageSize)
+    }
+
+    /// Subscriptions over HTTP multipart, to the GraphQL endpoint `url` (usually the client's
+    /// `graphQLURL`). With the default `keepAlive`, 30 s without an event or a heartbeat (Apollo
+    /// Router sends one every 5 s) reopen the connection.
+    public static func multipartHTTP(
+        url: URL,
+        headers: [String: String] = [:],
+        ackTimeout: Duration = .seconds(10),
+        keepAlive: Duration? = .seconds(15),
+        reconnect: RetryPolicy? = SubscriptionConfiguration.defaultReconnect,
+        maxMessageSize: Int = 4 << 20
+    ) -> SubscriptionConfiguration {
+        SubscriptionConfiguration(
+            url: url, channel: .multipartHTTP, subprotocol: .graphQLTransportWS, connectionPayload: nil, headers: headers,
+            ackTimeout: ackTimeout, keepAlive: keepAlive, reconnect: reconnect, maxMessageSize: maxMessageSize)
+    }
+
+    private init(
+        url: URL, channel: Channel, subprotocol: SubscriptionProtocol, connectionPayload: (@Sendable () async -> JSONObject?)?,
+        headers: [String: String], ackTimeout: Duration, keepAlive: Duration?, reconnect: RetryPolicy?, maxMessageSize: Int
+    ) {
         self.url = url
+        self.channel = channel
         self.subprotocol = subprotocol
-        self.transport = transport
         self.connectionPayload = connectionPayload
         self.headers = headers
         self.ackTimeout = ackTimeout

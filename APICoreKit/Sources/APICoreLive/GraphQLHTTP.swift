@@ -14,6 +14,9 @@ enum GraphQLHTTP {
     /// For an operation with `@defer`: incremental delivery first (the 2022 format's media type
     /// parameter, which servers of the newer format accept too), a whole answer otherwise.
     static let acceptIncremental = "multipart/mixed;deferSpec=20220824, application/graphql-response+json, application/json;q=0.9"
+    /// For a subscription over HTTP multipart (Apollo's protocol); a server that cannot stream
+    /// answers once, as JSON.
+    static let acceptMultipartSubscription = "multipart/mixed;subscriptionSpec=1.0, application/graphql-response+json, application/json;q=0.9"
 
     /// Whether a document asks for incremental delivery.
     static func defers(_ document: String) -> Bool { document.contains("@defer") }
@@ -29,7 +32,7 @@ enum GraphQLHTTP {
     }
 
     static func makeRequest<Operation: GraphQLOperation>(
-        url: URL, operation: Operation, variables: JSONObject, useGET: Bool, document: Document = .full, incremental: Bool = false
+        url: URL, operation: Operation, variables: JSONObject, useGET: Bool, document: Document = .full, accept: String = accept
     ) throws(APIError) -> URLRequest {
         var body: JSONObject = ["operationName": .string(Operation.operationName)]
         if !variables.isEmpty { body["variables"] = .object(variables) }
@@ -72,7 +75,7 @@ enum GraphQLHTTP {
             request.httpBody = JSONSerializer.data(.object(body))
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        request.setValue(incremental ? acceptIncremental : accept, forHTTPHeaderField: "Accept")
+        request.setValue(accept, forHTTPHeaderField: "Accept")
         return request
     }
 

@@ -406,7 +406,7 @@ extension LiveAPIClient {
         let incremental = GraphQLHTTP.defers(Operation.document)
         var urlRequest = try GraphQLHTTP.makeRequest(
             url: configuration.graphQLURL, operation: request.operation, variables: request.operation.variablesJSON, useGET: useGET,
-            document: document, incremental: incremental)
+            document: document, accept: incremental ? GraphQLHTTP.acceptIncremental : GraphQLHTTP.accept)
         applyHeaders(request.headers, to: &urlRequest)
         let context = RequestContext(
             kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
@@ -420,7 +420,7 @@ extension LiveAPIClient {
     /// The data of the response the chain returned, from the body the innermost step parsed, or,
     /// when a middleware replaced the response, from the new body, checked as the innermost step
     /// would have. An incremental answer's first part is read here, the rest by the policy stage.
-    private func readAnswer(_ response: TransportResponse, record: ExchangeRecord, operationName: String) async throws(APIError) -> ServerAnswer {
+    func readAnswer(_ response: TransportResponse, record: ExchangeRecord, operationName: String) async throws(APIError) -> ServerAnswer {
         if let parts = record.parts(for: response) {
             let payloads = IncrementalParts.payloads(of: parts.chunks, boundary: parts.boundary, operationName: operationName)
             var iterator = payloads.makeAsyncIterator()
@@ -484,6 +484,9 @@ extension LiveAPIClient {
 final class ExchangeRecord: Sendable {
     /// Whether the exchange asks for an answer that streams.
     let streams: Bool
+    /// Whether that answer streams for as long as the server keeps it open (a subscription): the
+    /// timeout then covers only its head.
+    let openEnded: Bool
     private let kept = Locked<(body: Data, value: JSONValue)?>(nil)
     private let streamed = Locked<(head: TransportResponse, parts: Parts)?>(nil)
 
@@ -492,7 +495,10 @@ final class ExchangeRecord: Sendable {
         var chunks: APIStream<Result<Data, APIError>>
     }
 
-    init(streams: Bool) { self.streams = streams }
+    init(streams: Bool, openEnded: Bool = false) {
+        self.streams = streams || openEnded
+        self.openEnded = openEnded
+    }
 
     func keep(_ value: JSONValue, of body: Data) {
         kept.withLock { $0 = (body, value) }

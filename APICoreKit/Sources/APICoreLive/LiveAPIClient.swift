@@ -153,7 +153,7 @@ final class LiveAPIClient: APIClient {
             }
             var response: TransportResponse
             if let record, record.streams {
-                let streamed = try await transport.stream(request, timeout: timeout)
+                let streamed = try await transport.stream(request, timeout: timeout, openEnded: record.openEnded)
                 if (200..<300).contains(streamed.head.statusCode), let type = streamed.head.headers["content-type"],
                     type.lowercased().hasPrefix("multipart/mixed"), let boundary = MultipartReader.boundary(ofContentType: type)
                 {

@@ -10,8 +10,10 @@ protocol HTTPTransport: Sendable {
     /// The whole answer.
     func send(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse
     /// The status and headers as soon as they arrive, then the body as it streams in
-    /// (incremental delivery). The timeout covers the whole exchange.
-    func stream(_ request: URLRequest, timeout: Duration) async throws(APIError) -> StreamedResponse
+    /// (incremental delivery, multipart subscriptions). The timeout covers the whole exchange,
+    /// or when `openEnded`, only the head: the body then streams for as long as the server
+    /// keeps it open, and the reader decides when silence has lasted too long.
+    func stream(_ request: URLRequest, timeout: Duration, openEnded: Bool) async throws(APIError) -> StreamedResponse
 }
 
 /// An answer whose body arrives in chunks: the head (status, headers, no body), then the chunks.
@@ -110,14 +112,17 @@ final class URLSessionTransport: HTTPTransport {
         return try result.get()
     }
 
-    func stream(_ request: URLRequest, timeout: Duration) async throws(APIError) -> StreamedResponse {
+    func stream(_ request: URLRequest, timeout: Duration, openEnded: Bool) async throws(APIError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         var request = request
         let seconds = Self.deadline(timeout, for: &request)
+        // URLSession's interval is an idle timeout: out of the way of a stream that may be quiet
+        // for long (its reader watches for silence).
+        if openEnded { request.timeoutInterval = 7 * 24 * 3600 }
         let task = streamingSession.dataTask(with: request)
         let exchange = StreamingDelegate.Exchange(url: request.url)
         streaming.register(exchange, for: task)
-        exchange.start(task, deadline: seconds)
+        exchange.start(task, deadline: seconds, headOnly: openEnded)
         let head = await withTaskCancellationHandler {
             await exchange.head()
         } onCancel: {
@@ -214,7 +219,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             self.continuation = continuation
         }
 
-        func start(_ task: URLSessionDataTask, deadline seconds: Double) {
+        func start(_ task: URLSessionDataTask, deadline seconds: Double, headOnly: Bool) {
             let cancelled = phase.withLock { phase -> Bool in
                 guard case .waiting(let waiters, task: nil) = phase else { return true }
                 phase = .waiting(waiters, task: task)
@@ -228,7 +233,8 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             task.resume()
             let url = url
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
-                self?.stop(.transport(TransportFailure(kind: .timedOut, url: url, underlying: URLSessionTransport.timedOutText)))
+                guard let self, !(headOnly && self.hasHead) else { return }
+                self.stop(.transport(TransportFailure(kind: .timedOut, url: url, underlying: URLSessionTransport.timedOutText)))
             }
         }
 
@@ -246,6 +252,14 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
 
         func cancel() { stop(.cancelled) }
+
+        /// Whether the head arrived (or the exchange ended).
+        private var hasHead: Bool {
+            phase.withLock { phase in
+                if case .waiting = phase { return false }
+                return true
+            }
+        }
 
         /// Stops the exchange with `reason`, unless it ended already.
         private func stop(_ reason: APIError) {

@@ -113,6 +113,59 @@ struct MultipartReaderTests {
         #expect(MultipartReader.boundary(ofContentType: "application/json") == nil)
         #expect(MultipartReader.boundary(ofContentType: "multipart/mixed") == nil)
         #expect(MultipartReader.boundary(ofContentType: #"multipart/mixed; boundary="""#) == nil)
+        // strawberry's, with a second media type run into the last parameter.
+        #expect(MultipartReader.boundary(ofContentType: "multipart/mixed;boundary=graphql;subscriptionSpec=1.0,application/json") == "graphql")
+    }
+
+    /// A multipart subscription's body as Apollo Router writes it: a heartbeat, an event, a
+    /// heartbeat, the end.
+    static let subscriptionBody = Data((
+        "\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{}"
+            + "\r\n--graphql\r\ncontent-type: application/json\r\n\r\n" + #"{"payload":{"data":{"counter":1}}}"#
+            + "\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{}"
+            + "\r\n--graphql--\r\n").utf8)
+
+    static func payloads(_ body: Data, heartbeats: Bool, maxPartSize: Int = .max) async -> [Result<JSONObject, APIError>] {
+        let chunks = APIStream<Result<Data, APIError>> { continuation in
+            // Three bytes at a time, so parts and limits are met mid-chunk.
+            for start in stride(from: 0, to: body.count, by: 3) { continuation.yield(.success(body[start..<min(start + 3, body.count)])) }
+            continuation.finish()
+        }
+        var results: [Result<JSONObject, APIError>] = []
+        for await result in IncrementalParts.payloads(
+            of: chunks, boundary: "graphql", operationName: "Counter", heartbeats: heartbeats, maxPartSize: maxPartSize)
+        {
+            results.append(result)
+        }
+        return results
+    }
+
+    @Test("heartbeats are skipped for @defer and kept, as empty objects, for subscriptions")
+    func heartbeats() async throws {
+        let skipped = try await Self.payloads(Self.subscriptionBody, heartbeats: false).map { try $0.get() }
+        #expect(skipped == [["payload": ["data": ["counter": 1]]]])
+        let kept = try await Self.payloads(Self.subscriptionBody, heartbeats: true).map { try $0.get() }
+        #expect(kept == [[:], ["payload": ["data": ["counter": 1]]], [:]])
+    }
+
+    @Test("a part over the size limit stops the stream with an error, whole or still arriving")
+    func partSizeLimit() async {
+        let whole = await Self.payloads(Self.subscriptionBody, heartbeats: true, maxPartSize: 50)
+        #expect(whole.count == 2)  // the heartbeat, then the error
+        guard case .failure(.invalidResponse(let failure)) = whole.last else {
+            Issue.record("expected an invalid response, got \(whole)")
+            return
+        }
+        #expect(failure.bodyExcerpt.contains("over the limit of 50"))
+        // A part that never ends: the limit stops it before the body is all held.
+        let endless = Data(("\r\n--graphql\r\n\r\n" + String(repeating: "x", count: 10_000)).utf8)
+        let cut = await Self.payloads(endless, heartbeats: true, maxPartSize: 1_000)
+        #expect(cut.count == 1)
+        if case .failure(.invalidResponse(let failure)) = cut.first {
+            #expect(failure.bodyExcerpt.contains("over the limit of 1000"))
+        } else {
+            Issue.record("expected an invalid response, got \(cut)")
+        }
     }
 }
 

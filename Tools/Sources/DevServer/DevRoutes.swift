@@ -23,7 +23,8 @@ enum DevRoutes {
 
         router.get("/health") { _, _ in plain(200, "ok") }
 
-        // GraphQL over HTTP (`@defer` as `multipart/mixed`, current format, when accepted).
+        // GraphQL over HTTP (`@defer` as `multipart/mixed`, current format, when accepted;
+        // subscriptions as multipart streams, for clients that ask with `subscriptionSpec=1.0`).
         router.post("/graphql") { request, _ in
             var request = request
             let body = try await request.collectBody(upTo: 16 << 20)

@@ -122,13 +122,15 @@ struct DevServerTests {
         }
     }
 
-    @Test("a household mutation is an event on householdChanged, over both WebSocket protocols", arguments: SubscriptionProtocol.allCases)
-    func householdEvents(_ subprotocol: SubscriptionProtocol) async throws {
+    @Test("a household mutation is an event on householdChanged, over both WebSocket protocols and HTTP multipart",
+          arguments: SubscriptionProtocol.allCases.map(\.rawValue) + ["multipart"])
+    func householdEvents(_ channel: String) async throws {
         try await withDevServer { server in
             let token = try await logIn(server)
-            let client = APICoreLive.makeClient(APIClientConfiguration(
-                restBaseURL: server.baseURL, cache: nil,
-                subscriptions: SubscriptionConfiguration(url: server.webSocketURL, subprotocol: subprotocol, transport: APICoreWebSocket.transport)))
+            let subscriptions = SubscriptionProtocol(rawValue: channel).map {
+                SubscriptionConfiguration(url: server.webSocketURL, subprotocol: $0, transport: APICoreWebSocket.transport)
+            } ?? .multipartHTTP(url: server.graphQLURL)
+            let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, cache: nil, subscriptions: subscriptions))
             let events = Task {
                 var iterator = client.subscribe(HouseholdEventSubscription(id: "hh-1")).makeAsyncIterator()
                 return try await iterator.next()

@@ -26,11 +26,19 @@ public enum GraphQLHTTPResponder {
     /// Executes `query` and answers: with `application/graphql-response+json` accepted, a request
     /// error (no data at all) is a 400; with `application/json`, every well-formed response is a 200.
     /// Errors thrown as ``CodedError`` get their `extensions.code`. A document with `@defer`, from
-    /// a client that accepts `multipart/mixed`, is answered in parts as `incremental` says.
+    /// a client that accepts `multipart/mixed`, is answered in parts as `incremental` says; a
+    /// subscription, from a client that accepts multipart subscriptions, as `subscriptions` says.
     public static func execute(
         schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: any Sendable,
-        incremental: IncrementalDelivery.Options = IncrementalDelivery.Options()
+        incremental: IncrementalDelivery.Options = IncrementalDelivery.Options(),
+        subscriptions: MultipartSubscriptions.Options = MultipartSubscriptions.Options()
     ) async throws -> Response {
+        if MultipartSubscriptions.accepts(accept),
+            let stream = try await MultipartSubscriptions.respond(
+                schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, context: context, options: subscriptions)
+        {
+            return stream
+        }
         if accept.contains("multipart/mixed"),
             let parts = try await IncrementalDelivery.respond(
                 schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, context: context, options: incremental)

@@ -47,9 +47,16 @@ enum Routes {
                 let incremental = IncrementalDelivery.Options(
                     format: format, cutAfter: state.withLock { $0.cutIncrementalAfter }, partDelay: state.withLock { $0.incrementalPartDelay },
                     onClientGone: { state.withLock { $0.abandonedIncrementalAnswers += 1 } })
-                return try await execute(
+                let subscriptions = state.withLock { current in
+                    MultipartSubscriptions.Options(
+                        heartbeat: current.subscriptionHeartbeat, failAfter: current.failSubscriptionStreamsAfter,
+                        cutAfter: current.cutSubscriptionStreamsAfter,
+                        onClientGone: { state.withLock { $0.abandonedSubscriptionStreams += 1 } },
+                        onHeartbeat: { state.withLock { $0.subscriptionHeartbeatsSent += 1 } })
+                }
+                return try await GraphQLHTTPResponder.execute(
                     schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
-                    accept: accept, context: authContext(request, state), incremental: incremental)
+                    accept: accept, context: authContext(request, state), incremental: incremental, subscriptions: subscriptions)
             }
         }
 
@@ -62,7 +69,7 @@ enum Routes {
             case .failure(let error): return error.response
             }
             let variables = parameters.get("variables").map { Data($0.utf8) }
-            return try await execute(
+            return try await GraphQLHTTPResponder.execute(
                 schema: schema, query: query, operationName: parameters.get("operationName"), variablesJSON: variables,
                 accept: request.headers[.accept] ?? "", context: authContext(request, state))
         }
@@ -252,15 +259,6 @@ enum Routes {
     static func authContext(_ request: Request, _ state: Locked<TestServer.State>) -> AuthContext {
         let header = request.headers[.authorization]
         return AuthContext(authorized: header == "Bearer \(state.withLock { $0.accessToken })")
-    }
-
-    static func execute(
-        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: AuthContext,
-        incremental: IncrementalDelivery.Options = IncrementalDelivery.Options()
-    ) async throws -> Response {
-        try await GraphQLHTTPResponder.execute(
-            schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, accept: accept, context: context,
-            incremental: incremental)
     }
 
     static func json(_ status: Int, _ value: some Encodable) throws -> Response { try Responses.json(status, value) }

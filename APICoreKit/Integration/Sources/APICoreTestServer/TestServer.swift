@@ -72,6 +72,11 @@ public final class TestServer: Sendable {
         var cutIncrementalAfter: Int?
         var incrementalPartDelay: Duration?
         var abandonedIncrementalAnswers = 0
+        var subscriptionHeartbeat: Duration? = .seconds(5)
+        var cutSubscriptionStreamsAfter: Int?
+        var failSubscriptionStreamsAfter: Int?
+        var subscriptionHeartbeatsSent = 0
+        var abandonedSubscriptionStreams = 0
     }
 
     /// The port it listens on.
@@ -199,6 +204,24 @@ public final class TestServer: Sendable {
 
     /// How many `@defer` answers the client stopped reading before their end.
     public var abandonedIncrementalAnswers: Int { state.withLock { $0.abandonedIncrementalAnswers } }
+
+    /// The time between heartbeats of multipart subscription streams (5 s by default, as Apollo
+    /// Router); `nil` sends none.
+    public func setSubscriptionHeartbeat(_ interval: Duration?) { state.withLock { $0.subscriptionHeartbeat = interval } }
+
+    /// Makes multipart subscription streams stop after `events` events, without their closing
+    /// boundary, as a server that dies mid-stream would; `nil` lets them run.
+    public func cutSubscriptionStreams(after events: Int?) { state.withLock { $0.cutSubscriptionStreamsAfter = events } }
+
+    /// Makes multipart subscription streams end after `events` events with a `payload: null`
+    /// error part; `nil` lets them run.
+    public func failSubscriptionStreams(after events: Int?) { state.withLock { $0.failSubscriptionStreamsAfter = events } }
+
+    /// How many heartbeats multipart subscription streams have sent.
+    public var subscriptionHeartbeatsSent: Int { state.withLock { $0.subscriptionHeartbeatsSent } }
+
+    /// How many multipart subscription streams the client closed before their end.
+    public var abandonedSubscriptionStreams: Int { state.withLock { $0.abandonedSubscriptionStreams } }
 
     /// Makes the server answer `PersistedQueryNotSupported` to hashed queries.
     public func refusePersistedQueries() { state.withLock { $0.persistedQueriesSupported = false } }

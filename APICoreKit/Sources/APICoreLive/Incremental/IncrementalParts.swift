@@ -1,24 +1,32 @@
 @_spi(Generated) import APICore
 import Foundation
 
-/// The payloads of a `multipart/mixed` answer (incremental delivery), parsed as they arrive: a
-/// stream of JSON objects that ends after the closing boundary, or with the error that stopped
-/// it (a part that is not a JSON object, a body cut off before its closing boundary, a timeout).
-/// Parts with an empty object or no body (heartbeats) are skipped. Stopping the stream stops the
-/// exchange.
+/// The payloads of a `multipart/mixed` answer (incremental delivery, multipart subscriptions),
+/// parsed as they arrive: a stream of JSON objects that ends after the closing boundary, or with
+/// the error that stopped it (a part that is not a JSON object, a body cut off before its closing
+/// boundary, a part larger than `maxPartSize`, a timeout). Parts with an empty object or no body
+/// (heartbeats) are skipped, or with `heartbeats`, delivered as empty objects. Stopping the
+/// stream stops the exchange.
 enum IncrementalParts {
-    static func payloads(of chunks: APIStream<Result<Data, APIError>>, boundary: String, operationName: String)
-        -> APIStream<Result<JSONObject, APIError>>
-    {
+    static func payloads(
+        of chunks: APIStream<Result<Data, APIError>>, boundary: String, operationName: String, heartbeats: Bool = false,
+        maxPartSize: Int = .max
+    ) -> APIStream<Result<JSONObject, APIError>> {
         APIStream { continuation in
             let task = Task {
                 var reader = MultipartReader(boundary: boundary)
                 do throws(APIError) {
                     reading: for await chunk in chunks {
                         for part in reader.append(try chunk.get()) {
-                            if let payload = try payload(of: part, operationName: operationName) { continuation.yield(.success(payload)) }
+                            guard part.body.count <= maxPartSize else { throw tooLarge(part.body.count, limit: maxPartSize, operationName) }
+                            if let payload = try payload(of: part, operationName: operationName) {
+                                continuation.yield(.success(payload))
+                            } else if heartbeats {
+                                continuation.yield(.success([:]))
+                            }
                         }
                         if reader.isClosed { break reading }
+                        if reader.unreadCount > maxPartSize { throw tooLarge(reader.unreadCount, limit: maxPartSize, operationName) }
                     }
                     if Task.isCancelled { throw .cancelled }
                     try reader.finish()
@@ -29,6 +37,12 @@ enum IncrementalParts {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    private static func tooLarge(_ size: Int, limit: Int, _ operationName: String) -> APIError {
+        .invalidResponse(InvalidResponse(
+            kind: .notGraphQLResponse, statusCode: nil, request: operationName,
+            bodyExcerpt: "a part of \(size) bytes or more, over the limit of \(limit)"))
     }
 
     private static func payload(of part: MultipartPart, operationName: String) throws(APIError) -> JSONObject? {

@@ -58,6 +58,9 @@ package struct MultipartReader {
     /// Whether the closing boundary has been read.
     package var isClosed: Bool { state == .closed }
 
+    /// How many bytes are held that no returned part took: at most one part in the making.
+    package var unreadCount: Int { buffer.count - start }
+
     /// Takes the next bytes and returns the parts they complete, in order.
     package mutating func append(_ bytes: some Sequence<UInt8>) -> [MultipartPart] {
         guard state != .closed else { return [] }

@@ -9,7 +9,7 @@ import Foundation
 /// the order the server sent them.
 extension LiveAPIClient {
     static func makeSubscriptionConnection(_ configuration: APIClientConfiguration, refresher: TokenRefresher?) -> SubscriptionConnection? {
-        guard let subscriptions = configuration.subscriptions else { return nil }
+        guard let subscriptions = configuration.subscriptions, case .webSocket(let transport) = subscriptions.channel else { return nil }
         let authentication = configuration.authentication
         let headers = configuration.defaultHeaders.merging(subscriptions.headers) { $1 }
         var reauthenticate: (@Sendable () async throws(APIError) -> Void)?
@@ -17,7 +17,7 @@ extension LiveAPIClient {
             reauthenticate = { () async throws(APIError) in try await refresher.refreshCurrent() }
         }
         return SubscriptionConnection(
-            configuration: subscriptions,
+            configuration: subscriptions, transport: transport,
             upgradeHeaders: {
                 guard case .cookies(let storage)? = authentication, let cookieURL = Self.httpURL(for: subscriptions.url) else { return headers }
                 let cookies = HTTPCookie.requestHeaderFields(with: storage.cookies(for: cookieURL) ?? [])
@@ -39,9 +39,10 @@ extension LiveAPIClient {
     }
 
     func subscribe<Subscription: GraphQLSubscription, Value>(_ request: GraphQLRequest<Subscription, Value>) -> APISubscription<Value> {
-        guard let connection = subscriptions else {
+        guard let settings = configuration.subscriptions else {
             return .failed(.invalidRequest("\(Subscription.operationName): this client has no subscription configuration (APIClientConfiguration.subscriptions)"))
         }
+        guard let connection = subscriptions else { return subscribeOverHTTP(request, settings: settings) }
         var payload: JSONObject = ["query": .string(Subscription.document), "operationName": .string(Subscription.operationName)]
         let variables = request.operation.variablesJSON
         if !variables.isEmpty { payload["variables"] = .object(variables) }

@@ -46,6 +46,7 @@ actor SubscriptionConnection {
     static let unauthorizedCloseCodes: Set<Int> = [4401, 4403]
 
     private let configuration: SubscriptionConfiguration
+    private let transport: WebSocketTransport
     private let upgradeHeaders: @Sendable () async -> [String: String]
     private let defaultPayload: @Sendable () async -> JSONObject?
     /// Gets new credentials (bearer authentication's single-flight refresh); `nil` when there is
@@ -67,12 +68,14 @@ actor SubscriptionConnection {
 
     init(
         configuration: SubscriptionConfiguration,
+        transport: WebSocketTransport,
         upgradeHeaders: @escaping @Sendable () async -> [String: String],
         defaultPayload: @escaping @Sendable () async -> JSONObject?,
         reauthenticate: (@Sendable () async throws(APIError) -> Void)? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
+        self.transport = transport
         self.upgradeHeaders = upgradeHeaders
         self.defaultPayload = defaultPayload
         self.reauthenticate = reauthenticate
@@ -202,7 +205,7 @@ actor SubscriptionConnection {
             maxMessageSize: configuration.maxMessageSize, handshakeTimeout: configuration.ackTimeout, logger: logger)
         let channel: any WebSocketChannel
         do throws(APIError) {
-            channel = try await configuration.transport.connect(request)
+            channel = try await transport.connect(request)
         } catch {
             // An upgrade the server refused with a status is an answer, not a network blip: only
             // 5xx (and 408, 429) may pass.
