@@ -37,8 +37,7 @@ extension LiveAPIClient {
     private func runOverHTTP<Subscription: GraphQLSubscription, Value>(
         _ request: GraphQLRequest<Subscription, Value>, settings: SubscriptionConfiguration, continuation: APISubscription<Value>.Continuation
     ) async throws(APIError) {
-        var failures = 0
-        var firstFailure: ContinuousClock.Instant?
+        var attempts = ReconnectAttempts()
         continuation.setState(.connecting)
         while true {
             var wasActive = false
@@ -50,20 +49,14 @@ extension LiveAPIClient {
                 error = caught
             }
             guard error.recovery == .retry, !Task.isCancelled, let policy = settings.reconnect else { throw error }
-            if wasActive {
-                failures = 0
-                firstFailure = nil
-            }
-            failures += 1
-            let start = firstFailure ?? .now
-            firstFailure = start
-            guard failures < policy.maxAttempts, ContinuousClock.now - start < policy.maxTotalTime else {
-                configuration.logger.warning("\(Subscription.operationName): gave up reconnecting after \(failures) attempts")
+            if wasActive { attempts.connected() }
+            guard let delay = attempts.failed(under: policy) else {
+                configuration.logger.warning("\(Subscription.operationName): gave up reconnecting after \(attempts.failures) attempts")
                 throw error
             }
-            let delay = policy.delay(after: failures)
-            configuration.logger.info("\(Subscription.operationName): subscription stream lost (\(error)); reconnecting in \(delay), attempt \(failures)")
-            continuation.setState(.reconnecting(attempt: failures, delay: delay, reason: error.description))
+            configuration.logger.info(
+                "\(Subscription.operationName): subscription stream lost (\(error)); reconnecting in \(delay), attempt \(attempts.failures)")
+            continuation.setState(.reconnecting(attempt: attempts.failures, delay: delay, reason: error.description))
             do {
                 try await Task.sleep(for: delay)
             } catch {

@@ -134,8 +134,7 @@ actor SubscriptionConnection {
 
     /// Opens sockets while there are operations, with backoff between failures.
     private func run() async {
-        var failures = 0
-        var firstFailure: ContinuousClock.Instant?
+        var attempts = ReconnectAttempts()
         // Credentials are refreshed at most once between two acknowledged sockets.
         var refreshed = false
         while !operations.isEmpty {
@@ -168,25 +167,18 @@ actor SubscriptionConnection {
                 if !operations.isEmpty { broadcast(.state(.connecting)) }
             case .dropped(let error, let acknowledged):
                 guard !operations.isEmpty else { continue }
-                if acknowledged {
-                    failures = 0
-                    firstFailure = nil
-                }
-                failures += 1
-                let start = firstFailure ?? .now
-                firstFailure = start
+                if acknowledged { attempts.connected() }
                 guard let policy = configuration.reconnect else {
                     failAll(error)
                     continue
                 }
-                guard failures < policy.maxAttempts, ContinuousClock.now - start < policy.maxTotalTime else {
+                guard let delay = attempts.failed(under: policy) else {
                     failAll(.webSocket(WebSocketFailure(
-                        kind: .gaveUp(attempts: failures, lastFailure: error.description), url: configuration.url)))
+                        kind: .gaveUp(attempts: attempts.failures, lastFailure: error.description), url: configuration.url)))
                     continue
                 }
-                let delay = policy.delay(after: failures)
-                logger.info("subscription socket lost (\(error)); reconnecting in \(delay), attempt \(failures)")
-                broadcast(.state(.reconnecting(attempt: failures, delay: delay, reason: error.description)))
+                logger.info("subscription socket lost (\(error)); reconnecting in \(delay), attempt \(attempts.failures)")
+                broadcast(.state(.reconnecting(attempt: attempts.failures, delay: delay, reason: error.description)))
                 try? await Task.sleep(for: delay)
                 if !operations.isEmpty { broadcast(.state(.connecting)) }
             }
