@@ -88,24 +88,26 @@ package struct SelectionPath {
         var label: String?
 
         mutating func first(in selections: [Selection], object: JSONObject, parent: ParentType) -> Found? {
-            var nothing: Void = ()
+            var searched = object
             do throws(Found) {
-                try walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &nothing)
+                try walk(selections, parent: parent, in: &searched)
                 return nil
             } catch {
                 return error
             }
         }
 
-        mutating func visit(_ field: Field, in _: inout Void) throws(Found) {
+        func typename(of object: JSONObject) -> String? { object["__typename"]?.stringValue }
+
+        mutating func visit(_ field: Field, in _: inout JSONObject) throws(Found) {
             if let key, field.responseKey == key { throw .field(field) }
         }
 
         mutating func visitDeferred(
-            _ deferral: Deferral, selections: [Selection], parent: ParentType, typename: String?, in nothing: inout Void
+            _ deferral: Deferral, selections: [Selection], parent: ParentType, in object: inout JSONObject
         ) throws(Found) {
             if let label, deferral.label == label { throw .deferred(deferral, selections, parent) }
-            try walk(selections, parent: parent, typename: typename, in: &nothing)
+            try walk(selections, parent: parent, in: &object)
         }
     }
 }

@@ -37,7 +37,7 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     /// A `__typename` the schema did not have when the code was generated (a type the server added
     /// since) satisfies no narrower condition, even one whose possible types were all of the
     /// parent's then. Only an object without `__typename` falls back on comparing possible types.
-    package func applies(toTypename typename: String?, within parent: ParentType) -> Bool {
+    @usableFromInline package func applies(toTypename typename: String?, within parent: ParentType) -> Bool {
         if name == parent.name { return true }
         guard let typename else { return parent.possibleTypes.isSubset(of: possibleTypes) }
         return matches(typename: typename)
@@ -347,16 +347,16 @@ package struct SelectionValidator: SelectionVisitor {
     func validate(_ object: inout JSONObject, selections: [Selection], in parent: ParentType) throws(GraphQLDecodingError) -> Bool {
         var visitor = self
         var visited = Visited(fields: object)
-        try visitor.walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &visited)
+        try visitor.walk(selections, parent: parent, in: &visited)
         if !visited.pending.isEmpty || visited.fields[Deferral.pendingKey] != nil {
             // Listed afresh each time, so data validated again (a cache write) says what it holds now.
             visited.fields[Deferral.pendingKey] = visited.pending.isEmpty ? nil : .array(visited.pending)
             visited.changed = true
         }
         if visited.leftOut.contains(where: { visited.fields[$0] != nil }) {
-            var selected = SelectedKeys(variables: variables)
+            var selected = SelectedKeys(variables: variables, typename: visited.fields["__typename"]?.stringValue)
             var keys: Set<String> = []
-            selected.walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &keys)
+            selected.walk(selections, parent: parent, in: &keys)
             for key in visited.leftOut where !keys.contains(key) && visited.fields[key] != nil {
                 visited.fields[key] = nil
                 visited.changed = true
@@ -375,7 +375,7 @@ package struct SelectionValidator: SelectionVisitor {
         var visitor = self
         var visited = Visited(fields: object)
         do throws(GraphQLDecodingError) {
-            try visitor.walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &visited)
+            try visitor.walk(selections, parent: parent, in: &visited)
         } catch where error.isMissingField {
             return false
         }
@@ -386,6 +386,9 @@ package struct SelectionValidator: SelectionVisitor {
         return true
     }
 
+    package func typename(of object: Visited) -> String? { object.fields["__typename"]?.stringValue }
+
+    @inline(__always)
     package mutating func visit(_ field: Field, in object: inout Visited) throws(GraphQLDecodingError) {
         let key = field.responseKey
         guard let value = object.fields[key] else {
@@ -408,9 +411,9 @@ package struct SelectionValidator: SelectionVisitor {
     /// Whole or pending: a field missing anywhere in it means its data has not arrived; a value of
     /// the wrong type is an error all the same.
     package mutating func visitDeferred(
-        _ deferral: Deferral, selections: [Selection], parent: ParentType, typename: String?, in object: inout Visited
+        _ deferral: Deferral, selections: [Selection], parent: ParentType, in object: inout Visited
     ) throws(GraphQLDecodingError) {
-        if try !walkWhole(selections, parent: parent, typename: typename, in: &object, notArrived: \.isMissingField) {
+        if try !walkWhole(selections, parent: parent, in: &object, notArrived: \.isMissingField) {
             object.pending.append(.string(deferral.id))
         }
     }
@@ -427,9 +430,13 @@ package struct SelectionValidator: SelectionVisitor {
         }
     }
 
-    /// The response keys that selections select in an object under these variables.
+    /// The response keys that selections select in an object of type `typename` under these
+    /// variables.
     private struct SelectedKeys: SelectionVisitor {
         let variables: JSONObject
+        let typename: String?
+
+        func typename(of _: Set<String>) -> String? { typename }
 
         mutating func visit(_ field: Field, in keys: inout Set<String>) { keys.insert(field.responseKey) }
     }

@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Generated) @_spi(Engine) import APICore
 
 /// A generated test mock of one schema object type (`Mock.Droid`, from `output.testMocks`): the
 /// fields a test sets, with their Swift types, and nested mocks for nested objects.
@@ -88,9 +88,11 @@ struct MockDataBuilder: SelectionVisitor {
     func object(_ mock: any MockObject, selections: [Selection], parent: ParentType, path: [String]) throws(MockDataError) -> JSONObject {
         var builder = self
         var built = Built(mock: mock, path: path)
-        try builder.walk(selections, parent: parent, typename: type(of: mock).__typename, in: &built)
+        try builder.walk(selections, parent: parent, in: &built)
         return built.json
     }
+
+    func typename(of built: Built) -> String? { type(of: built.mock).__typename }
 
     mutating func visit(_ field: Field, in built: inout Built) throws(MockDataError) {
         let typename = type(of: built.mock).__typename

@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Generated) @_spi(Engine) import APICore
 import Foundation
 
 /// Cache keys and storage keys: how objects and fields are named in the normalized cache.
@@ -96,7 +96,7 @@ package struct Normalizer: SelectionVisitor {
 
     private mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String, responsePath: String?) {
         var record = Record(object: object, key: key, responsePath: responsePath)
-        walk(selections, parent: parent, typename: object["__typename"]?.stringValue, in: &record)
+        walk(selections, parent: parent, in: &record)
         // An object can hold itself (a hero among its own friends): what was written under the
         // same key further down stays, and this object's own fields go on top of it.
         records[key, default: [:]].merge(record.fields) { _, own in own }
@@ -112,6 +112,9 @@ package struct Normalizer: SelectionVisitor {
         var fields: JSONObject = [:]
     }
 
+    package func typename(of record: Record) -> String? { record.object["__typename"]?.stringValue }
+
+    @inline(__always)
     package mutating func visit(_ field: Field, in record: inout Record) {
         guard let value = record.object[field.responseKey] else { return }  // left out by @include/@skip, or not arrived
         let fieldPath = record.responsePath.map { $0.isEmpty ? field.responseKey : "\($0).\(field.responseKey)" }
@@ -193,7 +196,7 @@ package struct CacheReader: SelectionVisitor {
         guard let record = lookup(key) else { throw Miss() }
         if isExpired(record) { sawExpired = true }
         var read = Read(record: record.fields, out: JSONObject(minimumCapacity: selections.count))
-        try walk(selections, parent: parent, typename: record.fields["__typename"]?.stringValue, in: &read)
+        try walk(selections, parent: parent, in: &read)
         if !read.pending.isEmpty { read.out[Deferral.pendingKey] = .array(read.pending) }
         return read.out
     }
@@ -206,6 +209,9 @@ package struct CacheReader: SelectionVisitor {
         var pending: [JSONValue] = []
     }
 
+    package func typename(of read: Read) -> String? { read.record["__typename"]?.stringValue }
+
+    @inline(__always)
     package mutating func visit(_ field: Field, in read: inout Read) throws(Miss) {
         guard let value = read.record[CacheNaming.storageKey(field, variables: variables)] else { throw Miss() }
         read.out[field.responseKey] = try readValue(value, as: field.type)
@@ -214,9 +220,9 @@ package struct CacheReader: SelectionVisitor {
     /// All of it, or pending: the records it needs stay dependencies, so a watcher reads again
     /// when they arrive.
     package mutating func visitDeferred(
-        _ deferral: Deferral, selections: [Selection], parent: ParentType, typename: String?, in read: inout Read
+        _ deferral: Deferral, selections: [Selection], parent: ParentType, in read: inout Read
     ) throws(Miss) {
-        if try !walkWhole(selections, parent: parent, typename: typename, in: &read, notArrived: { _ in true }) {
+        if try !walkWhole(selections, parent: parent, in: &read, notArrived: { _ in true }) {
             read.pending.append(.string(deferral.id))
         }
     }
