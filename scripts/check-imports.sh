@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Fails when a feature kit's sources import anything but APICore, SharedKit and Foundation:
 # kits see APICoreKit's public protocols only, never the engine or another kit. Only generated
-# code (in Generated/) imports APICore's @_spi(Generated) runtime.
+# code (in Generated/) imports APICore's @_spi(Generated) runtime; nothing in a kit imports the
+# engine's @_spi(Engine) internals.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   echo "usage: scripts/check-imports.sh"
   echo "Checks that ${KITS[*]} import only APICore, SharedKit and Foundation in their sources,"
-  echo "and that only their generated code (Generated/) imports APICore's @_spi(Generated) runtime."
+  echo "that only their generated code (Generated/) imports APICore's @_spi(Generated) runtime,"
+  echo "and that none of their code imports the engine's @_spi(Engine) internals."
   exit 0
 fi
 
@@ -26,6 +28,10 @@ for kit in "${KITS[@]}"; do
     [ -z "$line" ] && continue
     echo "check-imports: $line  (the @_spi(Generated) runtime is for generated code only)"; status=1
   done < <(grep -rnE '@_spi\(Generated\)' "$ROOT/$kit/Sources" --include='*.swift' | grep -v '/Generated/' || true)
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    echo "check-imports: $line  (@_spi(Engine) is APICoreKit's own)"; status=1
+  done < <(grep -rnE '@_spi\(Engine\)' "$ROOT/$kit/Sources" --include='*.swift' || true)
 done
-[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation; only their generated code uses the @_spi(Generated) runtime"
+[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation; only their generated code uses the @_spi(Generated) runtime; none uses @_spi(Engine)"
 exit $status
