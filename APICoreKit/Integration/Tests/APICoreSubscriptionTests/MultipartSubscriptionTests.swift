@@ -12,7 +12,7 @@ private func withMultipart<T>(
     _ body: (TestServer, any APIClient) async throws -> T
 ) async throws -> T {
     try await TestServer.with { server in
-        var subscriptions = SubscriptionConfiguration.multipartHTTP(url: server.graphQLURL, ackTimeout: .seconds(5), keepAlive: nil, reconnect: nil)
+        var subscriptions = SubscriptionConfiguration.multipartHTTP(url: server.graphQLURL, ackTimeout: .seconds(30), keepAlive: nil, reconnect: nil)
         adjust(&subscriptions)
         let client = APICoreLive.makeClient(APIClientConfiguration(
             restBaseURL: server.baseURL, timeout: .seconds(30), cache: cache, retryPolicy: nil, subscriptions: subscriptions))

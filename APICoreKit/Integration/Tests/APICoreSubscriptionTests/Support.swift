@@ -23,7 +23,7 @@ func withSubscriptions<T>(
 ) async throws -> T {
     try await TestServer.with { server in
         var subscriptions = SubscriptionConfiguration(
-            url: server.webSocketURL, subprotocol: subprotocol, transport: APICoreWebSocket.transport, ackTimeout: .seconds(3), keepAlive: nil,
+            url: server.webSocketURL, subprotocol: subprotocol, transport: APICoreWebSocket.transport, ackTimeout: .seconds(30), keepAlive: nil,
             reconnect: quickReconnect)
         adjust(&subscriptions)
         let client = APICoreLive.makeClient(APIClientConfiguration(

@@ -77,10 +77,11 @@ extension LiveAPIClient {
             url: settings.url, operation: request.operation, variables: request.operation.variablesJSON, useGET: false,
             accept: GraphQLHTTP.acceptMultipartSubscription)
         applyHeaders(settings.headers.merging(request.headers) { _, request in request }, to: &urlRequest)
+        for (header, value) in settings.headers where value.isEmpty { urlRequest.setValue(nil, forHTTPHeaderField: header) }
         let context = RequestContext(kind: .graphQL(.subscription), operationName: name, isIdempotent: false)
         let record = ExchangeRecord(streams: true, openEnded: true)
         let response = try await runChain(urlRequest, context: context, timeout: settings.ackTimeout, record: record)
-        guard let parts = record.parts(for: response) else {
+        guard let streamed = record.parts(for: response) else {
             // Answered once, as JSON.
             let answer = try await readAnswer(response, record: record, operationName: name)
             try await deliver(["data": .object(answer.data)], of: request, to: continuation)
@@ -89,8 +90,10 @@ extension LiveAPIClient {
         active()
         continuation.setState(.active)
         let payloads = IncrementalParts.payloads(
-            of: parts.chunks, boundary: parts.boundary, operationName: name, heartbeats: true, maxPartSize: settings.maxMessageSize)
-        for await next in Self.watchingSilence(payloads, limit: settings.keepAlive.map { $0 * 2 }, url: settings.url) {
+            of: streamed.chunks, boundary: streamed.boundary, operationName: name, heartbeats: true, maxPartSize: settings.maxMessageSize)
+        let (parts, stop) = Self.watchingSilence(payloads, limit: settings.keepAlive.map { $0 * 2 }, url: settings.url)
+        defer { stop() }  // however this ends, the exchange ends with it
+        for await next in parts {
             let part = try next.get()
             if part.isEmpty { continue }  // a heartbeat
             guard let payload = part["payload"] else {
@@ -120,12 +123,14 @@ extension LiveAPIClient {
         continuation.yield(value)
     }
 
-    /// `payloads`, failing with a timeout when nothing (heartbeats included) arrives for `limit`.
+    /// `payloads`, failing with a timeout when nothing (heartbeats included) arrives for `limit`,
+    /// and a function that stops them (and the exchange behind them) when the reader leaves early.
     private static func watchingSilence(_ payloads: APIStream<Result<JSONObject, APIError>>, limit: Duration?, url: URL)
-        -> APIStream<Result<JSONObject, APIError>>
+        -> (APIStream<Result<JSONObject, APIError>>, stop: @Sendable () -> Void)
     {
-        guard let limit else { return payloads }
-        return APIStream { continuation in
+        var stop: (@Sendable () -> Void)?
+        let watched = APIStream<Result<JSONObject, APIError>> { continuation in
+            stop = { continuation.finish() }
             let lastHeard = Locked(ContinuousClock.now)
             let reader = Task {
                 for await payload in payloads {
@@ -134,23 +139,27 @@ extension LiveAPIClient {
                 }
                 continuation.finish()
             }
-            let watchdog = Task {
-                while !Task.isCancelled {
-                    let deadline = lastHeard.withLock { $0 } + limit
-                    if deadline > .now {
-                        try? await Task.sleep(until: deadline)
-                        continue
+            let watchdog = limit.map { limit in
+                Task {
+                    while !Task.isCancelled {
+                        let deadline = lastHeard.withLock { $0 } + limit
+                        if deadline > .now {
+                            try? await Task.sleep(until: deadline)
+                            continue
+                        }
+                        continuation.yield(.failure(.transport(TransportFailure(
+                            kind: .timedOut, url: url, underlying: "nothing from the server, not even a heartbeat, for \(limit)"))))
+                        continuation.finish()
+                        return
                     }
-                    continuation.yield(.failure(.transport(TransportFailure(
-                        kind: .timedOut, url: url, underlying: "nothing from the server, not even a heartbeat, for \(limit)"))))
-                    continuation.finish()
-                    return
                 }
             }
             continuation.onTermination = { _ in
                 reader.cancel()
-                watchdog.cancel()
+                watchdog?.cancel()
             }
         }
+        // `APIStream.init` runs its closure at once.
+        return (watched, stop!)
     }
 }
