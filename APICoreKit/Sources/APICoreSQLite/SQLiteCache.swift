@@ -15,14 +15,21 @@ public enum SQLiteCache {
     /// Storage in the SQLite file at `url`, created when missing (with its folder), in WAL mode.
     ///
     /// If the file cannot be used (it is not a regular file, this user cannot read and write it,
-    /// it is not an SQLite database, or SQLite fails to open it), this logs a warning and answers
+    /// it is not an SQLite database, it holds another format version of this cache (an app of
+    /// another version wrote it), or SQLite fails to open it), this logs a warning and answers
     /// storage in memory: the client never crashes on a bad cache file, never deletes or changes
     /// it, and creates no `-wal`/`-shm` files beside it. An existing empty file is made the
     /// database, with a notice saying so.
     public static func storage(at url: URL, logger: Logger = Logger(label: "APICoreKit.SQLiteCache")) -> NormalizedCacheStorage {
         do {
-            if try CacheFile.check(url) == .empty {
+            switch try CacheFile.check(url) {
+            case .empty:
                 logger.notice("The empty file at \(url.path) becomes the SQLite cache.")
+            case .database(let version) where version != 0 && version != SQLiteRecordStore.formatVersion:
+                // Refused before SQLite opens it, which would switch it to WAL mode.
+                throw SQLiteRecordStore.OtherFormat(version: version)
+            case .missing, .database:
+                break
             }
             return NormalizedCacheStorage(persistent: try SQLiteRecordStore(url: url))
         } catch {
@@ -35,7 +42,24 @@ public enum SQLiteCache {
 }
 
 /// Records in one table: key, fields as compact JSON, time received. Each save is one transaction.
+///
+/// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file from
+/// before versions were recorded (0, with the same table) is marked as this version; a file of
+/// another version is refused, so the client keeps its cache in memory and leaves that file alone.
+/// Deleted content is overwritten (`secure_delete`) and temporary tables stay in memory, so
+/// ``removeAll()`` can leave nothing of the old data in the store's files.
 final class SQLiteRecordStore: PersistentRecordStore {
+    /// The layout this code reads and writes.
+    static let formatVersion = 1
+
+    /// A file of a layout this code does not know.
+    struct OtherFormat: Error, CustomStringConvertible {
+        let version: Int
+        var description: String {
+            "it holds format version \(version) (this code reads version \(SQLiteRecordStore.formatVersion)): written by another version of the app"
+        }
+    }
+
     private let pool: DatabasePool
     private static let batch = 500
 
@@ -43,8 +67,14 @@ final class SQLiteRecordStore: PersistentRecordStore {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.label = "APICoreKit.SQLiteCache"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
         pool = try DatabasePool(path: url.path, configuration: configuration)
         try pool.write { db in
+            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            guard version == 0 || version == Self.formatVersion else { throw OtherFormat(version: version) }
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS apicore_records (
                     key TEXT PRIMARY KEY NOT NULL,
@@ -52,6 +82,7 @@ final class SQLiteRecordStore: PersistentRecordStore {
                     received_at DOUBLE NOT NULL
                 ) WITHOUT ROWID
                 """)
+            if version == 0 { try db.execute(sql: "PRAGMA user_version = \(Self.formatVersion)") }
         }
     }
 
@@ -97,8 +128,15 @@ final class SQLiteRecordStore: PersistentRecordStore {
         }
     }
 
+    /// Deletes every record so that no trace of them stays in the store's files: the deleted
+    /// content is overwritten, `VACUUM` rebuilds the database without free pages, and a truncating
+    /// checkpoint writes it back to the main file, which shrinks, and empties the WAL.
     func removeAll() throws {
         try pool.write { db in try db.execute(sql: "DELETE FROM apicore_records") }
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
     }
 }
 
@@ -108,8 +146,9 @@ enum CacheFile: Equatable {
     case missing
     /// An empty regular file that this user can write.
     case empty
-    /// An SQLite database that this user can read and write.
-    case database
+    /// An SQLite database that this user can read and write, with the `user_version` its header
+    /// records (a database in WAL mode may have a newer one in its WAL).
+    case database(userVersion: Int)
 
     /// Why a path cannot hold the cache.
     struct Unusable: Error, CustomStringConvertible {
@@ -131,8 +170,10 @@ enum CacheFile: Equatable {
         if (attributes[.size] as? NSNumber)?.intValue == 0 { return .empty }
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw Unusable(description: "it cannot be opened") }
         defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        guard header == Data("SQLite format 3\u{0}".utf8) else { throw Unusable(description: "it is not an SQLite database") }
-        return .database
+        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
+        guard header.count == 100, header.prefix(16).elementsEqual("SQLite format 3\u{0}".utf8) else {
+            throw Unusable(description: "it is not an SQLite database")
+        }
+        return .database(userVersion: header[60..<64].reduce(0) { $0 << 8 | Int($1) })
     }
 }
