@@ -62,9 +62,20 @@ public protocol APIClient: Sendable {
 
     /// Removes every cached record, in memory and on disk (for logging out).
     func clearCache() async throws(APIError)
+
+    /// Removes from the normalized cache, in memory and in its persistent store, what nothing needs
+    /// any more: records older than their type's maximum age by more than `maxStaleness`, fields
+    /// that refer to records that no longer exist, and records that no operation's root record
+    /// reaches. Records that an active watcher reads are always kept. Answers what was removed.
+    func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection
 }
 
 extension APIClient {
+    /// Collects garbage allowing no staleness: every record past its type's maximum age goes.
+    public func collectGarbage() async throws(APIError) -> CacheCollection {
+        try await collectGarbage(maxStaleness: .zero)
+    }
+
     /// Fetches a query with the default policy, `.cacheElseNetwork`.
     public func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) async throws(APIError) -> Response<Value> {
         try await fetch(request, cachePolicy: .default)

@@ -45,16 +45,40 @@ public struct CacheConfiguration: Sendable {
     /// Whether the data of a response that also has errors is written: every field with a value,
     /// never a field an error's path names nor a `null` on the way to one (on by default).
     public var writesPartialData: Bool
+    /// When the cache collects its garbage by itself; `nil` (the default) only when asked
+    /// (``APIClient/collectGarbage(maxStaleness:)``).
+    public var garbageCollection: GarbageCollection?
+
+    /// When the cache collects its garbage by itself, as ``APIClient/collectGarbage(maxStaleness:)``
+    /// does on demand.
+    public struct GarbageCollection: Sendable, Hashable {
+        /// Collect when the cache is first used after it was opened (what earlier launches left
+        /// in a persistent store).
+        public var onOpen: Bool
+        /// Collect each time this many records have been written since the last collection;
+        /// `nil` never.
+        public var afterWrites: Int?
+        /// How long past its type's maximum age a record may stay.
+        public var maxStaleness: Duration
+
+        /// A policy; by default on open and after every 10,000 records written, no staleness.
+        public init(onOpen: Bool = true, afterWrites: Int? = 10_000, maxStaleness: Duration = .zero) {
+            self.onOpen = onOpen
+            self.afterWrites = afterWrites
+            self.maxStaleness = maxStaleness
+        }
+    }
 
     /// A configuration.
     public init(
         storage: NormalizedCacheStorage = .inMemory, keys: [String: KeyFunction] = [:], maxAge: [String: Duration] = [:],
-        writesPartialData: Bool = true
+        writesPartialData: Bool = true, garbageCollection: GarbageCollection? = nil
     ) {
         self.storage = storage
         self.keys = keys
         self.maxAge = maxAge
         self.writesPartialData = writesPartialData
+        self.garbageCollection = garbageCollection
     }
 }
 
@@ -72,6 +96,27 @@ package struct CacheRecord: Sendable, Equatable {
     }
 }
 
+/// What a garbage collection removed from the normalized cache (``APIClient/collectGarbage(maxStaleness:)``).
+public struct CacheCollection: Sendable, Hashable, CustomStringConvertible {
+    /// Records older than their type's maximum age by more than the staleness allowed.
+    public var expiredRecords = 0
+    /// Fields removed because they referred to records that no longer exist.
+    public var danglingReferences = 0
+    /// Records that no operation's root record, and no active watcher, reaches any more.
+    public var unreachableRecords = 0
+
+    /// Nothing removed.
+    public init() {}
+
+    /// Every record removed.
+    public var removedRecords: Int { expiredRecords + unreachableRecords }
+
+    /// `N expired, N unreachable records; N dangling references`.
+    public var description: String {
+        "\(expiredRecords) expired and \(unreachableRecords) unreachable records, \(danglingReferences) dangling references removed"
+    }
+}
+
 /// A store that keeps records across launches. The engine keeps every record it uses in memory
 /// in front of it, merges there, and hands the store whole records to save.
 package protocol PersistentRecordStore: Sendable {
@@ -81,4 +126,6 @@ package protocol PersistentRecordStore: Sendable {
     func save(_ records: [CacheRecord], removing: [String]) throws
     /// Removes every record.
     func removeAll() throws
+    /// Every record (for garbage collection).
+    func loadAll() throws -> [CacheRecord]
 }

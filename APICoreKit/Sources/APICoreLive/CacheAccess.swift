@@ -55,4 +55,11 @@ extension LiveAPIClient {
     func clearCache() async throws(APIError) {
         await store?.removeAll()
     }
+
+    func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection {
+        guard let store else { throw .invalidRequest("this client has no cache") }
+        let collection = await store.collectGarbage(maxStaleness: maxStaleness)
+        configuration.logger.info("cache garbage collection: \(collection)")
+        return collection
+    }
 }

@@ -31,7 +31,9 @@ final class LiveAPIClient: APIClient {
         self.configuration = configuration
         self.transport = transport
         store = configuration.cache.map { cache in
-            NormalizedStore(persistent: cache.storage.persistent, maxAgeByType: cache.maxAge, logger: configuration.logger)
+            NormalizedStore(
+                persistent: cache.storage.persistent, maxAgeByType: cache.maxAge, garbageCollection: cache.garbageCollection,
+                logger: configuration.logger)
         }
         let metrics = configuration.metricsFactory ?? MetricsSystem.factory
         var middlewares: [any Middleware] = [MetricsMiddleware(factory: metrics)] + configuration.middlewares

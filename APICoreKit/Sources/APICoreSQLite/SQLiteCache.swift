@@ -100,18 +100,33 @@ final class SQLiteRecordStore: PersistentRecordStore {
                     db, sql: "SELECT key, fields, received_at FROM apicore_records WHERE key IN (\(placeholders))",
                     arguments: StatementArguments(chunk))
                 while let row = try rows.next() {
-                    // A row of other types (NULL, a number for a key: a file another program
-                    // wrote) or whose fields are not a JSON object is skipped: it reads as
-                    // missing, never as a crash. (GRDB's subscripts trap on such values.)
-                    guard let key = try? row.decode(String.self, atIndex: 0), let data = try? row.decode(Data.self, atIndex: 1),
-                        let received = try? row.decode(Double.self, atIndex: 2),
-                        case .object(let fields)? = try? JSONParser.parse(data)
-                    else { continue }
-                    result[key] = CacheRecord(key: key, fields: fields, receivedAt: Date(timeIntervalSince1970: received))
+                    if let record = Self.record(row) { result[record.key] = record }
                 }
             }
             return result
         }
+    }
+
+    func loadAll() throws -> [CacheRecord] {
+        try pool.read { db in
+            var result: [CacheRecord] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT key, fields, received_at FROM apicore_records")
+            while let row = try rows.next() {
+                if let record = Self.record(row) { result.append(record) }
+            }
+            return result
+        }
+    }
+
+    /// A row as a record. A row of other types (NULL, a number for a key: a file another program
+    /// wrote) or whose fields are not a JSON object is `nil`: it reads as missing, never as a
+    /// crash. (GRDB's subscripts trap on such values.)
+    private static func record(_ row: Row) -> CacheRecord? {
+        guard let key = try? row.decode(String.self, atIndex: 0), let data = try? row.decode(Data.self, atIndex: 1),
+            let received = try? row.decode(Double.self, atIndex: 2),
+            case .object(let fields)? = try? JSONParser.parse(data)
+        else { return nil }
+        return CacheRecord(key: key, fields: fields, receivedAt: Date(timeIntervalSince1970: received))
     }
 
     func save(_ records: [CacheRecord], removing keys: [String]) throws {

@@ -291,6 +291,12 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         lock.withLock { recordedCacheOperations.append("remove \(key)") }
     }
 
+    /// Records `gc`; the mock keeps no records, so nothing is removed.
+    public func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection {
+        lock.withLock { recordedCacheOperations.append("gc") }
+        return CacheCollection()
+    }
+
     /// Forgets written queries and records `clear`.
     public func clearCache() async throws(APIError) {
         lock.withLock {

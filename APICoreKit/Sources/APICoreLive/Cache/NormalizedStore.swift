@@ -20,6 +20,10 @@ package actor NormalizedStore {
     private let logger: Logger
     private let maxAgeByType: [String: Duration]
     private let now: @Sendable () -> Date
+    private let garbageCollection: CacheConfiguration.GarbageCollection?
+    /// Whether the collection on open is still to come.
+    private var collectsOnOpen: Bool
+    private var writesSinceCollection = 0
 
     private var watchers: [UInt64: (dependencies: Set<String>, refresh: Refresh)] = [:]
     private var index: [String: Set<UInt64>] = [:]
@@ -28,11 +32,13 @@ package actor NormalizedStore {
     package private(set) var rereadCount = 0
 
     package init(
-        persistent: (any PersistentRecordStore)?, maxAgeByType: [String: Duration] = [:], logger: Logger,
-        now: @escaping @Sendable () -> Date = Date.init
+        persistent: (any PersistentRecordStore)?, maxAgeByType: [String: Duration] = [:],
+        garbageCollection: CacheConfiguration.GarbageCollection? = nil, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.persistent = persistent
         self.maxAgeByType = maxAgeByType
+        self.garbageCollection = garbageCollection
+        self.collectsOnOpen = garbageCollection?.onOpen ?? false
         self.logger = logger
         self.now = now
     }
@@ -56,17 +62,20 @@ package actor NormalizedStore {
         return nil
     }
 
-    /// Whether a record is older than its type's (or the request's) maximum age.
-    package func isExpired(_ record: CacheRecord, requestMaxAge: Duration?) -> Bool {
+    /// Whether a record is older than its type's (or the request's) maximum age, by more than
+    /// `staleness`.
+    package func isExpired(_ record: CacheRecord, requestMaxAge: Duration?, beyond staleness: Duration = .zero) -> Bool {
         let typename = record.fields["__typename"]?.stringValue
         guard let maxAge = requestMaxAge ?? typename.flatMap({ maxAgeByType[$0] }) else { return false }
-        let seconds = Double(maxAge.components.seconds) + Double(maxAge.components.attoseconds) / 1e18
+        let limit = maxAge + staleness
+        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
         return now().timeIntervalSince(record.receivedAt) > seconds
     }
 
     /// Merges records into the cache; answers the keys whose fields changed, and wakes their watchers.
     @discardableResult
     package func merge(_ incoming: [String: JSONObject]) -> Set<String> {
+        collectIfOpening()
         let receivedAt = now()
         var changed: Set<String> = []
         var touched: [CacheRecord] = []
@@ -87,6 +96,10 @@ package actor NormalizedStore {
         }
         persist(touched, removing: [])
         notify(changed)
+        writesSinceCollection += touched.count
+        if let policy = garbageCollection, let limit = policy.afterWrites, writesSinceCollection >= limit {
+            collectAutomatically(policy, because: "after \(writesSinceCollection) records written")
+        }
         return changed
     }
 
@@ -126,6 +139,86 @@ package actor NormalizedStore {
         notify(keys)
     }
 
+    // MARK: Garbage collection
+
+    /// Removes records past their type's maximum age by more than `maxStaleness`, then fields that
+    /// refer to records that do not exist (those just removed included), then records that no
+    /// root record (query, mutation, subscription) reaches; records that watchers read are roots
+    /// too, and are never removed. In memory and in the persistent store, whose records are all
+    /// read first; watchers of records that lost a field are told.
+    package func collectGarbage(maxStaleness: Duration) -> CacheCollection {
+        collectsOnOpen = false
+        writesSinceCollection = 0
+        if let persistent {
+            do {
+                for record in try persistent.loadAll() where records[record.key] == nil { records[record.key] = record }
+            } catch {
+                persistenceFailed(error, while: "collecting garbage")
+            }
+        }
+        absent = []
+        var collection = CacheCollection()
+        let watched = Set(watchers.values.lazy.flatMap(\.dependencies))
+        var removed: [String] = []
+
+        for (key, record) in records where !watched.contains(key) && isExpired(record, requestMaxAge: nil, beyond: maxStaleness) {
+            removed.append(key)
+        }
+        for key in removed { records[key] = nil }
+        collection.expiredRecords = removed.count
+
+        var changed: [String] = []
+        for (key, record) in records {
+            let dangling = record.fields.filter { Self.refersToMissing($0.value, in: records) }.map(\.key)
+            guard !dangling.isEmpty else { continue }
+            for name in dangling { records[key]?.fields[name] = nil }
+            collection.danglingReferences += dangling.count
+            changed.append(key)
+        }
+
+        var reachable: Set<String> = []
+        var pending = [CacheNaming.queryRoot, CacheNaming.mutationRoot, CacheNaming.subscriptionRoot] + Array(watched)
+        while let key = pending.popLast() {
+            guard reachable.insert(key).inserted, let record = records[key] else { continue }
+            for value in record.fields.values { Self.collectReferences(value, into: &pending) }
+        }
+        let unreachable = records.keys.filter { !reachable.contains($0) }
+        for key in unreachable { records[key] = nil }
+        collection.unreachableRecords = unreachable.count
+        removed += unreachable
+
+        persist(changed.compactMap { records[$0] }, removing: removed)
+        notify(Set(changed))
+        return collection
+    }
+
+    /// The collection on open, the first time the cache is used.
+    private func collectIfOpening() {
+        guard collectsOnOpen, let policy = garbageCollection else { return }
+        collectAutomatically(policy, because: "on open")
+    }
+
+    private func collectAutomatically(_ policy: CacheConfiguration.GarbageCollection, because reason: String) {
+        let collection = collectGarbage(maxStaleness: policy.maxStaleness)
+        logger.debug("cache garbage collection \(reason): \(collection)")
+    }
+
+    /// Whether a field's value holds a reference, at any depth of lists, to a record not in `records`.
+    private static func refersToMissing(_ value: JSONValue, in records: [String: CacheRecord]) -> Bool {
+        if let key = CacheNaming.referencedKey(value) { return records[key] == nil }
+        guard case .array(let items) = value else { return false }
+        return items.contains { refersToMissing($0, in: records) }
+    }
+
+    /// The keys a field's value refers to, at any depth of lists.
+    private static func collectReferences(_ value: JSONValue, into keys: inout [String]) {
+        if let key = CacheNaming.referencedKey(value) {
+            keys.append(key)
+        } else if case .array(let items) = value {
+            for item in items { collectReferences(item, into: &keys) }
+        }
+    }
+
     /// Loads into memory the records of `keys` that the persistent store has, in one query.
     private func preload(_ keys: [String]) {
         guard let persistent else { return }
@@ -163,6 +256,7 @@ package actor NormalizedStore {
     package func read(
         key: String, selections: [Selection], parent: ParentType, variables: JSONObject, requestMaxAge: Duration?
     ) -> (data: JSONObject?, dependencies: Set<String>, stale: Bool) {
+        collectIfOpening()
         var reader = CacheReader(
             variables: variables, lookup: { self.record($0) }, prefetch: { self.preload($0) },
             isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
