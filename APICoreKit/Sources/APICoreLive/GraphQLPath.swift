@@ -410,7 +410,7 @@ extension LiveAPIClient {
         applyHeaders(request.headers, to: &urlRequest)
         let context = RequestContext(
             kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
-        let record = ExchangeRecord(streams: incremental)
+        let record = ExchangeRecord(reading: incremental ? .streamed : .whole)
         let response = try await runChain(urlRequest, context: context, timeout: request.timeout, record: record)
         return try await readAnswer(response, record: record, operationName: Operation.operationName)
     }
@@ -482,11 +482,18 @@ extension LiveAPIClient {
 /// when a middleware replaced them; or, for an answer that streams in parts (incremental
 /// delivery), its chunks, which the chain sees as a head without a body.
 final class ExchangeRecord: Sendable {
-    /// Whether the exchange asks for an answer that streams.
-    let streams: Bool
-    /// Whether that answer streams for as long as the server keeps it open (a subscription): the
-    /// timeout then covers only its head.
-    let openEnded: Bool
+    /// How the answer is read.
+    enum Reading: Sendable {
+        /// Whole.
+        case whole
+        /// As it streams, within the request's timeout (incremental delivery).
+        case streamed
+        /// As it streams, for as long as the server keeps it open (a subscription): the timeout
+        /// covers only its head.
+        case openEnded
+    }
+
+    let reading: Reading
     private let kept = Locked<(body: Data, value: JSONValue)?>(nil)
     private let streamed = Locked<(head: TransportResponse, parts: Parts)?>(nil)
 
@@ -495,10 +502,7 @@ final class ExchangeRecord: Sendable {
         var chunks: APIStream<Result<Data, APIError>>
     }
 
-    init(streams: Bool, openEnded: Bool = false) {
-        self.streams = streams || openEnded
-        self.openEnded = openEnded
-    }
+    init(reading: Reading) { self.reading = reading }
 
     func keep(_ value: JSONValue, of body: Data) {
         kept.withLock { $0 = (body, value) }

@@ -154,8 +154,8 @@ final class LiveAPIClient: APIClient {
                 return response
             }
             var response: TransportResponse
-            if let record, record.streams {
-                let streamed = try await transport.stream(request, timeout: timeout, openEnded: record.openEnded)
+            if let record, record.reading != .whole {
+                let streamed = try await transport.stream(request, timeout: timeout, openEnded: record.reading == .openEnded)
                 if (200..<300).contains(streamed.head.statusCode), let type = streamed.head.headers["content-type"],
                     type.lowercased().hasPrefix("multipart/mixed"), let boundary = MultipartReader.boundary(ofContentType: type)
                 {

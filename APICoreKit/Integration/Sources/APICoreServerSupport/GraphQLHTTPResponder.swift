@@ -33,17 +33,17 @@ public enum GraphQLHTTPResponder {
         incremental: IncrementalDelivery.Options = IncrementalDelivery.Options(),
         subscriptions: MultipartSubscriptions.Options = MultipartSubscriptions.Options()
     ) async throws -> Response {
-        if MultipartSubscriptions.accepts(accept),
-            let stream = try await MultipartSubscriptions.respond(
-                schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, context: context, options: subscriptions)
-        {
-            return stream
-        }
-        if accept.contains("multipart/mixed"),
-            let parts = try await IncrementalDelivery.respond(
-                schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, context: context, options: incremental)
-        {
-            return parts
+        if accept.contains("multipart/mixed"), let (document, operation) = Self.operation(in: query, named: operationName) {
+            if operation.operation == .subscription, MultipartSubscriptions.accepts(accept) {
+                return try await MultipartSubscriptions.respond(
+                    schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, context: context, options: subscriptions)
+            }
+            if let parts = try await IncrementalDelivery.respond(
+                schema: schema, document: document, operation: operation, query: query, operationName: operationName,
+                variablesJSON: variablesJSON, context: context, options: incremental)
+            {
+                return parts
+            }
         }
         let variables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
         let wantsGraphQLResponse = accept.contains("application/graphql-response+json")
@@ -54,6 +54,15 @@ public enum GraphQLHTTPResponder {
         var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(bytes: body)))
         response.headers[.contentType] = wantsGraphQLResponse ? "application/graphql-response+json; charset=utf-8" : "application/json; charset=utf-8"
         return response
+    }
+
+    /// The parsed document and the operation a request names (the only one when it names none);
+    /// `nil` when the document does not parse or has no such operation (execution will say so).
+    static func operation(in query: String, named operationName: String?) -> (Document, OperationDefinition)? {
+        guard let document = try? parse(source: Source(body: query, name: "request")) else { return nil }
+        let operations = document.definitions.compactMap { $0 as? OperationDefinition }
+        guard let operation = operations.first(where: { operationName == nil || $0.name?.value == operationName }) else { return nil }
+        return (document, operation)
     }
 
     /// Gives an error raised by a ``CodedError`` its `extensions.code`, keeping its path and locations.

@@ -65,21 +65,17 @@ public enum IncrementalDelivery {
         }
     }
 
-    /// A multipart answer for `query` when it has a `@defer` that applies under `variables`, else
-    /// `nil` (answer as usual).
+    /// A multipart answer for `operation` (of `document`, the parsed `query`) when it has a `@defer`
+    /// that applies under the variables, else `nil` (answer as usual).
     static func respond(
-        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, context: any Sendable, options: Options
+        schema: GraphQLSchema, document: Document, operation: OperationDefinition, query: String, operationName: String?,
+        variablesJSON: Data?, context: any Sendable, options: Options
     ) async throws -> Response? {
         let (format, cutAfter, partDelay, onClientGone) = (options.format, options.cutAfter, options.partDelay, options.onClientGone)
-        guard query.contains("@defer"), let document = try? parse(source: Source(body: query, name: "request")) else { return nil }
+        guard query.contains("@defer") else { return nil }
         let variables = (variablesJSON.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
         var fragments: [String: FragmentDefinition] = [:]
-        var operations: [OperationDefinition] = []
-        for definition in document.definitions {
-            if let fragment = definition as? FragmentDefinition { fragments[fragment.name.value] = fragment }
-            if let operation = definition as? OperationDefinition { operations.append(operation) }
-        }
-        guard let operation = operations.first(where: { operationName == nil || $0.name?.value == operationName }) else { return nil }
+        for case let fragment as FragmentDefinition in document.definitions { fragments[fragment.name.value] = fragment }
         let splitter = Splitter(schema: schema, fragments: fragments, variables: variables)
         guard splitter.hasActiveDefer(operation.selectionSet) else { return nil }
 

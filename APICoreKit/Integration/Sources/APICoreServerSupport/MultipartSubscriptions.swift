@@ -39,15 +39,10 @@ public enum MultipartSubscriptions {
     /// Whether `accept` asks for multipart subscriptions.
     static func accepts(_ accept: String) -> Bool { accept.lowercased().contains("subscriptionspec") }
 
-    /// A streaming answer when `query`'s operation is a subscription, else `nil` (answer as usual).
+    /// The streaming answer to a subscription.
     static func respond(
         schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, context: any Sendable, options: Options
-    ) async throws -> Response? {
-        guard let document = try? parse(source: Source(body: query, name: "request")) else { return nil }
-        let operations = document.definitions.compactMap { $0 as? OperationDefinition }
-        guard let operation = operations.first(where: { operationName == nil || $0.name?.value == operationName }),
-            operation.operation == .subscription
-        else { return nil }
+    ) async throws -> Response {
         let variables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
         let subscribed = try await graphqlSubscribe(
             schema: schema, request: query, context: context, variableValues: variables, operationName: operationName)

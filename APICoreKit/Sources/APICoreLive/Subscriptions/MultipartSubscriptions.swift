@@ -79,7 +79,7 @@ extension LiveAPIClient {
         applyHeaders(settings.headers.merging(request.headers) { _, request in request }, to: &urlRequest)
         for (header, value) in settings.headers where value.isEmpty { urlRequest.setValue(nil, forHTTPHeaderField: header) }
         let context = RequestContext(kind: .graphQL(.subscription), operationName: name, isIdempotent: false)
-        let record = ExchangeRecord(streams: true, openEnded: true)
+        let record = ExchangeRecord(reading: .openEnded)
         let response = try await runChain(urlRequest, context: context, timeout: settings.ackTimeout, record: record)
         guard let streamed = record.parts(for: response) else {
             // Answered once, as JSON.
