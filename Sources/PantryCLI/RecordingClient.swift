@@ -66,4 +66,5 @@ final class RecordingClient: APIClient {
     func removeRecord(_ key: String) async throws(APIError) { try await base.removeRecord(key) }
     func clearCache() async throws(APIError) { try await base.clearCache() }
     func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection { try await base.collectGarbage(maxStaleness: maxStaleness) }
+    func cacheSummary() async throws(APIError) -> CacheSummary { try await base.cacheSummary() }
 }

@@ -120,6 +120,44 @@ struct EndToEndTests {
         #expect(watched.output.contains("updated") && watched.output.contains("Chalet"), "\(watched.output)")
     }
 
+    @Test("cache shows what a run left, gc keeps what queries reach, clear empties the file; a missing or foreign file is said")
+    func cacheCommands() async throws {
+        let scratch = try Scratch()
+        let missing = await pantry(["cache", "--cache", scratch.cache])
+        #expect(missing.code == 0 && missing.output.contains("No cache at \(scratch.cache)."), "\(missing.output)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.cache))
+
+        #expect(await pantry(["households", "--cache", scratch.cache]).code == 0)
+        let shown = await pantry(["cache", "--cache", scratch.cache, "--json"])
+        #expect(shown.code == 0, "\(shown.output)")
+        let summary = try #require(try JSONParser.parse(Data(shown.output.utf8)).objectValue)
+        let byType = try #require(summary["recordsByType"]?.objectValue)
+        #expect(byType["Household"] == .int(2) && byType["QUERY_ROOT"] == .int(1), "\(shown.output)")
+        let records = try #require(summary["records"]?.intValue)
+        #expect(records == byType.values.compactMap(\.intValue).reduce(0, +))
+        #expect(summary["oldest"]?.stringValue != nil)
+        let text = await pantry(["cache", "show", "--cache", scratch.cache, "--no-color"])
+        #expect(text.output.contains("\(scratch.cache): \(records) records"), "\(text.output)")
+        #expect(text.output.contains("TYPE") && text.output.contains("Household"))
+
+        let collected = await pantry(["cache", "gc", "--cache", scratch.cache, "--json"])
+        #expect(collected.code == 0, "\(collected.output)")
+        #expect(try JSONParser.parse(Data(collected.output.utf8)).objectValue?["recordsLeft"] == .int(records))
+
+        let cleared = await pantry(["cache", "clear", "--cache", scratch.cache, "--no-color"])
+        #expect(cleared.code == 0 && cleared.output.contains("Removed \(records) records"), "\(cleared.output)")
+        let empty = await pantry(["cache", "--cache", scratch.cache, "--json"])
+        #expect(try JSONParser.parse(Data(empty.output.utf8)).objectValue?["records"] == .int(0), "\(empty.output)")
+
+        let foreign = scratch.url.appendingPathComponent("notes.txt")
+        try Data("not a database".utf8).write(to: foreign)
+        let refused = await pantry(["cache", "clear", "--cache", foreign.path])
+        #expect(refused.code == 1)
+        #expect(refused.output.contains("! error: the cache file at \(foreign.path) cannot be used"), "\(refused.output)")
+        #expect(try Data(contentsOf: foreign) == Data("not a database".utf8))
+        #expect(await pantry(["cache", "gc", "--max-staleness", "-1"]).code != 0)
+    }
+
     @Test("bad input is one clear line and a non-zero exit")
     func badInput() async throws {
         let endpoint = await pantry(["households", "--endpoint", "not a url"])

@@ -65,7 +65,7 @@ enum ResponseReading {
         normalizer.normalize(data.__data._data, selections: Operation.Data.__selections, parent: Operation.Data.__parentType, key: root)
         let records = normalizer.records
         var reader = CacheReader(
-            variables: variables, lookup: { key in records[key].map { CacheRecord(key: key, fields: $0, receivedAt: .distantPast) } },
+            variables: variables, now: Date(), lookup: { key in records[key].map { CacheRecord(key: key, fields: $0, receivedAt: .distantPast) } },
             isExpired: { _ in false })
         let cached: JSONObject
         do throws(CacheReader.Miss) {

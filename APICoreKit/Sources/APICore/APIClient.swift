@@ -68,6 +68,10 @@ public protocol APIClient: Sendable {
     /// that refer to records that no longer exist, and records that no operation's root record
     /// reaches. Records that an active watcher reads are always kept. Answers what was removed.
     func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection
+
+    /// How many records the normalized cache holds, of which types, the oldest, and its sizes in
+    /// memory and on disk (a persistent store's records are all read to count them).
+    func cacheSummary() async throws(APIError) -> CacheSummary
 }
 
 extension APIClient {

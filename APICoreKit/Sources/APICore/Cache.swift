@@ -40,8 +40,12 @@ public struct CacheConfiguration: Sendable {
     /// Cache keys by type name, for types whose key is not their `@typePolicy(keyFields:)` or `id`.
     public var keys: [String: KeyFunction]
     /// The longest a record of a type is trusted after it was received; older records are misses
-    /// for `cacheElseNetwork` and stale for `cacheOnly`. A request can set its own.
+    /// for `cacheElseNetwork` and stale for `cacheOnly`. A request can set its own, and a server
+    /// can say less (`Cache-Control: max-age`, Apollo cache hints): the shortest of them wins.
     public var maxAge: [String: Duration]
+    /// The most the memory layer holds; past it, the least recently used records that no active
+    /// watcher reads are evicted (a persistent store still has them). `nil`: no bound.
+    public var memoryLimit: MemoryLimit?
     /// Whether the data of a response that also has errors is written: every field with a value,
     /// never a field an error's path names nor a `null` on the way to one (on by default).
     public var writesPartialData: Bool
@@ -69,30 +73,45 @@ public struct CacheConfiguration: Sendable {
         }
     }
 
+    /// A bound on the memory layer of the cache, in records or in estimated bytes (keys, field
+    /// names and values, with a fixed overhead per record and per value; within a factor of two
+    /// of what the records really take).
+    public enum MemoryLimit: Sendable, Hashable {
+        /// At most this many records.
+        case records(Int)
+        /// At most about this many bytes.
+        case bytes(Int)
+    }
+
     /// A configuration.
     public init(
         storage: NormalizedCacheStorage = .inMemory, keys: [String: KeyFunction] = [:], maxAge: [String: Duration] = [:],
-        writesPartialData: Bool = true, garbageCollection: GarbageCollection? = nil
+        writesPartialData: Bool = true, garbageCollection: GarbageCollection? = nil, memoryLimit: MemoryLimit? = nil
     ) {
         self.storage = storage
         self.keys = keys
         self.maxAge = maxAge
         self.writesPartialData = writesPartialData
         self.garbageCollection = garbageCollection
+        self.memoryLimit = memoryLimit
     }
 }
 
 /// One normalized record: an object's fields by storage key (`name` or `name(arg:value)`),
-/// references to other records as `{"__ref": key}`, and when it was last received.
+/// references to other records as `{"__ref": key}`, when it was last received, and when the
+/// fields a server gave a maximum age expire.
 package struct CacheRecord: Sendable, Equatable {
     package var key: String
     package var fields: JSONObject
     package var receivedAt: Date
+    /// Expiry by storage key, for the fields whose server said how long they may be cached.
+    package var expires: [String: Date]
 
-    package init(key: String, fields: JSONObject, receivedAt: Date) {
+    package init(key: String, fields: JSONObject, receivedAt: Date, expires: [String: Date] = [:]) {
         self.key = key
         self.fields = fields
         self.receivedAt = receivedAt
+        self.expires = expires
     }
 }
 
@@ -100,6 +119,9 @@ package struct CacheRecord: Sendable, Equatable {
 public struct CacheCollection: Sendable, Hashable, CustomStringConvertible {
     /// Records older than their type's maximum age by more than the staleness allowed.
     public var expiredRecords = 0
+    /// Fields of records that stay, past the maximum age their server gave them by more than the
+    /// staleness allowed.
+    public var expiredFields = 0
     /// Fields removed because they referred to records that no longer exist.
     public var danglingReferences = 0
     /// Records that no operation's root record, and no active watcher, reaches any more.
@@ -111,21 +133,64 @@ public struct CacheCollection: Sendable, Hashable, CustomStringConvertible {
     /// Every record removed.
     public var removedRecords: Int { expiredRecords + unreachableRecords }
 
-    /// `N expired, N unreachable records; N dangling references`.
+    /// `N expired and N unreachable records, N expired fields, N dangling references removed`.
     public var description: String {
-        "\(expiredRecords) expired and \(unreachableRecords) unreachable records, \(danglingReferences) dangling references removed"
+        "\(expiredRecords) expired and \(unreachableRecords) unreachable records, \(expiredFields) expired fields, "
+            + "\(danglingReferences) dangling references removed"
     }
 }
 
-/// A store that keeps records across launches. The engine keeps every record it uses in memory
+/// What the normalized cache holds (``APIClient/cacheSummary()``).
+public struct CacheSummary: Sendable, Hashable {
+    /// How many records there are, in memory and in the persistent store together.
+    public var records: Int
+    /// How many records there are of each type (`__typename`); root records under their key
+    /// (`QUERY_ROOT`…), other records without a `__typename` under `(untyped)`.
+    public var recordsByType: [String: Int]
+    /// When the record received longest ago was received; `nil` for an empty cache.
+    public var oldest: Date?
+    /// The size of the persistent store's files in bytes; `nil` without one.
+    public var bytesOnDisk: Int?
+    /// The estimated size of the records in memory, in bytes.
+    public var bytesInMemory: Int
+
+    /// A summary.
+    public init(records: Int, recordsByType: [String: Int], oldest: Date?, bytesOnDisk: Int?, bytesInMemory: Int) {
+        self.records = records
+        self.recordsByType = recordsByType
+        self.oldest = oldest
+        self.bytesOnDisk = bytesOnDisk
+        self.bytesInMemory = bytesInMemory
+    }
+}
+
+/// A store that keeps records across launches. The engine keeps the records it uses in memory
 /// in front of it, merges there, and hands the store whole records to save.
 package protocol PersistentRecordStore: Sendable {
+    /// Whether the store has a size bound and so wants to know which records are used
+    /// (``save(_:removing:used:keeping:)``'s `used`).
+    var tracksUse: Bool { get }
     /// The records with these keys that exist.
     func load(_ keys: [String]) throws -> [String: CacheRecord]
-    /// Saves these records (replacing same keys) and removes those keys, in one transaction.
-    func save(_ records: [CacheRecord], removing: [String]) throws
+    /// Saves these records (replacing same keys), removes those keys and marks the `used` ones as
+    /// just used, in one transaction; a store over its size bound then removes the least
+    /// recently used records that `keeping` does not keep. Answers how many it removed so.
+    @discardableResult
+    func save(_ records: [CacheRecord], removing: [String], used: [String], keeping: KeptRecords) throws -> Int
     /// Removes every record.
     func removeAll() throws
     /// Every record (for garbage collection).
     func loadAll() throws -> [CacheRecord]
+    /// The size of the store's files in bytes.
+    func bytesOnDisk() -> Int
+}
+
+/// The records a store must not trim: those active watchers read.
+package struct KeptRecords: Sendable {
+    package let contains: @Sendable (String) -> Bool
+
+    package init(_ contains: @escaping @Sendable (String) -> Bool) { self.contains = contains }
+
+    /// None.
+    package static let none = KeptRecords { _ in false }
 }

@@ -62,4 +62,9 @@ extension LiveAPIClient {
         configuration.logger.info("cache garbage collection: \(collection)")
         return collection
     }
+
+    func cacheSummary() async throws(APIError) -> CacheSummary {
+        guard let store else { throw .invalidRequest("this client has no cache") }
+        return await store.summary()
+    }
 }

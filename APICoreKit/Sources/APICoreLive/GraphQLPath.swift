@@ -32,6 +32,8 @@ extension LiveAPIClient {
         var response: TransportResponse
         var data: JSONObject
         var incremental: Incremental?
+        /// What the server said about caching the answer.
+        var cachePolicy: ServerCachePolicy
     }
 
     /// An answer delivered in parts (`@defer`).
@@ -133,7 +135,10 @@ extension LiveAPIClient {
         }
         let validated = try Self.validate(answer.data, of: request, statusCode: answer.response.statusCode, body: answer.response.body)
         let response = try respond(request, validated: validated, answer: answer, since: start)
-        if storing { await store(answer.data, for: request.operation) }
+        let storing = storing && !answer.cachePolicy.noStore
+        if storing {
+            await store(answer.data, as: Operation.Data.self, root: Operation.operationType, variables: request.operation.variablesJSON, policy: answer.cachePolicy)
+        }
         guard let incremental = answer.incremental else {
             deliver?(.success(response))
             return response
@@ -159,13 +164,19 @@ extension LiveAPIClient {
             for await payload in incremental.later where result.hasNext {
                 let update = try result.apply(try payload.get())
                 var records: [String: JSONObject] = [:]
-                if let applied = applyPiecewise(update, result: result, to: validated, of: Operation.self, variables: variables, records: &records) {
+                var expires: [String: [String: Date]] = [:]
+                if let applied = applyPiecewise(
+                    update, result: result, to: validated, of: Operation.self, variables: variables, policy: answer.cachePolicy,
+                    records: &records, expires: &expires)
+                {
                     validated = applied
-                    if storing, !records.isEmpty { await store?.merge(records) }
+                    if storing, !records.isEmpty { await store?.merge(records, expires: expires) }
                 } else {
                     validated = try Self.validate(result.data, of: request, statusCode: answer.response.statusCode, body: answer.response.body)
                     if storing {
-                        await store(result.data, as: Operation.Data.self, root: Operation.operationType, variables: variables, errors: update.errors)
+                        await store(
+                            result.data, as: Operation.Data.self, root: Operation.operationType, variables: variables, errors: update.errors,
+                            policy: answer.cachePolicy)
                     }
                 }
                 latest = try respond(request, validated: validated, answer: answer, since: start)
@@ -190,17 +201,18 @@ extension LiveAPIClient {
     }
 
     /// `validated` with the fragments `update` fulfilled validated in place, and their records
-    /// (in `records`); `nil` when a fragment cannot be applied on its own.
+    /// (in `records`, with their fields' expiry by the server's `policy` in `expires`); `nil` when
+    /// a fragment cannot be applied on its own.
     private func applyPiecewise<Operation: GraphQLOperation>(
         _ update: IncrementalResult.Update, result: IncrementalResult, to validated: JSONObject, of: Operation.Type, variables: JSONObject,
-        records: inout [String: JSONObject]
+        policy: ServerCachePolicy, records: inout [String: JSONObject], expires: inout [String: [String: Date]]
     ) -> JSONObject? {
         // A part with errors: the whole data is read again, with the errors' paths left out of the cache.
         guard update.errors.isEmpty else { return nil }
         // A part that completes nothing (data for a fragment still pending): nothing changes yet.
         if update.fulfilled.isEmpty { return validated }
         var validated = validated
-        var normalizer = configuration.cache.map { Normalizer(variables: variables, keyFunctions: $0.keys) }
+        var normalizer = configuration.cache.map { Normalizer(variables: variables, keyFunctions: $0.keys, policy: policy) }
         let rootKey = CacheNaming.rootKey(for: Operation.operationType)
         for fragment in update.fulfilled {
             guard let label = fragment.label,
@@ -230,6 +242,7 @@ extension LiveAPIClient {
             }
         }
         for (key, fields) in normalizer?.records ?? [:] { records[key, default: [:]].merge(fields) { $1 } }
+        for (key, fields) in normalizer?.expires ?? [:] { expires[key, default: [:]].merge(fields) { $1 } }
         return validated
     }
 
@@ -431,7 +444,9 @@ extension LiveAPIClient {
                 throw .invalidResponse(InvalidResponse(
                     kind: .noData, statusCode: response.statusCode, request: operationName, bodyExcerpt: JSONSerializer.string(.object(first))))
             }
-            return ServerAnswer(response: response, data: data, incremental: Incremental(initial: first, later: payloads))
+            return ServerAnswer(
+                response: response, data: data, incremental: Incremental(initial: first, later: payloads),
+                cachePolicy: ServerCachePolicy(headers: response.headers, extensions: first["extensions"]?.objectValue))
         }
         let body: JSONValue
         if let kept = record.parsedBody(for: response.body) {
@@ -443,7 +458,8 @@ extension LiveAPIClient {
             throw .invalidResponse(InvalidResponse(
                 kind: .noData, statusCode: response.statusCode, request: operationName, bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
         }
-        return ServerAnswer(response: response, data: data)
+        return ServerAnswer(
+            response: response, data: data, cachePolicy: ServerCachePolicy(headers: response.headers, extensions: body["extensions"]?.objectValue))
     }
 
     // MARK: 5. Cache
@@ -467,13 +483,16 @@ extension LiveAPIClient {
         await store(data, as: Operation.Data.self, root: Operation.operationType, variables: variables, errors: errors)
     }
 
+    /// Normalizes data into the cache under its root record; the fields' expiry follows what the
+    /// server said (`policy`).
     func store<Data: RootSelectionSet>(
-        _ data: JSONObject, as: Data.Type, root: GraphQLOperationType, variables: JSONObject, errors: [GraphQLError] = []
+        _ data: JSONObject, as: Data.Type, root: GraphQLOperationType, variables: JSONObject, errors: [GraphQLError] = [],
+        policy: ServerCachePolicy = .none
     ) async {
         guard let store, let cache = configuration.cache else { return }
-        var normalizer = Normalizer(variables: variables, keyFunctions: cache.keys, errors: errors)
+        var normalizer = Normalizer(variables: variables, keyFunctions: cache.keys, errors: errors, policy: policy)
         normalizer.normalize(data, selections: Data.__selections, parent: Data.__parentType, key: CacheNaming.rootKey(for: root))
-        await store.merge(normalizer.records)
+        await store.merge(normalizer.records, expires: normalizer.expires)
     }
 }
 

@@ -33,7 +33,7 @@ final class LiveAPIClient: APIClient {
         store = configuration.cache.map { cache in
             NormalizedStore(
                 persistent: cache.storage.persistent, maxAgeByType: cache.maxAge, garbageCollection: cache.garbageCollection,
-                logger: configuration.logger)
+                memoryLimit: cache.memoryLimit, logger: configuration.logger)
         }
         let metrics = configuration.metricsFactory ?? MetricsSystem.factory
         var middlewares: [any Middleware] = [MetricsMiddleware(factory: metrics)] + configuration.middlewares

@@ -14,24 +14,38 @@ import Logging
 public enum SQLiteCache {
     /// Storage in the SQLite file at `url`, created when missing (with its folder), in WAL mode.
     ///
+    /// With `maxBytes`, the database never stays larger than that: a write that takes it past the
+    /// bound also removes the least recently used records (read or written), never those an active
+    /// watcher reads, until it is at `trimmingTo` of the bound, and gives the space back to the file
+    /// system. Its write-ahead log then holds at most about a quarter of the bound between
+    /// checkpoints.
+    ///
     /// If the file cannot be used (it is not a regular file, this user cannot read and write it,
     /// it is not an SQLite database, it holds another format version of this cache (an app of
     /// another version wrote it), or SQLite fails to open it), this logs a warning and answers
     /// storage in memory: the client never crashes on a bad cache file, never deletes or changes
     /// it, and creates no `-wal`/`-shm` files beside it. An existing empty file is made the
     /// database, with a notice saying so.
-    public static func storage(at url: URL, logger: Logger = Logger(label: "APICoreKit.SQLiteCache")) -> NormalizedCacheStorage {
+    public static func storage(
+        at url: URL, maxBytes: Int? = nil, trimmingTo fraction: Double = 0.75, logger: Logger = Logger(label: "APICoreKit.SQLiteCache")
+    ) -> NormalizedCacheStorage {
         do {
             switch try CacheFile.check(url) {
             case .empty:
                 logger.notice("The empty file at \(url.path) becomes the SQLite cache.")
-            case .database(let version) where version != 0 && version != SQLiteRecordStore.formatVersion:
+            case .database(let version) where !SQLiteRecordStore.readableVersions.contains(version):
                 // Refused before SQLite opens it, which would switch it to WAL mode.
                 throw SQLiteRecordStore.OtherFormat(version: version)
             case .missing, .database:
                 break
             }
-            return NormalizedCacheStorage(persistent: try SQLiteRecordStore(url: url))
+            let bound = try maxBytes.map { bytes throws(CacheFile.Unusable) in
+                guard bytes >= 64 * 1024, fraction > 0, fraction < 1 else {
+                    throw CacheFile.Unusable(description: "its size bound must be at least 64 KiB and be trimmed to a fraction between 0 and 1")
+                }
+                return SQLiteRecordStore.SizeBound(maxBytes: bytes, trimTo: Int(Double(bytes) * fraction))
+            }
+            return NormalizedCacheStorage(persistent: try SQLiteRecordStore(url: url, bound: bound))
         } catch {
             logger.warning(
                 "The SQLite cache at \(url.path) cannot be used; the cache stays in memory. The file is left as it is.",
@@ -41,16 +55,27 @@ public enum SQLiteCache {
     }
 }
 
-/// Records in one table: key, fields as compact JSON, time received. Each save is one transaction.
+/// Records in one table: key, fields as compact JSON, time received, the expiry of the fields a
+/// server gave a maximum age (JSON, milliseconds since 1970), and time last used. Each save is one
+/// transaction.
 ///
-/// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file from
-/// before versions were recorded (0, with the same table) is marked as this version; a file of
-/// another version is refused, so the client keeps its cache in memory and leaves that file alone.
-/// Deleted content is overwritten (`secure_delete`) and temporary tables stay in memory, so
-/// ``removeAll()`` can leave nothing of the old data in the store's files.
+/// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file of an
+/// earlier layout (0, before versions were recorded, and 1, without expiry and use) is migrated
+/// in place, once; a file of another version is refused, so the client keeps its cache in memory
+/// and leaves that file alone. Deleted content is overwritten (`secure_delete`), temporary tables
+/// stay in memory, and free pages go back to the file system (incremental auto-vacuum), so
+/// ``removeAll()`` can leave nothing of the old data in the store's files and trimming shrinks them.
 final class SQLiteRecordStore: PersistentRecordStore {
     /// The layout this code reads and writes.
-    static let formatVersion = 1
+    static let formatVersion = 2
+    /// The layouts this code opens: its own and those it migrates.
+    static let readableVersions: Set<Int> = [0, 1, 2]
+
+    /// How large the database may grow, and what trimming brings it down to.
+    struct SizeBound {
+        var maxBytes: Int
+        var trimTo: Int
+    }
 
     /// A file of a layout this code does not know.
     struct OtherFormat: Error, CustomStringConvertible {
@@ -61,28 +86,54 @@ final class SQLiteRecordStore: PersistentRecordStore {
     }
 
     private let pool: DatabasePool
+    private let url: URL
+    private let bound: SizeBound?
     private static let batch = 500
 
-    init(url: URL) throws {
+    var tracksUse: Bool { bound != nil }
+
+    init(url: URL, bound: SizeBound? = nil) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        self.url = url
+        self.bound = bound
         var configuration = Configuration()
         configuration.label = "APICoreKit.SQLiteCache"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            if let bound {
+                // A log of about a quarter of the bound between checkpoints, cut back to that after.
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(max(16, bound.maxBytes / 4 / pageSize))")
+                try db.execute(sql: "PRAGMA journal_size_limit = \(bound.maxBytes / 4)")
+            }
         }
         pool = try DatabasePool(path: url.path, configuration: configuration)
-        try pool.write { db in
+        try pool.writeWithoutTransaction { db in
             let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-            guard version == 0 || version == Self.formatVersion else { throw OtherFormat(version: version) }
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS apicore_records (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    fields BLOB NOT NULL,
-                    received_at DOUBLE NOT NULL
-                ) WITHOUT ROWID
-                """)
-            if version == 0 { try db.execute(sql: "PRAGMA user_version = \(Self.formatVersion)") }
+            guard Self.readableVersions.contains(version) else { throw OtherFormat(version: version) }
+            // Takes effect at once in a new file; an older file is rebuilt with it below.
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            try db.inTransaction {
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS apicore_records (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        fields BLOB NOT NULL,
+                        received_at DOUBLE NOT NULL,
+                        expires BLOB,
+                        used_at DOUBLE NOT NULL DEFAULT 0
+                    ) WITHOUT ROWID
+                    """)
+                let columns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('apicore_records')"))
+                if !columns.contains("expires") { try db.execute(sql: "ALTER TABLE apicore_records ADD COLUMN expires BLOB") }
+                if !columns.contains("used_at") {
+                    try db.execute(sql: "ALTER TABLE apicore_records ADD COLUMN used_at DOUBLE NOT NULL DEFAULT 0")
+                    try db.execute(sql: "UPDATE apicore_records SET used_at = received_at")
+                }
+                if version != Self.formatVersion { try db.execute(sql: "PRAGMA user_version = \(Self.formatVersion)") }
+                return .commit
+            }
+            if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 { try db.execute(sql: "VACUUM") }
         }
     }
 
@@ -97,7 +148,7 @@ final class SQLiteRecordStore: PersistentRecordStore {
                 start += Self.batch
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                 let rows = try Row.fetchCursor(
-                    db, sql: "SELECT key, fields, received_at FROM apicore_records WHERE key IN (\(placeholders))",
+                    db, sql: "SELECT key, fields, received_at, expires FROM apicore_records WHERE key IN (\(placeholders))",
                     arguments: StatementArguments(chunk))
                 while let row = try rows.next() {
                     if let record = Self.record(row) { result[record.key] = record }
@@ -110,7 +161,7 @@ final class SQLiteRecordStore: PersistentRecordStore {
     func loadAll() throws -> [CacheRecord] {
         try pool.read { db in
             var result: [CacheRecord] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT key, fields, received_at FROM apicore_records")
+            let rows = try Row.fetchCursor(db, sql: "SELECT key, fields, received_at, expires FROM apicore_records")
             while let row = try rows.next() {
                 if let record = Self.record(row) { result.append(record) }
             }
@@ -120,26 +171,94 @@ final class SQLiteRecordStore: PersistentRecordStore {
 
     /// A row as a record. A row of other types (NULL, a number for a key: a file another program
     /// wrote) or whose fields are not a JSON object is `nil`: it reads as missing, never as a
-    /// crash. (GRDB's subscripts trap on such values.)
+    /// crash. (GRDB's subscripts trap on such values.) Expiry that cannot be read is none.
     private static func record(_ row: Row) -> CacheRecord? {
         guard let key = try? row.decode(String.self, atIndex: 0), let data = try? row.decode(Data.self, atIndex: 1),
             let received = try? row.decode(Double.self, atIndex: 2),
             case .object(let fields)? = try? JSONParser.parse(data)
         else { return nil }
-        return CacheRecord(key: key, fields: fields, receivedAt: Date(timeIntervalSince1970: received))
+        var expires: [String: Date] = [:]
+        if let data = try? row.decode(Data.self, atIndex: 3), case .object(let object)? = try? JSONParser.parse(data) {
+            for (name, value) in object {
+                if case .int(let milliseconds) = value { expires[name] = Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+            }
+        }
+        return CacheRecord(key: key, fields: fields, receivedAt: Date(timeIntervalSince1970: received), expires: expires)
     }
 
-    func save(_ records: [CacheRecord], removing keys: [String]) throws {
+    private static func expiryData(_ expires: [String: Date]) -> Data? {
+        guard !expires.isEmpty else { return nil }
+        return JSONSerializer.data(.object(expires.mapValues { .int(Int(($0.timeIntervalSince1970 * 1000).rounded())) }))
+    }
+
+    func save(_ records: [CacheRecord], removing keys: [String], used: [String], keeping: KeptRecords) throws -> Int {
         try pool.write { db in
+            let now = Date().timeIntervalSince1970
             let insert = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO apicore_records (key, fields, received_at) VALUES (?, ?, ?)")
+                sql: "INSERT OR REPLACE INTO apicore_records (key, fields, received_at, expires, used_at) VALUES (?, ?, ?, ?, ?)")
             for record in records {
-                try insert.execute(arguments: [record.key, JSONSerializer.data(.object(record.fields)), record.receivedAt.timeIntervalSince1970])
+                try insert.execute(arguments: [
+                    record.key, JSONSerializer.data(.object(record.fields)), record.receivedAt.timeIntervalSince1970,
+                    Self.expiryData(record.expires), now,
+                ])
             }
             if !keys.isEmpty {
                 let delete = try db.cachedStatement(sql: "DELETE FROM apicore_records WHERE key = ?")
                 for key in keys { try delete.execute(arguments: [key]) }
             }
+            if !used.isEmpty {
+                let touch = try db.cachedStatement(sql: "UPDATE apicore_records SET used_at = ? WHERE key = ?")
+                for key in used { try touch.execute(arguments: [now, key]) }
+            }
+            return try trimIfOverBound(db, keeping: keeping)
+        }
+    }
+
+    /// Past the size bound, removes the least recently used records that `keeping` does not keep,
+    /// a share at a time, and gives the freed pages back, until the database is at the bound's
+    /// trimmed size (or nothing more may go). Answers how many records it removed.
+    private func trimIfOverBound(_ db: Database, keeping: KeptRecords) throws -> Int {
+        guard let bound, try Self.size(of: db) > bound.maxBytes else { return 0 }
+        var removed = 0
+        let delete = try db.cachedStatement(sql: "DELETE FROM apicore_records WHERE key = ?")
+        // Each round removes the share of records the excess suggests; pages that stay partly
+        // used make a round free less than that, so a few rounds may be needed.
+        for _ in 0..<8 {
+            let size = try Self.size(of: db)
+            guard size > bound.trimTo, let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_records"), count > 0 else { break }
+            let share = max(1, Int((Double(count) * Double(size - bound.trimTo) / Double(size)).rounded(.up)))
+            let victims = try Self.leastRecentlyUsed(share, in: db, keeping: keeping)
+            guard !victims.isEmpty else { break }
+            for key in victims { try delete.execute(arguments: [key]) }
+            removed += victims.count
+            try db.execute(sql: "PRAGMA incremental_vacuum")
+        }
+        return removed
+    }
+
+    /// The keys of the `count` least recently used records that `keeping` does not keep (the
+    /// cursor closed before they are deleted).
+    private static func leastRecentlyUsed(_ count: Int, in db: Database, keeping: KeptRecords) throws -> [String] {
+        var victims: [String] = []
+        let keys = try String.fetchCursor(db, sql: "SELECT key FROM apicore_records ORDER BY used_at, received_at")
+        while victims.count < count, let key = try keys.next() {
+            if !keeping.contains(key) { victims.append(key) }
+        }
+        return victims
+    }
+
+    /// The database's size in bytes: its pages, free ones included.
+    private static func size(of db: Database) throws -> Int {
+        let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+        return pages * pageSize
+    }
+
+    func bytesOnDisk() -> Int {
+        ["", "-wal", "-shm"].reduce(0) { total, suffix in
+            let path = url.path + suffix
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+            return total + size
         }
     }
 

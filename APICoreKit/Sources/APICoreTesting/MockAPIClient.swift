@@ -297,6 +297,12 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         return CacheCollection()
     }
 
+    /// Records `summary`; the mock keeps no records, so the summary is empty.
+    public func cacheSummary() async throws(APIError) -> CacheSummary {
+        lock.withLock { recordedCacheOperations.append("summary") }
+        return CacheSummary(records: 0, recordsByType: [:], oldest: nil, bytesOnDisk: nil, bytesInMemory: 0)
+    }
+
     /// Forgets written queries and records `clear`.
     public func clearCache() async throws(APIError) {
         lock.withLock {
@@ -305,7 +311,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         }
     }
 
-    /// The cache operations received, in order: `write <operation>`, `update <key>`, `remove <key>`, `clear`.
+    /// The cache operations received, in order: `write <operation>`, `update <key>`, `remove <key>`, `gc`, `summary`, `clear`.
     public var cacheOperations: [String] { lock.withLock { recordedCacheOperations } }
 
     /// Where written data is kept: the operation's name and its variables.

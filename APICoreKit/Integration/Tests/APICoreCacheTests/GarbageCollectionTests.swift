@@ -8,13 +8,6 @@ import StarWarsOperations
 import Synchronization
 import Testing
 
-/// A clock the test moves by hand.
-private final class TestClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    var now: Date { date.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { date.withLock { $0 += seconds } }
-}
-
 private func reference(_ key: String) -> JSONValue { CacheNaming.reference(to: key) }
 
 /// The hero, a friend reached through a list, and two records nothing refers to.

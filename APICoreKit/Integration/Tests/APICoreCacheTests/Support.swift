@@ -24,6 +24,13 @@ func store(of client: any APIClient) throws -> NormalizedStore {
     try #require((client as? LiveAPIClient)?.store)
 }
 
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { date.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { date.withLock { $0 += seconds } }
+}
+
 /// A temporary folder, removed at the end of the test.
 final class TemporaryDirectory {
     let url: URL

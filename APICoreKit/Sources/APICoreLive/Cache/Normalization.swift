@@ -8,6 +8,9 @@ package enum CacheNaming {
     package static let subscriptionRoot = "SUBSCRIPTION_ROOT"
     package static let reference = "__ref"
 
+    /// Whether `key` is an operation type's root record.
+    package static func isRoot(_ key: String) -> Bool { key == queryRoot || key == mutationRoot || key == subscriptionRoot }
+
     package static func rootKey(for type: GraphQLOperationType) -> String {
         switch type {
         case .query: return queryRoot
@@ -46,13 +49,27 @@ package struct Normalizer: SelectionVisitor {
     /// errors, and then no path is tracked at all.
     private let erroredPaths: Set<String>
     private let erroredPrefixes: Set<String>
+    /// The server's maximum ages by response path, and when its answer was received.
+    private let hints: [String: Duration]
+    private let receivedAt: Date
+    /// When the whole answer expires, by the server's `Cache-Control`.
+    private let rootExpiry: Date?
     package private(set) var records: [String: JSONObject] = [:]
+    /// When fields expire, by record key and storage key, as the server's policy says.
+    package private(set) var expires: [String: [String: Date]] = [:]
 
     /// A normalizer; `errors` are those of a response with partial data, whose fields at the
-    /// errors' paths are left out.
-    package init(variables: JSONObject, keyFunctions: [String: CacheConfiguration.KeyFunction], errors: [GraphQLError] = []) {
+    /// errors' paths are left out; `policy` is what the server said about caching its answer,
+    /// received at `receivedAt`.
+    package init(
+        variables: JSONObject, keyFunctions: [String: CacheConfiguration.KeyFunction], errors: [GraphQLError] = [],
+        policy: ServerCachePolicy = .none, receivedAt: Date = Date()
+    ) {
         self.variables = variables
         self.keyFunctions = keyFunctions
+        self.hints = policy.hints
+        self.receivedAt = receivedAt
+        self.rootExpiry = policy.maxAge.map { receivedAt.addingTimeInterval($0.seconds) }
         let paths = errors.compactMap(\.path).filter { !$0.components.isEmpty }
         erroredPaths = Set(paths.map(\.description))
         erroredPrefixes = Set(paths.flatMap { path in
@@ -63,7 +80,10 @@ package struct Normalizer: SelectionVisitor {
     /// Adds the records of `object`, selected by `selections` on `parent`, under `key`; `path` is
     /// where the object is in the response (for the errors' paths).
     package mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String, at path: ResponsePath = []) {
-        normalize(object, selections: selections, parent: parent, key: key, responsePath: erroredPaths.isEmpty ? nil : (path.components.isEmpty ? "" : path.description))
+        let tracksPaths = !erroredPaths.isEmpty || !hints.isEmpty
+        normalize(
+            object, selections: selections, parent: parent, key: key,
+            responsePath: tracksPaths ? (path.components.isEmpty ? "" : path.description) : nil, expiry: rootExpiry)
     }
 
     /// The key of the record that holds the object at the end of `path`, as normalizing the whole
@@ -94,8 +114,10 @@ package struct Normalizer: SelectionVisitor {
         }
     }
 
-    private mutating func normalize(_ object: JSONObject, selections: [Selection], parent: ParentType, key: String, responsePath: String?) {
-        var record = Record(object: object, key: key, responsePath: responsePath)
+    private mutating func normalize(
+        _ object: JSONObject, selections: [Selection], parent: ParentType, key: String, responsePath: String?, expiry: Date?
+    ) {
+        var record = Record(object: object, key: key, responsePath: responsePath, expiry: expiry)
         walk(selections, parent: parent, in: &record)
         // An object can hold itself (a hero among its own friends): what was written under the
         // same key further down stays, and this object's own fields go on top of it.
@@ -109,6 +131,8 @@ package struct Normalizer: SelectionVisitor {
         let object: JSONObject
         let key: String
         let responsePath: String?
+        /// When the fields of this object expire, by the server's policy for what holds it.
+        let expiry: Date?
         var fields: JSONObject = [:]
     }
 
@@ -120,13 +144,22 @@ package struct Normalizer: SelectionVisitor {
         let fieldPath = record.responsePath.map { $0.isEmpty ? field.responseKey : "\($0).\(field.responseKey)" }
         if let fieldPath, erroredPaths.contains(fieldPath) || (value.isNull && erroredPrefixes.contains(fieldPath)) { return }
         let storageKey = CacheNaming.storageKey(field, variables: variables)
-        record.fields[storageKey] = normalize(value, as: field.type, parentKey: record.key, path: storageKey, responsePath: fieldPath)
+        var expiry = record.expiry
+        if let fieldPath, let hint = hints[fieldPath] {
+            let hinted = receivedAt.addingTimeInterval(hint.seconds)
+            expiry = min(expiry ?? hinted, hinted)
+        }
+        if let expiry { expires[record.key, default: [:]][storageKey] = expiry }
+        record.fields[storageKey] = normalize(
+            value, as: field.type, parentKey: record.key, path: storageKey, responsePath: fieldPath, expiry: expiry)
     }
 
-    private mutating func normalize(_ value: JSONValue, as type: OutputType, parentKey: String, path: String, responsePath: String?) -> JSONValue {
+    private mutating func normalize(
+        _ value: JSONValue, as type: OutputType, parentKey: String, path: String, responsePath: String?, expiry: Date?
+    ) -> JSONValue {
         switch type {
         case .nonNull(let inner):
-            return normalize(value, as: inner, parentKey: parentKey, path: path, responsePath: responsePath)
+            return normalize(value, as: inner, parentKey: parentKey, path: path, responsePath: responsePath, expiry: expiry)
         case .scalar:
             return value
         case .list(let element):
@@ -134,14 +167,16 @@ package struct Normalizer: SelectionVisitor {
             var result: [JSONValue] = []
             result.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
-                result.append(normalize(item, as: element, parentKey: parentKey, path: "\(path).\(index)", responsePath: responsePath.map { "\($0).\(index)" }))
+                result.append(normalize(
+                    item, as: element, parentKey: parentKey, path: "\(path).\(index)", responsePath: responsePath.map { "\($0).\(index)" },
+                    expiry: expiry))
             }
             return .array(result)
         case .object(let selectionSet):
             guard case .object(let object) = value else { return value }
             let parent = selectionSet.__parentType
             let key = cacheKey(for: object, parent: parent) ?? "\(parentKey).\(path)"
-            normalize(object, selections: selectionSet.__selections, parent: parent, key: key, responsePath: responsePath)
+            normalize(object, selections: selectionSet.__selections, parent: parent, key: key, responsePath: responsePath, expiry: expiry)
             return CacheNaming.reference(to: key)
         }
     }
@@ -173,6 +208,8 @@ package struct CacheReader: SelectionVisitor {
     package struct Miss: Error {}
 
     package let variables: JSONObject
+    /// The time of the read, against which the fields' expiry is checked.
+    let now: Date
     let lookup: (String) -> CacheRecord?
     let prefetch: ([String]) -> Void
     let isExpired: (CacheRecord) -> Bool
@@ -182,10 +219,11 @@ package struct CacheReader: SelectionVisitor {
     /// A reader; `prefetch` is told the keys a list refers to before they are read one by one, so a
     /// persistent store can load them in one query.
     package init(
-        variables: JSONObject, lookup: @escaping (String) -> CacheRecord?, prefetch: @escaping ([String]) -> Void = { _ in },
+        variables: JSONObject, now: Date, lookup: @escaping (String) -> CacheRecord?, prefetch: @escaping ([String]) -> Void = { _ in },
         isExpired: @escaping (CacheRecord) -> Bool
     ) {
         self.variables = variables
+        self.now = now
         self.lookup = lookup
         self.prefetch = prefetch
         self.isExpired = isExpired
@@ -195,7 +233,7 @@ package struct CacheReader: SelectionVisitor {
         dependencies.insert(key)
         guard let record = lookup(key) else { throw Miss() }
         if isExpired(record) { sawExpired = true }
-        var read = Read(record: record.fields, out: JSONObject(minimumCapacity: selections.count))
+        var read = Read(record: record.fields, expires: record.expires, out: JSONObject(minimumCapacity: selections.count))
         try walk(selections, parent: parent, in: &read)
         if !read.pending.isEmpty { read.out[Deferral.pendingKey] = .array(read.pending) }
         return read.out
@@ -205,6 +243,7 @@ package struct CacheReader: SelectionVisitor {
     /// deferred fragments whose data is not in the cache.
     package struct Read {
         let record: JSONObject
+        let expires: [String: Date]
         var out: JSONObject
         var pending: [JSONValue] = []
     }
@@ -213,7 +252,9 @@ package struct CacheReader: SelectionVisitor {
 
     @inline(__always)
     package mutating func visit(_ field: Field, in read: inout Read) throws(Miss) {
-        guard let value = read.record[CacheNaming.storageKey(field, variables: variables)] else { throw Miss() }
+        let storageKey = CacheNaming.storageKey(field, variables: variables)
+        guard let value = read.record[storageKey] else { throw Miss() }
+        if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
         read.out[field.responseKey] = try readValue(value, as: field.type)
     }
 

@@ -9,6 +9,10 @@ import Logging
 /// only the watchers that read those records are woken (an index from record key to watchers, not
 /// a scan). If the persistent store fails, the cache says so once in the log and carries on in
 /// memory; it never deletes a file.
+///
+/// With a memory limit, the least recently used records that no watcher reads are evicted from
+/// memory (a persistent store still has them, and a read loads them again). A persistent store
+/// with a size bound is told which records are used, and keeps those that watchers read.
 package actor NormalizedStore {
     /// A watcher's way to read again: it runs inside the store, with the store's records.
     package typealias Refresh = @Sendable (_ store: isolated NormalizedStore) -> Set<String>
@@ -25,6 +29,15 @@ package actor NormalizedStore {
     private var collectsOnOpen: Bool
     private var writesSinceCollection = 0
 
+    private let memoryLimit: CacheConfiguration.MemoryLimit?
+    /// When each record in memory was last used, and what it costs against the memory limit;
+    /// kept only with a limit.
+    private var usage: [String: (lastUse: UInt64, cost: Int)] = [:]
+    private var useClock: UInt64 = 0
+    private var memoryCost = 0
+    /// The records used since the last save, for a persistent store that trims by use.
+    private var usedSinceSave: Set<String> = []
+
     private var watchers: [UInt64: (dependencies: Set<String>, refresh: Refresh)] = [:]
     private var index: [String: Set<UInt64>] = [:]
     private var nextWatcherID: UInt64 = 0
@@ -33,9 +46,11 @@ package actor NormalizedStore {
 
     package init(
         persistent: (any PersistentRecordStore)?, maxAgeByType: [String: Duration] = [:],
-        garbageCollection: CacheConfiguration.GarbageCollection? = nil, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+        garbageCollection: CacheConfiguration.GarbageCollection? = nil, memoryLimit: CacheConfiguration.MemoryLimit? = nil,
+        logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.persistent = persistent
+        self.memoryLimit = memoryLimit
         self.maxAgeByType = maxAgeByType
         self.garbageCollection = garbageCollection
         self.collectsOnOpen = garbageCollection?.onOpen ?? false
@@ -47,12 +62,16 @@ package actor NormalizedStore {
 
     /// The record with this key, from memory or the persistent store.
     package func record(_ key: String) -> CacheRecord? {
-        if let record = records[key] { return record }
+        if let record = records[key] {
+            noteUse(of: key)
+            return record
+        }
         if absent.contains(key) { return nil }
         guard let persistent else { return nil }
         do {
             if let record = try persistent.load([key])[key] {
-                records[key] = record
+                keep(record)
+                noteUse(of: key)
                 return record
             }
         } catch {
@@ -62,19 +81,24 @@ package actor NormalizedStore {
         return nil
     }
 
-    /// Whether a record is older than its type's (or the request's) maximum age, by more than
-    /// `staleness`.
+    /// Whether a record is older than the shorter of its type's and the request's maximum age,
+    /// by more than `staleness`. (Fields with a server's expiry are checked one by one.)
     package func isExpired(_ record: CacheRecord, requestMaxAge: Duration?, beyond staleness: Duration = .zero) -> Bool {
-        let typename = record.fields["__typename"]?.stringValue
-        guard let maxAge = requestMaxAge ?? typename.flatMap({ maxAgeByType[$0] }) else { return false }
-        let limit = maxAge + staleness
-        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-        return now().timeIntervalSince(record.receivedAt) > seconds
+        let typeMaxAge = record.fields["__typename"]?.stringValue.flatMap { maxAgeByType[$0] }
+        let maxAge: Duration
+        switch (requestMaxAge, typeMaxAge) {
+        case (nil, nil): return false
+        case (let one?, nil), (nil, let one?): maxAge = one
+        case (let request?, let type?): maxAge = min(request, type)
+        }
+        return now().timeIntervalSince(record.receivedAt) > (maxAge + staleness).seconds
     }
 
-    /// Merges records into the cache; answers the keys whose fields changed, and wakes their watchers.
+    /// Merges records into the cache; answers the keys whose fields changed, and wakes their
+    /// watchers. `expires` gives, by record and storage key, when the fields a server gave a
+    /// maximum age expire; a field written without one loses any it had.
     @discardableResult
-    package func merge(_ incoming: [String: JSONObject]) -> Set<String> {
+    package func merge(_ incoming: [String: JSONObject], expires: [String: [String: Date]] = [:]) -> Set<String> {
         collectIfOpening()
         let receivedAt = now()
         var changed: Set<String> = []
@@ -84,12 +108,20 @@ package actor NormalizedStore {
         for (key, fields) in incoming {
             var record = records[key] ?? CacheRecord(key: key, fields: [:], receivedAt: receivedAt)
             var recordChanged = records[key] == nil
-            for (name, value) in fields where record.fields[name] != value {
-                record.fields[name] = value
-                recordChanged = true
+            let expiry = expires[key]
+            for (name, value) in fields {
+                if record.fields[name] != value {
+                    record.fields[name] = value
+                    recordChanged = true
+                }
+                if let date = expiry?[name] {
+                    record.expires[name] = date
+                } else if !record.expires.isEmpty {
+                    record.expires[name] = nil
+                }
             }
             record.receivedAt = receivedAt
-            records[key] = record
+            keep(record)
             absent.remove(key)
             touched.append(record)
             if recordChanged { changed.insert(key) }
@@ -100,6 +132,7 @@ package actor NormalizedStore {
         if let policy = garbageCollection, let limit = policy.afterWrites, writesSinceCollection >= limit {
             collectAutomatically(policy, because: "after \(writesSinceCollection) records written")
         }
+        evictIfOverLimit()
         return changed
     }
 
@@ -110,15 +143,16 @@ package actor NormalizedStore {
         update(&fields)
         guard fields != before else { return }
         let updated = CacheRecord(key: key, fields: fields, receivedAt: now())
-        records[key] = updated
+        keep(updated)
         absent.remove(key)
         persist([updated], removing: [])
         notify([key])
+        evictIfOverLimit()
     }
 
     /// Removes one record.
     package func remove(_ key: String) {
-        records[key] = nil
+        drop(key)
         absent.insert(key)
         persist([], removing: [key])
         notify([key])
@@ -128,6 +162,9 @@ package actor NormalizedStore {
     package func removeAll() {
         let keys = Set(records.keys).union(index.keys)
         records = [:]
+        usage = [:]
+        memoryCost = 0
+        usedSinceSave = []
         absent = []
         if let persistent {
             do {
@@ -141,17 +178,18 @@ package actor NormalizedStore {
 
     // MARK: Garbage collection
 
-    /// Removes records past their type's maximum age by more than `maxStaleness`, then fields that
-    /// refer to records that do not exist (those just removed included), then records that no
-    /// root record (query, mutation, subscription) reaches; records that watchers read are roots
-    /// too, and are never removed. In memory and in the persistent store, whose records are all
-    /// read first; watchers of records that lost a field are told.
+    /// Removes records past their type's maximum age by more than `maxStaleness`, and fields past
+    /// the maximum age their server gave them by as much; then fields that refer to records that
+    /// do not exist (those just removed included), then records that no root record (query,
+    /// mutation, subscription) reaches. Records that watchers read are roots too, and are never
+    /// removed nor changed. In memory and in the persistent store, whose records are all read
+    /// first; watchers of records that lost a field are told.
     package func collectGarbage(maxStaleness: Duration) -> CacheCollection {
         collectsOnOpen = false
         writesSinceCollection = 0
         if let persistent {
             do {
-                for record in try persistent.loadAll() where records[record.key] == nil { records[record.key] = record }
+                for record in try persistent.loadAll() where records[record.key] == nil { keep(record) }
             } catch {
                 persistenceFailed(error, while: "collecting garbage")
             }
@@ -160,14 +198,26 @@ package actor NormalizedStore {
         var collection = CacheCollection()
         let watched = Set(watchers.values.lazy.flatMap(\.dependencies))
         var removed: [String] = []
+        var changed: [String] = []
 
-        for (key, record) in records where !watched.contains(key) && isExpired(record, requestMaxAge: nil, beyond: maxStaleness) {
-            removed.append(key)
+        let deadline = now().addingTimeInterval(-maxStaleness.seconds)
+        for (key, record) in records where !watched.contains(key) {
+            if isExpired(record, requestMaxAge: nil, beyond: maxStaleness) {
+                removed.append(key)
+                continue
+            }
+            let expiredFields = record.expires.filter { $0.value < deadline }.map(\.key)
+            guard !expiredFields.isEmpty else { continue }
+            for name in expiredFields {
+                records[key]?.fields[name] = nil
+                records[key]?.expires[name] = nil
+            }
+            collection.expiredFields += expiredFields.count
+            changed.append(key)
         }
-        for key in removed { records[key] = nil }
+        for key in removed { drop(key) }
         collection.expiredRecords = removed.count
 
-        var changed: [String] = []
         for (key, record) in records {
             let dangling = record.fields.filter { Self.refersToMissing($0.value, in: records) }.map(\.key)
             guard !dangling.isEmpty else { continue }
@@ -183,13 +233,110 @@ package actor NormalizedStore {
             for value in record.fields.values { Self.collectReferences(value, into: &pending) }
         }
         let unreachable = records.keys.filter { !reachable.contains($0) }
-        for key in unreachable { records[key] = nil }
+        for key in unreachable { drop(key) }
         collection.unreachableRecords = unreachable.count
         removed += unreachable
 
         persist(changed.compactMap { records[$0] }, removing: removed)
         notify(Set(changed))
+        evictIfOverLimit()
         return collection
+    }
+
+    // MARK: Summary
+
+    /// How many records there are, by type, the oldest, and the sizes in memory and on disk; the
+    /// persistent store's records are all read (not kept in memory).
+    package func summary() -> CacheSummary {
+        var count = 0
+        var byType: [String: Int] = [:]
+        var oldest: Date?
+        func add(_ record: CacheRecord) {
+            count += 1
+            byType[record.fields["__typename"]?.stringValue ?? (CacheNaming.isRoot(record.key) ? record.key : "(untyped)"), default: 0] += 1
+            if oldest.map({ record.receivedAt < $0 }) ?? true { oldest = record.receivedAt }
+        }
+        if let persistent {
+            do {
+                for record in try persistent.loadAll() where records[record.key] == nil { add(record) }
+            } catch {
+                persistenceFailed(error, while: "reading")
+            }
+        }
+        var bytesInMemory = 0
+        for record in records.values {
+            add(record)
+            bytesInMemory += Self.estimatedBytes(of: record)
+        }
+        return CacheSummary(
+            records: count, recordsByType: byType, oldest: oldest, bytesOnDisk: persistent?.bytesOnDisk(), bytesInMemory: bytesInMemory)
+    }
+
+    // MARK: Memory
+
+    /// Puts a record in memory, and counts it against the limit.
+    private func keep(_ record: CacheRecord) {
+        records[record.key] = record
+        guard let memoryLimit else { return }
+        let cost: Int
+        switch memoryLimit {
+        case .records: cost = 1
+        case .bytes: cost = Self.estimatedBytes(of: record)
+        }
+        useClock += 1
+        memoryCost += cost - (usage[record.key]?.cost ?? 0)
+        usage[record.key] = (useClock, cost)
+    }
+
+    /// Takes a record out of memory.
+    private func drop(_ key: String) {
+        records[key] = nil
+        if let cost = usage.removeValue(forKey: key)?.cost { memoryCost -= cost }
+    }
+
+    private func noteUse(of key: String) {
+        if memoryLimit != nil {
+            useClock += 1
+            usage[key]?.lastUse = useClock
+        }
+        if persistent?.tracksUse == true { usedSinceSave.insert(key) }
+    }
+
+    /// Past the memory limit, evicts the least recently used records that no watcher reads until
+    /// a tenth of the limit is free, so that eviction's sort is paid once per many writes.
+    private func evictIfOverLimit() {
+        guard let memoryLimit else { return }
+        let limit: Int
+        switch memoryLimit {
+        case .records(let count): limit = count
+        case .bytes(let bytes): limit = bytes
+        }
+        guard memoryCost > limit else { return }
+        let target = limit - limit / 10
+        let candidates = usage.filter { index[$0.key] == nil }.sorted { $0.value.lastUse < $1.value.lastUse }
+        for (key, use) in candidates {
+            guard memoryCost > target else { break }
+            records[key] = nil
+            usage[key] = nil
+            memoryCost -= use.cost
+        }
+    }
+
+    /// A cheap estimate of what a record takes in memory: its key, field names and values, with
+    /// a fixed overhead per record and per value.
+    static func estimatedBytes(of record: CacheRecord) -> Int {
+        var bytes = 96 + record.key.utf8.count + record.expires.count * 48
+        for (name, value) in record.fields { bytes += 32 + name.utf8.count + estimatedBytes(of: value) }
+        return bytes
+    }
+
+    private static func estimatedBytes(of value: JSONValue) -> Int {
+        switch value {
+        case .string(let string): return 16 + string.utf8.count
+        case .array(let items): return items.reduce(32) { $0 + estimatedBytes(of: $1) }
+        case .object(let object): return object.reduce(64) { $0 + 32 + $1.key.utf8.count + estimatedBytes(of: $1.value) }
+        default: return 16
+        }
     }
 
     /// The collection on open, the first time the cache is used.
@@ -226,17 +373,23 @@ package actor NormalizedStore {
         guard !missing.isEmpty else { return }
         do {
             let loaded = try persistent.load(missing)
-            for (key, record) in loaded { records[key] = record }
+            for record in loaded.values { keep(record) }
             for key in missing where loaded[key] == nil { absent.insert(key) }
         } catch {
             persistenceFailed(error, while: "reading")
         }
     }
 
+    /// Saves and removes records in the persistent store, with the records used since the last
+    /// save; a store over its size bound trims those no watcher reads.
     private func persist(_ records: [CacheRecord], removing keys: [String]) {
-        guard let persistent, !(records.isEmpty && keys.isEmpty) else { return }
+        guard let persistent, !(records.isEmpty && keys.isEmpty && usedSinceSave.isEmpty) else { return }
+        let used = Array(usedSinceSave)
+        usedSinceSave = []
+        let watched = index
         do {
-            try persistent.save(records, removing: keys)
+            let trimmed = try persistent.save(records, removing: keys, used: used, keeping: KeptRecords { watched[$0] != nil })
+            if trimmed > 0 { logger.debug("the persistent cache trimmed \(trimmed) least recently used records to stay within its size") }
         } catch {
             persistenceFailed(error, while: "writing")
         }
@@ -258,8 +411,13 @@ package actor NormalizedStore {
     ) -> (data: JSONObject?, dependencies: Set<String>, stale: Bool) {
         collectIfOpening()
         var reader = CacheReader(
-            variables: variables, lookup: { self.record($0) }, prefetch: { self.preload($0) },
+            variables: variables, now: now(), lookup: { self.record($0) }, prefetch: { self.preload($0) },
             isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
+        defer {
+            // Uses are saved with the next write, or now when many have gathered.
+            if usedSinceSave.count >= 1_000 { persist([], removing: []) }
+            evictIfOverLimit()
+        }
         do {
             let data = try reader.read(key: key, selections: selections, parent: parent)
             return (data, reader.dependencies, reader.sawExpired)
@@ -309,6 +467,9 @@ package actor NormalizedStore {
         }
     }
 
+    /// How many records are in memory, and what they cost against the memory limit (0 without one).
+    package var memoryFootprint: (records: Int, cost: Int) { (records.count, memoryCost) }
+
     /// How many watchers are registered, and how many record keys the index holds.
     package var watcherCounts: (watchers: Int, indexedKeys: Int) { (watchers.count, index.count) }
 
@@ -324,4 +485,9 @@ package actor NormalizedStore {
             setDependencies(watcher.refresh(self), of: id)
         }
     }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -1,0 +1,146 @@
+@testable import APICore
+@testable import APICoreLive
+@testable import APICoreSQLite
+import APICoreTestServer
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+import Testing
+
+/// An item record with about `padding` bytes of text.
+private func item(_ index: Int, padding: Int = 0) -> JSONObject {
+    ["__typename": "Item", "n": .int(index), "text": .string(String(repeating: "x", count: padding))]
+}
+
+/// The values of `n` a watcher of one record saw, in order.
+private final class Seen: Sendable {
+    let values = Mutex<[Int]>([])
+    var last: Int? { values.withLock { $0.last } }
+}
+
+/// Registers a watcher of `key` that notes the record's `n` each time it is told.
+private func watch(_ key: String, in store: NormalizedStore, into seen: Seen) async -> UInt64 {
+    await store.addWatcher(dependencies: [key]) { store in
+        if case .int(let n)? = store.record(key)?.fields["n"] { seen.values.withLock { $0.append(n) } }
+        return [key]
+    }
+}
+
+@Suite("Cache size bounds")
+struct CacheBoundsTests {
+    @Test("a memory bound of 50 records with watchers active: writing ten times the bound stays within it, watchers keep seeing each write, evicted records read back from SQLite")
+    func memoryRecordBound() async throws {
+        let directory = try TemporaryDirectory()
+        let store = NormalizedStore(
+            persistent: SQLiteCache.storage(at: directory.url.appendingPathComponent("cache.sqlite")).persistent,
+            memoryLimit: .records(50), logger: Logger(label: "test"))
+        let watched = (0..<3).map { "Watched:\($0)" }
+        let seen = watched.map { _ in Seen() }
+        await store.merge(Dictionary(uniqueKeysWithValues: watched.map { ($0, item(-1)) }))
+        var watchers: [UInt64] = []
+        for (key, seen) in zip(watched, seen) { watchers.append(await watch(key, in: store, into: seen)) }
+
+        for index in 0..<500 {
+            await store.merge(["Item:\(index)": item(index)])
+            if index % 10 == 0 {
+                let key = watched[index / 10 % 3]
+                await store.merge([key: item(index)])
+                #expect(seen[index / 10 % 3].last == index, "\(key) after write \(index)")
+            }
+            let footprint = await store.memoryFootprint
+            #expect(footprint.records <= 50 && footprint.cost <= 50, "after write \(index): \(footprint)")
+        }
+        // The watched records were never evicted; the first items were, and read back from SQLite.
+        for key in watched {
+            let record = await store.record(key)
+            #expect(record != nil, "\(key)")
+        }
+        #expect(await store.record("Item:0")?.fields["n"] == .int(0))
+        #expect(await store.record("Item:499")?.fields["n"] == .int(499))
+        for id in watchers { await store.removeWatcher(id) }
+    }
+
+    @Test("a memory bound in bytes, without a persistent store: the estimate stays within it writing ten times the bound; an evicted record is a miss")
+    func memoryByteBound() async throws {
+        let limit = 64 * 1024
+        let store = NormalizedStore(persistent: nil, memoryLimit: .bytes(limit), logger: Logger(label: "test"))
+        let recordBytes = NormalizedStore.estimatedBytes(of: CacheRecord(key: "Item:0", fields: item(0, padding: 500), receivedAt: Date()))
+        #expect(recordBytes > 500 && recordBytes < 1000)
+        let count = 10 * limit / recordBytes
+        for index in 0..<count {
+            await store.merge(["Item:\(index)": item(index, padding: 500)])
+            #expect(await store.memoryFootprint.cost <= limit)
+        }
+        #expect(await store.memoryFootprint.records >= limit / recordBytes * 8 / 10)
+        #expect(await store.record("Item:0") == nil)
+        #expect(await store.record("Item:\(count - 1)") != nil)
+    }
+
+    @Test("SQLite with a size bound: writing ten times the bound keeps its files within it; the least recently used go, watched and recently read records stay")
+    func sqliteBound() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("cache.sqlite")
+        let bound = 256 * 1024
+        let storage = SQLiteCache.storage(at: file, maxBytes: bound)
+        let store = NormalizedStore(persistent: storage.persistent, memoryLimit: .records(100), logger: Logger(label: "test"))
+        let seen = Seen()
+        await store.merge(["Watched:0": item(-1, padding: 500), "Kept:0": item(-2, padding: 500)])
+        let watcher = await watch("Watched:0", in: store, into: seen)
+
+        let batch = 20
+        let batches = 10 * bound / (batch * 500)
+        var largest = 0
+        for round in 0..<batches {
+            let records = (0..<batch).map { round * batch + $0 }
+            await store.merge(Dictionary(uniqueKeysWithValues: records.map { ("Item:\($0)", item($0, padding: 500)) }))
+            _ = await store.record("Kept:0")  // read: recently used
+            let main = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
+            largest = max(largest, main)
+        }
+        #expect(largest <= bound, "the database file grew to \(largest) bytes")
+        let onDisk = try #require(storage.persistent).bytesOnDisk()
+        #expect(onDisk <= bound + bound / 2, "database, log and shared memory: \(onDisk) bytes")
+
+        let reader = try #require(SQLiteCache.storage(at: file).persistent)
+        let left = try reader.loadAll()
+        let keys = Set(left.map(\.key))
+        #expect(keys.contains("Watched:0") && keys.contains("Kept:0"))
+        #expect(!keys.contains("Item:0"))
+        #expect(keys.contains("Item:\(batches * batch - 1)"))
+        #expect(left.count > bound / 2 / 1000, "\(left.count) records left")
+        #expect(seen.values.withLock { $0.isEmpty })  // trimming changes nothing a watcher reads
+        await store.removeWatcher(watcher)
+    }
+
+    @Test("a store file of format version 1 is migrated in place: its records read, expiry and use columns added, free pages given back")
+    func migratesVersion1() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("cache.sqlite")
+        let database = try DatabaseQueue(path: file.path)
+        try database.write { db in
+            try db.execute(sql: "CREATE TABLE apicore_records (key TEXT PRIMARY KEY NOT NULL, fields BLOB NOT NULL, received_at DOUBLE NOT NULL) WITHOUT ROWID")
+            try db.execute(sql: #"INSERT INTO apicore_records VALUES ('Human:1', '{"name":"Luke"}', 1800000000)"#)
+            try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        try database.close()
+        let log = LogCapture()
+        let store = try #require(SQLiteCache.storage(at: file, logger: log.logger).persistent)
+        let record = try #require(try store.load(["Human:1"])["Human:1"])
+        #expect(record.fields["name"] == "Luke" && record.expires.isEmpty)
+        #expect(record.receivedAt == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(!log.all.contains { $0.hasPrefix("[warning]") })
+        let (version, columns, vacuum) = try DatabaseQueue(path: file.path).read { db in
+            (
+                try Int.fetchOne(db, sql: "PRAGMA user_version"),
+                try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('apicore_records')"),
+                try Int.fetchOne(db, sql: "PRAGMA auto_vacuum")
+            )
+        }
+        #expect(version == 2 && columns == ["key", "fields", "received_at", "expires", "used_at"] && vacuum == 2)
+        // Expiry written now round-trips.
+        let expiry = Date(timeIntervalSince1970: 1_800_000_060)
+        try store.save([CacheRecord(key: "Human:2", fields: ["name": "Leia"], receivedAt: Date(), expires: ["name": expiry])], removing: [], used: [], keeping: .none)
+        #expect(try store.load(["Human:2"])["Human:2"]?.expires == ["name": expiry])
+    }
+}

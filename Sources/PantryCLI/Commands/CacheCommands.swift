@@ -1,0 +1,138 @@
+import APICore
+import APICoreLive
+import APICoreSQLite
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `pantry cache`: what the cache file holds; `gc` and `clear` change it. No server is needed.
+struct CacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Show, collect or clear the SQLite cache.",
+        discussion: """
+            The cache file is --cache (default: pantry/cache.sqlite under the user's cache directory). These commands open only that file: no server starts and nothing is sent.
+            """,
+        subcommands: [CacheShowCommand.self, CacheCollectCommand.self, CacheClearCommand.self],
+        defaultSubcommand: CacheShowCommand.self)
+}
+
+struct CacheShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show the cache's size on disk, its records by type, and its oldest record (the default).")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await LocalCache.run(global) { client, console in
+            let summary = try await client.cacheSummary()
+            if global.json {
+                return console.printJSON([
+                    "path": .string(global.cacheURL.path), "records": .int(summary.records), "bytesOnDisk": .int(summary.bytesOnDisk ?? 0),
+                    "oldest": summary.oldest.map { .string(LocalCache.timestamp($0)) } ?? .null,
+                    "recordsByType": .object(summary.recordsByType.mapValues { .int($0) }),
+                ])
+            }
+            console.print("\(console.bold(global.cacheURL.path)): \(summary.records) records, \(LocalCache.bytes(summary.bytesOnDisk ?? 0)) on disk")
+            if let oldest = summary.oldest { console.print("oldest record received \(LocalCache.timestamp(oldest))") }
+            guard !summary.recordsByType.isEmpty else { return }
+            console.print()
+            let rows = summary.recordsByType.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { [$0.key, String($0.value)] }
+            console.table(["TYPE", "RECORDS"], rows)
+        }
+    }
+}
+
+struct CacheCollectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: "Collect the cache's garbage: records no query reaches any more, expired records and fields, dangling references.")
+
+    @Option(help: ArgumentHelp("How long past its maximum age a record may stay.", valueName: "seconds"))
+    var maxStaleness: Double = 0
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard maxStaleness >= 0, maxStaleness < 1e9 else { throw ValidationError("--max-staleness must be a number of seconds from 0, not \(maxStaleness)") }
+    }
+
+    func run() async throws {
+        try await LocalCache.run(global) { client, console in
+            let before = try await client.cacheSummary()
+            let collection = try await client.collectGarbage(maxStaleness: .milliseconds(Int(maxStaleness * 1000)))
+            if global.json {
+                return console.printJSON([
+                    "expiredRecords": .int(collection.expiredRecords), "unreachableRecords": .int(collection.unreachableRecords),
+                    "expiredFields": .int(collection.expiredFields), "danglingReferences": .int(collection.danglingReferences),
+                    "recordsLeft": .int(before.records - collection.removedRecords),
+                ])
+            }
+            console.print("\(collection); \(before.records - collection.removedRecords) records left.")
+        }
+    }
+}
+
+struct CacheClearCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clear", abstract: "Remove every record from the cache, leaving nothing of them in its files.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await LocalCache.run(global) { client, console in
+            let before = try await client.cacheSummary()
+            try await client.clearCache()
+            let after = try await client.cacheSummary()
+            if global.json {
+                return console.printJSON([
+                    "removedRecords": .int(before.records), "bytesBefore": .int(before.bytesOnDisk ?? 0), "bytesAfter": .int(after.bytesOnDisk ?? 0),
+                ])
+            }
+            console.print(
+                "Removed \(before.records) records; the cache files went from \(LocalCache.bytes(before.bytesOnDisk ?? 0)) to \(LocalCache.bytes(after.bytesOnDisk ?? 0)).")
+        }
+    }
+}
+
+/// A client over the cache file alone, for the `cache` commands.
+enum LocalCache {
+    /// Runs `body` with a client on the cache file; a missing file is said and left uncreated, a
+    /// file the cache cannot use is an error, and any failure is one line and exit code 1.
+    static func run(_ options: GlobalOptions, _ body: (any APIClient, Console) async throws -> Void) async throws {
+        let console = Console.current
+        console.json = options.json
+        if options.noColor || options.json { console.colors = false }
+        let url = options.cacheURL
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            if options.json { console.printJSON(["path": .string(url.path), "records": 0, "exists": false]) } else {
+                console.print("No cache at \(url.path).")
+            }
+            return
+        }
+        do {
+            let logger = Logger(label: "pantry") { _ in ConsoleLogHandler(console: console) }
+            let client = APICoreLive.makeClient(APIClientConfiguration(
+                restBaseURL: URL(string: "http://127.0.0.1/")!, cache: CacheConfiguration(storage: SQLiteCache.storage(at: url, logger: logger)),
+                logger: logger))
+            // A file the cache cannot use leaves it in memory, with a warning already printed.
+            guard try await client.cacheSummary().bytesOnDisk != nil else {
+                throw CLIError("the cache file at \(url.path) cannot be used (see the warning above); it is left as it is")
+            }
+            try await body(client, console)
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            console.note(console.red("error: ") + Session.describe(error))
+            throw ExitCode.failure
+        }
+    }
+
+    /// `2026-11-23T16:05:00Z`.
+    static func timestamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    /// `1.2 MB`, `512 KB`, `0 bytes`.
+    static func bytes(_ count: Int) -> String {
+        ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file)
+    }
+}
