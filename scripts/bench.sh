@@ -19,6 +19,12 @@ suites:
          normalize + write, and read back into typed data, in memory and in SQLite, and a cache
          hit through the client's fetch(.cacheOnly), as ratios to parsing; microseconds per
          record; 1,000 watchers and a write touching one record
+  cache-scale  stores of 10 k, 100 k and 1 M records built from pages of a list query, in memory
+         and in SQLite, each size in a child process, medians of 3 rounds (about 5 minutes):
+         write and read us per record, resident and SQLite bytes per record, a cold open, a
+         garbage collection, 10,000 watchers woken by a one-record write; then growth-* (each
+         figure at 1 M over 10 k, target < 1.2) and exponent-* (collection time, 1.0 is linear).
+         Other sizes: APICOREKIT_SCALE_SIZES=10000,100000
   subscriptions  one subscription fed by the loopback server as fast as it can (20,000 events
          of ~200 bytes a round): subscription-messages-per-second, and subscription-ratio, our
          time per event into a typed value over a bare WebSocket client's time to receive and
@@ -41,6 +47,10 @@ for suite in "$@"; do
     cache)
       swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-bench >&2
       "$ROOT/APICoreKit/.build/release/apicore-cache-bench"
+      ;;
+    cache-scale)
+      swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-bench >&2
+      "$ROOT/APICoreKit/.build/release/apicore-cache-bench" scale --sizes "${APICOREKIT_SCALE_SIZES:-10000,100000,1000000}"
       ;;
     codegen)
       swift build -c release --package-path "$ROOT/Tools" --product codegen-bench >&2

@@ -1,10 +1,45 @@
-// apicore-cache-bench: the normalized cache's benchmark (`scripts/bench.sh cache`, release build),
-// one `name: value` line per figure. It reaches into the engine's cache, so it lives in this
-// package; the benchmarks that need a server are in `Integration/`.
+// apicore-cache-bench: the normalized cache's benchmarks (`scripts/bench.sh cache` and
+// `cache-scale`, release build), one `name: value` line per figure. It reaches into the engine's
+// cache, so it lives in this package; the benchmarks that need a server are in `Integration/`.
 import Foundation
 
-if CommandLine.arguments.contains("--help") || CommandLine.arguments.contains("-h") {
-    print("usage: apicore-cache-bench\nPrints one `name: value` line per figure of the normalized cache's benchmark.")
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print("""
+        usage: apicore-cache-bench [scale [--sizes N,N,…] [--rounds N]]
+          (no argument)  the cache benchmark: a 2 MB response written and read, in memory and in SQLite
+          scale          stores of 10,000, 100,000 and 1,000,000 records (or --sizes), each in a child process,
+                         the median of 3 rounds (or --rounds)
+        Prints one `name: value` line per figure.
+        """)
     exit(0)
 }
-try await CacheBenchmark.run()
+switch arguments.first {
+case nil:
+    try await CacheBenchmark.run()
+case "scale":
+    var sizes = CacheScaleBenchmark.defaultSizes
+    if let index = arguments.firstIndex(of: "--sizes"), index + 1 < arguments.count {
+        let given = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+        guard !given.isEmpty, given.allSatisfy({ $0 >= 1000 }) else {
+            FileHandle.standardError.write(Data("apicore-cache-bench: --sizes takes record counts of at least 1000, such as 10000,100000\n".utf8))
+            exit(2)
+        }
+        sizes = given
+    }
+    var rounds = 3
+    if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count {
+        guard let given = Int(arguments[index + 1]), (1...50).contains(given) else {
+            FileHandle.standardError.write(Data("apicore-cache-bench: --rounds takes a number from 1 to 50\n".utf8))
+            exit(2)
+        }
+        rounds = given
+    }
+    try CacheScaleBenchmark.run(sizes: sizes, rounds: rounds)
+case "scale-one":
+    guard arguments.count == 2, let size = Int(arguments[1]), size >= 1000 else { exit(2) }
+    try await CacheScaleBenchmark.runOne(size: size)
+case let other?:
+    FileHandle.standardError.write(Data("apicore-cache-bench: unknown argument '\(other)' (see --help)\n".utf8))
+    exit(2)
+}

@@ -172,17 +172,40 @@ package protocol PersistentRecordStore: Sendable {
     var tracksUse: Bool { get }
     /// The records with these keys that exist.
     func load(_ keys: [String]) throws -> [String: CacheRecord]
-    /// Saves these records (replacing same keys), removes those keys and marks the `used` ones as
-    /// just used, in one transaction; a store over its size bound then removes the least
-    /// recently used records that `keeping` does not keep. Answers how many it removed so.
+    /// Saves these records (replacing same keys) and these changes to records kept field by
+    /// field, removes those keys and marks the `used` ones as just used, in one transaction; a
+    /// store over its size bound then removes the least recently used records that `keeping`
+    /// does not keep. Answers how many it removed so.
     @discardableResult
-    func save(_ records: [CacheRecord], removing: [String], used: [String], keeping: KeptRecords) throws -> Int
+    func save(_ records: [CacheRecord], fields: [FieldChanges], removing: [String], used: [String], keeping: KeptRecords) throws -> Int
     /// Removes every record.
     func removeAll() throws
     /// Every record (for garbage collection).
     func loadAll() throws -> [CacheRecord]
     /// The size of the store's files in bytes.
     func bytesOnDisk() -> Int
+}
+
+/// A change to some fields of a record that the store keeps field by field: a root record,
+/// which gains fields with every new query, so that a write costs what it changes rather than
+/// the whole root. A store answers such a record, assembled, from ``PersistentRecordStore/load(_:)``.
+package struct FieldChanges: Sendable, Equatable {
+    package var key: String
+    /// The fields written, by storage key.
+    package var set: JSONObject
+    /// The expiry of those written fields that have one.
+    package var expires: [String: Date]
+    /// The fields removed.
+    package var removed: [String]
+    package var receivedAt: Date
+
+    package init(key: String, set: JSONObject, expires: [String: Date] = [:], removed: [String] = [], receivedAt: Date) {
+        self.key = key
+        self.set = set
+        self.expires = expires
+        self.removed = removed
+        self.receivedAt = receivedAt
+    }
 }
 
 /// The records a store must not trim: those active watchers read.

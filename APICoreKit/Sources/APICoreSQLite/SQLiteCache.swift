@@ -56,8 +56,9 @@ public enum SQLiteCache {
 }
 
 /// Records in one table: key, fields as compact JSON, time received, the expiry of the fields a
-/// server gave a maximum age (JSON, milliseconds since 1970), and time last used. Each save is one
-/// transaction.
+/// server gave a maximum age (JSON, milliseconds since 1970), and time last used. Root records,
+/// which gain a field with every new query, are kept one row per field in a second table, so that
+/// a write costs what it changes. Each save is one transaction.
 ///
 /// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file of an
 /// earlier layout (0, before versions were recorded, and 1, without expiry and use) is migrated
@@ -130,6 +131,16 @@ final class SQLiteRecordStore: PersistentRecordStore {
                     try db.execute(sql: "ALTER TABLE apicore_records ADD COLUMN used_at DOUBLE NOT NULL DEFAULT 0")
                     try db.execute(sql: "UPDATE apicore_records SET used_at = received_at")
                 }
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS apicore_fields (
+                        key TEXT NOT NULL,
+                        field TEXT NOT NULL,
+                        value BLOB NOT NULL,
+                        received_at DOUBLE NOT NULL,
+                        expires DOUBLE,
+                        PRIMARY KEY (key, field)
+                    ) WITHOUT ROWID
+                    """)
                 if version != Self.formatVersion { try db.execute(sql: "PRAGMA user_version = \(Self.formatVersion)") }
                 return .commit
             }
@@ -140,22 +151,60 @@ final class SQLiteRecordStore: PersistentRecordStore {
     func load(_ keys: [String]) throws -> [String: CacheRecord] {
         guard !keys.isEmpty else { return [:] }
         return try pool.read { db in
-            var result: [String: CacheRecord] = [:]
-            result.reserveCapacity(keys.count)
-            var start = 0
-            while start < keys.count {
-                let chunk = Array(keys[start..<min(start + Self.batch, keys.count)])
-                start += Self.batch
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchCursor(
-                    db, sql: "SELECT key, fields, received_at, expires FROM apicore_records WHERE key IN (\(placeholders))",
-                    arguments: StatementArguments(chunk))
-                while let row = try rows.next() {
-                    if let record = Self.record(row) { result[record.key] = record }
-                }
-            }
+            var result = try Self.loadWhole(keys, in: db)
+            let rest = keys.filter { result[$0] == nil }
+            for (key, record) in try Self.loadFields(of: rest, in: db) { result[key] = record }
             return result
         }
+    }
+
+    /// Runs `body` on `keys` in chunks of up to 500, with `?` placeholders for each chunk.
+    private static func inChunks(_ keys: [String], _ body: (_ chunk: [String], _ placeholders: String) throws -> Void) rethrows {
+        var start = 0
+        while start < keys.count {
+            let chunk = Array(keys[start..<min(start + batch, keys.count)])
+            start += batch
+            try body(chunk, Array(repeating: "?", count: chunk.count).joined(separator: ","))
+        }
+    }
+
+    /// The records of `keys` kept whole.
+    private static func loadWhole(_ keys: [String], in db: Database) throws -> [String: CacheRecord] {
+        var result: [String: CacheRecord] = [:]
+        result.reserveCapacity(keys.count)
+        try inChunks(keys) { chunk, placeholders in
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, fields, received_at, expires FROM apicore_records WHERE key IN (\(placeholders))",
+                arguments: StatementArguments(chunk))
+            while let row = try rows.next() {
+                if let record = Self.record(row) { result[record.key] = record }
+            }
+        }
+        return result
+    }
+
+    /// The records of `keys` kept field by field, assembled: the latest receipt of a field is the
+    /// record's, each field keeps its expiry. A field whose row cannot be read is left out.
+    private static func loadFields(of keys: [String], in db: Database) throws -> [String: CacheRecord] {
+        var result: [String: CacheRecord] = [:]
+        try inChunks(keys) { chunk, placeholders in
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key IN (\(placeholders))",
+                arguments: StatementArguments(chunk))
+            while let row = try rows.next() {
+                guard let key = try? row.decode(String.self, atIndex: 0), let field = try? row.decode(String.self, atIndex: 1),
+                    let data = try? row.decode(Data.self, atIndex: 2), let value = try? JSONParser.parse(data),
+                    let received = try? row.decode(Double.self, atIndex: 3)
+                else { continue }
+                let receivedAt = Date(timeIntervalSince1970: received)
+                var record = result[key] ?? CacheRecord(key: key, fields: [:], receivedAt: receivedAt)
+                record.fields[field] = value
+                record.receivedAt = max(record.receivedAt, receivedAt)
+                if let expires = (try? row.decode(Double?.self, atIndex: 4)) ?? nil { record.expires[field] = Date(timeIntervalSince1970: expires) }
+                result[key] = record
+            }
+        }
+        return result
     }
 
     func loadAll() throws -> [CacheRecord] {
@@ -165,20 +214,23 @@ final class SQLiteRecordStore: PersistentRecordStore {
             while let row = try rows.next() {
                 if let record = Self.record(row) { result.append(record) }
             }
+            let fieldKeys = try String.fetchAll(db, sql: "SELECT DISTINCT key FROM apicore_fields")
+            result += try Self.loadFields(of: fieldKeys, in: db).values
             return result
         }
     }
 
     /// A row as a record. A row of other types (NULL, a number for a key: a file another program
     /// wrote) or whose fields are not a JSON object is `nil`: it reads as missing, never as a
-    /// crash. (GRDB's subscripts trap on such values.) Expiry that cannot be read is none.
+    /// crash. (GRDB's subscripts trap on such values.) Expiry that cannot be read is none; a
+    /// NULL one is decoded as an optional, since a failed decode costs GRDB an error message.
     private static func record(_ row: Row) -> CacheRecord? {
         guard let key = try? row.decode(String.self, atIndex: 0), let data = try? row.decode(Data.self, atIndex: 1),
             let received = try? row.decode(Double.self, atIndex: 2),
             case .object(let fields)? = try? JSONParser.parse(data)
         else { return nil }
         var expires: [String: Date] = [:]
-        if let data = try? row.decode(Data.self, atIndex: 3), case .object(let object)? = try? JSONParser.parse(data) {
+        if let data = (try? row.decode(Data?.self, atIndex: 3)) ?? nil, case .object(let object)? = try? JSONParser.parse(data) {
             for (name, value) in object {
                 if case .int(let milliseconds) = value { expires[name] = Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
             }
@@ -191,7 +243,7 @@ final class SQLiteRecordStore: PersistentRecordStore {
         return JSONSerializer.data(.object(expires.mapValues { .int(Int(($0.timeIntervalSince1970 * 1000).rounded())) }))
     }
 
-    func save(_ records: [CacheRecord], removing keys: [String], used: [String], keeping: KeptRecords) throws -> Int {
+    func save(_ records: [CacheRecord], fields: [FieldChanges], removing keys: [String], used: [String], keeping: KeptRecords) throws -> Int {
         try pool.write { db in
             let now = Date().timeIntervalSince1970
             let insert = try db.cachedStatement(
@@ -202,15 +254,45 @@ final class SQLiteRecordStore: PersistentRecordStore {
                     Self.expiryData(record.expires), now,
                 ])
             }
+            for changes in fields { try Self.save(changes, in: db) }
             if !keys.isEmpty {
                 let delete = try db.cachedStatement(sql: "DELETE FROM apicore_records WHERE key = ?")
-                for key in keys { try delete.execute(arguments: [key]) }
+                let deleteFields = try db.cachedStatement(sql: "DELETE FROM apicore_fields WHERE key = ?")
+                for key in keys {
+                    try delete.execute(arguments: [key])
+                    try deleteFields.execute(arguments: [key])
+                }
             }
             if !used.isEmpty {
                 let touch = try db.cachedStatement(sql: "UPDATE apicore_records SET used_at = ? WHERE key = ?")
                 for key in used { try touch.execute(arguments: [now, key]) }
             }
             return try trimIfOverBound(db, keeping: keeping)
+        }
+    }
+
+    /// Writes and removes fields of a record kept field by field; a record kept whole until now
+    /// (a file of an earlier version) is split into fields first.
+    private static func save(_ changes: FieldChanges, in db: Database) throws {
+        let upsert = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO apicore_fields (key, field, value, received_at, expires) VALUES (?, ?, ?, ?, ?)")
+        if let whole = try loadWhole([changes.key], in: db)[changes.key] {
+            for (field, value) in whole.fields {
+                try upsert.execute(arguments: [
+                    whole.key, field, JSONSerializer.data(value), whole.receivedAt.timeIntervalSince1970, whole.expires[field]?.timeIntervalSince1970,
+                ])
+            }
+            try db.execute(sql: "DELETE FROM apicore_records WHERE key = ?", arguments: [changes.key])
+        }
+        for (field, value) in changes.set {
+            try upsert.execute(arguments: [
+                changes.key, field, JSONSerializer.data(value), changes.receivedAt.timeIntervalSince1970,
+                changes.expires[field]?.timeIntervalSince1970,
+            ])
+        }
+        if !changes.removed.isEmpty {
+            let delete = try db.cachedStatement(sql: "DELETE FROM apicore_fields WHERE key = ? AND field = ?")
+            for field in changes.removed { try delete.execute(arguments: [changes.key, field]) }
         }
     }
 
@@ -266,7 +348,10 @@ final class SQLiteRecordStore: PersistentRecordStore {
     /// content is overwritten, `VACUUM` rebuilds the database without free pages, and a truncating
     /// checkpoint writes it back to the main file, which shrinks, and empties the WAL.
     func removeAll() throws {
-        try pool.write { db in try db.execute(sql: "DELETE FROM apicore_records") }
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM apicore_records")
+            try db.execute(sql: "DELETE FROM apicore_fields")
+        }
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "VACUUM")
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")

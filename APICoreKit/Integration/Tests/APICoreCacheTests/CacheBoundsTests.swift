@@ -113,6 +113,31 @@ struct CacheBoundsTests {
         await store.removeWatcher(watcher)
     }
 
+    @Test("root records are kept field by field in SQLite: a write saves what it changes; removed fields stay removed after a restart")
+    func rootsByField() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("cache.sqlite")
+        let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
+        for page in 0..<50 {
+            await store.merge(["QUERY_ROOT": ["page(\(page))": .array([CacheNaming.reference(to: "Item:\(page)")])], "Item:\(page)": item(page)])
+        }
+        await store.update("QUERY_ROOT") { $0["page(7)"] = nil }
+        let (fields, wholeRoots) = try await DatabaseQueue(path: file.path).read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_fields WHERE key = 'QUERY_ROOT'"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_records WHERE key = 'QUERY_ROOT'")
+            )
+        }
+        #expect(fields == 49 && wholeRoots == 0)
+        let reopened = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
+        let root = try #require(await reopened.record("QUERY_ROOT"))
+        #expect(root.fields.count == 49 && root.fields["page(7)"] == nil)
+        #expect(root.fields["page(49)"] == .array([CacheNaming.reference(to: "Item:49")]))
+        // Garbage collection removes the item only the removed field reached, in the file too.
+        #expect(await reopened.collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
+        #expect(try #require(SQLiteCache.storage(at: file).persistent).load(["Item:7", "Item:8"]).keys.sorted() == ["Item:8"])
+    }
+
     @Test("a store file of format version 1 is migrated in place: its records read, expiry and use columns added, free pages given back")
     func migratesVersion1() throws {
         let directory = try TemporaryDirectory()
@@ -121,6 +146,7 @@ struct CacheBoundsTests {
         try database.write { db in
             try db.execute(sql: "CREATE TABLE apicore_records (key TEXT PRIMARY KEY NOT NULL, fields BLOB NOT NULL, received_at DOUBLE NOT NULL) WITHOUT ROWID")
             try db.execute(sql: #"INSERT INTO apicore_records VALUES ('Human:1', '{"name":"Luke"}', 1800000000)"#)
+            try db.execute(sql: #"INSERT INTO apicore_records VALUES ('QUERY_ROOT', '{"a":1,"b":{"__ref":"Human:1"}}', 1800000000)"#)
             try db.execute(sql: "PRAGMA user_version = 1")
         }
         try database.close()
@@ -138,9 +164,17 @@ struct CacheBoundsTests {
             )
         }
         #expect(version == 2 && columns == ["key", "fields", "received_at", "expires", "used_at"] && vacuum == 2)
+        // The root, kept whole by version 1, is split into fields at its first change.
+        try store.save([], fields: [FieldChanges(key: "QUERY_ROOT", set: ["c": 3], removed: ["a"], receivedAt: Date())], removing: [], used: [], keeping: .none)
+        #expect(try store.load(["QUERY_ROOT"])["QUERY_ROOT"]?.fields == ["b": ["__ref": "Human:1"], "c": 3])
+        let rows = try DatabaseQueue(path: file.path).read { db in
+            try String.fetchAll(db, sql: "SELECT field FROM apicore_fields WHERE key = 'QUERY_ROOT' ORDER BY field")
+                + String.fetchAll(db, sql: "SELECT key FROM apicore_records WHERE key = 'QUERY_ROOT'")
+        }
+        #expect(rows == ["b", "c"])
         // Expiry written now round-trips.
         let expiry = Date(timeIntervalSince1970: 1_800_000_060)
-        try store.save([CacheRecord(key: "Human:2", fields: ["name": "Leia"], receivedAt: Date(), expires: ["name": expiry])], removing: [], used: [], keeping: .none)
+        try store.save([CacheRecord(key: "Human:2", fields: ["name": "Leia"], receivedAt: Date(), expires: ["name": expiry])], fields: [], removing: [], used: [], keeping: .none)
         #expect(try store.load(["Human:2"])["Human:2"]?.expires == ["name": expiry])
     }
 }

@@ -81,11 +81,11 @@ struct PersistenceTests {
         func records(_ range: Range<Int>) -> [CacheRecord] {
             range.map { CacheRecord(key: "Note:\($0)", fields: ["text": .string("\(secret) \($0) " + String(repeating: "x", count: 300))], receivedAt: Date()) }
         }
-        try store.save(records(0..<1500), removing: [], used: [], keeping: .none)
+        try store.save(records(0..<1500), fields: [], removing: [], used: [], keeping: .none)
         let checkpoint = try DatabaseQueue(path: file.path)
         try checkpoint.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         try checkpoint.close()
-        try store.save(records(1500..<2000), removing: [], used: [], keeping: .none)
+        try store.save(records(1500..<2000), fields: [], removing: [], used: [], keeping: .none)
         let files = { try FileManager.default.contentsOfDirectory(at: directory.url, includingPropertiesForKeys: nil) }
         let holding = try files().filter { try Data(contentsOf: $0).range(of: Data(secret.utf8)) != nil }
         #expect(Set(holding.map(\.lastPathComponent)) == ["cache.sqlite", "cache.sqlite-wal"])  // the test can see it
@@ -97,7 +97,7 @@ struct PersistenceTests {
         }
         #expect(try Data(contentsOf: file).count < sizeBefore / 10)
         // The store goes on.
-        try store.save(records(0..<1), removing: [], used: [], keeping: .none)
+        try store.save(records(0..<1), fields: [], removing: [], used: [], keeping: .none)
         #expect(try store.load(["Note:0"]).count == 1)
     }
 

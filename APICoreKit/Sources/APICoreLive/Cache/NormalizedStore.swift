@@ -37,6 +37,7 @@ package actor NormalizedStore {
     private var memoryCost = 0
     /// The records used since the last save, for a persistent store that trims by use.
     private var usedSinceSave: Set<String> = []
+    private var tracksUse: Bool
 
     private var watchers: [UInt64: (dependencies: Set<String>, refresh: Refresh)] = [:]
     private var index: [String: Set<UInt64>] = [:]
@@ -50,6 +51,7 @@ package actor NormalizedStore {
         logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.persistent = persistent
+        self.tracksUse = persistent?.tracksUse ?? false
         self.memoryLimit = memoryLimit
         self.maxAgeByType = maxAgeByType
         self.garbageCollection = garbageCollection
@@ -104,6 +106,7 @@ package actor NormalizedStore {
         var changed: Set<String> = []
         var touched: [CacheRecord] = []
         touched.reserveCapacity(incoming.count)
+        var touchedRoots: [FieldChanges] = []
         preload(Array(incoming.keys))
         for (key, fields) in incoming {
             var record = records[key] ?? CacheRecord(key: key, fields: [:], receivedAt: receivedAt)
@@ -123,12 +126,16 @@ package actor NormalizedStore {
             record.receivedAt = receivedAt
             keep(record)
             absent.remove(key)
-            touched.append(record)
+            if CacheNaming.isRoot(key) {
+                touchedRoots.append(Self.changes(of: record, setting: fields.keys))
+            } else {
+                touched.append(record)
+            }
             if recordChanged { changed.insert(key) }
         }
-        persist(touched, removing: [])
+        persist(touched, fields: touchedRoots, removing: [])
         notify(changed)
-        writesSinceCollection += touched.count
+        writesSinceCollection += incoming.count
         if let policy = garbageCollection, let limit = policy.afterWrites, writesSinceCollection >= limit {
             collectAutomatically(policy, because: "after \(writesSinceCollection) records written")
         }
@@ -145,7 +152,12 @@ package actor NormalizedStore {
         let updated = CacheRecord(key: key, fields: fields, receivedAt: now())
         keep(updated)
         absent.remove(key)
-        persist([updated], removing: [])
+        if CacheNaming.isRoot(key) {
+            let set = fields.filter { before[$0.key] != $0.value }.map(\.key)
+            persist([], fields: [Self.changes(of: updated, setting: set, removing: before.keys.filter { fields[$0] == nil })], removing: [])
+        } else {
+            persist([updated], removing: [])
+        }
         notify([key])
         evictIfOverLimit()
     }
@@ -198,7 +210,8 @@ package actor NormalizedStore {
         var collection = CacheCollection()
         let watched = Set(watchers.values.lazy.flatMap(\.dependencies))
         var removed: [String] = []
-        var changed: [String] = []
+        /// The fields each changed record lost.
+        var lost: [String: [String]] = [:]
 
         let deadline = now().addingTimeInterval(-maxStaleness.seconds)
         for (key, record) in records where !watched.contains(key) {
@@ -213,7 +226,7 @@ package actor NormalizedStore {
                 records[key]?.expires[name] = nil
             }
             collection.expiredFields += expiredFields.count
-            changed.append(key)
+            lost[key, default: []] += expiredFields
         }
         for key in removed { drop(key) }
         collection.expiredRecords = removed.count
@@ -221,9 +234,12 @@ package actor NormalizedStore {
         for (key, record) in records {
             let dangling = record.fields.filter { Self.refersToMissing($0.value, in: records) }.map(\.key)
             guard !dangling.isEmpty else { continue }
-            for name in dangling { records[key]?.fields[name] = nil }
+            for name in dangling {
+                records[key]?.fields[name] = nil
+                records[key]?.expires[name] = nil
+            }
             collection.danglingReferences += dangling.count
-            changed.append(key)
+            lost[key, default: []] += dangling
         }
 
         var reachable: Set<String> = []
@@ -237,8 +253,12 @@ package actor NormalizedStore {
         collection.unreachableRecords = unreachable.count
         removed += unreachable
 
-        persist(changed.compactMap { records[$0] }, removing: removed)
-        notify(Set(changed))
+        let changedRecords = lost.keys.filter { !CacheNaming.isRoot($0) }.compactMap { records[$0] }
+        let changedRoots = lost.compactMap { key, fields in
+            records[key].flatMap { CacheNaming.isRoot(key) ? Self.changes(of: $0, setting: [], removing: fields) : nil }
+        }
+        persist(changedRecords, fields: changedRoots, removing: removed)
+        notify(Set(lost.keys))
         evictIfOverLimit()
         return collection
     }
@@ -299,7 +319,7 @@ package actor NormalizedStore {
             useClock += 1
             usage[key]?.lastUse = useClock
         }
-        if persistent?.tracksUse == true { usedSinceSave.insert(key) }
+        if tracksUse { usedSinceSave.insert(key) }
     }
 
     /// Past the memory limit, evicts the least recently used records that no watcher reads until
@@ -366,29 +386,51 @@ package actor NormalizedStore {
         }
     }
 
-    /// Loads into memory the records of `keys` that the persistent store has, in one query.
-    private func preload(_ keys: [String]) {
+    /// Loads into memory the records of `keys` that the persistent store has, and with
+    /// `followingReferences` the records those refer to: for a read, two queries for a list of
+    /// objects and their children, not one per object.
+    private func preload(_ keys: [String], followingReferences: Bool = false) {
         guard let persistent else { return }
-        let missing = keys.filter { records[$0] == nil && !absent.contains($0) }
-        guard !missing.isEmpty else { return }
-        do {
-            let loaded = try persistent.load(missing)
-            for record in loaded.values { keep(record) }
-            for key in missing where loaded[key] == nil { absent.insert(key) }
-        } catch {
-            persistenceFailed(error, while: "reading")
+        var missing = keys.filter { records[$0] == nil && !absent.contains($0) }
+        for level in 0..<(followingReferences ? 2 : 1) where !missing.isEmpty {
+            do {
+                let loaded = try persistent.load(missing)
+                for record in loaded.values { keep(record) }
+                for key in missing where loaded[key] == nil { absent.insert(key) }
+                guard followingReferences, level == 0 else { break }
+                var referred: [String] = []
+                for record in loaded.values {
+                    for value in record.fields.values { Self.collectReferences(value, into: &referred) }
+                }
+                missing = referred.filter { records[$0] == nil && !absent.contains($0) }
+            } catch {
+                persistenceFailed(error, while: "reading")
+                return
+            }
         }
     }
 
-    /// Saves and removes records in the persistent store, with the records used since the last
-    /// save; a store over its size bound trims those no watcher reads.
-    private func persist(_ records: [CacheRecord], removing keys: [String]) {
-        guard let persistent, !(records.isEmpty && keys.isEmpty && usedSinceSave.isEmpty) else { return }
+    /// A root record's change for the persistent store, which keeps roots field by field: the
+    /// fields `set` with their values and expiry, and the fields removed.
+    private static func changes(of record: CacheRecord, setting set: some Sequence<String>, removing removed: [String] = []) -> FieldChanges {
+        var changes = FieldChanges(key: record.key, set: [:], removed: removed, receivedAt: record.receivedAt)
+        for name in set {
+            guard let value = record.fields[name] else { continue }
+            changes.set[name] = value
+            if let expiry = record.expires[name] { changes.expires[name] = expiry }
+        }
+        return changes
+    }
+
+    /// Saves and removes records in the persistent store (roots by their changed fields), with the
+    /// records used since the last save; a store over its size bound trims those no watcher reads.
+    private func persist(_ records: [CacheRecord], fields: [FieldChanges] = [], removing keys: [String]) {
+        guard let persistent, !(records.isEmpty && fields.isEmpty && keys.isEmpty && usedSinceSave.isEmpty) else { return }
         let used = Array(usedSinceSave)
         usedSinceSave = []
         let watched = index
         do {
-            let trimmed = try persistent.save(records, removing: keys, used: used, keeping: KeptRecords { watched[$0] != nil })
+            let trimmed = try persistent.save(records, fields: fields, removing: keys, used: used, keeping: KeptRecords { watched[$0] != nil })
             if trimmed > 0 { logger.debug("the persistent cache trimmed \(trimmed) least recently used records to stay within its size") }
         } catch {
             persistenceFailed(error, while: "writing")
@@ -400,6 +442,7 @@ package actor NormalizedStore {
             "The persistent cache failed while \(action) and is set aside; the cache goes on in memory only.",
             metadata: ["error": "\(error)"])
         persistent = nil
+        tracksUse = false
     }
 
     // MARK: Reading
@@ -411,7 +454,7 @@ package actor NormalizedStore {
     ) -> (data: JSONObject?, dependencies: Set<String>, stale: Bool) {
         collectIfOpening()
         var reader = CacheReader(
-            variables: variables, now: now(), lookup: { self.record($0) }, prefetch: { self.preload($0) },
+            variables: variables, now: now(), lookup: { self.record($0) }, prefetch: { self.preload($0, followingReferences: true) },
             isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
         defer {
             // Uses are saved with the next write, or now when many have gathered.
