@@ -178,6 +178,9 @@ package protocol PersistentRecordStore: Sendable {
     /// does not keep. Answers how many it removed so.
     @discardableResult
     func save(_ records: [CacheRecord], fields: [FieldChanges], removing: [String], used: [String], keeping: KeptRecords) throws -> Int
+    /// Those of `names` that the record `key` has, when the store keeps it field by field (a root);
+    /// a record kept whole comes whole. `nil` when the store has nothing of it.
+    func loadFields(_ names: [String], of key: String) throws -> CacheRecord?
     /// Removes every record.
     func removeAll() throws
     /// Every record (for garbage collection).

@@ -158,6 +158,13 @@ final class SQLiteRecordStore: PersistentRecordStore {
         }
     }
 
+    func loadFields(_ names: [String], of key: String) throws -> CacheRecord? {
+        try pool.read { db in
+            if let whole = try Self.loadWhole([key], in: db)[key] { return whole }
+            return try Self.loadFields(of: [key], named: names, in: db)[key]
+        }
+    }
+
     /// Runs `body` on `keys` in chunks of up to 500, with `?` placeholders for each chunk.
     private static func inChunks(_ keys: [String], _ body: (_ chunk: [String], _ placeholders: String) throws -> Void) rethrows {
         var start = 0
@@ -185,12 +192,21 @@ final class SQLiteRecordStore: PersistentRecordStore {
 
     /// The records of `keys` kept field by field, assembled: the latest receipt of a field is the
     /// record's, each field keeps its expiry. A field whose row cannot be read is left out.
-    private static func loadFields(of keys: [String], in db: Database) throws -> [String: CacheRecord] {
+    /// With `named`, only those fields of the one key given.
+    private static func loadFields(of keys: [String], named names: [String]? = nil, in db: Database) throws -> [String: CacheRecord] {
         var result: [String: CacheRecord] = [:]
-        try inChunks(keys) { chunk, placeholders in
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key IN (\(placeholders))",
-                arguments: StatementArguments(chunk))
+        // Chunks of keys, or of one key's field names.
+        try inChunks(names ?? keys) { chunk, placeholders in
+            let rows: RowCursor
+            if names != nil, let key = keys.first {
+                rows = try Row.fetchCursor(
+                    db, sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key = ? AND field IN (\(placeholders))",
+                    arguments: StatementArguments([key] + chunk))
+            } else {
+                rows = try Row.fetchCursor(
+                    db, sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key IN (\(placeholders))",
+                    arguments: StatementArguments(chunk))
+            }
             while let row = try rows.next() {
                 guard let key = try? row.decode(String.self, atIndex: 0), let field = try? row.decode(String.self, atIndex: 1),
                     let data = try? row.decode(Data.self, atIndex: 2), let value = try? JSONParser.parse(data),

@@ -1,4 +1,4 @@
-@testable import APICore
+@_spi(Generated) @testable import APICore
 @testable import APICoreLive
 @testable import APICoreSQLite
 import APICoreTestServer
@@ -25,6 +25,14 @@ private func watch(_ key: String, in store: NormalizedStore, into seen: Seen) as
         if case .int(let n)? = store.record(key)?.fields["n"] { seen.values.withLock { $0.append(n) } }
         return [key]
     }
+}
+
+/// An item's `n`, as a generated selection set would select it.
+private struct ItemSelection: SelectionSet {
+    let __data: DataDict
+    init(_dataDict: DataDict) { __data = _dataDict }
+    static let __parentType = ParentType.object("Item")
+    static let __selections: [Selection] = [.field(Field("__typename", .nonNull(.scalar(String.self)))), .field(Field("n", .nonNull(.scalar(Int.self))))]
 }
 
 @Suite("Cache size bounds")
@@ -113,15 +121,15 @@ struct CacheBoundsTests {
         await store.removeWatcher(watcher)
     }
 
-    @Test("root records are kept field by field in SQLite: a write saves what it changes; removed fields stay removed after a restart")
+    @Test("root records are kept field by field in SQLite: a write saves what it changes, a read loads what it selects, removed fields stay removed")
     func rootsByField() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("cache.sqlite")
         let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
         for page in 0..<50 {
-            await store.merge(["QUERY_ROOT": ["page(\(page))": .array([CacheNaming.reference(to: "Item:\(page)")])], "Item:\(page)": item(page)])
+            await store.merge(["QUERY_ROOT": ["page(n:\(page))": .array([CacheNaming.reference(to: "Item:\(page)")])], "Item:\(page)": item(page)])
         }
-        await store.update("QUERY_ROOT") { $0["page(7)"] = nil }
+        await store.update("QUERY_ROOT") { $0["page(n:7)"] = nil }
         let (fields, wholeRoots) = try await DatabaseQueue(path: file.path).read { db in
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_fields WHERE key = 'QUERY_ROOT'"),
@@ -129,13 +137,23 @@ struct CacheBoundsTests {
             )
         }
         #expect(fields == 49 && wholeRoots == 0)
-        let reopened = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
-        let root = try #require(await reopened.record("QUERY_ROOT"))
-        #expect(root.fields.count == 49 && root.fields["page(7)"] == nil)
-        #expect(root.fields["page(49)"] == .array([CacheNaming.reference(to: "Item:49")]))
-        // Garbage collection removes the item only the removed field reached, in the file too.
-        #expect(await reopened.collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
+
+        // A cold read of one page loads that field of the root, not the other 48.
+        let cold = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
+        let page = Field("page", .nonNull(.list(.nonNull(.object(ItemSelection.self)))), arguments: ["n": .value(.int(3))])
+        let read = await cold.read(key: "QUERY_ROOT", selections: [.field(page)], parent: .object("Query"), variables: [:], requestMaxAge: nil)
+        #expect(read.data?["page"] == .array([["__typename": "Item", "n": 3]]))
+        #expect(await cold.memoryFootprint.records == 2)  // the root, in part, and Item:3
+        // A collection after that sees the whole root: only the item the removed field reached goes,
+        // in the file too.
+        #expect(await cold.collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
         #expect(try #require(SQLiteCache.storage(at: file).persistent).load(["Item:7", "Item:8"]).keys.sorted() == ["Item:8"])
+
+        let reopened = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
+        let found = await reopened.record("QUERY_ROOT")
+        let root = try #require(found)
+        #expect(root.fields.count == 49 && root.fields["page(n:7)"] == nil)
+        #expect(root.fields["page(n:49)"] == .array([CacheNaming.reference(to: "Item:49")]))
     }
 
     @Test("a store file of format version 1 is migrated in place: its records read, expiry and use columns added, free pages given back")

@@ -12,7 +12,10 @@ import Logging
 ///
 /// With a memory limit, the least recently used records that no watcher reads are evicted from
 /// memory (a persistent store still has them, and a read loads them again). A persistent store
-/// with a size bound is told which records are used, and keeps those that watchers read.
+/// with a size bound is told which records are used, and keeps those that watchers read. A root
+/// record, which can hold a field for every query ever cached, is loaded from the persistent
+/// store by the fields a read selects; it is loaded whole only when something needs all of it
+/// (``record(_:)``, an update, a collection, a summary).
 package actor NormalizedStore {
     /// A watcher's way to read again: it runs inside the store, with the store's records.
     package typealias Refresh = @Sendable (_ store: isolated NormalizedStore) -> Set<String>
@@ -20,6 +23,8 @@ package actor NormalizedStore {
     private var records: [String: CacheRecord] = [:]
     /// Keys known to be in no store, so a miss does not ask SQLite again and again.
     private var absent: Set<String> = []
+    /// Root records of which memory holds only some fields; the rest are in the persistent store.
+    private var partialRoots: Set<String> = []
     private var persistent: (any PersistentRecordStore)?
     private let logger: Logger
     private let maxAgeByType: [String: Duration]
@@ -62,8 +67,9 @@ package actor NormalizedStore {
 
     // MARK: Records
 
-    /// The record with this key, from memory or the persistent store.
+    /// The record with this key, from memory or the persistent store; a root whole.
     package func record(_ key: String) -> CacheRecord? {
+        completeRoot(key)
         if let record = records[key] {
             noteUse(of: key)
             return record
@@ -107,8 +113,10 @@ package actor NormalizedStore {
         var touched: [CacheRecord] = []
         touched.reserveCapacity(incoming.count)
         var touchedRoots: [FieldChanges] = []
-        preload(Array(incoming.keys))
+        preload(incoming.keys.filter { !CacheNaming.isRoot($0) })
         for (key, fields) in incoming {
+            // A root is written to without loading what the store has of it.
+            if records[key] == nil, CacheNaming.isRoot(key), persistent != nil, !absent.contains(key) { partialRoots.insert(key) }
             var record = records[key] ?? CacheRecord(key: key, fields: [:], receivedAt: receivedAt)
             var recordChanged = records[key] == nil
             let expiry = expires[key]
@@ -165,6 +173,7 @@ package actor NormalizedStore {
     /// Removes one record.
     package func remove(_ key: String) {
         drop(key)
+        partialRoots.remove(key)
         absent.insert(key)
         persist([], removing: [key])
         notify([key])
@@ -174,6 +183,7 @@ package actor NormalizedStore {
     package func removeAll() {
         let keys = Set(records.keys).union(index.keys)
         records = [:]
+        partialRoots = []
         usage = [:]
         memoryCost = 0
         usedSinceSave = []
@@ -199,6 +209,7 @@ package actor NormalizedStore {
     package func collectGarbage(maxStaleness: Duration) -> CacheCollection {
         collectsOnOpen = false
         writesSinceCollection = 0
+        for key in partialRoots { completeRoot(key) }
         if let persistent {
             do {
                 for record in try persistent.loadAll() where records[record.key] == nil { keep(record) }
@@ -219,30 +230,23 @@ package actor NormalizedStore {
                 removed.append(key)
                 continue
             }
+            guard !record.expires.isEmpty else { continue }
             let expiredFields = record.expires.filter { $0.value < deadline }.map(\.key)
-            guard !expiredFields.isEmpty else { continue }
-            for name in expiredFields {
-                records[key]?.fields[name] = nil
-                records[key]?.expires[name] = nil
-            }
-            collection.expiredFields += expiredFields.count
-            lost[key, default: []] += expiredFields
+            if !expiredFields.isEmpty { lost[key] = expiredFields }
         }
+        // Changed after the loops over `records`, which would otherwise copy it.
         for key in removed { drop(key) }
         collection.expiredRecords = removed.count
+        collection.expiredFields = stripFields(lost)
 
+        var dangling: [String: [String]] = [:]
         for (key, record) in records {
-            let dangling = record.fields.filter { Self.refersToMissing($0.value, in: records) }.map(\.key)
-            guard !dangling.isEmpty else { continue }
-            for name in dangling {
-                records[key]?.fields[name] = nil
-                records[key]?.expires[name] = nil
-            }
-            collection.danglingReferences += dangling.count
-            lost[key, default: []] += dangling
+            for (name, value) in record.fields where Self.refersToMissing(value, in: records) { dangling[key, default: []].append(name) }
         }
+        collection.danglingReferences = stripFields(dangling)
+        lost.merge(dangling) { $0 + $1 }
 
-        var reachable: Set<String> = []
+        var reachable = Set<String>(minimumCapacity: records.count)
         var pending = [CacheNaming.queryRoot, CacheNaming.mutationRoot, CacheNaming.subscriptionRoot] + Array(watched)
         while let key = pending.popLast() {
             guard reachable.insert(key).inserted, let record = records[key] else { continue }
@@ -263,6 +267,18 @@ package actor NormalizedStore {
         return collection
     }
 
+    /// Takes these fields, by record, out of the records in memory with their expiry; answers
+    /// how many.
+    private func stripFields(_ fields: [String: [String]]) -> Int {
+        for (key, names) in fields {
+            for name in names {
+                records[key]?.fields[name] = nil
+                records[key]?.expires[name] = nil
+            }
+        }
+        return fields.values.reduce(0) { $0 + $1.count }
+    }
+
     // MARK: Summary
 
     /// How many records there are, by type, the oldest, and the sizes in memory and on disk; the
@@ -271,6 +287,7 @@ package actor NormalizedStore {
         var count = 0
         var byType: [String: Int] = [:]
         var oldest: Date?
+        for key in partialRoots { completeRoot(key) }
         func add(_ record: CacheRecord) {
             count += 1
             byType[record.fields["__typename"]?.stringValue ?? (CacheNaming.isRoot(record.key) ? record.key : "(untyped)"), default: 0] += 1
@@ -311,6 +328,7 @@ package actor NormalizedStore {
     /// Takes a record out of memory.
     private func drop(_ key: String) {
         records[key] = nil
+        partialRoots.remove(key)
         if let cost = usage.removeValue(forKey: key)?.cost { memoryCost -= cost }
     }
 
@@ -337,6 +355,7 @@ package actor NormalizedStore {
         for (key, use) in candidates {
             guard memoryCost > target else { break }
             records[key] = nil
+            partialRoots.remove(key)
             usage[key] = nil
             memoryCost -= use.cost
         }
@@ -445,6 +464,72 @@ package actor NormalizedStore {
         tracksUse = false
     }
 
+    // MARK: Roots
+
+    /// Loads what the persistent store has of a root that memory holds only in part, under what
+    /// memory has (memory is never older).
+    private func completeRoot(_ key: String) {
+        guard partialRoots.remove(key) != nil, let persistent else { return }
+        do {
+            guard var whole = try persistent.load([key])[key] else { return }
+            if let known = records[key] {
+                whole.fields.merge(known.fields) { _, memory in memory }
+                whole.expires.merge(known.expires) { _, memory in memory }
+                whole.receivedAt = max(whole.receivedAt, known.receivedAt)
+            }
+            keep(whole)
+        } catch {
+            persistenceFailed(error, while: "reading")
+        }
+    }
+
+    /// Before a read from a root: the fields its selections name that memory lacks, from the
+    /// persistent store (a root not in memory at all starts as an empty part).
+    private func loadRootFields(_ key: String, selections: [Selection], variables: JSONObject) {
+        guard let persistent, !absent.contains(key) else { return }
+        if records[key] == nil {
+            keep(CacheRecord(key: key, fields: [:], receivedAt: .distantPast))
+            partialRoots.insert(key)
+        }
+        guard partialRoots.contains(key), var root = records[key] else { return }
+        var names: [String] = []
+        Self.collectStorageKeys(of: selections, variables: variables, into: &names)
+        let missing = names.filter { root.fields[$0] == nil }
+        guard !missing.isEmpty else { return }
+        do {
+            guard let found = try persistent.loadFields(missing, of: key) else { return }
+            root.fields.merge(found.fields) { memory, _ in memory }
+            root.expires.merge(found.expires) { memory, _ in memory }
+            root.receivedAt = max(root.receivedAt, found.receivedAt)
+            keep(root)
+        } catch {
+            persistenceFailed(error, while: "reading")
+        }
+    }
+
+    /// The storage keys of the fields `selections` select at their own level, in any fragment or
+    /// condition (loading one too many costs little; one too few would be a miss).
+    private static func collectStorageKeys(of selections: [Selection], variables: JSONObject, into names: inout [String]) {
+        for selection in selections {
+            switch selection {
+            case .field(let field): names.append(CacheNaming.storageKey(field, variables: variables))
+            case .inlineFragment(let type): collectStorageKeys(of: type.__selections, variables: variables, into: &names)
+            case .fragment(let type): collectStorageKeys(of: type.__selections, variables: variables, into: &names)
+            case .conditional(_, let nested), .deferred(_, let nested): collectStorageKeys(of: nested, variables: variables, into: &names)
+            }
+        }
+    }
+
+    /// A record for a read: a root as far as memory has it (``loadRootFields`` brought what the
+    /// read selects), any other record as ``record(_:)`` finds it.
+    private func readRecord(_ key: String) -> CacheRecord? {
+        if CacheNaming.isRoot(key), let root = records[key] {
+            noteUse(of: key)
+            return root
+        }
+        return record(key)
+    }
+
     // MARK: Reading
 
     /// Reads `selections` from the record at `key`; `nil` on a miss. With `requestMaxAge`
@@ -453,8 +538,9 @@ package actor NormalizedStore {
         key: String, selections: [Selection], parent: ParentType, variables: JSONObject, requestMaxAge: Duration?
     ) -> (data: JSONObject?, dependencies: Set<String>, stale: Bool) {
         collectIfOpening()
+        if CacheNaming.isRoot(key) { loadRootFields(key, selections: selections, variables: variables) }
         var reader = CacheReader(
-            variables: variables, now: now(), lookup: { self.record($0) }, prefetch: { self.preload($0, followingReferences: true) },
+            variables: variables, now: now(), lookup: { self.readRecord($0) }, prefetch: { self.preload($0, followingReferences: true) },
             isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
         defer {
             // Uses are saved with the next write, or now when many have gathered.
