@@ -203,9 +203,10 @@ package actor NormalizedStore {
     /// Removes records past their type's maximum age by more than `maxStaleness`, and fields past
     /// the maximum age their server gave them by as much; then fields that refer to records that
     /// do not exist (those just removed included), then records that no root record (query,
-    /// mutation, subscription) reaches. Records that watchers read are roots too, and are never
-    /// removed nor changed. In memory and in the persistent store, whose records are all read
-    /// first; watchers of records that lost a field are told.
+    /// mutation, subscription) reaches. Records that watchers read are roots too: they are never
+    /// removed and keep their expired fields (a dangling reference goes from them too). In memory
+    /// and in the persistent store, whose records are all read first; watchers of records that
+    /// lost a field are told.
     package func collectGarbage(maxStaleness: Duration) -> CacheCollection {
         collectsOnOpen = false
         writesSinceCollection = 0
@@ -239,19 +240,28 @@ package actor NormalizedStore {
         collection.expiredRecords = removed.count
         collection.expiredFields = stripFields(lost)
 
+        // One walk from the roots (and what watchers read) finds both what is reachable and the
+        // fields that refer to a record that does not exist; such a field goes whole, and what
+        // else it referred to is not reached through it. (Records the walk does not reach go
+        // anyway, so their dangling fields do not matter.)
         var dangling: [String: [String]] = [:]
-        for (key, record) in records {
-            for (name, value) in record.fields where Self.refersToMissing(value, in: records) { dangling[key, default: []].append(name) }
+        var reachable = Set<String>(minimumCapacity: records.count)
+        var pending = [CacheNaming.queryRoot, CacheNaming.mutationRoot, CacheNaming.subscriptionRoot] + Array(watched)
+        var referred: [String] = []
+        while let key = pending.popLast() {
+            guard reachable.insert(key).inserted, let record = records[key] else { continue }
+            for (name, value) in record.fields {
+                referred.removeAll(keepingCapacity: true)
+                Self.collectReferences(value, into: &referred)
+                if referred.allSatisfy({ records[$0] != nil }) {
+                    pending += referred
+                } else {
+                    dangling[key, default: []].append(name)
+                }
+            }
         }
         collection.danglingReferences = stripFields(dangling)
         lost.merge(dangling) { $0 + $1 }
-
-        var reachable = Set<String>(minimumCapacity: records.count)
-        var pending = [CacheNaming.queryRoot, CacheNaming.mutationRoot, CacheNaming.subscriptionRoot] + Array(watched)
-        while let key = pending.popLast() {
-            guard reachable.insert(key).inserted, let record = records[key] else { continue }
-            for value in record.fields.values { Self.collectReferences(value, into: &pending) }
-        }
         let unreachable = records.keys.filter { !reachable.contains($0) }
         for key in unreachable { drop(key) }
         collection.unreachableRecords = unreachable.count
@@ -387,13 +397,6 @@ package actor NormalizedStore {
     private func collectAutomatically(_ policy: CacheConfiguration.GarbageCollection, because reason: String) {
         let collection = collectGarbage(maxStaleness: policy.maxStaleness)
         logger.debug("cache garbage collection \(reason): \(collection)")
-    }
-
-    /// Whether a field's value holds a reference, at any depth of lists, to a record not in `records`.
-    private static func refersToMissing(_ value: JSONValue, in records: [String: CacheRecord]) -> Bool {
-        if let key = CacheNaming.referencedKey(value) { return records[key] == nil }
-        guard case .array(let items) = value else { return false }
-        return items.contains { refersToMissing($0, in: records) }
     }
 
     /// The keys a field's value refers to, at any depth of lists.
