@@ -49,6 +49,14 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .customLong("no-color"), help: "No colour, even on a terminal.")
     var noColor = false
 
+    /// The current console, set for these options (JSON, colour).
+    func console() -> Console {
+        let console = Console.current
+        console.json = json
+        if noColor || json { console.colors = false }
+        return console
+    }
+
     func validate() throws {
         guard timeout > 0, timeout <= 3600 else {
             throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)")
@@ -97,9 +105,7 @@ final class Session: @unchecked Sendable {
 
     /// Runs `body` in a session and turns failures into one line on standard error and exit code 1.
     static func run(_ options: GlobalOptions, signIn: Bool = true, _ body: (Session) async throws -> Void) async throws {
-        let console = Console.current
-        console.json = options.json
-        if options.noColor || options.json { console.colors = false }
+        let console = options.console()
         var session: Session?
         do {
             session = try await open(options, console: console, signIn: signIn)
@@ -110,9 +116,14 @@ final class Session: @unchecked Sendable {
             throw error
         } catch {
             await session?.close()
-            console.note(console.red("error: ") + Self.describe(error))
-            throw ExitCode.failure
+            throw failure(error, on: console)
         }
+    }
+
+    /// Says `error` in one line on standard error; answers the exit code that goes with it.
+    static func failure(_ error: any Error, on console: Console) -> ExitCode {
+        console.note(console.red("error: ") + describe(error))
+        return .failure
     }
 
     static func describe(_ error: any Error) -> String {

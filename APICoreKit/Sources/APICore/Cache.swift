@@ -115,6 +115,25 @@ package struct CacheRecord: Sendable, Equatable {
     }
 }
 
+/// The keys of the operation types' root records, which gain a field with every new query: the
+/// engine names records with them and a persistent store keeps these records field by field.
+package enum RootRecordKey {
+    package static let query = "QUERY_ROOT"
+    package static let mutation = "MUTATION_ROOT"
+    package static let subscription = "SUBSCRIPTION_ROOT"
+    package static let all = [query, mutation, subscription]
+}
+
+extension CacheRecord {
+    /// Fills in, from `stored`, the fields this record (what memory has, never older) lacks,
+    /// with their expiry; the later of the two receipts is kept.
+    package mutating func fill(from stored: CacheRecord) {
+        fields.merge(stored.fields) { memory, _ in memory }
+        expires.merge(stored.expires) { memory, _ in memory }
+        receivedAt = max(receivedAt, stored.receivedAt)
+    }
+}
+
 /// What a garbage collection removed from the normalized cache (``APIClient/collectGarbage(maxStaleness:)``).
 public struct CacheCollection: Sendable, Hashable, CustomStringConvertible {
     /// Records older than their type's maximum age by more than the staleness allowed.
@@ -165,10 +184,11 @@ public struct CacheSummary: Sendable, Hashable {
 }
 
 /// A store that keeps records across launches. The engine keeps the records it uses in memory
-/// in front of it, merges there, and hands the store whole records to save.
+/// in front of it, merges there, and hands the store whole records to save, and for root records
+/// (``RootRecordKey``) the fields that changed.
 package protocol PersistentRecordStore: Sendable {
     /// Whether the store has a size bound and so wants to know which records are used
-    /// (``save(_:removing:used:keeping:)``'s `used`).
+    /// (``save(_:fields:removing:used:keeping:)``'s `used`).
     var tracksUse: Bool { get }
     /// The records with these keys that exist.
     func load(_ keys: [String]) throws -> [String: CacheRecord]
@@ -178,8 +198,7 @@ package protocol PersistentRecordStore: Sendable {
     /// does not keep. Answers how many it removed so.
     @discardableResult
     func save(_ records: [CacheRecord], fields: [FieldChanges], removing: [String], used: [String], keeping: KeptRecords) throws -> Int
-    /// Those of `names` that the record `key` has, when the store keeps it field by field (a root);
-    /// a record kept whole comes whole. `nil` when the store has nothing of it.
+    /// Those of `names` that the root record `key` has; `nil` when the store has none of them.
     func loadFields(_ names: [String], of key: String) throws -> CacheRecord?
     /// Removes every record.
     func removeAll() throws
@@ -189,9 +208,8 @@ package protocol PersistentRecordStore: Sendable {
     func bytesOnDisk() -> Int
 }
 
-/// A change to some fields of a record that the store keeps field by field: a root record,
-/// which gains fields with every new query, so that a write costs what it changes rather than
-/// the whole root. A store answers such a record, assembled, from ``PersistentRecordStore/load(_:)``.
+/// A change to some fields of a root record, which the store keeps field by field so that a
+/// write costs what it changes rather than the whole root. A store answers such a record, assembled, from ``PersistentRecordStore/load(_:)``.
 package struct FieldChanges: Sendable, Equatable {
     package var key: String
     /// The fields written, by storage key.

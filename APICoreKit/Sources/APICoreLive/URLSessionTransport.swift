@@ -134,7 +134,7 @@ final class URLSessionTransport: HTTPTransport {
     /// The timeout in seconds, which our own deadline enforces. URLSession's interval only has to
     /// stay out of its way: on Linux it is cut to whole seconds (0.9 s fires at once, 1.5 s after 1 s).
     private static func deadline(_ timeout: Duration, for request: inout URLRequest) -> Double {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.seconds
         request.timeoutInterval = seconds.rounded(.up) + 1
         return seconds
     }
@@ -346,4 +346,9 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         exchange?.completed(with: error)
     }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -58,7 +58,8 @@ public enum SQLiteCache {
 /// Records in one table: key, fields as compact JSON, time received, the expiry of the fields a
 /// server gave a maximum age (JSON, milliseconds since 1970), and time last used. Root records,
 /// which gain a field with every new query, are kept one row per field in a second table, so that
-/// a write costs what it changes. Each save is one transaction.
+/// a write costs what it changes; a file that kept them whole has them split when it is opened.
+/// Each save is one transaction.
 ///
 /// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file of an
 /// earlier layout (0, before versions were recorded, and 1, without expiry and use) is migrated
@@ -141,6 +142,11 @@ final class SQLiteRecordStore: PersistentRecordStore {
                         PRIMARY KEY (key, field)
                     ) WITHOUT ROWID
                     """)
+                // Roots kept whole (by an earlier version) become rows of fields, once.
+                for root in try Self.loadWhole(RootRecordKey.all, in: db).values {
+                    try Self.save(FieldChanges(key: root.key, set: root.fields, expires: root.expires, receivedAt: root.receivedAt), in: db)
+                    try db.execute(sql: "DELETE FROM apicore_records WHERE key = ?", arguments: [root.key])
+                }
                 if version != Self.formatVersion { try db.execute(sql: "PRAGMA user_version = \(Self.formatVersion)") }
                 return .commit
             }
@@ -159,10 +165,7 @@ final class SQLiteRecordStore: PersistentRecordStore {
     }
 
     func loadFields(_ names: [String], of key: String) throws -> CacheRecord? {
-        try pool.read { db in
-            if let whole = try Self.loadWhole([key], in: db)[key] { return whole }
-            return try Self.loadFields(of: [key], named: names, in: db)[key]
-        }
+        try pool.read { db in try Self.loadFields(of: [key], named: names, in: db)[key] }
     }
 
     /// Runs `body` on `keys` in chunks of up to 500, with `?` placeholders for each chunk.
@@ -287,19 +290,10 @@ final class SQLiteRecordStore: PersistentRecordStore {
         }
     }
 
-    /// Writes and removes fields of a record kept field by field; a record kept whole until now
-    /// (a file of an earlier version) is split into fields first.
+    /// Writes and removes fields of a root record, kept field by field.
     private static func save(_ changes: FieldChanges, in db: Database) throws {
         let upsert = try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO apicore_fields (key, field, value, received_at, expires) VALUES (?, ?, ?, ?, ?)")
-        if let whole = try loadWhole([changes.key], in: db)[changes.key] {
-            for (field, value) in whole.fields {
-                try upsert.execute(arguments: [
-                    whole.key, field, JSONSerializer.data(value), whole.receivedAt.timeIntervalSince1970, whole.expires[field]?.timeIntervalSince1970,
-                ])
-            }
-            try db.execute(sql: "DELETE FROM apicore_records WHERE key = ?", arguments: [changes.key])
-        }
         for (field, value) in changes.set {
             try upsert.execute(arguments: [
                 changes.key, field, JSONSerializer.data(value), changes.receivedAt.timeIntervalSince1970,

@@ -100,9 +100,7 @@ enum LocalCache {
     /// Runs `body` with a client on the cache file; a missing file is said and left uncreated, a
     /// file the cache cannot use is an error, and any failure is one line and exit code 1.
     static func run(_ options: GlobalOptions, _ body: (any APIClient, Console) async throws -> Void) async throws {
-        let console = Console.current
-        console.json = options.json
-        if options.noColor || options.json { console.colors = false }
+        let console = options.console()
         let url = options.cacheURL
         guard FileManager.default.fileExists(atPath: url.path) else {
             if options.json { console.printJSON(["path": .string(url.path), "records": 0, "exists": false]) } else {
@@ -123,8 +121,7 @@ enum LocalCache {
         } catch let error as ExitCode {
             throw error
         } catch {
-            console.note(console.red("error: ") + Session.describe(error))
-            throw ExitCode.failure
+            throw Session.failure(error, on: console)
         }
     }
 

@@ -182,7 +182,7 @@ struct CacheBoundsTests {
             )
         }
         #expect(version == 2 && columns == ["key", "fields", "received_at", "expires", "used_at"] && vacuum == 2)
-        // The root, kept whole by version 1, is split into fields at its first change.
+        // The root, kept whole by version 1, was split into fields when the file was opened.
         try store.save([], fields: [FieldChanges(key: "QUERY_ROOT", set: ["c": 3], removed: ["a"], receivedAt: Date())], removing: [], used: [], keeping: .none)
         #expect(try store.load(["QUERY_ROOT"])["QUERY_ROOT"]?.fields == ["b": ["__ref": "Human:1"], "c": 3])
         let rows = try DatabaseQueue(path: file.path).read { db in

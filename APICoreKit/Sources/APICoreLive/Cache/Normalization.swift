@@ -3,9 +3,9 @@ import Foundation
 
 /// Cache keys and storage keys: how objects and fields are named in the normalized cache.
 package enum CacheNaming {
-    package static let queryRoot = "QUERY_ROOT"
-    package static let mutationRoot = "MUTATION_ROOT"
-    package static let subscriptionRoot = "SUBSCRIPTION_ROOT"
+    package static let queryRoot = RootRecordKey.query
+    package static let mutationRoot = RootRecordKey.mutation
+    package static let subscriptionRoot = RootRecordKey.subscription
     package static let reference = "__ref"
 
     /// Whether `key` is an operation type's root record.

@@ -173,7 +173,6 @@ package actor NormalizedStore {
     /// Removes one record.
     package func remove(_ key: String) {
         drop(key)
-        partialRoots.remove(key)
         absent.insert(key)
         persist([], removing: [key])
         notify([key])
@@ -246,7 +245,7 @@ package actor NormalizedStore {
         // anyway, so their dangling fields do not matter.)
         var dangling: [String: [String]] = [:]
         var reachable = Set<String>(minimumCapacity: records.count)
-        var pending = [CacheNaming.queryRoot, CacheNaming.mutationRoot, CacheNaming.subscriptionRoot] + Array(watched)
+        var pending = RootRecordKey.all + Array(watched)
         var referred: [String] = []
         while let key = pending.popLast() {
             guard reachable.insert(key).inserted, let record = records[key] else { continue }
@@ -325,11 +324,7 @@ package actor NormalizedStore {
     private func keep(_ record: CacheRecord) {
         records[record.key] = record
         guard let memoryLimit else { return }
-        let cost: Int
-        switch memoryLimit {
-        case .records: cost = 1
-        case .bytes: cost = Self.estimatedBytes(of: record)
-        }
+        let cost = memoryLimit.cost(of: record)
         useClock += 1
         memoryCost += cost - (usage[record.key]?.cost ?? 0)
         usage[record.key] = (useClock, cost)
@@ -353,21 +348,12 @@ package actor NormalizedStore {
     /// Past the memory limit, evicts the least recently used records that no watcher reads until
     /// a tenth of the limit is free, so that eviction's sort is paid once per many writes.
     private func evictIfOverLimit() {
-        guard let memoryLimit else { return }
-        let limit: Int
-        switch memoryLimit {
-        case .records(let count): limit = count
-        case .bytes(let bytes): limit = bytes
-        }
-        guard memoryCost > limit else { return }
+        guard let limit = memoryLimit?.maximum, memoryCost > limit else { return }
         let target = limit - limit / 10
         let candidates = usage.filter { index[$0.key] == nil }.sorted { $0.value.lastUse < $1.value.lastUse }
-        for (key, use) in candidates {
+        for (key, _) in candidates {
             guard memoryCost > target else { break }
-            records[key] = nil
-            partialRoots.remove(key)
-            usage[key] = nil
-            memoryCost -= use.cost
+            drop(key)
         }
     }
 
@@ -474,13 +460,10 @@ package actor NormalizedStore {
     private func completeRoot(_ key: String) {
         guard partialRoots.remove(key) != nil, let persistent else { return }
         do {
-            guard var whole = try persistent.load([key])[key] else { return }
-            if let known = records[key] {
-                whole.fields.merge(known.fields) { _, memory in memory }
-                whole.expires.merge(known.expires) { _, memory in memory }
-                whole.receivedAt = max(whole.receivedAt, known.receivedAt)
-            }
-            keep(whole)
+            guard let stored = try persistent.load([key])[key] else { return }
+            var root = records[key] ?? stored
+            root.fill(from: stored)
+            keep(root)
         } catch {
             persistenceFailed(error, while: "reading")
         }
@@ -501,9 +484,7 @@ package actor NormalizedStore {
         guard !missing.isEmpty else { return }
         do {
             guard let found = try persistent.loadFields(missing, of: key) else { return }
-            root.fields.merge(found.fields) { memory, _ in memory }
-            root.expires.merge(found.expires) { memory, _ in memory }
-            root.receivedAt = max(root.receivedAt, found.receivedAt)
+            root.fill(from: found)
             keep(root)
         } catch {
             persistenceFailed(error, while: "reading")
@@ -619,7 +600,20 @@ package actor NormalizedStore {
     }
 }
 
-extension Duration {
-    /// The duration in seconds.
-    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+extension CacheConfiguration.MemoryLimit {
+    /// The most records, or bytes, the memory layer holds.
+    var maximum: Int {
+        switch self {
+        case .records(let count): return count
+        case .bytes(let bytes): return bytes
+        }
+    }
+
+    /// What a record counts against this limit.
+    func cost(of record: CacheRecord) -> Int {
+        switch self {
+        case .records: return 1
+        case .bytes: return NormalizedStore.estimatedBytes(of: record)
+        }
+    }
 }
