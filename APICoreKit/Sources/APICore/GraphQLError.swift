@@ -51,7 +51,8 @@ public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible {
             return Location(line: line, column: column)
         }
         self.init(
-            message: object["message"]?.stringValue ?? "GraphQL error without a message: \(json)",
+            // An empty message says as little as a missing one.
+            message: object["message"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "GraphQL error without a message: \(json)",
             path: path,
             locations: locations,
             extensions: object["extensions"]?.objectValue ?? [:]
