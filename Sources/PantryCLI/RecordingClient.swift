@@ -49,8 +49,10 @@ final class RecordingClient: APIClient {
         base.subscribe(request)
     }
 
-    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError) -> Response<Value> {
-        record(try await base.perform(request))
+    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
+        async throws(APIError) -> Response<Value>
+    {
+        record(try await base.perform(request, optimisticResponse: optimisticResponse))
     }
 
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? { try await base.readQuery(query) }
@@ -59,6 +61,11 @@ final class RecordingClient: APIClient {
         -> Mutation.Data
     {
         try await base.updateCache(mutation, body)
+    }
+    func updateCache<Fragment: APICore.Fragment & MutableSelectionSet>(
+        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
+    ) async throws(APIError) -> Fragment {
+        try await base.updateCache(fragment: fragment, key: key, variables: variables, body)
     }
     func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {
         try await base.updateRecord(key, update)

@@ -36,9 +36,13 @@ public protocol APIClient: Sendable {
     /// (see ``APISubscription/states``). Ending the iteration unsubscribes.
     func subscribe<Subscription: GraphQLSubscription, Value>(_ request: GraphQLRequest<Subscription, Value>) -> APISubscription<Value>
 
-    /// Performs a mutation and maps its data.
-    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
-        -> Response<Value>
+    /// Performs a mutation and maps its data. With an `optimisticResponse`, that data is written
+    /// at once to a layer over the cache (watchers see it, with
+    /// ``ResponseMetadata/isOptimistic``); the server's answer replaces the layer in one step, and
+    /// a failure takes away that layer only (other mutations' layers, and what the server wrote
+    /// since, stay).
+    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
+        async throws(APIError) -> Response<Value>
 
     /// A query's data as the cache has it, or `nil` when a field is missing (expiry ignored).
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data?
@@ -52,6 +56,14 @@ public protocol APIClient: Sendable {
     /// when the cache lacks a selected field.
     func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
         -> Mutation.Data
+
+    /// Reads a fragment marked `@apollo_client_ios_localCacheMutation` from the cached record with
+    /// this key (`"Household:hh-1"`), lets `body` change it, and writes it back in one step, as
+    /// ``updateCache(_:_:)`` does. Throws ``APIError/cacheMiss(_:)`` when the record lacks a
+    /// selected field.
+    func updateCache<Fragment: APICore.Fragment & MutableSelectionSet>(
+        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
+    ) async throws(APIError) -> Fragment
 
     /// Changes one cached record's fields (by storage key; references are `{"__ref": key}`).
     /// Watchers of the record are told.
@@ -102,8 +114,24 @@ extension APIClient {
         subscribe(GraphQLRequest(subscription))
     }
 
+    /// Performs a mutation and maps its data.
+    public func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
+        -> Response<Value>
+    {
+        try await perform(request, optimisticResponse: nil)
+    }
+
     /// Performs a mutation and returns its generated data.
-    public func perform<Mutation: GraphQLMutation>(_ mutation: Mutation) async throws(APIError) -> Response<Mutation.Data> {
-        try await perform(GraphQLRequest(mutation))
+    public func perform<Mutation: GraphQLMutation>(_ mutation: Mutation, optimisticResponse: Mutation.Data? = nil) async throws(APIError)
+        -> Response<Mutation.Data>
+    {
+        try await perform(GraphQLRequest(mutation), optimisticResponse: optimisticResponse)
+    }
+
+    /// ``updateCache(fragment:key:variables:_:)`` for a fragment without variables.
+    public func updateCache<Fragment: APICore.Fragment & MutableSelectionSet>(
+        fragment: Fragment.Type, key: String, _ body: (inout Fragment) -> Void
+    ) async throws(APIError) -> Fragment {
+        try await updateCache(fragment: fragment, key: key, variables: [:], body)
     }
 }

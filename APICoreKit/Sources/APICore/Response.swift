@@ -24,11 +24,15 @@ public struct ResponseMetadata: Sendable, Hashable {
     public var isStale: Bool
     /// From the cache because the server could not be reached.
     public var isOfflineFallback: Bool
+    /// From the cache, with data that a mutation's optimistic response laid over it: what the
+    /// app expects the server to say, not yet confirmed (the server's answer, or the mutation's
+    /// failure, replaces it).
+    public var isOptimistic: Bool
 
     /// Creates metadata.
     public init(
         source: ResponseSource, statusCode: Int?, headers: [String: String], duration: Duration, operationName: String,
-        isStale: Bool = false, isOfflineFallback: Bool = false
+        isStale: Bool = false, isOfflineFallback: Bool = false, isOptimistic: Bool = false
     ) {
         self.source = source
         self.statusCode = statusCode
@@ -37,6 +41,7 @@ public struct ResponseMetadata: Sendable, Hashable {
         self.operationName = operationName
         self.isStale = isStale
         self.isOfflineFallback = isOfflineFallback
+        self.isOptimistic = isOptimistic
     }
 }
 

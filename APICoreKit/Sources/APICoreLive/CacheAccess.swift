@@ -10,36 +10,62 @@ extension LiveAPIClient {
     }
 
     func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) {
-        try await write(data, root: Query.operationType, name: Query.operationName, variables: query.variablesJSON)
+        guard let store, let cache = configuration.cache else { throw .invalidRequest("this client has no cache to write to") }
+        let records = try Self.normalize(
+            data.__data._data, as: Query.Data.self, at: CacheNaming.rootKey(for: .query), named: Query.operationName,
+            variables: query.variablesJSON, keys: cache.keys)
+        await store.merge(records)
     }
 
     func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
         -> Mutation.Data
     {
-        guard let store else { throw .invalidRequest("this client has no cache") }
-        let root = CacheNaming.rootKey(for: Mutation.operationType)
-        let read = await store.read(
-            key: root, selections: Mutation.Data.__selections, parent: Mutation.Data.__parentType, variables: mutation.variablesJSON,
-            requestMaxAge: nil)
-        guard let object = read.data else { throw .cacheMiss(Mutation.operationName) }
-        var data = Mutation.Data(_dataDict: DataDict(_data: object))
-        body(&data)
-        try await write(data, root: Mutation.operationType, name: Mutation.operationName, variables: mutation.variablesJSON)
-        return data
+        try await update(
+            Mutation.Data.self, at: CacheNaming.rootKey(for: Mutation.operationType), named: Mutation.operationName,
+            variables: mutation.variablesJSON, body)
     }
 
-    /// Checks data built or changed on the client against its selections, then normalizes it
-    /// into the cache under its operation's root record.
-    private func write<Data: RootSelectionSet>(
-        _ data: Data, root: GraphQLOperationType, name: String, variables: JSONObject
-    ) async throws(APIError) {
-        guard store != nil else { throw .invalidRequest("this client has no cache to write to") }
+    func updateCache<Fragment: APICore.Fragment & MutableSelectionSet>(
+        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
+    ) async throws(APIError) -> Fragment {
+        try await update(Fragment.self, at: key, named: "\(Fragment.self) at \(key)", variables: variables, body)
+    }
+
+    /// Reads `Data` from the record at `key`, lets `body` change it, checks the result against its
+    /// selections and writes it back, if the data read is still what the cache holds: else
+    /// (another write came in between) it reads and runs `body` again, a few times at most.
+    /// Watchers are told once. Optimistic layers are neither read nor written: they leave on
+    /// their own.
+    private func update<Data: MutableSelectionSet>(
+        _: Data.Type, at key: String, named name: String, variables: JSONObject, _ body: (inout Data) -> Void
+    ) async throws(APIError) -> Data {
+        guard let store, let cache = configuration.cache else { throw .invalidRequest("this client has no cache") }
+        let reading = CacheSelection(key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables)
+        for _ in 0..<8 {
+            guard let object = await store.read(reading, layered: false).data else { throw .cacheMiss(name) }
+            var data = Data(_dataDict: DataDict(_data: object))
+            body(&data)
+            let records = try Self.normalize(data.__data._data, as: Data.self, at: key, named: name, variables: variables, keys: cache.keys)
+            if await store.merge(records, ifStill: object, at: reading) { return data }
+        }
+        throw .invalidRequest("the cached data of \(name) changed under every one of 8 attempts to update it")
+    }
+
+    /// Checks data built or changed on the client against its selections, then answers the
+    /// records it makes under `key`.
+    static func normalize<Data: SelectionSet>(
+        _ data: JSONObject, as _: Data.Type, at key: String, named name: String, variables: JSONObject,
+        keys: [String: CacheConfiguration.KeyFunction]
+    ) throws(APIError) -> [String: JSONObject] {
+        let validated: Data
         do throws(GraphQLDecodingError) {
-            _ = try Data(validating: data.__data._data, variables: variables)
+            validated = try Data(validating: data, variables: variables)
         } catch {
             throw .invalidRequest("the data written for \(name) does not match its selections: \(error)")
         }
-        await store(data.__data._data, as: Data.self, root: root, variables: variables)
+        var normalizer = Normalizer(variables: variables, keyFunctions: keys)
+        normalizer.normalize(validated.__data._data, selections: Data.__selections, parent: Data.__parentType, key: key)
+        return normalizer.records
     }
 
     func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {

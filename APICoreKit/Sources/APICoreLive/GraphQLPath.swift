@@ -109,19 +109,33 @@ extension LiveAPIClient {
         }
     }
 
-    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
-        -> Response<Value>
+    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
+        async throws(APIError) -> Response<Value>
     {
-        try await fetchAndStore(request)
+        guard let optimisticResponse, let store, let cache = configuration.cache else { return try await fetchAndStore(request) }
+        let records = try Self.normalize(
+            optimisticResponse.__data._data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation),
+            named: "the optimistic response of \(Mutation.operationName)", variables: request.operation.variablesJSON, keys: cache.keys)
+        let layer = await store.addLayer(records)
+        do {
+            let response = try await fetchAndStore(request, replacingLayer: layer)
+            // Gone already when the answer was written; not when the server said not to store it.
+            await store.removeLayer(layer)
+            return response
+        } catch {
+            await store.removeLayer(layer)
+            throw error
+        }
     }
 
     /// Asks the server, writes the answer to the cache (unless `storing` is off), answers it.
     /// With errors, the fields that came with a value are written all the same (unless the
     /// configuration says not to), and the error is thrown. An answer delivered incrementally is
     /// written and given to `deliver` once per part; the result is the last one, and its error,
-    /// if a part had errors, names all of them.
+    /// if a part had errors, names all of them. `replacingLayer` is an optimistic layer that the
+    /// answer's first write takes away.
     func fetchAndStore<Operation: GraphQLOperation, Value>(
-        _ request: GraphQLRequest<Operation, Value>, storing: Bool = true, deliver: Deliver<Value>? = nil
+        _ request: GraphQLRequest<Operation, Value>, storing: Bool = true, replacingLayer layer: UInt64? = nil, deliver: Deliver<Value>? = nil
     ) async throws(APIError) -> Response<Value> {
         let start = ContinuousClock.now
         let answer: ServerAnswer
@@ -137,7 +151,9 @@ extension LiveAPIClient {
         let response = try respond(request, validated: validated, answer: answer, since: start)
         let storing = storing && !answer.cachePolicy.noStore
         if storing {
-            await store(answer.data, as: Operation.Data.self, root: Operation.operationType, variables: request.operation.variablesJSON, policy: answer.cachePolicy)
+            await store(
+                answer.data, as: Operation.Data.self, root: Operation.operationType, variables: request.operation.variablesJSON,
+                policy: answer.cachePolicy, removingLayer: layer)
         }
         guard let incremental = answer.incremental else {
             deliver?(.success(response))
@@ -271,7 +287,7 @@ extension LiveAPIClient {
             let start = ContinuousClock.now
             let outcome = await store.read(Operation.self, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
             guard let data = outcome.data else { throw error }
-            return try Self.cachedResponse(request, data: data, stale: outcome.stale, start: start, offline: true).get()
+            return try Self.cachedResponse(request, read: outcome, data: data, start: start, offline: true).get()
         }
     }
 
@@ -286,7 +302,7 @@ extension LiveAPIClient {
         Counter(label: hit ? "apicore_cache_hits_total" : "apicore_cache_misses_total", dimensions: [("operation", Operation.operationName)], factory: metrics)
             .increment()
         guard let data = outcome.data, hit else { return nil }
-        return Self.cachedResponse(request, data: data, stale: outcome.stale, start: start)
+        return Self.cachedResponse(request, read: outcome, data: data, start: start)
     }
 
     /// The server's data, validated already, mapped, with the exchange's metadata.
@@ -300,13 +316,13 @@ extension LiveAPIClient {
     /// Cached data, mapped, marked as the cache's. The cache reader checked every field it read
     /// against the same selections, so the data is not validated again.
     static func cachedResponse<Operation: GraphQLOperation, Value>(
-        _ request: GraphQLRequest<Operation, Value>, data: JSONObject, stale: Bool, start: ContinuousClock.Instant, offline: Bool = false
+        _ request: GraphQLRequest<Operation, Value>, read: CacheRead, data: JSONObject, start: ContinuousClock.Instant, offline: Bool = false
     ) -> Result<Response<Value>, APIError> {
         Result { () throws(APIError) -> Response<Value> in
             let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: data)))
             return Response(value: value, metadata: ResponseMetadata(
                 source: .cache, statusCode: nil, headers: [:], duration: ContinuousClock.now - start,
-                operationName: Operation.operationName, isStale: stale, isOfflineFallback: offline))
+                operationName: Operation.operationName, isStale: read.stale, isOfflineFallback: offline, isOptimistic: read.optimistic))
         }
     }
 
@@ -487,12 +503,12 @@ extension LiveAPIClient {
     /// server said (`policy`).
     func store<Data: RootSelectionSet>(
         _ data: JSONObject, as: Data.Type, root: GraphQLOperationType, variables: JSONObject, errors: [GraphQLError] = [],
-        policy: ServerCachePolicy = .none
+        policy: ServerCachePolicy = .none, removingLayer layer: UInt64? = nil
     ) async {
         guard let store, let cache = configuration.cache else { return }
         var normalizer = Normalizer(variables: variables, keyFunctions: cache.keys, errors: errors, policy: policy)
         normalizer.normalize(data, selections: Data.__selections, parent: Data.__parentType, key: CacheNaming.rootKey(for: root))
-        await store.merge(normalizer.records, expires: normalizer.expires)
+        await store.merge(normalizer.records, expires: normalizer.expires, removingLayer: layer)
     }
 }
 

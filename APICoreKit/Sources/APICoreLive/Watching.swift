@@ -14,27 +14,33 @@ extension LiveAPIClient {
                     continuation.yield(result)
                 }
                 guard let store = self.store, !Task.isCancelled else { return }
-                let last = Locked<JSONObject?>(nil)
+                // What was last yielded: a change of data, or of whether it is optimistic, yields again.
+                let last = Locked<(data: JSONObject?, optimistic: Bool)>((nil, false))
                 let rootKey = CacheNaming.rootKey(for: Query.operationType)
                 let variables = request.operation.variablesJSON
-                // Read once to learn what the data depends on (the root record, when nothing is there yet).
-                let initial = await store.read(Query.self, variables: variables, requestMaxAge: nil)
-                last.withLock { $0 = initial.data }
                 let refresh: NormalizedStore.Refresh = { store in
                     let outcome = store.read(Query.self, variables: variables, requestMaxAge: nil)
-                    let previous = last.withLock { value -> JSONObject? in
-                        defer { value = outcome.data }
+                    let previous = last.withLock { value in
+                        defer { value = (outcome.data, outcome.optimistic) }
                         return value
                     }
-                    guard outcome.data != previous else { return outcome.dependencies.union([rootKey]) }
+                    guard outcome.data != previous.data || outcome.optimistic != previous.optimistic else {
+                        return outcome.dependencies.union([rootKey])
+                    }
                     if let data = outcome.data {
-                        continuation.yield(Self.cachedResponse(request, data: data, stale: outcome.stale, start: .now))
+                        continuation.yield(Self.cachedResponse(request, read: outcome, data: data, start: .now))
                     } else {
                         continuation.yield(.failure(.cacheMiss(Query.operationName)))
                     }
                     return outcome.dependencies.union([rootKey])
                 }
-                let id = await store.addWatcher(dependencies: initial.dependencies.union([rootKey]), refresh: refresh)
+                // Read once to learn what the data depends on (the root record, when nothing is there
+                // yet), and register in the same step, so that no write falls between the two.
+                let id = await store.transaction { @Sendable store in
+                    let initial = store.read(Query.self, variables: variables, requestMaxAge: nil)
+                    last.withLock { $0 = (initial.data, initial.optimistic) }
+                    return store.addWatcher(dependencies: initial.dependencies.union([rootKey]), refresh: refresh)
+                }
                 let cancelled = watcher.withLock { state -> Bool in
                     state.id = id
                     return state.cancelled

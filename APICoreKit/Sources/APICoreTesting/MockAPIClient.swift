@@ -33,6 +33,8 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         public var headers: [String: String]
         /// The cache policy of a query, `nil` for mutations and REST.
         public var cachePolicy: CachePolicy? = nil
+        /// The `data` of a mutation's optimistic response, when it had one.
+        public var optimisticResponse: JSONObject? = nil
     }
 
     /// What a stub answers.
@@ -281,6 +283,32 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         return data
     }
 
+    /// Keeps a fragment's data under a record key, for ``updateCache(fragment:key:variables:_:)``.
+    public func writeFragment<Fragment: APICore.Fragment>(_ fragment: Fragment, key: String) {
+        lock.withLock { writtenQueries["fragment " + key] = fragment.__data._data }
+    }
+
+    /// Starts from the data kept for this key (by ``writeFragment(_:key:)`` or an earlier update),
+    /// else throws ``APIError/cacheMiss(_:)``; records `update <key>`.
+    public func updateCache<Fragment: APICore.Fragment & MutableSelectionSet>(
+        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
+    ) async throws(APIError) -> Fragment {
+        guard let object = lock.withLock({ writtenQueries["fragment " + key] }) else { throw .cacheMiss("\(Fragment.self) at \(key)") }
+        var data: Fragment
+        do throws(GraphQLDecodingError) {
+            data = try Fragment(validating: object, variables: variables)
+        } catch {
+            throw .invalidRequest("the data kept for \(key) does not match \(Fragment.self): \(error)")
+        }
+        body(&data)
+        let written = data.__data._data
+        lock.withLock {
+            writtenQueries["fragment " + key] = written
+            recordedCacheOperations.append("update \(key)")
+        }
+        return data
+    }
+
     /// Records `update <key>`.
     public func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {
         lock.withLock { recordedCacheOperations.append("update \(key)") }
@@ -319,20 +347,22 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         operationName + JSONSerializer.string(.object(variables))
     }
 
-    /// Answers from the stub for the mutation's operation name.
-    public func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>) async throws(APIError)
-        -> Response<Value>
+    /// Answers from the stub for the mutation's operation name; the optimistic response is
+    /// recorded with the request (``SentRequest/optimisticResponse``).
+    public func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
+        async throws(APIError) -> Response<Value>
     {
-        try execute(request)
+        try execute(request, optimisticResponse: optimisticResponse?.__data._data)
     }
 
-    private func execute<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, cachePolicy: CachePolicy? = nil)
-        throws(APIError) -> Response<Value>
-    {
+    private func execute<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, cachePolicy: CachePolicy? = nil, optimisticResponse: JSONObject? = nil
+    ) throws(APIError) -> Response<Value> {
         if Task.isCancelled { throw .cancelled }
         let name = Operation.operationName
         record(SentRequest(
-            name: name, payload: .object(request.operation.variablesJSON), query: [:], headers: request.headers, cachePolicy: cachePolicy))
+            name: name, payload: .object(request.operation.variablesJSON), query: [:], headers: request.headers, cachePolicy: cachePolicy,
+            optimisticResponse: optimisticResponse))
         let json = try answer(for: name, data: Operation.Data.self, variables: request.operation.variablesJSON)
         return try Self.decode(json, for: request, body: JSONSerializer.data(json))
     }

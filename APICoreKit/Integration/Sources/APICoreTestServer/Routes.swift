@@ -292,6 +292,7 @@ struct Recorder: RouterMiddleware {
         }
         if let canned {
             if canned.delay > .zero { try await Task.sleep(for: canned.delay) }
+            await canned.gate?.wait()
             var response = Response(status: .init(code: canned.status), body: .init(byteBuffer: ByteBuffer(bytes: canned.body)))
             response.headers[.contentType] = canned.contentType
             for (name, value) in canned.headers {

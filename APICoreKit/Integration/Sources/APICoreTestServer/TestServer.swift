@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GraphQL
 import Hummingbird
 import APICoreServerSupport
@@ -40,14 +41,50 @@ public final class TestServer: Sendable {
         public var delay: Duration
         /// Extra headers.
         public var headers: [String: String]
+        /// When set, the answer waits until the test opens it.
+        public var gate: Gate?
 
         /// A canned response.
-        public init(status: Int, contentType: String = "application/json", body: String, delay: Duration = .zero, headers: [String: String] = [:]) {
+        public init(
+            status: Int, contentType: String = "application/json", body: String, delay: Duration = .zero, headers: [String: String] = [:],
+            gate: Gate? = nil
+        ) {
             self.status = status
             self.contentType = contentType
             self.body = Data(body.utf8)
             self.delay = delay
             self.headers = headers
+            self.gate = gate
+        }
+    }
+
+    /// Holds canned answers back until the test opens it: requests in flight, on an event and not
+    /// a timer.
+    public final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+        /// A closed gate.
+        public init() {}
+
+        /// Lets every answer waiting, and every later one, through.
+        public func open() {
+            let waiting = state.withLock { state in
+                state.open = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+
+        /// Waits until the gate is open.
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state in
+                    if !state.open { state.waiting.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
         }
     }
 

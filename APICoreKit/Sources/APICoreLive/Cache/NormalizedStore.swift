@@ -16,6 +16,11 @@ import Logging
 /// record, which can hold a field for every query ever cached, is loaded from the persistent
 /// store by the fields a read selects; it is loaded whole only when something needs all of it
 /// (``record(_:)``, an update, a collection, a summary).
+///
+/// Optimistic layers lie over the records: reads see their fields on top, in the order the layers
+/// were added, and say so (`optimistic`); the persistent store, collection and summary never see
+/// them. A layer leaves when its mutation is answered (in the same step as the answer is merged,
+/// so watchers wake once) or fails, and only that layer.
 package actor NormalizedStore {
     /// A watcher's way to read again: it runs inside the store, with the store's records.
     package typealias Refresh = @Sendable (_ store: isolated NormalizedStore) -> Set<String>
@@ -47,6 +52,12 @@ package actor NormalizedStore {
     private var watchers: [UInt64: (dependencies: Set<String>, refresh: Refresh)] = [:]
     private var index: [String: Set<UInt64>] = [:]
     private var nextWatcherID: UInt64 = 0
+    /// Optimistic layers, oldest first, each with the records' fields it lays over the cache.
+    private var layers: [(id: UInt64, records: [String: JSONObject])] = []
+    /// How many layers touch each record key.
+    private var layeredKeys: [String: Int] = [:]
+    private var nextLayerID: UInt64 = 0
+
     /// How many times watchers have read the store again after a write (for the benchmark).
     package private(set) var rereadCount = 0
 
@@ -104,9 +115,12 @@ package actor NormalizedStore {
 
     /// Merges records into the cache; answers the keys whose fields changed, and wakes their
     /// watchers. `expires` gives, by record and storage key, when the fields a server gave a
-    /// maximum age expire; a field written without one loses any it had.
+    /// maximum age expire; a field written without one loses any it had. `removingLayer` takes an
+    /// optimistic layer away in the same step (the server's answer replacing it).
     @discardableResult
-    package func merge(_ incoming: [String: JSONObject], expires: [String: [String: Date]] = [:]) -> Set<String> {
+    package func merge(_ incoming: [String: JSONObject], expires: [String: [String: Date]] = [:], removingLayer layer: UInt64? = nil)
+        -> Set<String>
+    {
         collectIfOpening()
         let receivedAt = now()
         var changed: Set<String> = []
@@ -142,6 +156,7 @@ package actor NormalizedStore {
             if recordChanged { changed.insert(key) }
         }
         persist(touched, fields: touchedRoots, removing: [])
+        if let layer { changed.formUnion(dropLayer(layer)) }
         notify(changed)
         writesSinceCollection += incoming.count
         if let policy = garbageCollection, let limit = policy.afterWrites, writesSinceCollection >= limit {
@@ -180,8 +195,10 @@ package actor NormalizedStore {
 
     /// Removes every record, in memory and in the persistent store.
     package func removeAll() {
-        let keys = Set(records.keys).union(index.keys)
+        let keys = Set(records.keys).union(index.keys).union(layeredKeys.keys)
         records = [:]
+        layers = []
+        layeredKeys = [:]
         partialRoots = []
         usage = [:]
         memoryCost = 0
@@ -514,34 +531,100 @@ package actor NormalizedStore {
         return record(key)
     }
 
+    // MARK: Optimistic layers
+
+    /// Lays `records` (fields by record key) over the cache until ``removeLayer(_:)``; answers the
+    /// layer's id. Watchers of those records are told.
+    package func addLayer(_ records: [String: JSONObject]) -> UInt64 {
+        nextLayerID += 1
+        layers.append((nextLayerID, records))
+        for key in records.keys { layeredKeys[key, default: 0] += 1 }
+        notify(Set(records.keys))
+        return nextLayerID
+    }
+
+    /// Takes an optimistic layer away (the others and the records under them stay); watchers of
+    /// its records are told. A layer already gone is no error.
+    package func removeLayer(_ id: UInt64) {
+        notify(dropLayer(id))
+    }
+
+    /// How many optimistic layers lie over the cache.
+    package var layerCount: Int { layers.count }
+
+    /// Takes a layer out; answers the keys it touched.
+    private func dropLayer(_ id: UInt64) -> Set<String> {
+        guard let position = layers.firstIndex(where: { $0.id == id }) else { return [] }
+        let keys = Set(layers.remove(at: position).records.keys)
+        for key in keys {
+            layeredKeys[key]? -= 1
+            if layeredKeys[key] == 0 { layeredKeys[key] = nil }
+        }
+        return keys
+    }
+
+    /// A record as reads see it: the cache's, with the fields of every layer that touches it on
+    /// top, oldest layer first.
+    private func layeredRecord(_ key: String) -> CacheRecord? {
+        let base = readRecord(key)
+        guard !layeredKeys.isEmpty, layeredKeys[key] != nil else { return base }
+        var record = base ?? CacheRecord(key: key, fields: [:], receivedAt: now())
+        for layer in layers {
+            if let fields = layer.records[key] { record.fields.merge(fields) { _, layered in layered } }
+        }
+        return record
+    }
+
+    // MARK: Transactions
+
+    /// Runs `work` on the store with nothing else in between.
+    package func transaction<T: Sendable>(_ work: @Sendable (isolated NormalizedStore) -> T) -> T {
+        work(self)
+    }
+
+    /// Merges `incoming` if reading `selection` (without optimistic layers) still gives
+    /// `expected`: the write of a read-change-write that no other write came into. Answers
+    /// whether it merged.
+    package func merge(_ incoming: [String: JSONObject], ifStill expected: JSONObject, at selection: CacheSelection) -> Bool {
+        guard read(selection, layered: false).data == expected else { return false }
+        merge(incoming)
+        return true
+    }
+
     // MARK: Reading
 
     /// Reads `selections` from the record at `key`; `nil` on a miss. With `requestMaxAge`
-    /// (or per-type maximum ages) it also says whether any record read was expired.
+    /// (or per-type maximum ages) it also says whether any record read was expired, and whether
+    /// an optimistic layer lay over any (without `layered`, layers are not read).
     package func read(
-        key: String, selections: [Selection], parent: ParentType, variables: JSONObject, requestMaxAge: Duration?
-    ) -> (data: JSONObject?, dependencies: Set<String>, stale: Bool) {
+        key: String, selections: [Selection], parent: ParentType, variables: JSONObject, requestMaxAge: Duration?, layered: Bool = true
+    ) -> CacheRead {
         collectIfOpening()
         if CacheNaming.isRoot(key) { loadRootFields(key, selections: selections, variables: variables) }
+        let withLayers = layered && !layers.isEmpty
         var reader = CacheReader(
-            variables: variables, now: now(), lookup: { self.readRecord($0) }, prefetch: { self.preload($0, followingReferences: true) },
-            isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
+            variables: variables, now: now(), lookup: { withLayers ? self.layeredRecord($0) : self.readRecord($0) },
+            prefetch: { self.preload($0, followingReferences: true) }, isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
         defer {
             // Uses are saved with the next write, or now when many have gathered.
             if usedSinceSave.count >= 1_000 { persist([], removing: []) }
             evictIfOverLimit()
         }
-        do {
-            let data = try reader.read(key: key, selections: selections, parent: parent)
-            return (data, reader.dependencies, reader.sawExpired)
-        } catch {
-            return (nil, reader.dependencies, reader.sawExpired)
-        }
+        let data = try? reader.read(key: key, selections: selections, parent: parent)
+        let optimistic = withLayers && reader.dependencies.contains { layeredKeys[$0] != nil }
+        return CacheRead(data: data, dependencies: reader.dependencies, stale: reader.sawExpired, optimistic: optimistic)
+    }
+
+    /// Reads a selection from its record.
+    package func read(_ selection: CacheSelection, layered: Bool = true) -> CacheRead {
+        read(
+            key: selection.key, selections: selection.selections, parent: selection.parent, variables: selection.variables, requestMaxAge: nil,
+            layered: layered)
     }
 
     /// Reads an operation's data from its root record: `read(key:…)` for a whole operation.
     package func read<Operation: GraphQLOperation>(_ operation: Operation.Type, variables: JSONObject, requestMaxAge: Duration?)
-        -> (data: JSONObject?, dependencies: Set<String>, stale: Bool)
+        -> CacheRead
     {
         read(
             key: CacheNaming.rootKey(for: Operation.operationType), selections: Operation.Data.__selections,
@@ -598,6 +681,26 @@ package actor NormalizedStore {
             setDependencies(watcher.refresh(self), of: id)
         }
     }
+}
+
+/// What to read from the cache: selections on the record with a key, under variables.
+package struct CacheSelection: Sendable {
+    package var key: String
+    package var selections: [Selection]
+    package var parent: ParentType
+    package var variables: JSONObject
+}
+
+/// What a read of the cache found.
+package struct CacheRead: Sendable {
+    /// The data, or `nil` on a miss.
+    package var data: JSONObject?
+    /// The keys of the records read (or missed), which a watcher depends on.
+    package var dependencies: Set<String>
+    /// Whether a record read was past its maximum age, or a field past its server's.
+    package var stale: Bool
+    /// Whether an optimistic layer lay over a record read.
+    package var optimistic: Bool
 }
 
 extension CacheConfiguration.MemoryLimit {

@@ -297,6 +297,28 @@ public struct HumanNameLocalCacheMutation: LocalCacheMutation {
     }
 }
 
+/// `fragment CharacterName on Character @apollo_client_ios_localCacheMutation { __typename id name }`:
+/// a character's name, changed in the cache only.
+public struct CharacterNameFragment: Fragment, MutableSelectionSet {
+    @_spi(Generated) public static let fragmentDefinition = "fragment CharacterName on Character { __typename id name }"
+    @_spi(Generated) public var __data: DataDict
+    @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+    @_spi(Generated) public static let __parentType = Types.character
+    @_spi(Generated) public static let __selections: [Selection] = [
+        .field(Field("__typename", .nonNull(.scalar(String.self)))),
+        .field(Field("id", .nonNull(.scalar(String.self)))),
+        .field(Field("name", .nonNull(.scalar(String.self)))),
+    ]
+    public var id: String {
+        get { __data["id"] }
+        set { __data["id"] = newValue }
+    }
+    public var name: String {
+        get { __data["name"] }
+        set { __data["name"] = newValue }
+    }
+}
+
 /// `mutation RenameCharacter($id: ID!, $name: String!) { renameCharacter(id: $id, name: $name) { __typename id name } }`
 public struct RenameCharacterMutation: GraphQLMutation {
     public static let operationName = "RenameCharacter"
