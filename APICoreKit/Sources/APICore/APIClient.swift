@@ -44,6 +44,40 @@ public protocol APIClient: Sendable {
     func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> Response<Value>
 
+    /// Performs a mutation that may wait for the network: sent now when the server can be reached
+    /// and no queued mutation waits before it; else, or when sending fails for lack of
+    /// connectivity, kept in the offline queue (in the SQLite cache's file when there is one, so
+    /// it survives a restart) and sent, in order, when the network is back: on the next request
+    /// that succeeds, on ``replayQueuedMutations()``, or on the platform's reachability signal.
+    /// Its optimistic response stays over the cache until then. Every attempt carries the same
+    /// `Idempotency-Key` header. A mutation that uploads files cannot be queued
+    /// (``APIError/invalidRequest(_:)``).
+    func performOrQueue<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
+        async throws(APIError) -> MutationOutcome<Value>
+
+    /// Tells the client how to write into the cache the answer to a queued mutation of this type
+    /// that an earlier launch queued. ``performOrQueue(_:optimisticResponse:)`` registers its own
+    /// type; call this at launch for every type the app queues. A queued mutation whose type is
+    /// not registered is still sent, in its turn, but its answer is not written (its optimistic
+    /// data is taken away, and the log says so).
+    func registerQueueable<Mutation: GraphQLMutation>(_ type: Mutation.Type)
+
+    /// The mutations in the offline queue, in order: waiting, being sent, or refused by the server.
+    func queuedMutations() async throws(APIError) -> [QueuedMutation]
+
+    /// Every change of state of a queued mutation, from now on: queued, sending, done, failed (with
+    /// the server's error), cancelled. Stop iterating to stop observing.
+    func queuedMutationUpdates() -> APIStream<QueuedMutation>
+
+    /// Sends the queued mutations now, in order, and returns when the queue has no mutation left
+    /// to send or the server still cannot be reached. A mutation the server refuses is reported
+    /// (``QueuedMutation/State/failed(_:)``) and the next one is sent.
+    func replayQueuedMutations() async
+
+    /// Takes a mutation out of the queue, with its optimistic data: one that waits, or one the
+    /// server refused. One being sent cannot be cancelled (``APIError/invalidRequest(_:)``).
+    func cancelQueuedMutation(id: String) async throws(APIError)
+
     /// A query's data as the cache has it, or `nil` when a field is missing (expiry ignored).
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data?
 
@@ -72,7 +106,8 @@ public protocol APIClient: Sendable {
     /// Removes one cached record.
     func removeRecord(_ key: String) async throws(APIError)
 
-    /// Removes every cached record, in memory and on disk (for logging out).
+    /// Removes every cached record, in memory and on disk (for logging out). Queued mutations
+    /// stay: cancel them (``cancelQueuedMutation(id:)``) to drop them too.
     func clearCache() async throws(APIError)
 
     /// Removes from the normalized cache, in memory and in its persistent store, what nothing needs
@@ -119,6 +154,13 @@ extension APIClient {
         -> Response<Value>
     {
         try await perform(request, optimisticResponse: nil)
+    }
+
+    /// ``performOrQueue(_:optimisticResponse:)`` for a mutation's generated data.
+    public func performOrQueue<Mutation: GraphQLMutation>(_ mutation: Mutation, optimisticResponse: Mutation.Data? = nil) async throws(APIError)
+        -> MutationOutcome<Mutation.Data>
+    {
+        try await performOrQueue(GraphQLRequest(mutation), optimisticResponse: optimisticResponse)
     }
 
     /// Performs a mutation and returns its generated data.

@@ -21,9 +21,12 @@ public enum CachePolicy: Sendable, Hashable {
 /// persistent store (see `APICoreSQLite`).
 public struct NormalizedCacheStorage: Sendable {
     package let persistent: (any PersistentRecordStore)?
+    /// Where the offline queue keeps its mutations; `nil`: in memory, for the life of the client.
+    package let queue: (any PersistentMutationQueue)?
 
-    package init(persistent: (any PersistentRecordStore)?) {
+    package init(persistent: (any PersistentRecordStore)?, queue: (any PersistentMutationQueue)? = nil) {
         self.persistent = persistent
+        self.queue = queue
     }
 
     /// Records in memory, for the life of the client.

@@ -33,7 +33,8 @@ extension LiveAPIClient {
 
     /// Reads `Data` from the record at `key`, lets `body` change it, checks the result against its
     /// selections and writes it back, if the data read is still what the cache holds: else
-    /// (another write came in between) it reads and runs `body` again, a few times at most.
+    /// (another write came in between) it reads and runs `body` again, a few times at most. Typed
+    /// updates run one at a time, so only other writes (a server's answer) can come between.
     /// Watchers are told once. Optimistic layers are neither read nor written: they leave on
     /// their own.
     private func update<Data: MutableSelectionSet>(
@@ -41,14 +42,16 @@ extension LiveAPIClient {
     ) async throws(APIError) -> Data {
         guard let store, let cache = configuration.cache else { throw .invalidRequest("this client has no cache") }
         let reading = CacheSelection(key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables)
-        for _ in 0..<8 {
-            guard let object = await store.read(reading, layered: false).data else { throw .cacheMiss(name) }
-            var data = Data(_dataDict: DataDict(_data: object))
-            body(&data)
-            let records = try Self.normalize(data.__data._data, as: Data.self, at: key, named: name, variables: variables, keys: cache.keys)
-            if await store.merge(records, ifStill: object, at: reading) { return data }
+        return try await cacheUpdates.run { () async throws(APIError) -> Data in
+            for _ in 0..<8 {
+                guard let object = await store.read(reading, layered: false).data else { throw .cacheMiss(name) }
+                var data = Data(_dataDict: DataDict(_data: object))
+                body(&data)
+                let records = try Self.normalize(data.__data._data, as: Data.self, at: key, named: name, variables: variables, keys: cache.keys)
+                if await store.merge(records, ifStill: object, at: reading) { return data }
+            }
+            throw .invalidRequest("the cached data of \(name) changed under every one of 8 attempts to update it")
         }
-        throw .invalidRequest("the cached data of \(name) changed under every one of 8 attempts to update it")
     }
 
     /// Checks data built or changed on the client against its selections, then answers the

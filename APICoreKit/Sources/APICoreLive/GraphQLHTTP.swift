@@ -34,19 +34,28 @@ enum GraphQLHTTP {
     static func makeRequest<Operation: GraphQLOperation>(
         url: URL, operation: Operation, variables: JSONObject, useGET: Bool, document: Document = .full, accept: String = accept
     ) throws(APIError) -> URLRequest {
-        var body: JSONObject = ["operationName": .string(Operation.operationName)]
+        try makeRequest(
+            url: url, operationName: Operation.operationName, document: Operation.document, variables: variables,
+            files: operation.__variables.files, useGET: useGET, sending: document, accept: accept)
+    }
+
+    /// A request for an operation given by its name and document text.
+    static func makeRequest(
+        url: URL, operationName: String, document text: String, variables: JSONObject, files: [(path: [String], file: GraphQLFile)] = [],
+        useGET: Bool, sending document: Document = .full, accept: String = accept
+    ) throws(APIError) -> URLRequest {
+        var body: JSONObject = ["operationName": .string(operationName)]
         if !variables.isEmpty { body["variables"] = .object(variables) }
         switch document {
         case .full:
-            body["query"] = .string(Operation.document)
+            body["query"] = .string(text)
         case .hashOnly(let hash):
             body["extensions"] = ["persistedQuery": ["version": 1, "sha256Hash": .string(hash)]]
         case .hashAndDocument(let hash):
-            body["query"] = .string(Operation.document)
+            body["query"] = .string(text)
             body["extensions"] = ["persistedQuery": ["version": 1, "sha256Hash": .string(hash)]]
         }
         var request: URLRequest
-        let files = operation.__variables.files
         if !files.isEmpty {
             request = URLRequest(url: url)
             request.httpMethod = "POST"
@@ -58,7 +67,7 @@ enum GraphQLHTTP {
         } else if useGET {
             var parameters: [(String, String)] = []
             if let query = body["query"]?.stringValue { parameters.append(("query", query)) }
-            parameters.append(("operationName", Operation.operationName))
+            parameters.append(("operationName", operationName))
             if !variables.isEmpty { parameters.append(("variables", JSONSerializer.string(.object(variables)))) }
             if let extensions = body["extensions"] { parameters.append(("extensions", JSONSerializer.string(extensions))) }
             guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {

@@ -23,6 +23,14 @@ final class LiveAPIClient: APIClient {
     let persistedQueriesSupported = Locked(true)
     /// The subscriptions' shared socket, when the configuration has subscriptions.
     let subscriptions: SubscriptionConnection?
+    /// Mutations that wait for the network.
+    let queue: MutationQueue
+    /// How to write the answer of a queued mutation, by its document, for the types registered.
+    let queueables = Locked<[String: MutationQueue.Normalize]>([:])
+    /// Typed cache updates, one at a time.
+    let cacheUpdates = AsyncLock()
+    /// Whether the last exchange reached the server (no connectivity failure since).
+    let reachable = Locked(true)
     /// Work that goes on after a call answered (the server half of `.cacheAndNetwork`), by id:
     /// cancelled when the client goes away, its failures logged.
     private let background = Locked<(next: UInt64, tasks: [UInt64: Task<Void, Never>])>((0, [:]))
@@ -30,11 +38,26 @@ final class LiveAPIClient: APIClient {
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
         self.transport = transport
-        store = configuration.cache.map { cache in
+        // What an earlier launch queued, with its optimistic layers laid before anything reads the cache.
+        var queued: [StoredMutation] = []
+        var persistentQueue = configuration.cache?.storage.queue
+        if let stored = persistentQueue {
+            do {
+                queued = try stored.loadQueue()
+            } catch {
+                configuration.logger.warning(
+                    "The offline queue's store could not be read and is set aside; the queue goes on in memory only.",
+                    metadata: ["error": "\(error)"])
+                persistentQueue = nil
+            }
+        }
+        let store = configuration.cache.map { cache in
             NormalizedStore(
                 persistent: cache.storage.persistent, maxAgeByType: cache.maxAge, garbageCollection: cache.garbageCollection,
-                memoryLimit: cache.memoryLimit, logger: configuration.logger)
+                memoryLimit: cache.memoryLimit, layers: MutationQueue.optimisticLayers(of: queued), logger: configuration.logger)
         }
+        self.store = store
+        queue = MutationQueue(stored: queued, persistent: persistentQueue, store: store, logger: configuration.logger)
         let metrics = configuration.metricsFactory ?? MetricsSystem.factory
         var middlewares: [any Middleware] = [MetricsMiddleware(factory: metrics)] + configuration.middlewares
         if let policy = configuration.retryPolicy { middlewares.append(RetryMiddleware(policy: policy)) }
@@ -171,7 +194,11 @@ final class LiveAPIClient: APIClient {
             record?.keep(parsed, of: response.body)
             return response
         }
-        return try await Self.call(middlewares[...], request: request, context: context, terminal: terminal)
+        let result = await Self.result { () async throws(APIError) in
+            try await Self.call(middlewares[...], request: request, context: context, terminal: terminal)
+        }
+        noteReachability(of: result)
+        return try result.get()
     }
 
     /// A streamed body, whole.

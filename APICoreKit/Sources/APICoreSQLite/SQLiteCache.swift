@@ -45,7 +45,8 @@ public enum SQLiteCache {
                 }
                 return SQLiteRecordStore.SizeBound(maxBytes: bytes, trimTo: Int(Double(bytes) * fraction))
             }
-            return NormalizedCacheStorage(persistent: try SQLiteRecordStore(url: url, bound: bound))
+            let store = try SQLiteRecordStore(url: url, bound: bound)
+            return NormalizedCacheStorage(persistent: store, queue: store)
         } catch {
             logger.warning(
                 "The SQLite cache at \(url.path) cannot be used; the cache stays in memory. The file is left as it is.",
@@ -59,19 +60,20 @@ public enum SQLiteCache {
 /// server gave a maximum age (JSON, milliseconds since 1970), and time last used. Root records,
 /// which gain a field with every new query, are kept one row per field in a second table, so that
 /// a write costs what it changes; a file that kept them whole has them split when it is opened.
-/// Each save is one transaction.
+/// Each save is one transaction. A third table keeps the offline queue's mutations, in order.
 ///
 /// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file of an
-/// earlier layout (0, before versions were recorded, and 1, without expiry and use) is migrated
+/// earlier layout (0, before versions were recorded, 1, without expiry and use, and 2, without the
+/// offline queue) is migrated
 /// in place, once; a file of another version is refused, so the client keeps its cache in memory
 /// and leaves that file alone. Deleted content is overwritten (`secure_delete`), temporary tables
 /// stay in memory, and free pages go back to the file system (incremental auto-vacuum), so
 /// ``removeAll()`` can leave nothing of the old data in the store's files and trimming shrinks them.
-final class SQLiteRecordStore: PersistentRecordStore {
+final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     /// The layout this code reads and writes.
-    static let formatVersion = 2
+    static let formatVersion = 3
     /// The layouts this code opens: its own and those it migrates.
-    static let readableVersions: Set<Int> = [0, 1, 2]
+    static let readableVersions: Set<Int> = [0, 1, 2, 3]
 
     /// How large the database may grow, and what trimming brings it down to.
     struct SizeBound {
@@ -141,6 +143,18 @@ final class SQLiteRecordStore: PersistentRecordStore {
                         expires DOUBLE,
                         PRIMARY KEY (key, field)
                     ) WITHOUT ROWID
+                    """)
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS apicore_mutation_queue (
+                        position INTEGER PRIMARY KEY AUTOINCREMENT,
+                        id TEXT NOT NULL UNIQUE,
+                        operation_name TEXT NOT NULL,
+                        document TEXT NOT NULL,
+                        variables BLOB NOT NULL,
+                        optimistic BLOB,
+                        enqueued_at DOUBLE NOT NULL,
+                        failure BLOB
+                    )
                     """)
                 // Roots kept whole (by an earlier version) become rows of fields, once.
                 for root in try Self.loadWhole(RootRecordKey.all, in: db).values {
@@ -366,6 +380,61 @@ final class SQLiteRecordStore: PersistentRecordStore {
             try db.execute(sql: "VACUUM")
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
+    }
+}
+
+// MARK: Offline queue
+
+extension SQLiteRecordStore {
+    func loadQueue() throws -> [StoredMutation] {
+        try pool.read { db in
+            var result: [StoredMutation] = []
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT id, operation_name, document, variables, optimistic, enqueued_at, failure FROM apicore_mutation_queue ORDER BY position")
+            while let row = try rows.next() {
+                // A row that cannot be read (another program wrote it) is skipped, never a crash.
+                guard let id = try? row.decode(String.self, atIndex: 0), let name = try? row.decode(String.self, atIndex: 1),
+                    let document = try? row.decode(String.self, atIndex: 2), let variables = try? row.decode(Data.self, atIndex: 3),
+                    case .object(let variablesObject)? = try? JSONParser.parse(variables), let enqueued = try? row.decode(Double.self, atIndex: 5)
+                else { continue }
+                let optimistic = ((try? row.decode(Data?.self, atIndex: 4)) ?? nil).flatMap { data -> [String: JSONObject]? in
+                    guard case .object(let records)? = try? JSONParser.parse(data) else { return nil }
+                    return records.compactMapValues(\.objectValue)
+                }
+                let failure = ((try? row.decode(Data?.self, atIndex: 6)) ?? nil).flatMap { (try? JSONParser.parse($0))?.objectValue }
+                result.append(StoredMutation(
+                    id: id, operationName: name, document: document, variables: variablesObject, optimistic: optimistic,
+                    enqueuedAt: Date(timeIntervalSince1970: enqueued), failure: failure))
+            }
+            return result
+        }
+    }
+
+    func enqueue(_ mutation: StoredMutation) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO apicore_mutation_queue (id, operation_name, document, variables, optimistic, enqueued_at, failure)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    mutation.id, mutation.operationName, mutation.document, JSONSerializer.data(.object(mutation.variables)),
+                    mutation.optimistic.map { JSONSerializer.data(.object($0.mapValues(JSONValue.object))) },
+                    mutation.enqueuedAt.timeIntervalSince1970, mutation.failure.map { JSONSerializer.data(.object($0)) },
+                ])
+        }
+    }
+
+    func setFailure(_ failure: JSONObject, of id: String) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "UPDATE apicore_mutation_queue SET failure = ?, optimistic = NULL WHERE id = ?",
+                arguments: [JSONSerializer.data(.object(failure)), id])
+        }
+    }
+
+    func removeQueued(_ id: String) throws {
+        try pool.write { db in try db.execute(sql: "DELETE FROM apicore_mutation_queue WHERE id = ?", arguments: [id]) }
     }
 }
 

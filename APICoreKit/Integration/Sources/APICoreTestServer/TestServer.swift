@@ -144,8 +144,9 @@ public final class TestServer: Sendable {
         self.task = task
     }
 
-    /// Starts a server on a free loopback port and returns once it accepts connections.
-    public static func start() async throws -> TestServer {
+    /// Starts a server on a free loopback port (or on `port`, to stand in for one that stopped)
+    /// and returns once it accepts connections.
+    public static func start(port requested: Int = 0) async throws -> TestServer {
         let state = Locked(State())
         let events = EventHub()
         let schema = try StarWarsSchema.make(state: state, events: events)
@@ -160,7 +161,7 @@ public final class TestServer: Sendable {
             server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 1 << 20))) { request, _, _ in
                 webSocket.shouldUpgrade(request)
             },
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "APICoreTestServer"),
+            configuration: .init(address: .hostname("127.0.0.1", port: requested), serverName: "APICoreTestServer"),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
                 portContinuation.finish()

@@ -156,7 +156,7 @@ struct CacheBoundsTests {
         #expect(root.fields["page(n:49)"] == .array([CacheNaming.reference(to: "Item:49")]))
     }
 
-    @Test("a store file of format version 1 is migrated in place: its records read, expiry and use columns added, free pages given back")
+    @Test("a store file of format version 1 is migrated in place: its records read, expiry and use columns and the queue table added, free pages given back")
     func migratesVersion1() throws {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("cache.sqlite")
@@ -174,14 +174,16 @@ struct CacheBoundsTests {
         #expect(record.fields["name"] == "Luke" && record.expires.isEmpty)
         #expect(record.receivedAt == Date(timeIntervalSince1970: 1_800_000_000))
         #expect(!log.all.contains { $0.hasPrefix("[warning]") })
-        let (version, columns, vacuum) = try DatabaseQueue(path: file.path).read { db in
+        let (version, columns, vacuum, queue) = try DatabaseQueue(path: file.path).read { db in
             (
                 try Int.fetchOne(db, sql: "PRAGMA user_version"),
                 try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('apicore_records')"),
-                try Int.fetchOne(db, sql: "PRAGMA auto_vacuum")
+                try Int.fetchOne(db, sql: "PRAGMA auto_vacuum"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_mutation_queue")
             )
         }
-        #expect(version == 2 && columns == ["key", "fields", "received_at", "expires", "used_at"] && vacuum == 2)
+        #expect(version == 3 && columns == ["key", "fields", "received_at", "expires", "used_at"] && vacuum == 2)
+        #expect(queue == 0)  // the offline queue's table (version 3) is there, empty
         // The root, kept whole by version 1, was split into fields when the file was opened.
         try store.save([], fields: [FieldChanges(key: "QUERY_ROOT", set: ["c": 3], removed: ["a"], receivedAt: Date())], removing: [], used: [], keeping: .none)
         #expect(try store.load(["QUERY_ROOT"])["QUERY_ROOT"]?.fields == ["b": ["__ref": "Human:1"], "c": 3])

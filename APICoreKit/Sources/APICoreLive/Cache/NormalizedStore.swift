@@ -64,8 +64,14 @@ package actor NormalizedStore {
     package init(
         persistent: (any PersistentRecordStore)?, maxAgeByType: [String: Duration] = [:],
         garbageCollection: CacheConfiguration.GarbageCollection? = nil, memoryLimit: CacheConfiguration.MemoryLimit? = nil,
-        logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+        layers: [[String: JSONObject]] = [], logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
+        // The optimistic layers of queued mutations from an earlier launch, with ids 1, 2, … in order.
+        for records in layers {
+            nextLayerID += 1
+            self.layers.append((nextLayerID, records))
+            for key in records.keys { layeredKeys[key, default: 0] += 1 }
+        }
         self.persistent = persistent
         self.tracksUse = persistent?.tracksUse ?? false
         self.memoryLimit = memoryLimit

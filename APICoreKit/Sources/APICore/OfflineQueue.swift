@@ -1,0 +1,149 @@
+import Foundation
+
+/// A mutation in the offline queue: sent when the server can be reached again, in the order
+/// mutations were queued, each with its ``id`` as its `Idempotency-Key` header so that a server can
+/// tell a replay from a new request.
+public struct QueuedMutation: Sendable, Identifiable {
+    /// Where a queued mutation stands.
+    public enum State: Sendable {
+        /// Waiting for the server.
+        case queued
+        /// Being sent now.
+        case sending
+        /// The server took it; its answer is in the cache. It has left the queue.
+        case done
+        /// The server refused it; it stays listed (its optimistic data gone) until the app
+        /// cancels it, so that nothing is dropped unseen.
+        case failed(APIError)
+        /// The app cancelled it. It has left the queue.
+        case cancelled
+    }
+
+    /// Its identifier, also sent as its `Idempotency-Key`.
+    public var id: String
+    /// The operation's name.
+    public var operationName: String
+    /// Its variables.
+    public var variables: JSONObject
+    /// When it was queued.
+    public var enqueuedAt: Date
+    /// Where it stands.
+    public var state: State
+
+    /// The header a queued mutation carries on every attempt, with its ``id`` (the IETF
+    /// `Idempotency-Key` draft).
+    public static let idempotencyKeyHeader = "Idempotency-Key"
+
+    /// A queued mutation.
+    public init(id: String, operationName: String, variables: JSONObject, enqueuedAt: Date, state: State) {
+        self.id = id
+        self.operationName = operationName
+        self.variables = variables
+        self.enqueuedAt = enqueuedAt
+        self.state = state
+    }
+}
+
+extension QueuedMutation.State: CustomStringConvertible {
+    /// `queued`, `sending`, `done`, `failed: <error>` or `cancelled`.
+    public var description: String {
+        switch self {
+        case .queued: return "queued"
+        case .sending: return "sending"
+        case .done: return "done"
+        case .failed(let error): return "failed: \(error)"
+        case .cancelled: return "cancelled"
+        }
+    }
+}
+
+/// What ``APIClient/performOrQueue(_:optimisticResponse:)`` did with a mutation.
+public enum MutationOutcome<Value: Sendable>: Sendable {
+    /// The server answered it.
+    case sent(Response<Value>)
+    /// It waits in the offline queue (its optimistic data, if any, is shown meanwhile).
+    case queued(QueuedMutation)
+}
+
+/// A mutation as the offline queue keeps it across launches: what is needed to send it again
+/// without its generated type (name, document, variables), the records of its optimistic
+/// response, and why the server refused it, if it did.
+package struct StoredMutation: Sendable, Equatable {
+    package var id: String
+    package var operationName: String
+    package var document: String
+    package var variables: JSONObject
+    /// The optimistic response's records, by key, laid over the cache until the mutation is done.
+    package var optimistic: [String: JSONObject]?
+    package var enqueuedAt: Date
+    /// The refusal, as ``APIError/queueRecord`` writes it; `nil` while it waits.
+    package var failure: JSONObject?
+
+    package init(
+        id: String, operationName: String, document: String, variables: JSONObject, optimistic: [String: JSONObject]?, enqueuedAt: Date,
+        failure: JSONObject? = nil
+    ) {
+        self.id = id
+        self.operationName = operationName
+        self.document = document
+        self.variables = variables
+        self.optimistic = optimistic
+        self.enqueuedAt = enqueuedAt
+        self.failure = failure
+    }
+}
+
+/// Where the offline queue keeps its mutations across launches (the SQLite cache's file).
+package protocol PersistentMutationQueue: Sendable {
+    /// Every mutation kept, in queue order.
+    func loadQueue() throws -> [StoredMutation]
+    /// Adds a mutation at the end, durably before it returns.
+    func enqueue(_ mutation: StoredMutation) throws
+    /// Records why the server refused a mutation.
+    func setFailure(_ failure: JSONObject, of id: String) throws
+    /// Removes a mutation.
+    func removeQueued(_ id: String) throws
+}
+
+extension APIError {
+    /// The error as a queued mutation keeps it on disk: a GraphQL failure's errors and status, an
+    /// HTTP failure's status and body excerpt, anything else its description.
+    package var queueRecord: JSONObject {
+        switch self {
+        case .graphQL(let failure):
+            return [
+                "errors": .array(failure.errors.map { error in
+                    var object: JSONObject = ["message": .string(error.message), "extensions": .object(error.extensions)]
+                    if let path = error.path {
+                        object["path"] = .array(path.components.map { component in
+                            switch component {
+                            case .field(let name): return .string(name)
+                            case .index(let index): return .int(index)
+                            }
+                        })
+                    }
+                    return .object(object)
+                }),
+                "status": failure.statusCode.map { .int($0) } ?? .null,
+            ]
+        case .httpStatus(let failure), .unauthorized(let failure):
+            return ["status": .int(failure.statusCode), "body": .string(failure.bodyExcerpt)]
+        default:
+            return ["message": .string(description)]
+        }
+    }
+
+    /// An error as ``queueRecord`` kept it, for the mutation `operationName`.
+    package init(queueRecord record: JSONObject, operationName: String) {
+        if let errors = record["errors"]?.arrayValue {
+            self = .graphQL(GraphQLFailure(
+                errors: errors.map(GraphQLError.init(json:)), partialData: nil, statusCode: record["status"]?.intValue,
+                operationName: operationName))
+        } else if let status = record["status"]?.intValue {
+            let failure = HTTPFailure(statusCode: status, headers: [:], body: Data((record["body"]?.stringValue ?? "").utf8), url: nil)
+            self = status == 401 ? .unauthorized(failure) : .httpStatus(failure)
+        } else {
+            self = .invalidRequest(record["message"]?.stringValue ?? "\(operationName) was refused by the server")
+        }
+    }
+}

@@ -1,0 +1,219 @@
+@_spi(Generated) import APICore
+import Foundation
+import Logging
+
+/// The offline queue: mutations that wait for the network, in order, in the persistent store when
+/// there is one (every change is written there before it is reported), in memory otherwise.
+///
+/// One replay at a time sends them, oldest first: a mutation the server takes leaves the queue and
+/// its answer replaces its optimistic layer in one step of the cache; one the server refuses is
+/// reported, loses its layer and stays listed as failed; when the server still cannot be reached
+/// (or answers with an error worth retrying: a 5xx, a 429, stale credentials) the replay stops and
+/// the mutation waits for the next. If the persistent store fails, the queue says so once in the
+/// log and goes on in memory.
+actor MutationQueue {
+    /// Sends one stored mutation and answers its `data`.
+    typealias Send = @Sendable (StoredMutation) async -> Result<JSONObject, APIError>
+    /// The records an answer makes, for a registered mutation type; `nil` for an unknown type.
+    typealias Normalize = @Sendable (_ mutation: StoredMutation, _ data: JSONObject) throws(APIError) -> [String: JSONObject]?
+
+    private struct Entry {
+        var stored: StoredMutation
+        /// The optimistic layer over the cache, while it waits.
+        var layer: UInt64?
+        var state: QueuedMutation.State
+
+        var snapshot: QueuedMutation {
+            QueuedMutation(
+                id: stored.id, operationName: stored.operationName, variables: stored.variables, enqueuedAt: stored.enqueuedAt, state: state)
+        }
+    }
+
+    private var entries: [Entry]
+    private var persistent: (any PersistentMutationQueue)?
+    private let store: NormalizedStore?
+    private let logger: Logger
+    /// Who follows the changes of state, by id; registered without waiting for the actor, so an
+    /// observer sees every change after the call that made it.
+    private nonisolated let observers = Locked<(next: UInt64, all: [UInt64: AsyncStream<QueuedMutation>.Continuation])>((0, [:]))
+    private var replaying: Task<Void, Never>?
+    /// How many mutations wait to be sent, readable without waiting for the actor.
+    nonisolated let waiting: Locked<Int>
+
+    /// A queue with what an earlier launch left: `stored` in order, the layers of those that wait
+    /// numbered 1, 2, … as the store was given them (``optimisticLayers(of:)``).
+    init(stored: [StoredMutation], persistent: (any PersistentMutationQueue)?, store: NormalizedStore?, logger: Logger) {
+        var layer: UInt64 = 0
+        entries = stored.map { stored in
+            if let failure = stored.failure {
+                return Entry(stored: stored, layer: nil, state: .failed(APIError(queueRecord: failure, operationName: stored.operationName)))
+            }
+            guard stored.optimistic != nil, store != nil else { return Entry(stored: stored, layer: nil, state: .queued) }
+            layer += 1
+            return Entry(stored: stored, layer: layer, state: .queued)
+        }
+        waiting = Locked(entries.count { if case .queued = $0.state { true } else { false } })
+        self.persistent = persistent
+        self.store = store
+        self.logger = logger
+    }
+
+    /// The optimistic records of the stored mutations that wait, in order: the layers to give the
+    /// store when it is made, before anything reads it.
+    static func optimisticLayers(of stored: [StoredMutation]) -> [[String: JSONObject]] {
+        stored.compactMap { $0.failure == nil ? $0.optimistic : nil }
+    }
+
+    /// Adds a mutation at the end (persisted first); `layer` is its optimistic layer, already laid.
+    func enqueue(_ stored: StoredMutation, layer: UInt64?) -> QueuedMutation {
+        if let persistent {
+            do {
+                try persistent.enqueue(stored)
+            } catch {
+                persistenceFailed(error, while: "queueing \(stored.operationName)")
+            }
+        }
+        entries.append(Entry(stored: stored, layer: layer, state: .queued))
+        waiting.withLock { $0 += 1 }
+        let snapshot = entries[entries.count - 1].snapshot
+        publish(snapshot)
+        logger.info("\(stored.operationName) queued until the server can be reached", metadata: ["id": "\(stored.id)"])
+        return snapshot
+    }
+
+    /// The mutations listed, in order.
+    var list: [QueuedMutation] { entries.map(\.snapshot) }
+
+    /// Takes a waiting or refused mutation out, with its optimistic layer.
+    func cancel(_ id: String) async throws(APIError) {
+        guard let index = entries.firstIndex(where: { $0.stored.id == id }) else {
+            throw .invalidRequest("there is no queued mutation with id \(id)")
+        }
+        if case .sending = entries[index].state {
+            throw .invalidRequest("\(entries[index].stored.operationName) (\(id)) is being sent and can no longer be cancelled")
+        }
+        let entry = entries.remove(at: index)
+        if case .queued = entry.state { waiting.withLock { $0 -= 1 } }
+        removePersisted(id)
+        if let layer = entry.layer { await store?.removeLayer(layer) }
+        var snapshot = entry.snapshot
+        snapshot.state = .cancelled
+        publish(snapshot)
+    }
+
+    /// Every change of state from now on, as a stream.
+    nonisolated func updates() -> APIStream<QueuedMutation> {
+        APIStream { continuation in
+            let id = observers.withLock { observers in
+                observers.next += 1
+                observers.all[observers.next] = continuation
+                return observers.next
+            }
+            continuation.onTermination = { [observers] _ in _ = observers.withLock { $0.all.removeValue(forKey: id) } }
+        }
+    }
+
+    /// Whether a replay runs now.
+    var isReplaying: Bool { replaying != nil }
+
+    /// Sends the waiting mutations, in order, until none is left or the server cannot be reached;
+    /// joins the replay already running, if one is.
+    func replay(send: @escaping Send, normalize: @escaping Normalize) async {
+        if let replaying {
+            await replaying.value
+            return
+        }
+        let task = Task { await self.drain(send: send, normalize: normalize) }
+        replaying = task
+        await task.value
+        replaying = nil
+    }
+
+    private func drain(send: Send, normalize: Normalize) async {
+        while let index = entries.firstIndex(where: { if case .queued = $0.state { true } else { false } }) {
+            entries[index].state = .sending
+            let stored = entries[index].stored
+            publish(entries[index].snapshot)
+            let result = await send(stored)
+            // Nothing else removes an entry being sent, but its place may have moved.
+            guard let index = entries.firstIndex(where: { $0.stored.id == stored.id }) else { continue }
+            let layer = entries[index].layer
+            switch result {
+            case .success(let data):
+                await write(data, of: stored, replacing: layer, normalize: normalize)
+                var entry = entries.remove(at: index)
+                waiting.withLock { $0 -= 1 }
+                removePersisted(stored.id)
+                entry.state = .done
+                publish(entry.snapshot)
+            case .failure(let error) where Self.isWorthRetrying(error):
+                entries[index].state = .queued
+                publish(entries[index].snapshot)
+                logger.info("\(stored.operationName) stays queued: \(error)", metadata: ["id": "\(stored.id)"])
+                return
+            case .failure(let error):
+                if let layer { await store?.removeLayer(layer) }
+                entries[index].layer = nil
+                entries[index].state = .failed(error)
+                waiting.withLock { $0 -= 1 }
+                if let persistent {
+                    do {
+                        try persistent.setFailure(error.queueRecord, of: stored.id)
+                    } catch {
+                        persistenceFailed(error, while: "recording a refusal")
+                    }
+                }
+                logger.warning("The server refused the queued \(stored.operationName): \(error)", metadata: ["id": "\(stored.id)"])
+                publish(entries[index].snapshot)
+            }
+        }
+    }
+
+    /// Whether a failed send leaves the mutation waiting for a later replay: no connection, a
+    /// cancelled replay, or an error the server may not give next time (5xx, 429, stale credentials).
+    static func isWorthRetrying(_ error: APIError) -> Bool {
+        if case .cancelled = error { return true }
+        return error.recovery != .fail
+    }
+
+    /// The answer into the cache in place of the optimistic layer, when the mutation's type is
+    /// known; else only the layer goes.
+    private func write(_ data: JSONObject, of stored: StoredMutation, replacing layer: UInt64?, normalize: Normalize) async {
+        var records: [String: JSONObject]?
+        do throws(APIError) {
+            records = try normalize(stored, data)
+            if records == nil {
+                logger.warning(
+                    "The answer to the queued \(stored.operationName) is not written to the cache: its type is not registered in this launch (registerQueueable)")
+            }
+        } catch {
+            logger.warning("The answer to the queued \(stored.operationName) is not written to the cache: \(error)")
+        }
+        guard let store else { return }
+        if let records {
+            await store.merge(records, removingLayer: layer)
+        } else if let layer {
+            await store.removeLayer(layer)
+        }
+    }
+
+    private func publish(_ mutation: QueuedMutation) {
+        for continuation in observers.withLock({ Array($0.all.values) }) { continuation.yield(mutation) }
+    }
+
+    private func removePersisted(_ id: String) {
+        guard let persistent else { return }
+        do {
+            try persistent.removeQueued(id)
+        } catch {
+            persistenceFailed(error, while: "removing a mutation")
+        }
+    }
+
+    private func persistenceFailed(_ error: any Error, while action: String) {
+        logger.warning(
+            "The offline queue's store failed while \(action) and is set aside; the queue goes on in memory only.",
+            metadata: ["error": "\(error)"])
+        persistent = nil
+    }
+}

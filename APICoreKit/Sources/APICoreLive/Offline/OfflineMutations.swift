@@ -1,0 +1,110 @@
+@_spi(Generated) import APICore
+import Foundation
+
+/// Mutations that wait for the network, for `LiveAPIClient`: sending or queueing, the replay and
+/// what triggers it.
+extension LiveAPIClient {
+    func performOrQueue<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
+        async throws(APIError) -> MutationOutcome<Value>
+    {
+        guard request.operation.__variables.files.isEmpty else {
+            throw .invalidRequest("\(Mutation.operationName) uploads files, and a mutation with uploads cannot wait in the offline queue: perform it instead")
+        }
+        registerQueueable(Mutation.self)
+        let variables = request.operation.variablesJSON
+        var optimistic: [String: JSONObject]?
+        if let optimisticResponse, let cache = configuration.cache {
+            optimistic = try Self.normalize(
+                optimisticResponse.__data._data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation),
+                named: "the optimistic response of \(Mutation.operationName)", variables: variables, keys: cache.keys)
+        }
+        let stored = StoredMutation(
+            id: UUID().uuidString.lowercased(), operationName: Mutation.operationName, document: Mutation.document, variables: variables,
+            optimistic: optimistic, enqueuedAt: Date())
+        let layer: UInt64?
+        if let optimistic, let store { layer = await store.addLayer(optimistic) } else { layer = nil }
+        // After mutations already waiting, or while the server is known to be out of reach: queued at once.
+        if queue.waiting.withLock({ $0 > 0 }) || !reachable.withLock({ $0 }) {
+            return .queued(await queue.enqueue(stored, layer: layer))
+        }
+        var request = request
+        request.headers[QueuedMutation.idempotencyKeyHeader] = stored.id
+        do {
+            let response = try await fetchAndStore(request, replacingLayer: layer)
+            if let layer { await store?.removeLayer(layer) }
+            return .sent(response)
+        } catch {
+            if case .transport(let failure) = error, failure.isConnectivity {
+                return .queued(await queue.enqueue(stored, layer: layer))
+            }
+            if let layer { await store?.removeLayer(layer) }
+            throw error
+        }
+    }
+
+    func registerQueueable<Mutation: GraphQLMutation>(_ type: Mutation.Type) {
+        let keys = configuration.cache?.keys ?? [:]
+        let normalize: MutationQueue.Normalize = { stored, data throws(APIError) -> [String: JSONObject]? in
+            let records: [String: JSONObject] = try Self.normalize(
+                data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation), named: "the answer to \(stored.operationName)",
+                variables: stored.variables, keys: keys)
+            return records
+        }
+        queueables.withLock { types in
+            if types[Mutation.document] == nil { types[Mutation.document] = normalize }
+        }
+    }
+
+    func queuedMutations() async throws(APIError) -> [QueuedMutation] {
+        await queue.list
+    }
+
+    func queuedMutationUpdates() -> APIStream<QueuedMutation> {
+        queue.updates()
+    }
+
+    func replayQueuedMutations() async {
+        await queue.replay(
+            send: { [self] stored in await Self.result { () async throws(APIError) in try await sendQueued(stored) } },
+            normalize: { [queueables] stored, data throws(APIError) in
+                guard let normalize = queueables.withLock({ $0[stored.document] }) else { return nil }
+                return try normalize(stored, data)
+            })
+    }
+
+    func cancelQueuedMutation(id: String) async throws(APIError) {
+        try await queue.cancel(id)
+    }
+
+    /// A queued mutation as it was stored: its document and variables, with its idempotency key,
+    /// through the middleware chain; answers its data. Any GraphQL error is a failure.
+    private func sendQueued(_ stored: StoredMutation) async throws(APIError) -> JSONObject {
+        var urlRequest = try GraphQLHTTP.makeRequest(
+            url: configuration.graphQLURL, operationName: stored.operationName, document: stored.document, variables: stored.variables,
+            useGET: false)
+        applyHeaders([QueuedMutation.idempotencyKeyHeader: stored.id], to: &urlRequest)
+        // The idempotency key makes sending it again safe for a server that honours it.
+        let context = RequestContext(kind: .graphQL(.mutation), operationName: stored.operationName, isIdempotent: true)
+        let record = ExchangeRecord(reading: .whole)
+        let response = try await runChain(urlRequest, context: context, timeout: nil, record: record)
+        return try await readAnswer(response, record: record, operationName: stored.operationName).data
+    }
+
+    /// What an exchange says of the network: an answer means the server can be reached (and
+    /// starts a replay when mutations wait); a failure to connect means it cannot.
+    func noteReachability(of result: Result<TransportResponse, APIError>) {
+        switch result {
+        case .success:
+            reachable.withLock { $0 = true }
+            guard queue.waiting.withLock({ $0 > 0 }) else { return }
+            refreshInBackground { () async throws(APIError) in
+                guard await !self.queue.isReplaying else { return }
+                await self.replayQueuedMutations()
+            }
+        case .failure(.transport(let failure)) where failure.isConnectivity:
+            reachable.withLock { $0 = false }
+        case .failure:
+            break
+        }
+    }
+}
