@@ -88,6 +88,8 @@ final class Session: @unchecked Sendable {
     let environment: AppEnvironment
     /// Where single products come from (the demo switches it to show REST).
     let productSource = LockedBox(ProductSource.graphQL)
+    /// The embedded server after the demo restarted it, if it did.
+    let restarted = LockedBox<DevServer?>(nil)
 
     /// The demo user of the embedded server.
     static let demoEmail = "alice@example.com"
@@ -221,6 +223,7 @@ final class Session: @unchecked Sendable {
     /// Stops the embedded server, if any.
     func close() async {
         await embedded?.stop()
+        await restarted.withLock { $0 }?.stop()
     }
 
     /// Where the last results came from.

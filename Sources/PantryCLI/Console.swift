@@ -137,6 +137,7 @@ public final class Console: @unchecked Sendable {
             var text = item.source == .cache ? "cache" : "server \(Self.milliseconds(item.duration)) ms"
             if item.isOfflineFallback { text += ", offline" }
             if item.isStale { text += ", stale" }
+            if item.isOptimistic { text += ", optimistic" }
             return text
         }
         let joined = "[" + parts.joined(separator: "; ") + "]"

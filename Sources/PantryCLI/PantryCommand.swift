@@ -22,7 +22,7 @@ public struct PantryCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             DemoCommand.self, LoginCommand.self, LogoutCommand.self, MeCommand.self, HouseholdsCommand.self, MembersCommand.self,
-            ProductsCommand.self, WatchCommand.self, CacheCommand.self, ServeCommand.self,
+            ProductsCommand.self, WatchCommand.self, CacheCommand.self, QueueCommand.self, ServeCommand.self,
         ]
     )
 

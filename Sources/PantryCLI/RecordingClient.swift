@@ -55,6 +55,20 @@ final class RecordingClient: APIClient {
         record(try await base.perform(request, optimisticResponse: optimisticResponse))
     }
 
+    func performOrQueue<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
+        async throws(APIError) -> MutationOutcome<Value>
+    {
+        let outcome = try await base.performOrQueue(request, optimisticResponse: optimisticResponse)
+        if case .sent(let response) = outcome { _ = record(response) }
+        return outcome
+    }
+
+    func registerQueueable<Mutation: GraphQLMutation>(_ type: Mutation.Type) { base.registerQueueable(type) }
+    func queuedMutations() async throws(APIError) -> [QueuedMutation] { try await base.queuedMutations() }
+    func queuedMutationUpdates() -> APIStream<QueuedMutation> { base.queuedMutationUpdates() }
+    func replayQueuedMutations() async { await base.replayQueuedMutations() }
+    func cancelQueuedMutation(id: String) async throws(APIError) { try await base.cancelQueuedMutation(id: id) }
+
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? { try await base.readQuery(query) }
     func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) { try await base.writeQuery(query, data: data) }
     func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)

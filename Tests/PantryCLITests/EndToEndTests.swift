@@ -45,11 +45,18 @@ struct EndToEndTests {
             "nothing cached yet", "logged in as alice@example.com [server", "Alice Martin <alice@example.com> [server",
             "Alice Martin again [cache]", "GET products/p-11: Parmesan", "the watcher now sees Home ·", "event: member added",
             "embedded server stopped", "households: Home ·", "a search never run before cannot be answered",
+            "waits in the queue", "the queue replayed: the server took the rename",
         ] {
             #expect(first.output.contains(expected), "missing '\(expected)' in:\n\(first.output)")
         }
         let offline = first.output.components(separatedBy: "\n").first { $0.contains("households: Home ·") } ?? ""
         #expect(offline.hasSuffix("[cache]"))
+        // The rename made offline: shown at once as optimistic, then the server's answer, in the cache.
+        let lines = first.output.components(separatedBy: "\n")
+        let shown = lines.first { $0.contains("the watcher shows Home · offline") && $0.contains("at once") } ?? ""
+        #expect(shown.hasSuffix("[cache, optimistic]"), "\(first.output)")
+        let confirmed = lines.first { $0.contains("the watcher shows the server's answer: Home · offline") } ?? ""
+        #expect(confirmed.hasSuffix("[cache]"), "\(first.output)")
 
         let second = await pantry(["demo", "--cache", scratch.cache])
         #expect(second.code == 0, "\(second.output)")

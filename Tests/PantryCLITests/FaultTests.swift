@@ -92,6 +92,50 @@ struct FaultTests {
                     intact: try integrity(ofDatabaseAt: scratch.cache) == "ok" && !after.errors.contains("warning:"))
     }
 
+    @Test("kill -9 right after a change is queued: every acknowledged change is kept, shown, and replayed once in order")
+    func killedWithQueuedChanges() async throws {
+        let scratch = try Scratch()
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let live = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
+        let dead = Self.deadEndpoint + ["--cache", scratch.cache]
+        #expect(await pantry(["login"] + live).code == 0)
+        #expect(await pantry(["households"] + live).code == 0)
+        #expect(await pantry(["households", "show", "hh-1"] + live).code == 0)
+
+        var acknowledged: [String] = []
+        for round in 1...4 {
+            let child = try PantryProcess(["households", "rename", "hh-1", "Queued \(round)", "--queue", "--json"] + dead)
+            // Killed as soon as it has said the change is queued, before it exits by itself.
+            _ = await eventually { child.output.contains("queued") || !child.errors.isEmpty }
+            child.signal(SIGKILL)
+            _ = await child.exitCode()
+            let line = child.output.split(separator: "\n").first { $0.contains("queued") }.map(String.init) ?? ""
+            let id = try JSONParser.parse(line)["queued"]?.stringValue
+            #expect(id != nil, "round \(round): \(child.transcript)")
+            acknowledged += id.map { [$0] } ?? []
+            #expect(try integrity(ofDatabaseAt: scratch.cache) == "ok", "round \(round)")
+        }
+
+        let listed = await pantry(["queue", "--json"] + dead)
+        #expect(listed.code == 0, "\(listed.output)")
+        let ids = (try JSONParser.parse(listed.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]")).arrayValue?
+            .compactMap { $0["id"]?.stringValue }
+        #expect(ids == acknowledged)
+        // A new process shows the last queued name before anything is sent.
+        #expect(try await Self.cachedHouseholds(scratch.cache)["hh-1"] == "Queued 4")
+
+        let replay = await pantry(["queue", "replay", "--json"] + live)
+        #expect(replay.code == 0, "\(replay.output)")
+        let states = (try JSONParser.parse(replay.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]")).arrayValue
+        #expect(states?.compactMap { $0["id"]?.stringValue } == acknowledged)
+        #expect(states?.allSatisfy { $0["state"] == "done" } == true, "\(replay.output)")
+        let after = await pantry(["queue", "--json"] + dead)
+        #expect(after.output.contains("[]"), "\(after.output)")
+        let shown = await pantry(["households", "show", "hh-1", "--json"] + live)
+        #expect(try JSONParser.parse(shown.output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "{}")["name"] == "Queued 4")
+    }
+
     @Test("the server killed and restarted during watch: watch goes on or ends with one line, never hangs")
     func serverRestartDuringWatch() async throws {
         let scratch = try Scratch()

@@ -5,6 +5,9 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(Network)
+    import Network
+#endif
 
 /// The engine's `APIClient`: builds HTTP requests, runs them through the middleware chain, and
 /// turns the answers into values or `APIError`s.
@@ -82,9 +85,26 @@ final class LiveAPIClient: APIClient {
         self.middlewares = middlewares
         self.metrics = metrics
         subscriptions = Self.makeSubscriptionConnection(configuration, refresher: refresher)
+        #if canImport(Network)
+            // The platform's reachability signal: when a path comes back, waiting mutations go out.
+            pathMonitor = NWPathMonitor()
+            pathMonitor.pathUpdateHandler = { [weak self] path in
+                guard path.status == .satisfied, let self, self.queue.waiting.withLock({ $0 > 0 }) else { return }
+                self.refreshInBackground { () async throws(APIError) in await self.replayQueuedMutations() }
+            }
+            pathMonitor.start(queue: DispatchQueue(label: "APICoreKit.reachability"))
+        #endif
     }
 
+    #if canImport(Network)
+        /// Watches the device's network paths.
+        private let pathMonitor: NWPathMonitor
+    #endif
+
     deinit {
+        #if canImport(Network)
+            pathMonitor.cancel()
+        #endif
         for task in background.withLock({ $0.tasks.values }) { task.cancel() }
     }
 

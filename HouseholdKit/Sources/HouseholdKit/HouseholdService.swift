@@ -139,6 +139,15 @@ public struct HouseholdChange: Sendable, Hashable {
     }
 }
 
+/// What became of a change made while the network may be away.
+public enum QueuedChange<Value: Sendable & Hashable>: Sendable, Hashable {
+    /// The server took it, and answered this.
+    case saved(Value)
+    /// It waits in the offline queue, under this id (the app can list or cancel it through its
+    /// `APIClient`); watchers already show it, and show the server's answer once it is sent.
+    case queued(id: String)
+}
+
 /// Where households come from.
 public protocol HouseholdRepository: Sendable {
     /// The households the signed-in user belongs to, by name.
@@ -156,10 +165,23 @@ public protocol HouseholdRepository: Sendable {
     func createHousehold(name: String) async throws(APIError) -> Household
     /// Renames a household.
     func renameHousehold(id: String, to name: String) async throws(APIError) -> Household
+    /// Renames a household and shows the new name at once: watchers of the household see it
+    /// before the server answers (when the household is cached), the server's answer replaces
+    /// it, and a refusal undoes it.
+    func renameHouseholdOptimistically(id: String, to name: String) async throws(APIError) -> Household
+    /// Renames a household now when the server can be reached; otherwise the rename waits in the
+    /// offline queue, shown at once, and is sent when the network is back.
+    func renameHouseholdOrQueue(id: String, to name: String) async throws(APIError) -> QueuedChange<Household>
     /// Adds a user to a household.
     func addMember(toHousehold householdID: String, userID: String, displayName: String, role: MemberRole) async throws(APIError) -> Member
     /// Changes a member's name or role; `nil` keeps the current value.
     func updateMember(id: String, displayName: String?, role: MemberRole?) async throws(APIError) -> Member
+    /// Changes a member's name or role and shows the change at once (as
+    /// ``renameHouseholdOptimistically(id:to:)`` does); `member` is the member as the app shows it.
+    func updateMemberOptimistically(_ member: Member, displayName: String?, role: MemberRole?) async throws(APIError) -> Member
+    /// Changes a member's name or role now when the server can be reached; otherwise the change
+    /// waits in the offline queue, shown at once.
+    func updateMemberOrQueue(_ member: Member, displayName: String?, role: MemberRole?) async throws(APIError) -> QueuedChange<Member>
     /// Removes a member.
     func removeMember(id: String) async throws(APIError)
 }
@@ -175,8 +197,13 @@ extension HouseholdRepository {
 public struct HouseholdService: HouseholdRepository {
     private let client: any APIClient
 
-    /// A service that talks through `client`.
-    public init(client: any APIClient) { self.client = client }
+    /// A service that talks through `client`, which learns the mutations it may queue (so that
+    /// their answers reach the cache when an earlier launch queued them).
+    public init(client: any APIClient) {
+        self.client = client
+        client.registerQueueable(RenameHouseholdMutation.self)
+        client.registerQueueable(UpdateMemberMutation.self)
+    }
 
     /// `query Households`.
     public func households() async throws(APIError) -> [HouseholdSummary] {
@@ -222,6 +249,32 @@ public struct HouseholdService: HouseholdRepository {
         }).value
     }
 
+    /// `mutation RenameHousehold`, with the cached household renamed as its optimistic response.
+    public func renameHouseholdOptimistically(id: String, to name: String) async throws(APIError) -> Household {
+        try await client.perform(Self.rename(id, to: name), optimisticResponse: await optimisticRename(id, to: name)).value
+    }
+
+    /// `mutation RenameHousehold`, queued when the server cannot be reached.
+    public func renameHouseholdOrQueue(id: String, to name: String) async throws(APIError) -> QueuedChange<Household> {
+        switch try await client.performOrQueue(Self.rename(id, to: name), optimisticResponse: await optimisticRename(id, to: name)) {
+        case .sent(let response): return .saved(response.value)
+        case .queued(let queued): return .queued(id: queued.id)
+        }
+    }
+
+    private static func rename(_ id: String, to name: String) -> GraphQLRequest<RenameHouseholdMutation, Household> {
+        GraphQLRequest(RenameHouseholdMutation(id: id, name: name)) { data in Household(data.updateHousehold.fragments.householdDetails) }
+    }
+
+    /// The household as the cache has it, renamed; `nil` when it is not cached (the rename then
+    /// shows when the server answers).
+    private func optimisticRename(_ id: String, to name: String) async -> RenameHouseholdMutation.Data? {
+        guard let household = try? await client.readQuery(HouseholdQuery(id: id))?.household, case .object(var object) = household._outputJSON
+        else { return nil }
+        object["name"] = .string(name)
+        return try? RenameHouseholdMutation.Data(validating: ["updateHousehold": .object(object)])
+    }
+
     /// `mutation AddMember`.
     public func addMember(toHousehold householdID: String, userID: String, displayName: String, role: MemberRole) async throws(APIError)
         -> Member
@@ -235,11 +288,46 @@ public struct HouseholdService: HouseholdRepository {
 
     /// `mutation UpdateMember`.
     public func updateMember(id: String, displayName: String?, role: MemberRole?) async throws(APIError) -> Member {
-        let input = HouseholdAPI.UpdateMemberInput(
-            memberId: id, displayName: GraphQLNullable(displayName), role: GraphQLNullable(try role?.graphQL))
-        return try await client.perform(GraphQLRequest(UpdateMemberMutation(input: input)) { data in
-            Member(data.updateMember.fragments.memberDetails)
-        }).value
+        try await client.perform(try Self.updateRequest(id, displayName: displayName, role: role)).value
+    }
+
+    private static func updateRequest(_ id: String, displayName: String?, role: MemberRole?) throws(APIError)
+        -> GraphQLRequest<UpdateMemberMutation, Member>
+    {
+        let input = HouseholdAPI.UpdateMemberInput(memberId: id, displayName: GraphQLNullable(displayName), role: GraphQLNullable(try role?.graphQL))
+        return GraphQLRequest(UpdateMemberMutation(input: input)) { data in Member(data.updateMember.fragments.memberDetails) }
+    }
+
+    /// `mutation UpdateMember`, with `member` changed as its optimistic response.
+    public func updateMemberOptimistically(_ member: Member, displayName: String?, role: MemberRole?) async throws(APIError) -> Member {
+        let (request, optimistic) = try Self.update(member, displayName: displayName, role: role)
+        return try await client.perform(request, optimisticResponse: optimistic).value
+    }
+
+    /// `mutation UpdateMember`, queued when the server cannot be reached.
+    public func updateMemberOrQueue(_ member: Member, displayName: String?, role: MemberRole?) async throws(APIError) -> QueuedChange<Member> {
+        let (request, optimistic) = try Self.update(member, displayName: displayName, role: role)
+        switch try await client.performOrQueue(request, optimisticResponse: optimistic) {
+        case .sent(let response): return .saved(response.value)
+        case .queued(let queued): return .queued(id: queued.id)
+        }
+    }
+
+    /// The request to change a member, and the member changed as the server will answer.
+    private static func update(_ member: Member, displayName: String?, role: MemberRole?) throws(APIError)
+        -> (GraphQLRequest<UpdateMemberMutation, Member>, UpdateMemberMutation.Data)
+    {
+        let request = try updateRequest(member.id, displayName: displayName, role: role)
+        let changed: JSONObject = [
+            "__typename": "Member", "id": .string(member.id), "userId": .string(member.userID),
+            "displayName": .string(displayName ?? member.displayName), "role": .string(try (role ?? member.role).graphQL.rawValue),
+            "joinedAt": member.joinedAt._outputJSON,
+        ]
+        do throws(GraphQLDecodingError) {
+            return (request, try UpdateMemberMutation.Data(validating: ["updateMember": .object(changed)]))
+        } catch {
+            throw .invalidRequest("the optimistic member does not fit UpdateMember: \(error)")
+        }
     }
 
     /// `mutation RemoveMember`.

@@ -11,8 +11,9 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Walk through what the client does, on the embedded dev server.",
         discussion: """
             REST and GraphQL calls, a cache hit, a watcher updated by a mutation, a subscription event,
-            reads from the cache after the server stops, and a SQLite cache that the next run reads:
-            run it twice. Each result says where it came from: [server … ms] or [cache].
+            reads from the cache after the server stops, a rename made offline that waits in the queue
+            (shown at once) and reaches the server when it is back, and a SQLite cache that the next run
+            reads: run it twice. Each result says where it came from: [server … ms] or [cache].
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -138,7 +139,30 @@ struct Demo {
             report("offline", "skipped: the server at --endpoint is not ours to stop", sources: "")
         }
 
-        heading(9, "Persistence")
+        heading(9, "Offline: a rename waits in the queue, shown at once, and is sent when the server is back")
+        if let server = session.embedded {
+            let offlineName = "Home · offline \(Self.clock())"
+            guard case .queued(let queued) = try await environment.households.renameHouseholdOrQueue(id: householdID, to: offlineName) else {
+                throw ValidationError("the rename was sent although the server is stopped")
+            }
+            report("queued", "renaming \(householdID) to \(offlineName) waits in the queue (\(queued.prefix(8))…)", sources: "")
+            var shown = try await next(&watcher, "the optimistic rename")
+            while shown.name != offlineName { shown = try await next(&watcher, "the optimistic rename") }
+            report("watch-optimistic", "the watcher shows \(shown.name) at once", sources: lastSource())
+            let back = try await server.restarted()
+            session.restarted.withLock { $0 = back }
+            report("online", "embedded server back at \(back.baseURL.absoluteString)", sources: "")
+            await session.recorder.replayQueuedMutations()
+            let left = try await session.recorder.queuedMutations()
+            guard left.isEmpty else { throw ValidationError("the queue did not empty: \(left.map { "\($0.operationName) \($0.state)" })") }
+            report("replayed", "the queue replayed: the server took the rename", sources: "")
+            let confirmed = try await next(&watcher, "the server's answer")
+            report("watch-update", "the watcher shows the server's answer: \(confirmed.name)", sources: lastSource())
+        } else {
+            report("queued", "skipped: the server at --endpoint is not ours to stop", sources: "")
+        }
+
+        heading(10, "Persistence")
         let size = ["", "-wal"].compactMap { suffix in
             try? FileManager.default.attributesOfItem(atPath: session.options.cacheURL.path + suffix)[.size] as? Int
         }.reduce(0, +)

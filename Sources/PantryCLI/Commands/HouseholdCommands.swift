@@ -59,10 +59,17 @@ struct HouseholdsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The household's id.") var id: String
         @Argument(help: "The new name.") var name: String
+        @Flag(help: "When the server cannot be reached, keep the rename in the offline queue (see `pantry queue`) instead of failing.")
+        var queue = false
 
         func run() async throws {
             try await Session.run(global) { session in
-                print(try await session.environment.households.renameHousehold(id: id, to: name), to: session)
+                let households = session.environment.households
+                guard queue else { return print(try await households.renameHousehold(id: id, to: name), to: session) }
+                switch try await households.renameHouseholdOrQueue(id: id, to: name) {
+                case .saved(let household): print(household, to: session)
+                case .queued(let queued): printQueued(queued, "renaming \(id) to \"\(name)\"", to: session)
+                }
             }
         }
     }
@@ -165,6 +172,13 @@ func print(_ household: Household, to session: Session) {
     if !household.invitations.isEmpty {
         console.print("Invitations: " + household.invitations.map { "\($0.email) (\($0.role.name))" }.joined(separator: ", "))
     }
+}
+
+/// A change that waits in the offline queue, and how to follow it.
+func printQueued(_ id: String, _ change: String, to session: Session) {
+    let console = session.console
+    if session.options.json { return console.printJSON(["queued": .string(id)]) }
+    console.print("Queued \(id): \(change) waits until the server can be reached (pantry queue replay).")
 }
 
 func print(_ member: Member, to session: Session) {

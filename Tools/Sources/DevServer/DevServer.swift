@@ -108,7 +108,18 @@ public final class DevServer: Sendable {
     public static func start(_ options: Options = Options()) async throws -> DevServer {
         let state = Locked(DevState())
         state.withLock { $0.switches = options.switches }
-        let events = EventHub()
+        return try await start(options, state: state, events: EventHub())
+    }
+
+    /// A server on the same address with the same data, users and sessions as this one, which
+    /// must have stopped: the server coming back after an outage, as clients see it.
+    public func restarted() async throws -> DevServer {
+        var options = Options(port: port, host: baseURL.host ?? "127.0.0.1", switches: switches)
+        options.port = port
+        return try await Self.start(options, state: state, events: events)
+    }
+
+    private static func start(_ options: Options, state: Locked<DevState>, events: EventHub) async throws -> DevServer {
         let schema = try DevSchema.make(state: state, events: events)
         let webSocket = GraphQLWebSocketServer(schema: schema) { payload in
             guard let header = payload.strings["Authorization"] else { return false }
