@@ -61,7 +61,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "apicore-cache-bench",
-            dependencies: ["APICore", "APICoreLive", "APICoreSQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["APICore", "APICoreLive", "APICoreSQLite", "StarWarsOperations", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/apicore-cache-bench"
         ),
         .target(name: "StarWarsOperations", dependencies: ["APICore"], path: "Tests/Support/StarWarsOperations"),

@@ -18,7 +18,11 @@ suites:
   cache  a 2 MB response of 11,200 objects: parse alone (JSONSerialization), parse + validate +
          normalize + write, and read back into typed data, in memory and in SQLite, and a cache
          hit through the client's fetch(.cacheOnly), as ratios to parsing; microseconds per
-         record; 1,000 watchers and a write touching one record
+         record; 1,000 watchers and a write touching one record; optimistic-write-us, a
+         one-record optimistic response until its watcher yields, beside plain-write-us (the
+         same record written with writeQuery); then, against the loopback server,
+         queue-replay-per-second (100 renames queued with the server stopped, replayed when it
+         is back) beside sequential-perform-per-second (the same renames performed in turn)
   cache-scale  stores of 10 k, 100 k and 1 M records built from pages of a list query, in memory
          and in SQLite, each size in a child process, medians of 3 rounds (about 5 minutes):
          write and read us per record, resident and SQLite bytes per record, a cold open, a
@@ -47,6 +51,8 @@ for suite in "$@"; do
     cache)
       swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-bench >&2
       "$ROOT/APICoreKit/.build/release/apicore-cache-bench"
+      swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
+      "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" queue
       ;;
     cache-scale)
       swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-bench >&2

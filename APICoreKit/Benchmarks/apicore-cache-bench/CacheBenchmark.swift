@@ -76,6 +76,7 @@ enum CacheBenchmark {
         print("memory-read-us-per-record: \(format(median(memoryRead) * 1e6 / Double(recordCount), digits: 2))")
         print("watcher-notify-ms: \(format(notifyMilliseconds))")
         print("watchers-reread: \(rereads)")
+        try await OptimisticBenchmark.run()
     }
 
     /// Parse, validate and normalize a response, and merge it into `store`; answers the record count.

@@ -11,6 +11,7 @@ let suites: [String: () async throws -> Void] = [
     "e2e": E2EBenchmark.run,
     "subscriptions": SubscriptionBenchmark.run,
     "defer": DeferBenchmark.run,
+    "queue": QueueBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()
