@@ -88,4 +88,17 @@ struct OfflineChangesTests {
         }
         #expect(household.name == "Cabin")
     }
+
+    @Test("the generated local cache mutations change a household's name through their setters")
+    func typedCacheUpdates() async throws {
+        let client = MockAPIClient()
+        client.stub(operation: "HouseholdName", data: ["household": ["__typename": "Household", "id": "hh-1", "name": "Home"]])
+        let query = try await client.updateCache(HouseholdNameLocalCacheMutation(id: "hh-1")) { $0.household?.name = "Cabin" }
+        #expect(query.household?.name == "Cabin")
+
+        client.writeFragment(try HouseholdNameFields(validating: ["__typename": "Household", "id": "hh-1", "name": "Home"]), key: "Household:hh-1")
+        let fragment = try await client.updateCache(fragment: HouseholdNameFields.self, key: "Household:hh-1") { $0.name += " (edited)" }
+        #expect(fragment.name == "Home (edited)")
+        #expect(client.cacheOperations == ["update HouseholdName", "update Household:hh-1"])
+    }
 }
