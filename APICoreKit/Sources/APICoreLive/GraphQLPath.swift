@@ -112,18 +112,34 @@ extension LiveAPIClient {
     func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> Response<Value>
     {
-        guard let optimisticResponse, let store, let cache = configuration.cache else { return try await fetchAndStore(request) }
+        try await send(request, over: try await layOptimistic(optimisticResponse, of: request)?.id)
+    }
+
+    /// Lays a mutation's optimistic response over the cache, checked against its selections first;
+    /// answers the layer and its records (none without a response or a cache).
+    func layOptimistic<Mutation: GraphQLMutation, Value>(_ data: Mutation.Data?, of request: GraphQLRequest<Mutation, Value>)
+        async throws(APIError) -> (id: UInt64, records: [String: JSONObject])?
+    {
+        guard let data, let store, let cache = configuration.cache else { return nil }
         let records = try Self.normalize(
-            optimisticResponse.__data._data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation),
+            data.__data._data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation),
             named: "the optimistic response of \(Mutation.operationName)", variables: request.operation.variablesJSON, keys: cache.keys)
-        let layer = await store.addLayer(records)
+        return (await store.addLayer(records), records)
+    }
+
+    /// Sends a mutation over its optimistic layer: the answer replaces the layer in the same step
+    /// of the store; a failure takes it away, unless `keepsLayer` says it stays (for the queue).
+    func send<Mutation: GraphQLMutation, Value>(
+        _ request: GraphQLRequest<Mutation, Value>, over layer: UInt64?, keepingLayerOn keepsLayer: (APIError) -> Bool = { _ in false }
+    ) async throws(APIError) -> Response<Value> {
+        guard let layer, let store else { return try await fetchAndStore(request) }
         do {
             let response = try await fetchAndStore(request, replacingLayer: layer)
             // Gone already when the answer was written; not when the server said not to store it.
             await store.removeLayer(layer)
             return response
         } catch {
-            await store.removeLayer(layer)
+            if !keepsLayer(error) { await store.removeLayer(layer) }
             throw error
         }
     }

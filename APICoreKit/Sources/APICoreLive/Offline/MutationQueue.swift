@@ -66,13 +66,7 @@ actor MutationQueue {
 
     /// Adds a mutation at the end (persisted first); `layer` is its optimistic layer, already laid.
     func enqueue(_ stored: StoredMutation, layer: UInt64?) -> QueuedMutation {
-        if let persistent {
-            do {
-                try persistent.enqueue(stored)
-            } catch {
-                persistenceFailed(error, while: "queueing \(stored.operationName)")
-            }
-        }
+        persist(while: "queueing \(stored.operationName)") { try $0.enqueue(stored) }
         entries.append(Entry(stored: stored, layer: layer, state: .queued))
         waiting.withLock { $0 += 1 }
         let snapshot = entries[entries.count - 1].snapshot
@@ -94,7 +88,7 @@ actor MutationQueue {
         }
         let entry = entries.remove(at: index)
         if case .queued = entry.state { waiting.withLock { $0 -= 1 } }
-        removePersisted(id)
+        persist(while: "removing a mutation") { try $0.removeQueued(id) }
         if let layer = entry.layer { await store?.removeLayer(layer) }
         var snapshot = entry.snapshot
         snapshot.state = .cancelled
@@ -116,17 +110,18 @@ actor MutationQueue {
     /// Whether a replay runs now.
     var isReplaying: Bool { replaying != nil }
 
-    /// Sends the waiting mutations, in order, until none is left or the server cannot be reached;
-    /// joins the replay already running, if one is.
+    /// Sends the waiting mutations, in order, until none is left or the server cannot be reached.
+    /// Replays run one after another: one asked for while another runs starts when it ends, so
+    /// every call makes an attempt that begins after it was made.
     func replay(send: @escaping Send, normalize: @escaping Normalize) async {
-        if let replaying {
-            await replaying.value
-            return
+        let previous = replaying
+        let task = Task {
+            await previous?.value
+            await self.drain(send: send, normalize: normalize)
         }
-        let task = Task { await self.drain(send: send, normalize: normalize) }
         replaying = task
         await task.value
-        replaying = nil
+        if replaying == task { replaying = nil }
     }
 
     private func drain(send: Send, normalize: Normalize) async {
@@ -143,7 +138,7 @@ actor MutationQueue {
                 await write(data, of: stored, replacing: layer, normalize: normalize)
                 var entry = entries.remove(at: index)
                 waiting.withLock { $0 -= 1 }
-                removePersisted(stored.id)
+                persist(while: "removing a mutation") { try $0.removeQueued(stored.id) }
                 entry.state = .done
                 publish(entry.snapshot)
             case .failure(let error) where Self.isWorthRetrying(error):
@@ -156,13 +151,7 @@ actor MutationQueue {
                 entries[index].layer = nil
                 entries[index].state = .failed(error)
                 waiting.withLock { $0 -= 1 }
-                if let persistent {
-                    do {
-                        try persistent.setFailure(error.queueRecord, of: stored.id)
-                    } catch {
-                        persistenceFailed(error, while: "recording a refusal")
-                    }
-                }
+                persist(while: "recording a refusal") { try $0.setFailure(error.queueRecord, of: stored.id) }
                 logger.warning("The server refused the queued \(stored.operationName): \(error)", metadata: ["id": "\(stored.id)"])
                 publish(entries[index].snapshot)
             }
@@ -201,19 +190,16 @@ actor MutationQueue {
         for continuation in observers.withLock({ Array($0.all.values) }) { continuation.yield(mutation) }
     }
 
-    private func removePersisted(_ id: String) {
+    /// Runs `body` on the persistent store, if there still is one; a failure sets the store aside.
+    private func persist(while action: String, _ body: (any PersistentMutationQueue) throws -> Void) {
         guard let persistent else { return }
         do {
-            try persistent.removeQueued(id)
+            try body(persistent)
         } catch {
-            persistenceFailed(error, while: "removing a mutation")
+            logger.warning(
+                "The offline queue's store failed while \(action) and is set aside; the queue goes on in memory only.",
+                metadata: ["error": "\(error)"])
+            self.persistent = nil
         }
-    }
-
-    private func persistenceFailed(_ error: any Error, while action: String) {
-        logger.warning(
-            "The offline queue's store failed while \(action) and is set aside; the queue goes on in memory only.",
-            metadata: ["error": "\(error)"])
-        persistent = nil
     }
 }

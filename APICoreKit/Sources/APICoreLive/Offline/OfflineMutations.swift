@@ -11,35 +11,27 @@ extension LiveAPIClient {
             throw .invalidRequest("\(Mutation.operationName) uploads files, and a mutation with uploads cannot wait in the offline queue: perform it instead")
         }
         registerQueueable(Mutation.self)
-        let variables = request.operation.variablesJSON
-        var optimistic: [String: JSONObject]?
-        if let optimisticResponse, let cache = configuration.cache {
-            optimistic = try Self.normalize(
-                optimisticResponse.__data._data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation),
-                named: "the optimistic response of \(Mutation.operationName)", variables: variables, keys: cache.keys)
-        }
+        let layer = try await layOptimistic(optimisticResponse, of: request)
         let stored = StoredMutation(
-            id: UUID().uuidString.lowercased(), operationName: Mutation.operationName, document: Mutation.document, variables: variables,
-            optimistic: optimistic, enqueuedAt: Date())
-        let layer: UInt64?
-        if let optimistic, let store { layer = await store.addLayer(optimistic) } else { layer = nil }
+            id: UUID().uuidString.lowercased(), operationName: Mutation.operationName, document: Mutation.document,
+            variables: request.operation.variablesJSON, optimistic: layer?.records, enqueuedAt: Date())
         // After mutations already waiting, or while the server is known to be out of reach: queued at once.
         if queue.waiting.withLock({ $0 > 0 }) || !reachable.withLock({ $0 }) {
-            return .queued(await queue.enqueue(stored, layer: layer))
+            return .queued(await queue.enqueue(stored, layer: layer?.id))
         }
         var request = request
         request.headers[QueuedMutation.idempotencyKeyHeader] = stored.id
         do {
-            let response = try await fetchAndStore(request, replacingLayer: layer)
-            if let layer { await store?.removeLayer(layer) }
-            return .sent(response)
-        } catch {
-            if case .transport(let failure) = error, failure.isConnectivity {
-                return .queued(await queue.enqueue(stored, layer: layer))
-            }
-            if let layer { await store?.removeLayer(layer) }
-            throw error
+            return .sent(try await send(request, over: layer?.id, keepingLayerOn: Self.isConnectivityFailure))
+        } catch where Self.isConnectivityFailure(error) {
+            return .queued(await queue.enqueue(stored, layer: layer?.id))
         }
+    }
+
+    /// Whether the server could not be reached at all.
+    static func isConnectivityFailure(_ error: APIError) -> Bool {
+        if case .transport(let failure) = error { return failure.isConnectivity }
+        return false
     }
 
     func registerQueueable<Mutation: GraphQLMutation>(_ type: Mutation.Type) {
