@@ -183,6 +183,21 @@ struct OptimisticTests {
         #expect(await store.layerCount == 0)
     }
 
+    @Test("garbage collection keeps the records an optimistic layer lies over, and collects them once it is gone")
+    func collectionKeepsLayered() async throws {
+        let store = NormalizedStore(persistent: nil, logger: .init(label: "test"))
+        // Reached from no root: garbage, but for the layer over it.
+        await store.merge(["Human:1": ["__typename": "Human", "id": "1", "name": "base"]])
+        let layer = await store.addLayer(["Human:1": ["name": "optimistic"]])
+        #expect(await store.collectGarbage(maxStaleness: .zero).unreachableRecords == 0)
+        let human = CacheSelection(
+            key: "Human:1", selections: CharacterNameFragment.__selections, parent: CharacterNameFragment.__parentType, variables: [:])
+        #expect(await store.read(human, layered: false).data?["name"] == "base")
+        await store.removeLayer(layer)
+        #expect(await store.collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
+        #expect(await store.record("Human:1") == nil)
+    }
+
     /// The optimistic data of `renameCharacter`.
     static func renamed(_ typename: String, _ id: String, _ name: String) -> RenameCharacterMutation.Data {
         RenameCharacterMutation.Data(_dataDict: DataDict(_data: [

@@ -225,8 +225,9 @@ package actor NormalizedStore {
     /// Removes records past their type's maximum age by more than `maxStaleness`, and fields past
     /// the maximum age their server gave them by as much; then fields that refer to records that
     /// do not exist (those just removed included), then records that no root record (query,
-    /// mutation, subscription) reaches. Records that watchers read are roots too: they are never
-    /// removed and keep their expired fields (a dangling reference goes from them too). In memory
+    /// mutation, subscription) reaches. Records that watchers read, and those optimistic layers lie
+    /// over, are roots too: they are never removed and keep their expired fields (a dangling
+    /// reference goes from them too). In memory
     /// and in the persistent store, whose records are all read first; watchers of records that
     /// lost a field are told.
     package func collectGarbage(maxStaleness: Duration) -> CacheCollection {
@@ -242,7 +243,9 @@ package actor NormalizedStore {
         }
         absent = []
         var collection = CacheCollection()
-        let watched = Set(watchers.values.lazy.flatMap(\.dependencies))
+        // What watchers read, and what optimistic layers lie over (a queued mutation's, perhaps
+        // for days), is kept as roots are.
+        let watched = Set(watchers.values.lazy.flatMap(\.dependencies)).union(layeredKeys.keys)
         var removed: [String] = []
         /// The fields each changed record lost.
         var lost: [String: [String]] = [:]
