@@ -65,6 +65,29 @@ struct EndToEndTests {
         #expect(persisted.hasSuffix("[cache]"))
     }
 
+    @Test("logout sends the queued changes first, and drops, saying how many, those it cannot send")
+    func logoutWithQueuedChanges() async throws {
+        let scratch = try Scratch()
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let live = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
+        let dead = ["--endpoint", "http://127.0.0.1:9/", "--cache", scratch.cache]
+        let login = ["login", "--email", "alice@example.com", "--password", "pantry"]
+
+        #expect(await pantry(login + live).code == 0)
+        let queued = await pantry(["households", "rename", "hh-1", "Sent at logout", "--queue"] + dead)
+        #expect(queued.output.contains("Queued "), "\(queued.output)")
+        let sent = await pantry(["logout", "--json"] + live)
+        #expect(sent.code == 0 && sent.output.contains(#""droppedChanges":0"#), "\(sent.output)")
+        #expect(await pantry(login + live).code == 0)
+        #expect(await pantry(["households", "show", "hh-1"] + live).output.contains("Sent at logout"))
+
+        #expect(await pantry(["households", "rename", "hh-1", "Never sent", "--queue"] + dead).output.contains("Queued "))
+        let dropped = await pantry(["logout"] + dead)
+        #expect(dropped.code == 0 && dropped.output.contains("1 queued change that could not be sent was dropped."), "\(dropped.output)")
+        #expect(await pantry(["queue"] + dead).output.contains("No queued changes."))
+    }
+
     @Test("against a running server: log in, households and members, products, log out")
     func commands() async throws {
         let scratch = try Scratch()

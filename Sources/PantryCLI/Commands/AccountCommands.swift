@@ -29,17 +29,27 @@ struct LoginCommand: AsyncParsableCommand {
 }
 
 struct LogoutCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "logout", abstract: "Log out and clear the cache.")
+    static let configuration = CommandConfiguration(
+        commandName: "logout", abstract: "Log out and clear the cache.",
+        discussion: """
+            Changes waiting in the offline queue are sent first, while the session can still send them; those that cannot be sent are dropped, and the count is said, so that nobody else's session sends them later.
+            """)
 
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         try await Session.run(global, signIn: false) { session in
+            let client = session.environment.client
+            await client.replayQueuedMutations()
             _ = try? await session.recorder.send(RESTRequest<EmptyResponse>(method: .post, path: "auth/logout"))
             await session.tokens.clear()
-            try await session.environment.client.clearCache()
-            if global.json { session.console.printJSON(["loggedOut": true]) } else {
-                session.console.print("Logged out; the cache at \(global.cacheURL.path) is cleared.")
+            try await client.clearCache()
+            let dropped = try await client.queuedMutations()
+            for mutation in dropped { try await client.cancelQueuedMutation(id: mutation.id) }
+            if global.json { return session.console.printJSON(["loggedOut": true, "droppedChanges": .int(dropped.count)]) }
+            session.console.print("Logged out; the cache at \(global.cacheURL.path) is cleared.")
+            if !dropped.isEmpty {
+                session.console.print("\(dropped.count) queued change\(dropped.count == 1 ? "" : "s") that could not be sent \(dropped.count == 1 ? "was" : "were") dropped.")
             }
         }
     }
