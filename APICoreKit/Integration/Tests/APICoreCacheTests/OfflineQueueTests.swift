@@ -90,9 +90,11 @@ struct OfflineQueueTests {
 
     @Test("a replay the server refuses is reported and kept, the rest of the queue goes on, and cancelling removes it")
     func rejectedReplay() async throws {
+        let directory = try TemporaryDirectory()
+        let cache = directory.url.appendingPathComponent("cache.sqlite")
         var server = try await TestServer.start()
         let url = server.baseURL
-        let client = Self.client(url, cache: nil)
+        let client = Self.client(url, cache: cache)
         _ = try await client.fetch(HumanQuery(id: "1000"))
         _ = try await client.fetch(HumanQuery(id: "1002"))
         await server.stop()
@@ -128,8 +130,18 @@ struct OfflineQueueTests {
         #expect(try await Self.cachedName(client, "1002") == ("Han Solo", false))
         #expect(try await Self.cachedName(client, "1000") == ("Luke C", false))
 
+        // The refusal is kept in the file: a new launch lists it, with the server's error.
+        let relaunched = try await Self.client(url, cache: cache).queuedMutations()
+        guard case .failed(.graphQL(let kept))? = relaunched.first?.state, relaunched.count == 1 else {
+            Issue.record("a new launch does not list the refusal: \(relaunched)")
+            return
+        }
+        #expect(kept.errors.map(\.message) == ["that name is taken"])
+        #expect(kept.errors.first?.path?.description == "renameCharacter")
+
         try await client.cancelQueuedMutation(id: ids[1])
         #expect(try await client.queuedMutations().isEmpty)
+        #expect(try await Self.client(url, cache: cache).queuedMutations().isEmpty)
         #expect(await updates.waitFor(7))
         #expect(updates.states.last == "\(ids[1]) cancelled")
         await server.stop()
