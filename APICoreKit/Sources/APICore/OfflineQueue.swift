@@ -45,6 +45,12 @@ public struct QueuedMutation: Sendable, Identifiable {
 }
 
 extension QueuedMutation.State: CustomStringConvertible {
+    /// Whether it waits to be sent (`queued`): what a replay sends next.
+    public var isWaiting: Bool {
+        if case .queued = self { return true }
+        return false
+    }
+
     /// `queued`, `sending`, `done`, `failed: <error>` or `cancelled`.
     public var description: String {
         switch self {

@@ -376,7 +376,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         let send: @Sendable () throws(APIError) -> Void = { [self] () throws(APIError) in
             _ = try execute(request, optimisticResponse: optimistic)
         }
-        if lock.withLock({ queue.contains { if case .queued = $0.mutation.state { true } else { false } } }) {
+        if lock.withLock({ queue.contains(where: \.mutation.state.isWaiting) }) {
             return .queued(enqueue(mutation, send: send))
         }
         do {
@@ -410,7 +410,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     /// Sends the waiting mutations through the stubs, in order, until one meets a connectivity
     /// failure; a mutation the stub refuses is marked failed.
     public func replayQueuedMutations() async {
-        while let next = lock.withLock({ queue.first { if case .queued = $0.mutation.state { true } else { false } } }) {
+        while let next = lock.withLock({ queue.first(where: \.mutation.state.isWaiting) }) {
             update(next.mutation.id, to: .sending)
             do throws(APIError) {
                 try next.send()

@@ -51,7 +51,7 @@ struct QueueReplayCommand: AsyncParsableCommand {
             }
             guard !before.isEmpty else { return console.print("No queued changes.") }
             console.table(["ID", "CHANGE", "STATE"], outcome.map { [$0.0.id, $0.0.operationName, $0.1] })
-            if after.contains(where: { if case .queued = $0.state { true } else { false } }) {
+            if after.contains(where: \.state.isWaiting) {
                 throw CLIError("the server could not be reached; \(after.count) change\(after.count == 1 ? "" : "s") still wait\(after.count == 1 ? "s" : "")")
             }
         }

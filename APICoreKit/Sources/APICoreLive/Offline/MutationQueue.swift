@@ -52,7 +52,7 @@ actor MutationQueue {
             layer += 1
             return Entry(stored: stored, layer: layer, state: .queued)
         }
-        waiting = Locked(entries.count { if case .queued = $0.state { true } else { false } })
+        waiting = Locked(entries.count(where: \.state.isWaiting))
         self.persistent = persistent
         self.store = store
         self.logger = logger
@@ -87,7 +87,7 @@ actor MutationQueue {
             throw .invalidRequest("\(entries[index].stored.operationName) (\(id)) is being sent and can no longer be cancelled")
         }
         let entry = entries.remove(at: index)
-        if case .queued = entry.state { waiting.withLock { $0 -= 1 } }
+        if entry.state.isWaiting { waiting.withLock { $0 -= 1 } }
         persist(while: "removing a mutation") { try $0.removeQueued(id) }
         if let layer = entry.layer { await store?.removeLayer(layer) }
         var snapshot = entry.snapshot
@@ -125,7 +125,7 @@ actor MutationQueue {
     }
 
     private func drain(send: Send, normalize: Normalize) async {
-        while let index = entries.firstIndex(where: { if case .queued = $0.state { true } else { false } }) {
+        while let index = entries.firstIndex(where: \.state.isWaiting) {
             entries[index].state = .sending
             let stored = entries[index].stored
             publish(entries[index].snapshot)
