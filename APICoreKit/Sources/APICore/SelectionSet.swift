@@ -88,16 +88,23 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     public let type: OutputType
     /// Its arguments, by name.
     public let arguments: [String: ArgumentValue]
+    /// For a connection field (`@typePolicy(connectionFields:)`), the arguments that choose a page:
+    /// the cache keys the field without them and merges its pages into one list. `nil` for any
+    /// other field.
+    public let pagination: Set<String>?
 
     /// The key under which the response holds the field: the alias, else the name.
     public var responseKey: String { alias ?? name }
 
-    /// Describes a field.
-    public init(_ name: String, alias: String? = nil, _ type: OutputType, arguments: [String: ArgumentValue] = [:]) {
+    /// Describes a field; `pagination` names the page arguments of a connection field.
+    public init(
+        _ name: String, alias: String? = nil, _ type: OutputType, arguments: [String: ArgumentValue] = [:], pagination: Set<String>? = nil
+    ) {
         self.name = name
         self.alias = alias
         self.type = type
         self.arguments = arguments
+        self.pagination = pagination
     }
 }
 

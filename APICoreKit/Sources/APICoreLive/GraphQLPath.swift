@@ -522,9 +522,24 @@ extension LiveAPIClient {
         policy: ServerCachePolicy = .none, removingLayer layer: UInt64? = nil
     ) async {
         guard let store, let cache = configuration.cache else { return }
-        var normalizer = Normalizer(variables: variables, keyFunctions: cache.keys, errors: errors, policy: policy)
-        normalizer.normalize(data, selections: Data.__selections, parent: Data.__parentType, key: CacheNaming.rootKey(for: root))
-        await store.merge(normalizer.records, expires: normalizer.expires, removingLayer: layer)
+        let key = CacheNaming.rootKey(for: root)
+        let keys = cache.keys
+        guard ConnectionPages.appear(in: Data.self) else {
+            var normalizer = Normalizer(variables: variables, keyFunctions: keys, errors: errors, policy: policy)
+            normalizer.normalize(data, selections: Data.__selections, parent: Data.__parentType, key: key)
+            await store.merge(normalizer.records, expires: normalizer.expires, removingLayer: layer)
+            return
+        }
+        // A page of a connection joins the pages the cache has: read, merged and written in one
+        // step of the store, so that two pages written at once both stay.
+        await store.transaction { @Sendable store in
+            let existing = store.read(
+                key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables, requestMaxAge: nil, layered: false)
+            let merged = existing.data.map { ConnectionPages(variables: variables).merge(data, into: $0, selections: Data.__selections) } ?? data
+            var normalizer = Normalizer(variables: variables, keyFunctions: keys, errors: errors, policy: policy)
+            normalizer.normalize(merged, selections: Data.__selections, parent: Data.__parentType, key: key)
+            store.merge(normalizer.records, expires: normalizer.expires, removingLayer: layer)
+        }
     }
 }
 

@@ -116,9 +116,37 @@ enum StarWarsSchema {
             ]
         )
 
+        let pageInfo = try GraphQLObjectType(
+            name: "PageInfo",
+            fields: [
+                "startCursor": GraphQLField(type: GraphQLString),
+                "endCursor": GraphQLField(type: GraphQLString),
+                "hasNextPage": GraphQLField(type: GraphQLNonNull(GraphQLBoolean)),
+                "hasPreviousPage": GraphQLField(type: GraphQLNonNull(GraphQLBoolean)),
+            ]
+        )
+        let characterConnection = try GraphQLObjectType(
+            name: "CharacterConnection",
+            fields: [
+                "nodes": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(character)))),
+                "pageInfo": GraphQLField(type: GraphQLNonNull(pageInfo)),
+            ]
+        )
+
         let query = try GraphQLObjectType(
             name: "Query",
             fields: [
+                // Characters by id, a page at a time (cursors are ids): forward with first/after,
+                // backward with last/before.
+                "characterPage": GraphQLField(
+                    type: GraphQLNonNull(characterConnection),
+                    args: [
+                        "first": GraphQLArgument(type: GraphQLInt), "after": GraphQLArgument(type: GraphQLString),
+                        "last": GraphQLArgument(type: GraphQLInt), "before": GraphQLArgument(type: GraphQLString),
+                    ],
+                    resolve: { _, args, _, _ in
+                        characterPage(first: args["first"].int, after: args["after"].string, last: args["last"].int, before: args["before"].string)
+                    }),
                 "hero": GraphQLField(
                     type: character, args: ["episode": GraphQLArgument(type: episode)],
                     resolve: { _, args, _, _ in
@@ -214,6 +242,20 @@ enum StarWarsSchema {
     }
 
     /// `count` catalog items of about 200 bytes each.
+    static func characterPage(first: Int?, after: String?, last: Int?, before: String?) -> Object {
+        let ids = characters.keys.sorted()
+        var slice = ids[...]
+        if let after, let index = slice.firstIndex(of: after) { slice = slice[(index + 1)...] }
+        if let before, let index = slice.firstIndex(of: before) { slice = slice[..<index] }
+        if let first { slice = slice.prefix(max(0, first)) }
+        if let last { slice = slice.suffix(max(0, last)) }
+        let info: Object = [
+            "startCursor": slice.first as (any Sendable)?, "endCursor": slice.last as (any Sendable)?,
+            "hasNextPage": slice.last.map { $0 != ids.last } ?? false, "hasPreviousPage": slice.first.map { $0 != ids.first } ?? false,
+        ]
+        return ["nodes": slice.compactMap { characters[$0] }, "pageInfo": info]
+    }
+
     static func catalog(count: Int) -> [Object] {
         (0..<max(0, min(count, 100_000))).map { index in
             [

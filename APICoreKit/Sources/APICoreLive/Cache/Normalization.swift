@@ -21,11 +21,14 @@ package enum CacheNaming {
 
     /// `name`, or `name(arg:value,…)` with arguments sorted and values as compact JSON, so that
     /// `hero(episode: JEDI)` and `hero(episode: EMPIRE)` are different fields.
+    /// A connection field is keyed without its page arguments, so that its pages share one record.
     package static func storageKey(_ field: Field, variables: JSONObject) -> String {
         if field.arguments.isEmpty { return field.name }
-        let arguments = field.arguments.sorted { $0.key < $1.key }
-            .map { "\($0.key):\(JSONSerializer.string($0.value.resolved(with: variables)))" }
-        return "\(field.name)(\(arguments.joined(separator: ",")))"
+        var arguments = field.arguments.sorted { $0.key < $1.key }
+        if let pagination = field.pagination { arguments.removeAll { pagination.contains($0.key) } }
+        if arguments.isEmpty { return field.name }
+        let text = arguments.map { "\($0.key):\(JSONSerializer.string($0.value.resolved(with: variables)))" }
+        return "\(field.name)(\(text.joined(separator: ",")))"
     }
 
     /// The reference to a record, as stored in a field.

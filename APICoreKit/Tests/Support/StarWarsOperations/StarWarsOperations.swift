@@ -319,6 +319,78 @@ public struct CharacterNameFragment: Fragment, MutableSelectionSet {
     }
 }
 
+/// `query CharacterPage($first: Int, $after: String, $last: Int, $before: String) { characterPage(first: $first, after: $after, last: $last, before: $before) { pageInfo { startCursor endCursor hasNextPage hasPreviousPage } nodes { __typename id name } } }`,
+/// with `characterPage` a connection field (`@typePolicy(connectionFields: "characterPage")`).
+public struct CharacterPageQuery: GraphQLQuery {
+    public static let operationName = "CharacterPage"
+    public static let document = "query CharacterPage($first: Int, $after: String, $last: Int, $before: String) { characterPage(first: $first, after: $after, last: $last, before: $before) { pageInfo { startCursor endCursor hasNextPage hasPreviousPage } nodes { __typename id name } } }"
+    public var first: GraphQLNullable<Int>
+    public var after: GraphQLNullable<String>
+    public var last: GraphQLNullable<Int>
+    public var before: GraphQLNullable<String>
+    public init(first: GraphQLNullable<Int> = nil, after: GraphQLNullable<String> = nil, last: GraphQLNullable<Int> = nil, before: GraphQLNullable<String> = nil) {
+        self.first = first
+        self.after = after
+        self.last = last
+        self.before = before
+    }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["first": first, "after": after, "last": last, "before": before]) }
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field(
+                "characterPage", .nonNull(.object(CharacterPage.self)),
+                arguments: ["first": .variable("first"), "after": .variable("after"), "last": .variable("last"), "before": .variable("before")],
+                pagination: ["first", "after", "last", "before"]))
+        ]
+        public var characterPage: CharacterPage { __data["characterPage"] }
+
+        public struct CharacterPage: SelectionSet {
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = ParentType.object("CharacterConnection")
+            @_spi(Generated) public static let __selections: [Selection] = [
+                .field(Field("pageInfo", .nonNull(.object(PageInfo.self)))),
+                .field(Field("nodes", .nonNull(.list(.nonNull(.object(Node.self)))))),
+            ]
+            public var pageInfo: PageInfo { __data["pageInfo"] }
+            public var nodes: [Node] { __data["nodes"] }
+
+            public struct PageInfo: SelectionSet {
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = ParentType.object("PageInfo")
+                @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("startCursor", .scalar(String.self))),
+                    .field(Field("endCursor", .scalar(String.self))),
+                    .field(Field("hasNextPage", .nonNull(.scalar(Bool.self)))),
+                    .field(Field("hasPreviousPage", .nonNull(.scalar(Bool.self)))),
+                ]
+                public var startCursor: String? { __data["startCursor"] }
+                public var endCursor: String? { __data["endCursor"] }
+                public var hasNextPage: Bool { __data["hasNextPage"] }
+                public var hasPreviousPage: Bool { __data["hasPreviousPage"] }
+            }
+
+            public struct Node: SelectionSet {
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = Types.character
+                @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                    .field(Field("id", .nonNull(.scalar(String.self)))),
+                    .field(Field("name", .nonNull(.scalar(String.self)))),
+                ]
+                public var id: String { __data["id"] }
+                public var name: String { __data["name"] }
+            }
+        }
+    }
+}
+
 /// `mutation RenameCharacter($id: ID!, $name: String!) { renameCharacter(id: $id, name: $name) { __typename id name } }`
 public struct RenameCharacterMutation: GraphQLMutation {
     public static let operationName = "RenameCharacter"

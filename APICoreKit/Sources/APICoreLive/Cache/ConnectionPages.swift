@@ -1,0 +1,154 @@
+@_spi(Generated) import APICore
+import Foundation
+
+/// The pages of connection fields (``Field/pagination``), merged before they are written: the
+/// cache keys such a field without its page arguments, and its lists (`nodes`, `edges`, any list
+/// of the connection object) grow with each page instead of being replaced by it.
+///
+/// Where a page goes follows its arguments, at the top or one input object down (`page: {after:}`):
+/// `after` appends it, `before` puts it in front, `offset` puts it at that position, and none (the
+/// first page) replaces the list, as a refresh should. An item already in the list (same
+/// `__typename` and `id`, or the same `node`) is replaced where it is, not repeated. `pageInfo`
+/// keeps the start of the list's first page and the end of its last.
+package struct ConnectionPages {
+    package let variables: JSONObject
+
+    package init(variables: JSONObject) { self.variables = variables }
+
+    /// Whether `selections` hold a connection field at any depth (answered once per selection set).
+    package static func appear(in type: any SelectionSet.Type) -> Bool {
+        let id = ObjectIdentifier(type)
+        if let known = known.withLock({ $0[id] }) { return known }
+        var seen: Set<ObjectIdentifier> = []
+        let found = appear(in: type.__selections, seen: &seen)
+        known.withLock { $0[id] = found }
+        return found
+    }
+
+    private static let known = Locked<[ObjectIdentifier: Bool]>([:])
+
+    private static func appear(in selections: [Selection], seen: inout Set<ObjectIdentifier>) -> Bool {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                if field.pagination != nil { return true }
+                if let nested = selectionSet(of: field.type), seen.insert(ObjectIdentifier(nested)).inserted,
+                    appear(in: nested.__selections, seen: &seen)
+                {
+                    return true
+                }
+            case .inlineFragment(let type):
+                if appear(in: type.__selections, seen: &seen) { return true }
+            case .fragment(let type):
+                if appear(in: type.__selections, seen: &seen) { return true }
+            case .conditional(_, let nested), .deferred(_, let nested):
+                if appear(in: nested, seen: &seen) { return true }
+            }
+        }
+        return false
+    }
+
+    /// `incoming` with the pages of its connection fields merged into what `existing` (the same
+    /// selections, read from the cache) has of them.
+    package func merge(_ incoming: JSONObject, into existing: JSONObject, selections: [Selection]) -> JSONObject {
+        var result = incoming
+        merge(&result, existing: existing, selections: selections)
+        return result
+    }
+
+    private func merge(_ object: inout JSONObject, existing: JSONObject, selections: [Selection]) {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                let key = field.responseKey
+                guard case .object(var page)? = object[key], case .object(let before)? = existing[key] else { continue }
+                if field.pagination != nil {
+                    object[key] = .object(Self.place(page, into: before, at: position(of: field)))
+                } else if let nested = Self.selectionSet(of: field.type) {
+                    merge(&page, existing: before, selections: nested.__selections)
+                    object[key] = .object(page)
+                }
+            case .inlineFragment(let type):
+                merge(&object, existing: existing, selections: type.__selections)
+            case .fragment(let type):
+                merge(&object, existing: existing, selections: type.__selections)
+            case .conditional(_, let nested), .deferred(_, let nested):
+                merge(&object, existing: existing, selections: nested)
+            }
+        }
+    }
+
+    /// Where a page goes in the list.
+    enum Position: Equatable {
+        case first
+        case after
+        case before
+        case offset(Int)
+    }
+
+    /// The position a field's page arguments give, at the top or one input object down.
+    func position(of field: Field) -> Position {
+        var values: [String: JSONValue] = [:]
+        for (name, argument) in field.arguments where field.pagination?.contains(name) == true {
+            let value = argument.resolved(with: variables)
+            values[name] = value
+            if case .object(let object) = value { values.merge(object) { own, _ in own } }
+        }
+        if let after = values["after"], !after.isNull { return .after }
+        if let before = values["before"], !before.isNull { return .before }
+        if let offset = values["offset"]?.intValue, offset > 0 { return .offset(offset) }
+        return .first
+    }
+
+    /// A page placed into the connection object the cache has.
+    static func place(_ page: JSONObject, into before: JSONObject, at position: Position) -> JSONObject {
+        guard position != .first else { return page }
+        var merged = page
+        for (key, value) in page {
+            guard case .array(let items) = value, case .array(let earlier)? = before[key] else { continue }
+            merged[key] = .array(combine(earlier, items, at: position))
+        }
+        if case .object(var info)? = page["pageInfo"], case .object(let earlier)? = before["pageInfo"] {
+            // The list still starts where it did (going forward) or ends where it did (going back).
+            let kept = position == .before ? ["endCursor", "hasNextPage"] : ["startCursor", "hasPreviousPage"]
+            for name in kept where info[name] != nil { info[name] = earlier[name] }
+            merged["pageInfo"] = .object(info)
+        }
+        return merged
+    }
+
+    /// `items` placed among `earlier`; an item already there is replaced in its place.
+    static func combine(_ earlier: [JSONValue], _ items: [JSONValue], at position: Position) -> [JSONValue] {
+        var base = earlier
+        if case .offset(let offset) = position { base = Array(earlier.prefix(offset)) }
+        var positions: [String: Int] = [:]
+        for (index, item) in base.enumerated() {
+            if let id = identity(of: item) { positions[id] = index }
+        }
+        var fresh: [JSONValue] = []
+        for item in items {
+            if let id = identity(of: item), let index = positions[id] {
+                base[index] = item
+            } else {
+                fresh.append(item)
+            }
+        }
+        return position == .before ? fresh + base : base + fresh
+    }
+
+    /// `Typename:id` of an item, or of its `node` (a Relay edge).
+    static func identity(of item: JSONValue) -> String? {
+        guard case .object(let object) = item else { return nil }
+        if let id = object["id"], !id.isNull { return "\(object["__typename"]?.stringValue ?? ""):\(JSONSerializer.string(id))" }
+        if let node = object["node"] { return identity(of: node) }
+        return nil
+    }
+
+    static func selectionSet(of type: OutputType) -> (any SelectionSet.Type)? {
+        switch type {
+        case .nonNull(let inner), .list(let inner): return selectionSet(of: inner)
+        case .object(let selectionSet): return selectionSet
+        case .scalar: return nil
+        }
+    }
+}
