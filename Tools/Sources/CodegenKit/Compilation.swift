@@ -20,7 +20,7 @@ package struct Compilation {
 
     /// Apollo's client directives, known without being declared in the schema.
     static let clientDirectives: [(name: String, sdl: String)] = [
-        ("typePolicy", "directive @typePolicy(keyFields: String!) on OBJECT | INTERFACE"),
+        ("typePolicy", "directive @typePolicy(keyFields: String! = \"\", connectionFields: String! = \"\") on OBJECT | INTERFACE"),
         ("fieldPolicy", "directive @fieldPolicy(forField: String!, keyArgs: String!) repeatable on OBJECT | INTERFACE"),
         ("defer", "directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT"),
         ("apollo_client_ios_localCacheMutation",

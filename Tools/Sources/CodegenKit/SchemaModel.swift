@@ -90,6 +90,8 @@ final class SchemaModel {
         var enumValues: [EnumValue] = []
         var inputFields: [InputValue] = []
         var keyFields: [String]?
+        /// Fields whose pages the cache merges into one list (`@typePolicy(connectionFields:)`).
+        var connectionFields: [String] = []
         let location: Location?
 
         init(name: String, kind: Kind, description: String?, location: Location?) {
@@ -166,6 +168,19 @@ final class SchemaModel {
 
     /// The fields that identify an object of this type in the cache: `@typePolicy(keyFields:)` on the
     /// type or one of its interfaces, else `id` when the type has one.
+    /// The connection fields of a type (`@typePolicy(connectionFields:)`), its interfaces' included.
+    func connectionFields(of name: String) -> Set<String> {
+        guard let type = types[name] else { return [] }
+        var fields = Set(type.connectionFields)
+        for interface in type.interfaces { fields.formUnion(types[interface]?.connectionFields ?? []) }
+        return fields
+    }
+
+    /// The arguments that choose a page of a connection field: those of its arguments with the
+    /// names Relay and offset paging use (`first`, `after`, `last`, `before`, `offset`, `limit`,
+    /// `page`).
+    static let pageArgumentNames: Set<String> = ["first", "after", "last", "before", "offset", "limit", "page"]
+
     func keyFields(of name: String) -> [String] {
         guard let type = types[name] else { return [] }
         if let keys = type.keyFields { return keys }
@@ -193,12 +208,14 @@ final class SchemaModel {
                         type.fields = object.fields.map(fieldDefinition)
                         type.interfaces = object.interfaces.map(\.name.value)
                         type.keyFields = keyFields(object.directives)
+                        type.connectionFields = policyList("connectionFields", object.directives) ?? []
                     }
                 case let interface as InterfaceTypeDefinition:
                     model.define(interface.name, .interface, interface.description, interface.loc, &diagnostics) { type in
                         type.fields = interface.fields.map(fieldDefinition)
                         type.interfaces = interface.interfaces.map(\.name.value)
                         type.keyFields = keyFields(interface.directives)
+                        type.connectionFields = policyList("connectionFields", interface.directives) ?? []
                     }
                 case let union as UnionTypeDefinition:
                     model.define(union.name, .union, union.description, union.loc, &diagnostics) { type in
@@ -224,6 +241,7 @@ final class SchemaModel {
                         type.fields += object.fields.map(fieldDefinition)
                         type.interfaces += object.interfaces.map(\.name.value)
                         if let keys = keyFields(object.directives) { type.keyFields = keys }
+                        type.connectionFields += policyList("connectionFields", object.directives) ?? []
                     }))
                 case let ext as InterfaceExtensionDefinition:
                     let interface = ext.definition
@@ -231,6 +249,7 @@ final class SchemaModel {
                         type.fields += interface.fields.map(fieldDefinition)
                         type.interfaces += interface.interfaces.map(\.name.value)
                         if let keys = keyFields(interface.directives) { type.keyFields = keys }
+                        type.connectionFields += policyList("connectionFields", interface.directives) ?? []
                     }))
                 case let ext as UnionExtensionDefinition:
                     let union = ext.definition
@@ -323,10 +342,17 @@ final class SchemaModel {
     }
 
     private static func keyFields(_ directives: [Directive]) -> [String]? {
+        policyList("keyFields", directives)
+    }
+
+    /// A list argument of `@typePolicy` (`keyFields: "a b"`, `connectionFields: "items"`); `nil`
+    /// when it is absent or empty.
+    private static func policyList(_ argument: String, _ directives: [Directive]) -> [String]? {
         guard let directive = directives.first(where: { $0.name.value == "typePolicy" }),
-            let value = directive.arguments.first(where: { $0.name.value == "keyFields" })?.value as? StringValue
+            let value = directive.arguments.first(where: { $0.name.value == argument })?.value as? StringValue
         else { return nil }
-        return value.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        let names = value.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        return names.isEmpty ? nil : names
     }
 
     private static func fieldDefinition(_ field: GraphQL.FieldDefinition) -> FieldDefinition {

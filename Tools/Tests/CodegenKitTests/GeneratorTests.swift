@@ -119,6 +119,32 @@ struct GeneratorTests {
         #expect(operation.contains("var size: GraphQLEnum<Shop.Size>? { __data[\"size\"] }"))
     }
 
+    @Test("@typePolicy(connectionFields:) marks a field's page arguments, on the type or an extension of it")
+    func connectionFields() throws {
+        let project = try Project(files: [
+            "schema.graphqls": """
+                type Query { items(filter: String, page: PageInput): ItemConnection!, other(first: Int): ItemConnection! }
+                input PageInput { first: Int, after: String }
+                type ItemConnection { nodes: [Item!]!, pageInfo: PageInfo! }
+                type PageInfo { endCursor: String, hasNextPage: Boolean! }
+                type Item @typePolicy(keyFields: "id") { id: ID! }
+                """,
+            "extension.graphqls": "extend type Query @typePolicy(connectionFields: \"items\")",
+            "Items.graphql": """
+                query Items($page: PageInput) {
+                  items(filter: "x", page: $page) { nodes { id } pageInfo { endCursor hasNextPage } }
+                  other(first: 2) { nodes { id } }
+                }
+                """,
+        ])
+        _ = try Codegen.run(configURL: project.configURL)
+        let operation = try project.read("Generated/Operations/Queries/ItemsQuery.graphql.swift")
+        #expect(operation.contains(#"arguments: ["filter": .value("x"), "page": .variable("page")], pagination: ["page"]))"#), "\(operation)")
+        #expect(!operation.contains(#""first": .value(2)], pagination"#))
+        // keyFields still read from the same directive.
+        #expect(try project.read("Generated/TestAPI.graphql.swift").contains(#"ParentType.object("Item", keyFields: ["id"])"#))
+    }
+
     @Test("introspection JSON in both shapes gives the same code as SDL")
     func introspectionShapes() throws {
         let schemaJSON = try String(

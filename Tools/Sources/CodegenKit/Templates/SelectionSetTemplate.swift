@@ -139,8 +139,14 @@ struct SelectionSetTemplate {
                 arguments = ", arguments: [" + pairs.joined(separator: ", ") + "]"
             }
             let alias = field.alias.map { ", alias: \(SwiftNames.stringLiteral($0))" } ?? ""
+            var pagination = ""
+            if context.schema.connectionFields(of: ir.typeName).contains(field.definition.name) {
+                let names = field.definition.arguments.map(\.name).filter(SchemaModel.pageArgumentNames.contains).sorted()
+                pagination = ", pagination: [" + names.map(SwiftNames.stringLiteral).joined(separator: ", ") + "]"
+            }
             let entry = ".field(Field(\(SwiftNames.stringLiteral(field.definition.name))\(alias), "
-                + context.types.metadata(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName) + arguments + "))"
+                + context.types.metadata(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName) + arguments
+                + pagination + "))"
             if field.isConditional {
                 for conditions in field.conditionSets {
                     entries.append(".conditional([\(conditions.map(conditionCode).joined(separator: ", "))], [\(entry)])")
