@@ -391,6 +391,36 @@ public struct CharacterPageQuery: GraphQLQuery {
     }
 }
 
+/// `CharacterPage` without the connection policy: each page is cached apart, as a list query
+/// whose schema does not mark it.
+public struct CharacterPagePlainQuery: GraphQLQuery {
+    public static let operationName = "CharacterPage"
+    public static let document = CharacterPageQuery.document
+    public var first: GraphQLNullable<Int>
+    public var after: GraphQLNullable<String>
+    public var last: GraphQLNullable<Int>
+    public var before: GraphQLNullable<String>
+    public init(first: GraphQLNullable<Int> = nil, after: GraphQLNullable<String> = nil, last: GraphQLNullable<Int> = nil, before: GraphQLNullable<String> = nil) {
+        self.first = first
+        self.after = after
+        self.last = last
+        self.before = before
+    }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["first": first, "after": after, "last": last, "before": before]) }
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field(
+                "characterPage", .nonNull(.object(CharacterPageQuery.Data.CharacterPage.self)),
+                arguments: ["first": .variable("first"), "after": .variable("after"), "last": .variable("last"), "before": .variable("before")]))
+        ]
+        public var characterPage: CharacterPageQuery.Data.CharacterPage { __data["characterPage"] }
+    }
+}
+
 /// `mutation RenameCharacter($id: ID!, $name: String!) { renameCharacter(id: $id, name: $name) { __typename id name } }`
 public struct RenameCharacterMutation: GraphQLMutation {
     public static let operationName = "RenameCharacter"

@@ -1,0 +1,127 @@
+@_spi(Generated) import APICore
+@testable import APICoreLive
+import APICoreTestServer
+import Foundation
+import StarWarsOperations
+import Synchronization
+import Testing
+
+@Suite("GraphQLPager")
+struct PagerTests {
+    typealias Page = CharacterPageQuery.Data.CharacterPage
+
+    static func merged(_ client: any APIClient, size: Int = 3) -> GraphQLPager<Page, String> {
+        GraphQLPager(
+            client: client, first: PageRequest(GraphQLRequest(CharacterPageQuery(first: .some(size))) { $0.characterPage }),
+            next: { page in
+                guard page.pageInfo.hasNextPage, let cursor = page.pageInfo.endCursor else { return nil }
+                return PageRequest(GraphQLRequest(CharacterPageQuery(first: .some(size), after: .some(cursor))) { $0.characterPage })
+            },
+            items: { $0.nodes.map(\.name) })
+    }
+
+    /// Pages cached apart, starting from the end and going both ways.
+    static func separate(_ client: any APIClient) -> GraphQLPager<Page, String> {
+        GraphQLPager(
+            client: client, first: PageRequest(GraphQLRequest(CharacterPagePlainQuery(first: 2, after: "1001")) { $0.characterPage }),
+            next: { page in
+                guard page.pageInfo.hasNextPage, let cursor = page.pageInfo.endCursor else { return nil }
+                return PageRequest(GraphQLRequest(CharacterPagePlainQuery(first: 2, after: .some(cursor))) { $0.characterPage })
+            },
+            previous: { page in
+                guard page.pageInfo.hasPreviousPage, let cursor = page.pageInfo.startCursor else { return nil }
+                return PageRequest(GraphQLRequest(CharacterPagePlainQuery(last: 2, before: .some(cursor))) { $0.characterPage })
+            },
+            items: { $0.nodes.map(\.id) })
+    }
+
+    static func pageRequests(_ server: TestServer) -> Int {
+        server.requests.count { String(decoding: $0.body, as: UTF8.self).contains("CharacterPage") }
+    }
+
+    @Test("forward over a connection: each page joins the list, the last one says so, a change shows, concurrent loads share a request")
+    func forwardMerged() async throws {
+        try await withCachingServer { server, client in
+            let pager = Self.merged(client)
+            let lists = ListRecorder(pager.list())
+            defer { lists.stop() }
+            async let a: Void = pager.loadNext()
+            async let b: Void = pager.loadNext()
+            _ = try await (a, b)
+            #expect(Self.pageRequests(server) == 1)
+            #expect(await pager.current?.items == ["Luke Skywalker", "Darth Vader", "Han Solo"])
+            try await pager.loadNext()
+            try await pager.loadNext()
+            let all = try #require(await pager.current)
+            #expect(all.items.count == 7 && !all.hasNext && all.pageCount == 3)
+            try await pager.loadNext()  // no next page: nothing sent
+            #expect(Self.pageRequests(server) == 3)
+            #expect(await eventually { lists.latest?.items.count == 7 })
+
+            _ = try await client.perform(RenameCharacterMutation(id: "2001", name: "R2"))
+            #expect(await eventually { lists.latest?.items.last == "R2" })
+
+            try await pager.refresh()
+            #expect(await eventually { lists.latest?.items.count == 3 })
+            #expect(await pager.current?.pageCount == 1)
+        }
+    }
+
+    @Test("both ways over pages cached apart; a page that fails is an element, and loading again retries it")
+    func bidirectionalWithError() async throws {
+        try await withCachingServer { server, client in
+            let pager = Self.separate(client)
+            let lists = ListRecorder(pager.list())
+            defer { lists.stop() }
+            try await pager.loadNext()
+            #expect(await pager.current?.items == ["1002", "1003"])
+            try await pager.loadPrevious()
+            #expect(await pager.current?.items == ["1000", "1001", "1002", "1003"])
+            #expect(await pager.current?.hasPrevious == false)
+
+            server.respond("graphql", status: 503, body: "down for a moment")
+            await #expect(throws: APIError.self) { try await pager.loadNext() }
+            #expect(await eventually { lists.failures == 1 })
+            #expect(await pager.current?.items == ["1000", "1001", "1002", "1003"])
+            server.respond("graphql", with: [])
+            try await pager.loadNext()
+            try await pager.loadNext()
+            #expect(await pager.current?.items == ["1000", "1001", "1002", "1003", "1004", "2000", "2001"])
+            #expect(await pager.current?.hasNext == false)
+
+            // A change to a record of any page yields the list again.
+            _ = try await client.perform(RenameCharacterMutation(id: "1000", name: "Luke"))
+            #expect(await eventually { lists.latestNames?.contains("1000") == true && lists.count > 4 })
+        }
+    }
+}
+
+/// Collects what a pager's list yields.
+final class ListRecorder: Sendable {
+    private final class Box: Sendable {
+        let lists = Mutex<[PagedList<String>]>([])
+        let failures = Mutex(0)
+    }
+
+    private let box = Box()
+    private let task: Task<Void, Never>
+
+    init(_ stream: APIStream<Result<PagedList<String>, APIError>>) {
+        let box = box
+        task = Task {
+            for await element in stream {
+                switch element {
+                case .success(let list): box.lists.withLock { $0.append(list) }
+                case .failure: box.failures.withLock { $0 += 1 }
+                }
+            }
+        }
+    }
+
+    var latest: PagedList<String>? { box.lists.withLock { $0.last } }
+    var latestNames: [String]? { latest?.items }
+    var count: Int { box.lists.withLock { $0.count } }
+    var failures: Int { box.failures.withLock { $0 } }
+
+    func stop() { task.cancel() }
+}

@@ -1,0 +1,243 @@
+/// One page's request, whatever its query: the first page's or a next-page query, mapped to the
+/// same page value.
+public struct PageRequest<Page: Sendable>: Sendable {
+    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Page
+    let watch: @Sendable (any APIClient, CachePolicy) -> APIStream<Result<Response<Page>, APIError>>
+    /// Whether the query holds a connection field, whose pages the cache merges into one list.
+    let mergedInCache: Bool
+
+    /// A page loaded with `request`.
+    public init<Query: GraphQLQuery>(_ request: GraphQLRequest<Query, Page>) {
+        fetch = { client, policy throws(APIError) in try await client.fetch(request, cachePolicy: policy).value }
+        watch = { client, policy in client.watch(request, cachePolicy: policy) }
+        mergedInCache = PageRequest.holdsConnection(Query.Data.__selections)
+    }
+
+    private static func holdsConnection(_ selections: [Selection]) -> Bool {
+        selections.contains { selection in
+            switch selection {
+            case .field(let field):
+                if field.pagination != nil { return true }
+                return field.type.selectionSet.map { holdsConnection($0.__selections) } ?? false
+            case .inlineFragment(let type): return holdsConnection(type.__selections)
+            case .fragment(let type): return holdsConnection(type.__selections)
+            case .conditional(_, let nested), .deferred(_, let nested): return holdsConnection(nested)
+            }
+        }
+    }
+}
+
+extension OutputType {
+    /// The selection set of an object field, through lists and non-null.
+    var selectionSet: (any SelectionSet.Type)? {
+        switch self {
+        case .nonNull(let inner), .list(let inner): return inner.selectionSet
+        case .object(let selectionSet): return selectionSet
+        case .scalar: return nil
+        }
+    }
+}
+
+/// The list a pager has loaded so far.
+public struct PagedList<Item: Sendable>: Sendable {
+    /// Every item of the pages loaded, in order.
+    public var items: [Item]
+    /// Whether there is a page after the last one loaded.
+    public var hasNext: Bool
+    /// Whether there is a page before the first one loaded.
+    public var hasPrevious: Bool
+    /// How many pages were loaded.
+    public var pageCount: Int
+}
+
+/// A paged list query, page by page: ``loadNext()`` and ``loadPrevious()`` load a page at either
+/// end, ``refresh()`` starts again from the first page, and ``list()`` yields the whole list so far
+/// (mapped to the app's items) whenever a page arrives or a record in any loaded page changes.
+///
+/// The app says how pages go: the first page's request, and from a page, the request of the page
+/// after it (and before it), or `nil` when there is none; the pages may all use one query or
+/// different ones (a first query, then a next-page query), cursors or offsets. When the query
+/// holds a connection field (``Field/pagination``), the cache merges the pages into one list and
+/// the pager watches the first page alone; otherwise it watches each page and joins them.
+///
+/// A page that fails is an error element of ``list()`` (and thrown to the caller), never the end
+/// of it; calling again retries it. Concurrent calls to ``loadNext()`` share one request.
+///
+/// ```swift
+/// let pager = GraphQLPager(
+///     client: client, first: PageRequest(productsRequest(after: nil)),
+///     next: { page in page.hasNextPage ? PageRequest(productsRequest(after: page.endCursor)) : nil },
+///     items: { $0.products })
+/// Task { for await list in pager.list() { show(try list.get().items) } }
+/// try await pager.loadNext()   // the first page, then each next one
+/// ```
+public actor GraphQLPager<Page: Sendable, Item: Sendable> {
+    private let client: any APIClient
+    private let first: PageRequest<Page>
+    private let next: @Sendable (Page) -> PageRequest<Page>?
+    private let previous: @Sendable (Page) -> PageRequest<Page>?
+    private let items: @Sendable (Page) -> [Item]
+
+    /// The pages loaded, in list order, each with its latest data and the task that watches it.
+    private var pages: [(id: UInt64, page: Page?, watcher: Task<Void, Never>?)] = []
+    private var nextPageID: UInt64 = 0
+    /// The load in flight at each end, shared by concurrent calls.
+    private var loadingNext: Task<Result<Void, APIError>, Never>?
+    private var loadingPrevious: Task<Result<Void, APIError>, Never>?
+    private var observers: [UInt64: AsyncStream<Result<PagedList<Item>, APIError>>.Continuation] = [:]
+    private var nextObserver: UInt64 = 0
+
+    /// A pager; nothing is loaded until ``loadNext()``.
+    public init(
+        client: any APIClient, first: PageRequest<Page>, next: @escaping @Sendable (Page) -> PageRequest<Page>?,
+        previous: @escaping @Sendable (Page) -> PageRequest<Page>? = { _ in nil }, items: @escaping @Sendable (Page) -> [Item]
+    ) {
+        self.client = client
+        self.first = first
+        self.next = next
+        self.previous = previous
+        self.items = items
+    }
+
+    deinit {
+        for page in pages { page.watcher?.cancel() }
+    }
+
+    /// The list so far, now (once a page is loaded) and after every change; errors of pages are
+    /// elements. Stop iterating to stop observing.
+    public nonisolated func list() -> APIStream<Result<PagedList<Item>, APIError>> {
+        APIStream { continuation in
+            let registration = Task { await self.observe(continuation) }
+            continuation.onTermination = { _ in
+                Task { await self.stopObserving(await registration.value) }
+            }
+        }
+    }
+
+    private func observe(_ continuation: AsyncStream<Result<PagedList<Item>, APIError>>.Continuation) -> UInt64 {
+        nextObserver += 1
+        observers[nextObserver] = continuation
+        if let current { continuation.yield(.success(current)) }
+        return nextObserver
+    }
+
+    private func stopObserving(_ id: UInt64) { observers[id] = nil }
+
+    /// The list as the pages loaded make it, or `nil` before the first page.
+    public var current: PagedList<Item>? {
+        let loaded = pages.compactMap(\.page)
+        guard !loaded.isEmpty else { return nil }
+        if mergedInCache {
+            // The first page's data is the whole list, its page info spanning every page.
+            let whole = loaded[0]
+            return PagedList(items: items(whole), hasNext: next(whole) != nil, hasPrevious: previous(whole) != nil, pageCount: pages.count)
+        }
+        return PagedList(
+            items: loaded.flatMap(items), hasNext: loaded.last.map { next($0) != nil } ?? false,
+            hasPrevious: loaded.first.map { previous($0) != nil } ?? false, pageCount: pages.count)
+    }
+
+    private var mergedInCache: Bool { first.mergedInCache }
+
+    /// Loads the page after the last one (the first page when none is loaded). Returns at once
+    /// when there is no next page; shares a load already in flight.
+    public func loadNext() async throws(APIError) {
+        if let loadingNext { return try await loadingNext.value.get() }
+        let task = Task { await self.load(atEnd: true) }
+        loadingNext = task
+        defer { loadingNext = nil }
+        try await task.value.get()
+    }
+
+    /// Loads the page before the first one. Returns at once when there is none.
+    public func loadPrevious() async throws(APIError) {
+        if let loadingPrevious { return try await loadingPrevious.value.get() }
+        let task = Task { await self.load(atEnd: false) }
+        loadingPrevious = task
+        defer { loadingPrevious = nil }
+        try await task.value.get()
+    }
+
+    /// Drops every page and loads the first one again from the server.
+    public func refresh() async throws(APIError) {
+        for page in pages { page.watcher?.cancel() }
+        pages = []
+        try await load(atEnd: true).get()
+    }
+
+    private func load(atEnd: Bool) async -> Result<Void, APIError> {
+        let request: PageRequest<Page>
+        if pages.isEmpty {
+            request = first
+        } else {
+            let loaded = pages.compactMap(\.page)
+            let anchor = mergedInCache ? loaded.first : (atEnd ? loaded.last : loaded.first)
+            guard let anchor, let following = atEnd ? next(anchor) : previous(anchor) else { return .success(()) }
+            request = following
+        }
+        // With pages merged in the cache, only the first page is watched: the others are fetched
+        // into it.
+        if mergedInCache && !pages.isEmpty {
+            do throws(APIError) {
+                _ = try await request.fetch(client, .networkOnly)
+                nextPageID += 1
+                // Counted, so that `pageCount` says how many were loaded; the watcher of the first
+                // page yields the list.
+                let id = nextPageID
+                if atEnd { pages.append((id, nil, nil)) } else { pages.insert((id, nil, nil), at: 0) }
+                return .success(())
+            } catch {
+                publish(.failure(error))
+                return .failure(error)
+            }
+        }
+        return await watch(request, atEnd: atEnd)
+    }
+
+    /// Starts watching a page: its first result (the server's) decides the load; the next ones are
+    /// changes of its records.
+    private func watch(_ request: PageRequest<Page>, atEnd: Bool) async -> Result<Void, APIError> {
+        nextPageID += 1
+        let id = nextPageID
+        let (first, firstContinuation) = AsyncStream<Result<Void, APIError>>.makeStream()
+        let stream = request.watch(client, .networkOnly)
+        // Weakly held: a pager nobody keeps stops its watchers.
+        let watcher = Task { [weak self] in
+            var answered = false
+            for await result in stream {
+                guard let self else { break }
+                await self.received(result, for: id, first: answered ? nil : firstContinuation)
+                answered = true
+            }
+            firstContinuation.finish()
+        }
+        if atEnd { pages.append((id, nil, watcher)) } else { pages.insert((id, nil, watcher), at: 0) }
+        for await outcome in first { return outcome }
+        return .failure(.cancelled)
+    }
+
+    private func received(
+        _ result: Result<Response<Page>, APIError>, for id: UInt64, first: AsyncStream<Result<Void, APIError>>.Continuation?
+    ) {
+        guard let index = pages.firstIndex(where: { $0.id == id }) else { return }
+        switch result {
+        case .success(let response):
+            pages[index].page = response.value
+            first?.yield(.success(()))
+            if let current { publish(.success(current)) }
+        case .failure(let error):
+            if first != nil, pages[index].page == nil {
+                // The page never arrived: it is not part of the list; loading it again retries.
+                pages[index].watcher?.cancel()
+                pages.remove(at: index)
+                first?.yield(.failure(error))
+            }
+            publish(.failure(error))
+        }
+        first?.finish()
+    }
+
+    private func publish(_ element: Result<PagedList<Item>, APIError>) {
+        for observer in observers.values { observer.yield(element) }
+    }
+}
