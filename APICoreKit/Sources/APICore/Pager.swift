@@ -50,13 +50,42 @@ public struct PagedList<Item: Sendable>: Sendable {
     public var pageCount: Int
 }
 
+/// A page as the pager keeps it: its items, and the requests of the pages on either side.
+struct LoadedPage<Item: Sendable>: Sendable {
+    var items: [Item]
+    var next: PageSource<Item>?
+    var previous: PageSource<Item>?
+}
+
+/// A page request with its page type erased: how to load and watch it, as a loaded page.
+struct PageSource<Item: Sendable>: Sendable {
+    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> LoadedPage<Item>
+    let watch: @Sendable (any APIClient) -> APIStream<Result<LoadedPage<Item>, APIError>>
+    let mergedInCache: Bool
+
+    init<Page>(
+        _ request: PageRequest<Page>, next: @escaping @Sendable (Page) -> PageRequest<Page>?,
+        previous: @escaping @Sendable (Page) -> PageRequest<Page>?, items: @escaping @Sendable (Page) -> [Item]
+    ) {
+        @Sendable func loaded(_ page: Page) -> LoadedPage<Item> {
+            LoadedPage(
+                items: items(page), next: next(page).map { PageSource($0, next: next, previous: previous, items: items) },
+                previous: previous(page).map { PageSource($0, next: next, previous: previous, items: items) })
+        }
+        fetch = { client, policy throws(APIError) in loaded(try await request.fetch(client, policy)) }
+        watch = { client in request.watch(client, .networkOnly).map { result in result.map { loaded($0.value) } } }
+        mergedInCache = request.mergedInCache
+    }
+}
+
 /// A paged list query, page by page: ``loadNext()`` and ``loadPrevious()`` load a page at either
 /// end, ``refresh()`` starts again from the first page, and ``list()`` yields the whole list so far
 /// (mapped to the app's items) whenever a page arrives or a record in any loaded page changes.
 ///
 /// The app says how pages go: the first page's request, and from a page, the request of the page
 /// after it (and before it), or `nil` when there is none; the pages may all use one query or
-/// different ones (a first query, then a next-page query), cursors or offsets. When the query
+/// different ones (a first query, then a next-page query), cursors or offsets. The page type stays
+/// inside: a kit hands out a `GraphQLPager<Product>` without its generated types. When the query
 /// holds a connection field (``Field/pagination``), the cache merges the pages into one list and
 /// the pager watches the first page alone; otherwise it watches each page and joins them.
 ///
@@ -71,15 +100,12 @@ public struct PagedList<Item: Sendable>: Sendable {
 /// Task { for await list in pager.list() { show(try list.get().items) } }
 /// try await pager.loadNext()   // the first page, then each next one
 /// ```
-public actor GraphQLPager<Page: Sendable, Item: Sendable> {
+public actor GraphQLPager<Item: Sendable> {
     private let client: any APIClient
-    private let first: PageRequest<Page>
-    private let next: @Sendable (Page) -> PageRequest<Page>?
-    private let previous: @Sendable (Page) -> PageRequest<Page>?
-    private let items: @Sendable (Page) -> [Item]
+    private let first: PageSource<Item>
 
-    /// The pages loaded, in list order, each with its latest data and the task that watches it.
-    private var pages: [(id: UInt64, page: Page?, watcher: Task<Void, Never>?)] = []
+    /// The pages loaded, in list order, each with its latest state and the task that watches it.
+    private var pages: [(id: UInt64, page: LoadedPage<Item>?, watcher: Task<Void, Never>?)] = []
     private var nextPageID: UInt64 = 0
     /// The load in flight at each end, shared by concurrent calls.
     private var loadingNext: Task<Result<Void, APIError>, Never>?
@@ -88,15 +114,12 @@ public actor GraphQLPager<Page: Sendable, Item: Sendable> {
     private var nextObserver: UInt64 = 0
 
     /// A pager; nothing is loaded until ``loadNext()``.
-    public init(
+    public init<Page>(
         client: any APIClient, first: PageRequest<Page>, next: @escaping @Sendable (Page) -> PageRequest<Page>?,
         previous: @escaping @Sendable (Page) -> PageRequest<Page>? = { _ in nil }, items: @escaping @Sendable (Page) -> [Item]
     ) {
         self.client = client
-        self.first = first
-        self.next = next
-        self.previous = previous
-        self.items = items
+        self.first = PageSource(first, next: next, previous: previous, items: items)
     }
 
     deinit {
@@ -126,18 +149,13 @@ public actor GraphQLPager<Page: Sendable, Item: Sendable> {
     /// The list as the pages loaded make it, or `nil` before the first page.
     public var current: PagedList<Item>? {
         let loaded = pages.compactMap(\.page)
-        guard !loaded.isEmpty else { return nil }
-        if mergedInCache {
+        guard let head = loaded.first, let tail = loaded.last else { return nil }
+        if first.mergedInCache {
             // The first page's data is the whole list, its page info spanning every page.
-            let whole = loaded[0]
-            return PagedList(items: items(whole), hasNext: next(whole) != nil, hasPrevious: previous(whole) != nil, pageCount: pages.count)
+            return PagedList(items: head.items, hasNext: head.next != nil, hasPrevious: head.previous != nil, pageCount: pages.count)
         }
-        return PagedList(
-            items: loaded.flatMap(items), hasNext: loaded.last.map { next($0) != nil } ?? false,
-            hasPrevious: loaded.first.map { previous($0) != nil } ?? false, pageCount: pages.count)
+        return PagedList(items: loaded.flatMap(\.items), hasNext: tail.next != nil, hasPrevious: head.previous != nil, pageCount: pages.count)
     }
-
-    private var mergedInCache: Bool { first.mergedInCache }
 
     /// Loads the page after the last one (the first page when none is loaded). Returns at once
     /// when there is no next page; shares a load already in flight.
@@ -166,41 +184,44 @@ public actor GraphQLPager<Page: Sendable, Item: Sendable> {
     }
 
     private func load(atEnd: Bool) async -> Result<Void, APIError> {
-        let request: PageRequest<Page>
+        let source: PageSource<Item>
         if pages.isEmpty {
-            request = first
+            source = first
         } else {
             let loaded = pages.compactMap(\.page)
-            let anchor = mergedInCache ? loaded.first : (atEnd ? loaded.last : loaded.first)
-            guard let anchor, let following = atEnd ? next(anchor) : previous(anchor) else { return .success(()) }
-            request = following
+            let anchor = first.mergedInCache ? loaded.first : (atEnd ? loaded.last : loaded.first)
+            guard let anchor, let following = atEnd ? anchor.next : anchor.previous else { return .success(()) }
+            source = following
         }
         // With pages merged in the cache, only the first page is watched: the others are fetched
-        // into it.
-        if mergedInCache && !pages.isEmpty {
+        // into it, and its watcher yields the list.
+        if first.mergedInCache && !pages.isEmpty {
             do throws(APIError) {
-                _ = try await request.fetch(client, .networkOnly)
+                _ = try await source.fetch(client, .networkOnly)
                 nextPageID += 1
-                // Counted, so that `pageCount` says how many were loaded; the watcher of the first
-                // page yields the list.
-                let id = nextPageID
-                if atEnd { pages.append((id, nil, nil)) } else { pages.insert((id, nil, nil), at: 0) }
+                if atEnd { pages.append((nextPageID, nil, nil)) } else { pages.insert((nextPageID, nil, nil), at: 0) }
+                // The first page, read again from the cache, is the list with this page in it (its
+                // watcher says so too, a moment later): the next load starts from there.
+                if let whole = try? await first.fetch(client, .cacheOnly), let index = pages.firstIndex(where: { $0.watcher != nil }) {
+                    pages[index].page = whole
+                    if let current { publish(.success(current)) }
+                }
                 return .success(())
             } catch {
                 publish(.failure(error))
                 return .failure(error)
             }
         }
-        return await watch(request, atEnd: atEnd)
+        return await watch(source, atEnd: atEnd)
     }
 
     /// Starts watching a page: its first result (the server's) decides the load; the next ones are
     /// changes of its records.
-    private func watch(_ request: PageRequest<Page>, atEnd: Bool) async -> Result<Void, APIError> {
+    private func watch(_ source: PageSource<Item>, atEnd: Bool) async -> Result<Void, APIError> {
         nextPageID += 1
         let id = nextPageID
         let (first, firstContinuation) = AsyncStream<Result<Void, APIError>>.makeStream()
-        let stream = request.watch(client, .networkOnly)
+        let stream = source.watch(client)
         // Weakly held: a pager nobody keeps stops its watchers.
         let watcher = Task { [weak self] in
             var answered = false
@@ -217,12 +238,12 @@ public actor GraphQLPager<Page: Sendable, Item: Sendable> {
     }
 
     private func received(
-        _ result: Result<Response<Page>, APIError>, for id: UInt64, first: AsyncStream<Result<Void, APIError>>.Continuation?
+        _ result: Result<LoadedPage<Item>, APIError>, for id: UInt64, first: AsyncStream<Result<Void, APIError>>.Continuation?
     ) {
         guard let index = pages.firstIndex(where: { $0.id == id }) else { return }
         switch result {
-        case .success(let response):
-            pages[index].page = response.value
+        case .success(let page):
+            pages[index].page = page
             first?.yield(.success(()))
             if let current { publish(.success(current)) }
         case .failure(let error):

@@ -10,7 +10,7 @@ import Testing
 struct PagerTests {
     typealias Page = CharacterPageQuery.Data.CharacterPage
 
-    static func merged(_ client: any APIClient, size: Int = 3) -> GraphQLPager<Page, String> {
+    static func merged(_ client: any APIClient, size: Int = 3) -> GraphQLPager<String> {
         GraphQLPager(
             client: client, first: PageRequest(GraphQLRequest(CharacterPageQuery(first: .some(size))) { $0.characterPage }),
             next: { page in
@@ -21,7 +21,7 @@ struct PagerTests {
     }
 
     /// Pages cached apart, starting from the end and going both ways.
-    static func separate(_ client: any APIClient) -> GraphQLPager<Page, String> {
+    static func separate(_ client: any APIClient) -> GraphQLPager<String> {
         GraphQLPager(
             client: client, first: PageRequest(GraphQLRequest(CharacterPagePlainQuery(first: 2, after: "1001")) { $0.characterPage }),
             next: { page in
