@@ -88,6 +88,29 @@ struct EndToEndTests {
         #expect(await pantry(["queue"] + dead).output.contains("No queued changes."))
     }
 
+    @Test("products page by page: each page as it loads, a progress line per page, --all to the last, --json one array")
+    func pagedProducts() async throws {
+        let scratch = try Scratch()
+        let whole = await pantry(["products", "list", "--limit", "100", "--json", "--cache", scratch.cache])
+        let total = try JSONParser.parse(whole.output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "{}")["totalCount"]?.intValue
+        let expected = try #require(total)
+
+        let paged = await pantry(["products", "list", "--page-size", "5", "--all", "--cache", scratch.cache])
+        #expect(paged.code == 0, "\(paged.output)")
+        let pages = (expected + 4) / 5
+        #expect(paged.output.contains("page \(pages): \(expected) products so far, the last page"), "\(paged.output)")
+        #expect(paged.output.contains("page 1: 5 products so far\n") || paged.output.contains("page 1: 5 products so far"))
+
+        let json = await pantry(["products", "list", "--page-size", "7", "--all", "--json", "--cache", scratch.cache])
+        let array = try JSONParser.parse(json.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]").arrayValue
+        #expect(array?.count == expected)
+        #expect(Set(array?.compactMap { $0["id"]?.stringValue } ?? []).count == expected)
+
+        let first = await pantry(["products", "list", "--page-size", "5", "--cache", scratch.cache])
+        #expect(first.output.contains("page 1: 5 products so far") && !first.output.contains("page 2"), "\(first.output)")
+        #expect(await pantry(["products", "list", "--page-size", "0"]).code != 0)
+    }
+
     @Test("against a running server: log in, households and members, products, log out")
     func commands() async throws {
         let scratch = try Scratch()

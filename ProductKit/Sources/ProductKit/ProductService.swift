@@ -98,6 +98,10 @@ public struct PricePoint: Sendable, Hashable {
 public protocol ProductRepository: Sendable {
     /// A page of products.
     func products(_ query: ProductSearch) async throws(APIError) -> ProductPage
+    /// Every page of a product list, one after another as the app asks (`loadNext()`), watched:
+    /// the list so far (`list()`) comes again when a product in it changes. Pages of
+    /// `query.pageSize`, from `query.after`.
+    func productPager(_ query: ProductSearch) -> GraphQLPager<Product>
     /// The product with this id, or `nil` when there is none.
     func product(id: String) async throws(APIError) -> Product?
     /// Every category.
@@ -143,6 +147,21 @@ public struct ProductService: ProductRepository {
                 totalCount: data.products.totalCount,
                 nextCursor: data.products.pageInfo.hasNextPage ? data.products.pageInfo.endCursor : nil)
         }).value
+    }
+
+    /// `query Products`, page after page.
+    public func productPager(_ query: ProductSearch) -> GraphQLPager<Product> {
+        let filter = ProductAPI.ProductFilter(
+            search: GraphQLNullable(query.text), categoryId: GraphQLNullable(query.categoryID), maxPrice: GraphQLNullable(query.maxPrice))
+        let size = query.pageSize
+        @Sendable func page(after cursor: String?) -> PageRequest<ProductsQuery.Data.Products> {
+            let input = SharedAPI.PageInput(first: GraphQLNullable(size), after: GraphQLNullable(cursor))
+            return PageRequest(GraphQLRequest(ProductsQuery(filter: .some(filter), page: .some(input))) { $0.products })
+        }
+        return GraphQLPager(
+            client: client, first: page(after: query.after),
+            next: { loaded in loaded.pageInfo.hasNextPage ? page(after: loaded.pageInfo.endCursor) : nil },
+            items: { page in page.nodes.map { Product($0.fragments.productDetails) } })
     }
 
     /// `query ProductByID`, or `GET products/{id}` when the toggle says REST.

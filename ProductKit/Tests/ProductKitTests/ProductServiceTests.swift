@@ -27,6 +27,30 @@ struct ProductServiceTests {
         ])
     }
 
+    @Test("the product pager loads page after page, each from the last one's cursor, and stops after the last")
+    func pager() async throws {
+        let client = MockAPIClient()
+        let first = try JSONParser.parse(Data(contentsOf: fixture("products")))
+        var last = try #require(first.objectValue)
+        var products = try #require(last["data"]?["products"]?.objectValue)
+        products["pageInfo"] = ["__typename": "PageInfo", "hasNextPage": false, "endCursor": nil]
+        products["nodes"] = .array(Array(products["nodes"]?.arrayValue?.prefix(1) ?? []))
+        last["data"] = ["products": .object(products)]
+        client.stub(operation: "Products", response: first)
+        client.stub(operation: "Products", response: .object(last))
+
+        let pager = ProductService(client: client).productPager(ProductSearch(text: "tea", pageSize: 2))
+        try await pager.loadNext()
+        try await pager.loadNext()
+        try await pager.loadNext()  // there is no third page: nothing is sent
+        let list = try #require(await pager.current)
+        #expect(list.items.map(\.sku) == ["TEA-001", "RICE-5", "TEA-001"])
+        #expect(!list.hasNext && list.pageCount == 2)
+        #expect(client.sent("Products").map(\.payload) == [
+            ["filter": ["search": "tea"], "page": ["first": 2]], ["filter": ["search": "tea"], "page": ["first": 2, "after": "cursor-2"]],
+        ])
+    }
+
     @Test("REST beside GraphQL: price history through the same client, oldest first")
     func priceHistory() async throws {
         let client = MockAPIClient()
