@@ -37,6 +37,11 @@ suites:
          data in one JSON body, both served as pre-rendered bytes by the loopback server:
          defer-ratio, time to the final result over the whole answer's (target <= 1.3), and
          defer-first-result-ms beside defer-whole-json-ms
+  pagination  100 pages of 50 catalog items from the loopback server: pager-ratio, the time per
+         page through GraphQLPager (pages cached apart) over plain fetch(.networkOnly) calls
+         (target <= 1.2), pager-merged-ratio for the same pages merged in the cache (a connection
+         field), and with 5,000 items loaded, list-update-ms and list-update-merged-ms, from a
+         one-item change in the cache to the pager's list showing it
 USAGE
 }
 
@@ -44,7 +49,7 @@ USAGE
 for suite in "$@"; do
   case "$suite" in
     -h|--help) usage; exit 0 ;;
-    e2e|subscriptions|defer)
+    e2e|subscriptions|defer|pagination)
       swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
       "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" "$suite"
       ;;

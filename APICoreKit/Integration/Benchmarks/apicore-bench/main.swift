@@ -12,6 +12,7 @@ let suites: [String: () async throws -> Void] = [
     "subscriptions": SubscriptionBenchmark.run,
     "defer": DeferBenchmark.run,
     "queue": QueueBenchmark.run,
+    "pagination": PaginationBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -125,6 +125,13 @@ enum StarWarsSchema {
                 "hasPreviousPage": GraphQLField(type: GraphQLNonNull(GraphQLBoolean)),
             ]
         )
+        let catalogConnection = try GraphQLObjectType(
+            name: "CatalogConnection",
+            fields: [
+                "nodes": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(catalogItem)))),
+                "pageInfo": GraphQLField(type: GraphQLNonNull(pageInfo)),
+            ]
+        )
         let characterConnection = try GraphQLObjectType(
             name: "CharacterConnection",
             fields: [
@@ -136,6 +143,11 @@ enum StarWarsSchema {
         let query = try GraphQLObjectType(
             name: "Query",
             fields: [
+                // The first 5,000 catalog items, a page at a time (cursors are ids).
+                "catalogPage": GraphQLField(
+                    type: GraphQLNonNull(catalogConnection),
+                    args: ["first": GraphQLArgument(type: GraphQLNonNull(GraphQLInt)), "after": GraphQLArgument(type: GraphQLString)],
+                    resolve: { _, args, _, _ in catalogPage(first: args["first"].int ?? 0, after: args["after"].string) }),
                 // Characters by id, a page at a time (cursors are ids): forward with first/after,
                 // backward with last/before.
                 "characterPage": GraphQLField(
@@ -254,6 +266,18 @@ enum StarWarsSchema {
             "hasNextPage": slice.last.map { $0 != ids.last } ?? false, "hasPreviousPage": slice.first.map { $0 != ids.first } ?? false,
         ]
         return ["nodes": slice.compactMap { characters[$0] }, "pageInfo": info]
+    }
+
+    static let pagedCatalog = catalog(count: 5_000)
+
+    static func catalogPage(first: Int, after: String?) -> Object {
+        let start = after.flatMap { cursor in pagedCatalog.firstIndex { $0["id"] as? String == cursor }.map { $0 + 1 } } ?? 0
+        let slice = pagedCatalog[min(start, pagedCatalog.count)..<min(start + max(0, first), pagedCatalog.count)]
+        let info: Object = [
+            "startCursor": slice.first?["id"] as (any Sendable)?, "endCursor": slice.last?["id"] as (any Sendable)?,
+            "hasNextPage": slice.endIndex < pagedCatalog.count, "hasPreviousPage": slice.startIndex > 0,
+        ]
+        return ["nodes": Array(slice), "pageInfo": info]
     }
 
     static func catalog(count: Int) -> [Object] {

@@ -421,6 +421,93 @@ public struct CharacterPagePlainQuery: GraphQLQuery {
     }
 }
 
+/// `query CatalogPage($first: Int!, $after: String) { catalogPage(first: $first, after: $after) { pageInfo { endCursor hasNextPage } nodes { __typename id name price } } }`;
+/// `connection` marks `catalogPage` as a connection field (its pages merged in the cache) or not.
+public struct CatalogPageQuery: GraphQLQuery {
+    public static let operationName = "CatalogPage"
+    public static let document = "query CatalogPage($first: Int!, $after: String) { catalogPage(first: $first, after: $after) { pageInfo { endCursor hasNextPage } nodes { __typename id name price } } }"
+    public var first: Int
+    public var after: GraphQLNullable<String>
+    public init(first: Int, after: GraphQLNullable<String> = nil) {
+        self.first = first
+        self.after = after
+    }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["first": first, "after": after]) }
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field(
+                "catalogPage", .nonNull(.object(CatalogPage.self)), arguments: ["first": .variable("first"), "after": .variable("after")],
+                pagination: ["first", "after"]))
+        ]
+        public var catalogPage: CatalogPage { __data["catalogPage"] }
+
+        public struct CatalogPage: SelectionSet {
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = ParentType.object("CatalogConnection")
+            @_spi(Generated) public static let __selections: [Selection] = [
+                .field(Field("pageInfo", .nonNull(.object(PageInfo.self)))),
+                .field(Field("nodes", .nonNull(.list(.nonNull(.object(Node.self)))))),
+            ]
+            public var pageInfo: PageInfo { __data["pageInfo"] }
+            public var nodes: [Node] { __data["nodes"] }
+
+            public struct PageInfo: SelectionSet {
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = ParentType.object("PageInfo")
+                @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("endCursor", .scalar(String.self))),
+                    .field(Field("hasNextPage", .nonNull(.scalar(Bool.self)))),
+                ]
+                public var endCursor: String? { __data["endCursor"] }
+                public var hasNextPage: Bool { __data["hasNextPage"] }
+            }
+
+            public struct Node: SelectionSet {
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = ParentType.object("CatalogItem", keyFields: ["id"])
+                @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                    .field(Field("id", .nonNull(.scalar(String.self)))),
+                    .field(Field("name", .nonNull(.scalar(String.self)))),
+                    .field(Field("price", .nonNull(.scalar(Double.self)))),
+                ]
+                public var id: String { __data["id"] }
+                public var name: String { __data["name"] }
+            }
+        }
+    }
+}
+
+/// `CatalogPage` without the connection policy: each page cached apart.
+public struct CatalogPagePlainQuery: GraphQLQuery {
+    public static let operationName = "CatalogPage"
+    public static let document = CatalogPageQuery.document
+    public var first: Int
+    public var after: GraphQLNullable<String>
+    public init(first: Int, after: GraphQLNullable<String> = nil) {
+        self.first = first
+        self.after = after
+    }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["first": first, "after": after]) }
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field("catalogPage", .nonNull(.object(CatalogPageQuery.Data.CatalogPage.self)), arguments: ["first": .variable("first"), "after": .variable("after")]))
+        ]
+        public var catalogPage: CatalogPageQuery.Data.CatalogPage { __data["catalogPage"] }
+    }
+}
+
 /// `mutation RenameCharacter($id: ID!, $name: String!) { renameCharacter(id: $id, name: $name) { __typename id name } }`
 public struct RenameCharacterMutation: GraphQLMutation {
     public static let operationName = "RenameCharacter"
