@@ -96,6 +96,37 @@ struct PagerTests {
     }
 }
 
+extension PagerTests {
+    /// A page as the app maps it, whatever query it came from.
+    struct Names: Sendable {
+        var names: [String]
+        var next: String?
+    }
+
+    @Test("pages mapped to the app's own page type, the first request unlike the next ones")
+    func twoQueries() async throws {
+        try await withCachingServer { server, client in
+            @Sendable func names(_ page: CharacterPageQuery.Data.CharacterPage) -> Names {
+                Names(names: page.nodes.map(\.name), next: page.pageInfo.hasNextPage ? page.pageInfo.endCursor : nil)
+            }
+            let pager = GraphQLPager(
+                client: client, first: PageRequest(GraphQLRequest(CharacterPagePlainQuery(first: 1)) { names($0.characterPage) }),
+                next: { page in
+                    page.next.map { cursor in PageRequest(GraphQLRequest(CharacterPagePlainQuery(first: 4, after: .some(cursor))) { names($0.characterPage) }) }
+                },
+                items: { $0.names })
+            try await pager.loadNext()
+            try await pager.loadNext()
+            try await pager.loadNext()
+            let list = try #require(await pager.current)
+            #expect(list.items == ["Luke Skywalker", "Darth Vader", "Han Solo", "Leia Organa", "Wilhuff Tarkin", "C-3PO", "R2-D2"])
+            #expect(!list.hasNext && list.pageCount == 3)
+            let sizes = server.requests.compactMap { try? JSONParser.parse($0.body)["variables"]?["first"]?.intValue }
+            #expect(sizes == [1, 4, 4])
+        }
+    }
+}
+
 /// Collects what a pager's list yields.
 final class ListRecorder: Sendable {
     private final class Box: Sendable {
