@@ -10,31 +10,47 @@ public struct PageRequest<Page: Sendable>: Sendable {
     public init<Query: GraphQLQuery>(_ request: GraphQLRequest<Query, Page>) {
         fetch = { client, policy throws(APIError) in try await client.fetch(request, cachePolicy: policy).value }
         watch = { client, policy in client.watch(request, cachePolicy: policy) }
-        mergedInCache = PageRequest.holdsConnection(Query.Data.__selections)
-    }
-
-    private static func holdsConnection(_ selections: [Selection]) -> Bool {
-        selections.contains { selection in
-            switch selection {
-            case .field(let field):
-                if field.pagination != nil { return true }
-                return field.type.selectionSet.map { holdsConnection($0.__selections) } ?? false
-            case .inlineFragment(let type): return holdsConnection(type.__selections)
-            case .fragment(let type): return holdsConnection(type.__selections)
-            case .conditional(_, let nested), .deferred(_, let nested): return holdsConnection(nested)
-            }
-        }
+        mergedInCache = Selection.holdConnection(Query.Data.__selections)
     }
 }
 
 extension OutputType {
     /// The selection set of an object field, through lists and non-null.
-    var selectionSet: (any SelectionSet.Type)? {
+    package var selectionSet: (any SelectionSet.Type)? {
         switch self {
         case .nonNull(let inner), .list(let inner): return inner.selectionSet
         case .object(let selectionSet): return selectionSet
         case .scalar: return nil
         }
+    }
+}
+
+extension Selection {
+    /// Whether `selections` hold a connection field (``Field/pagination``) at any depth.
+    package static func holdConnection(_ selections: [Selection]) -> Bool {
+        var seen: Set<ObjectIdentifier> = []
+        return holdConnection(selections, seen: &seen)
+    }
+
+    private static func holdConnection(_ selections: [Selection], seen: inout Set<ObjectIdentifier>) -> Bool {
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                if field.pagination != nil { return true }
+                if let nested = field.type.selectionSet, seen.insert(ObjectIdentifier(nested)).inserted,
+                    holdConnection(nested.__selections, seen: &seen)
+                {
+                    return true
+                }
+            case .inlineFragment(let type):
+                if holdConnection(type.__selections, seen: &seen) { return true }
+            case .fragment(let type):
+                if holdConnection(type.__selections, seen: &seen) { return true }
+            case .conditional(_, let nested), .deferred(_, let nested):
+                if holdConnection(nested, seen: &seen) { return true }
+            }
+        }
+        return false
     }
 }
 

@@ -15,38 +15,16 @@ package struct ConnectionPages {
 
     package init(variables: JSONObject) { self.variables = variables }
 
-    /// Whether `selections` hold a connection field at any depth (answered once per selection set).
+    /// Whether a selection set holds a connection field at any depth (answered once per type).
     package static func appear(in type: any SelectionSet.Type) -> Bool {
         let id = ObjectIdentifier(type)
         if let known = known.withLock({ $0[id] }) { return known }
-        var seen: Set<ObjectIdentifier> = []
-        let found = appear(in: type.__selections, seen: &seen)
+        let found = Selection.holdConnection(type.__selections)
         known.withLock { $0[id] = found }
         return found
     }
 
     private static let known = Locked<[ObjectIdentifier: Bool]>([:])
-
-    private static func appear(in selections: [Selection], seen: inout Set<ObjectIdentifier>) -> Bool {
-        for selection in selections {
-            switch selection {
-            case .field(let field):
-                if field.pagination != nil { return true }
-                if let nested = selectionSet(of: field.type), seen.insert(ObjectIdentifier(nested)).inserted,
-                    appear(in: nested.__selections, seen: &seen)
-                {
-                    return true
-                }
-            case .inlineFragment(let type):
-                if appear(in: type.__selections, seen: &seen) { return true }
-            case .fragment(let type):
-                if appear(in: type.__selections, seen: &seen) { return true }
-            case .conditional(_, let nested), .deferred(_, let nested):
-                if appear(in: nested, seen: &seen) { return true }
-            }
-        }
-        return false
-    }
 
     /// `incoming` with the pages of its connection fields merged into what `existing` (the same
     /// selections, read from the cache) has of them.
@@ -64,7 +42,7 @@ package struct ConnectionPages {
                 guard case .object(var page)? = object[key], case .object(let before)? = existing[key] else { continue }
                 if field.pagination != nil {
                     object[key] = .object(Self.place(page, into: before, at: position(of: field)))
-                } else if let nested = Self.selectionSet(of: field.type) {
+                } else if let nested = field.type.selectionSet {
                     merge(&page, existing: before, selections: nested.__selections)
                     object[key] = .object(page)
                 }
@@ -142,13 +120,5 @@ package struct ConnectionPages {
         if let id = object["id"], !id.isNull { return "\(object["__typename"]?.stringValue ?? ""):\(JSONSerializer.string(id))" }
         if let node = object["node"] { return identity(of: node) }
         return nil
-    }
-
-    static func selectionSet(of type: OutputType) -> (any SelectionSet.Type)? {
-        switch type {
-        case .nonNull(let inner), .list(let inner): return selectionSet(of: inner)
-        case .object(let selectionSet): return selectionSet
-        case .scalar: return nil
-        }
     }
 }

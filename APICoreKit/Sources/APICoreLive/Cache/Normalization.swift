@@ -102,19 +102,11 @@ package struct Normalizer: SelectionVisitor {
                 value = items[index]
                 relative += ".\(index)"
             }
-            guard case .object(let next) = value, let selectionSet = Self.selectionSet(of: step.field.type) else { return nil }
+            guard case .object(let next) = value, let selectionSet = step.field.type.selectionSet else { return nil }
             key = cacheKey(for: next, parent: selectionSet.__parentType) ?? "\(key).\(relative)"
             object = next
         }
         return key
-    }
-
-    private static func selectionSet(of type: OutputType) -> (any SelectionSet.Type)? {
-        switch type {
-        case .nonNull(let inner), .list(let inner): return selectionSet(of: inner)
-        case .object(let selectionSet): return selectionSet
-        case .scalar: return nil
-        }
     }
 
     private mutating func normalize(
