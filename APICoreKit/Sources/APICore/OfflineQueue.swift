@@ -112,6 +112,11 @@ package protocol PersistentMutationQueue: Sendable {
 }
 
 extension APIError {
+    /// Why a mutation that uploads files is not queued.
+    package static func uploadsCannotWait(_ operationName: String) -> APIError {
+        .invalidRequest("\(operationName) uploads files, and a mutation with uploads cannot wait in the offline queue: perform it instead")
+    }
+
     /// The error as a queued mutation keeps it on disk: a GraphQL failure's errors and status, an
     /// HTTP failure's status and body excerpt, anything else its description.
     package var queueRecord: JSONObject {

@@ -123,9 +123,8 @@ public actor GraphQLPager<Item: Sendable> {
     /// The pages loaded, in list order, each with its latest state and the task that watches it.
     private var pages: [(id: UInt64, page: LoadedPage<Item>?, watcher: Task<Void, Never>?)] = []
     private var nextPageID: UInt64 = 0
-    /// The load in flight at each end, shared by concurrent calls.
-    private var loadingNext: Task<Result<Void, APIError>, Never>?
-    private var loadingPrevious: Task<Result<Void, APIError>, Never>?
+    /// The load in flight at each end (`true`: the end, `false`: the start), shared by concurrent calls.
+    private var loading: [Bool: Task<Result<Void, APIError>, Never>] = [:]
     private var observers: [UInt64: AsyncStream<Result<PagedList<Item>, APIError>>.Continuation] = [:]
     private var nextObserver: UInt64 = 0
 
@@ -176,19 +175,20 @@ public actor GraphQLPager<Item: Sendable> {
     /// Loads the page after the last one (the first page when none is loaded). Returns at once
     /// when there is no next page; shares a load already in flight.
     public func loadNext() async throws(APIError) {
-        if let loadingNext { return try await loadingNext.value.get() }
-        let task = Task { await self.load(atEnd: true) }
-        loadingNext = task
-        defer { loadingNext = nil }
-        try await task.value.get()
+        try await loadShared(atEnd: true)
     }
 
     /// Loads the page before the first one. Returns at once when there is none.
     public func loadPrevious() async throws(APIError) {
-        if let loadingPrevious { return try await loadingPrevious.value.get() }
-        let task = Task { await self.load(atEnd: false) }
-        loadingPrevious = task
-        defer { loadingPrevious = nil }
+        try await loadShared(atEnd: false)
+    }
+
+    /// A load at one end, or the one already in flight there.
+    private func loadShared(atEnd: Bool) async throws(APIError) {
+        if let running = loading[atEnd] { return try await running.value.get() }
+        let task = Task { await self.load(atEnd: atEnd) }
+        loading[atEnd] = task
+        defer { loading[atEnd] = nil }
         try await task.value.get()
     }
 

@@ -299,7 +299,7 @@ extension LiveAPIClient {
         do {
             return try await fetchAndStore(request, deliver: deliver)
         } catch {
-            guard case .transport(let failure) = error, failure.isConnectivity, let store else { throw error }
+            guard Self.isConnectivityFailure(error), let store else { throw error }
             let start = ContinuousClock.now
             let outcome = await store.read(Operation.self, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
             guard let data = outcome.data else { throw error }
@@ -524,20 +524,18 @@ extension LiveAPIClient {
         guard let store, let cache = configuration.cache else { return }
         let key = CacheNaming.rootKey(for: root)
         let keys = cache.keys
-        guard ConnectionPages.appear(in: Data.self) else {
-            var normalizer = Normalizer(variables: variables, keyFunctions: keys, errors: errors, policy: policy)
-            normalizer.normalize(data, selections: Data.__selections, parent: Data.__parentType, key: key)
-            await store.merge(normalizer.records, expires: normalizer.expires, removingLayer: layer)
-            return
-        }
-        // A page of a connection joins the pages the cache has: read, merged and written in one
-        // step of the store, so that two pages written at once both stay.
+        let connections = ConnectionPages.appear(in: Data.self)
+        // One step of the store: a page of a connection is merged with the pages the cache has
+        // (read, merged and written together, so that two pages written at once both stay).
         await store.transaction { @Sendable store in
-            let existing = store.read(
-                key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables, requestMaxAge: nil, layered: false)
-            let merged = existing.data.map { ConnectionPages(variables: variables).merge(data, into: $0, selections: Data.__selections) } ?? data
+            var written = data
+            if connections, let existing = store.read(
+                key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables, requestMaxAge: nil, layered: false
+            ).data {
+                written = ConnectionPages(variables: variables).merge(data, into: existing, selections: Data.__selections)
+            }
             var normalizer = Normalizer(variables: variables, keyFunctions: keys, errors: errors, policy: policy)
-            normalizer.normalize(merged, selections: Data.__selections, parent: Data.__parentType, key: key)
+            normalizer.normalize(written, selections: Data.__selections, parent: Data.__parentType, key: key)
             store.merge(normalizer.records, expires: normalizer.expires, removingLayer: layer)
         }
     }

@@ -367,7 +367,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         async throws(APIError) -> MutationOutcome<Value>
     {
         guard request.operation.__variables.files.isEmpty else {
-            throw .invalidRequest("\(Mutation.operationName) uploads files, and a mutation with uploads cannot wait in the offline queue: perform it instead")
+            throw .uploadsCannotWait(Mutation.operationName)
         }
         let optimistic = optimisticResponse?.__data._data
         let mutation = QueuedMutation(

@@ -48,7 +48,7 @@ actor MutationQueue {
             if let failure = stored.failure {
                 return Entry(stored: stored, layer: nil, state: .failed(APIError(queueRecord: failure, operationName: stored.operationName)))
             }
-            guard stored.optimistic != nil, store != nil else { return Entry(stored: stored, layer: nil, state: .queued) }
+            guard Self.laysLayer(stored), store != nil else { return Entry(stored: stored, layer: nil, state: .queued) }
             layer += 1
             return Entry(stored: stored, layer: layer, state: .queued)
         }
@@ -61,8 +61,12 @@ actor MutationQueue {
     /// The optimistic records of the stored mutations that wait, in order: the layers to give the
     /// store when it is made, before anything reads it.
     static func optimisticLayers(of stored: [StoredMutation]) -> [[String: JSONObject]] {
-        stored.compactMap { $0.failure == nil ? $0.optimistic : nil }
+        stored.filter(laysLayer).compactMap(\.optimistic)
     }
+
+    /// Whether a stored mutation's optimistic data lies over the cache when a launch restores it:
+    /// it waits (a refused one lost its layer) and has some.
+    private static func laysLayer(_ stored: StoredMutation) -> Bool { stored.failure == nil && stored.optimistic != nil }
 
     /// Adds a mutation at the end (persisted first); `layer` is its optimistic layer, already laid.
     func enqueue(_ stored: StoredMutation, layer: UInt64?) -> QueuedMutation {

@@ -8,7 +8,7 @@ extension LiveAPIClient {
         async throws(APIError) -> MutationOutcome<Value>
     {
         guard request.operation.__variables.files.isEmpty else {
-            throw .invalidRequest("\(Mutation.operationName) uploads files, and a mutation with uploads cannot wait in the offline queue: perform it instead")
+            throw .uploadsCannotWait(Mutation.operationName)
         }
         registerQueueable(Mutation.self)
         let layer = try await layOptimistic(optimisticResponse, of: request)
