@@ -16,7 +16,6 @@ extension LiveAPIClient {
                 guard let store = self.store, !Task.isCancelled else { return }
                 // What was last yielded: a change of data, or of whether it is optimistic, yields again.
                 let last = Locked<(data: JSONObject?, optimistic: Bool)>((nil, false))
-                let rootKey = CacheNaming.rootKey(for: Query.operationType)
                 let variables = request.operation.variablesJSON
                 let refresh: NormalizedStore.Refresh = { store in
                     let outcome = store.read(Query.self, variables: variables, requestMaxAge: nil)
@@ -25,21 +24,21 @@ extension LiveAPIClient {
                         return value
                     }
                     guard outcome.data != previous.data || outcome.optimistic != previous.optimistic else {
-                        return outcome.dependencies.union([rootKey])
+                        return outcome.dependencies
                     }
                     if let data = outcome.data {
                         continuation.yield(Self.cachedResponse(request, read: outcome, data: data, start: .now))
                     } else {
                         continuation.yield(.failure(.cacheMiss(Query.operationName)))
                     }
-                    return outcome.dependencies.union([rootKey])
+                    return outcome.dependencies
                 }
-                // Read once to learn what the data depends on (the root record, when nothing is there
-                // yet), and register in the same step, so that no write falls between the two.
+                // Read once to learn what the data depends on (the root fields it reads, even those
+                // not there yet), and register in the same step, so that no write falls between the two.
                 let id = await store.transaction { @Sendable store in
                     let initial = store.read(Query.self, variables: variables, requestMaxAge: nil)
                     last.withLock { $0 = (initial.data, initial.optimistic) }
-                    return store.addWatcher(dependencies: initial.dependencies.union([rootKey]), refresh: refresh)
+                    return store.addWatcher(dependencies: initial.dependencies, refresh: refresh)
                 }
                 let cancelled = watcher.withLock { state -> Bool in
                     state.id = id

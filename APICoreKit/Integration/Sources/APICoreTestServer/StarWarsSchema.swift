@@ -159,6 +159,13 @@ enum StarWarsSchema {
                     resolve: { _, args, _, _ in
                         characterPage(first: args["first"].int, after: args["after"].string, last: args["last"].int, before: args["before"].string)
                     }),
+                // Characters by id, `limit` of them from `offset` on: a paged field that is the list.
+                "characterList": GraphQLField(
+                    type: GraphQLNonNull(GraphQLList(GraphQLNonNull(character))),
+                    args: ["offset": GraphQLArgument(type: GraphQLInt, defaultValue: 0), "limit": GraphQLArgument(type: GraphQLNonNull(GraphQLInt))],
+                    resolve: { _, args, _, _ in
+                        characters.keys.sorted().dropFirst(max(0, args["offset"].int ?? 0)).prefix(max(0, args["limit"].int ?? 0)).compactMap { characters[$0] }
+                    }),
                 "hero": GraphQLField(
                     type: character, args: ["episode": GraphQLArgument(type: episode)],
                     resolve: { _, args, _, _ in

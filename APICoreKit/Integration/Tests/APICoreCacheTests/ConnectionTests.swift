@@ -85,6 +85,10 @@ struct ConnectionTests {
         #expect(ids(ConnectionPages.place(page, into: before, at: .after)) == ["1", "2", "3", "4"])
         #expect(ids(ConnectionPages.place(page, into: before, at: .before)) == ["4", "1", "2", "3"])
         #expect(ids(ConnectionPages.place(page, into: before, at: .offset(1))) == ["1", "3", "4"])
+        #expect(ids(ConnectionPages.place(page, into: before, at: .offset(0))) == ["3", "4"])
+        #expect(ids(ConnectionPages.place(page, into: before, at: .offset(9))) == ["1", "2", "3", "4"])
+        let five: JSONObject = ["nodes": .array((1...5).map { ["__typename": "T", "id": .string("\($0)")] })]
+        #expect(ids(ConnectionPages.place(page, into: five, at: .offset(1))) == ["1", "3", "4", "5"])
         #expect(ids(ConnectionPages.place(page, into: before, at: .first)) == ["3", "4"])
         #expect(ConnectionPages.place(page, into: before, at: .after)["pageInfo"] == ["startCursor": "1", "endCursor": "4"])
         #expect(ConnectionPages.place(page, into: before, at: .before)["pageInfo"] == ["startCursor": "3", "endCursor": "3"])
@@ -94,5 +98,10 @@ struct ConnectionTests {
         #expect(pages.position(of: field) == .after)
         #expect(ConnectionPages(variables: ["page": ["first": 2]]).position(of: field) == .first)
         #expect(CacheNaming.storageKey(field, variables: ["page": ["first": 2]]) == "items")
+
+        let numbered = Field("items", .scalar(String.self), arguments: ["page": .variable("n"), "limit": .variable("size")], pagination: ["page", "limit"])
+        #expect(ConnectionPages(variables: ["n": 3, "size": 10]).position(of: numbered) == .offset(20))
+        #expect(ConnectionPages(variables: ["n": 3]).position(of: numbered) == .after)
+        #expect(ConnectionPages(variables: ["n": 1, "size": 10]).position(of: numbered) == .first)
     }
 }

@@ -127,6 +127,37 @@ extension PagerTests {
     }
 }
 
+extension PagerTests {
+    @Test("offset pages of a field that is the list: joined in order in the cache, a page loaded again laid over its place")
+    func offsets() async throws {
+        try await withCachingServer { server, client in
+            let limit = 3
+            @Sendable func page(at offset: Int?) -> PageRequest<[String]> {
+                PageRequest(GraphQLRequest(CharacterListQuery(offset: offset.map { .some($0) } ?? nil, limit: limit)) { $0.characterList.map(\.id) })
+            }
+            // The first page's data is the whole list: the next offset is its length.
+            let pager = GraphQLPager(
+                client: client, first: page(at: nil), next: { ids in ids.count.isMultiple(of: limit) ? page(at: ids.count) : nil }, items: { $0 })
+            let lists = ListRecorder(pager.list())
+            defer { lists.stop() }
+            for _ in 0..<4 { try await pager.loadNext() }
+            let all = ["1000", "1001", "1002", "1003", "1004", "2000", "2001"]
+            #expect(await pager.current?.items == all)
+            #expect(await pager.current?.hasNext == false)
+            // The first page without an offset, then 3 and 6; the short page ends it.
+            let variables = server.requests.compactMap { try? JSONParser.parse($0.body)["variables"] }
+            #expect(variables.map { $0["offset"]?.intValue } == [nil, 3, 6])
+            #expect(await eventually { lists.latest?.items == all })
+
+            // The middle page again: in its place, the items after it kept, none twice.
+            let middle = try await client.fetch(CharacterListQuery(offset: 3, limit: limit), cachePolicy: .networkOnly).value
+            #expect(middle.characterList.map(\.id) == ["1003", "1004", "2000"])
+            let cached = try await client.fetch(CharacterListQuery(limit: limit), cachePolicy: .cacheOnly).value
+            #expect(cached.characterList.map(\.id) == all)
+        }
+    }
+}
+
 /// Collects what a pager's list yields.
 final class ListRecorder: Sendable {
     private final class Box: Sendable {

@@ -30,6 +30,36 @@ struct WatcherTests {
         }
     }
 
+    @Test("a query written for the first time wakes no watcher of other queries; a field a watcher missed wakes it when it comes")
+    func rootFieldsAreDependedOnOneByOne() async throws {
+        try await withCachingServer { _, client in
+            let store = try store(of: client)
+            let luke = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.name }))
+            let han = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1002")) { $0.human?.name }, cachePolicy: .cacheOnly))
+            #expect(await luke.waitFor(1))
+            #expect(await han.waitFor(1))  // a miss: nothing of it is cached yet
+            #expect(await eventually { await store.watcherCounts.watchers == 2 })
+            let before = await store.rereadCount
+
+            // Adds human(id:"1003") to the query root: neither watcher reads it.
+            _ = try await client.fetch(HumanQuery(id: "1003"))
+            #expect(await store.rereadCount == before)
+
+            // Adds human(id:"1002"), the field the second watcher missed: it alone reads again.
+            _ = try await client.fetch(HumanQuery(id: "1002"))
+            #expect(await han.waitFor(2))
+            #expect(han.values.last == "Han Solo")
+            #expect(await store.rereadCount - before == 1)
+
+            // The whole root removed wakes both.
+            try await client.removeRecord("QUERY_ROOT")
+            #expect(await luke.waitFor(2))
+            #expect(await han.waitFor(3))
+            luke.stop()
+            han.stop()
+        }
+    }
+
     @Test("another query's answer, a manual update and a removal wake the watcher too")
     func anyWriterWakes() async throws {
         try await withCachingServer { _, client in

@@ -3,11 +3,13 @@ import Foundation
 
 /// The pages of connection fields (``Field/pagination``), merged before they are written: the
 /// cache keys such a field without its page arguments, and its lists (`nodes`, `edges`, any list
-/// of the connection object) grow with each page instead of being replaced by it.
+/// of the connection object, or the field's value when it is a list) grow with each page instead
+/// of being replaced by it.
 ///
 /// Where a page goes follows its arguments, at the top or one input object down (`page: {after:}`):
-/// `after` appends it, `before` puts it in front, `offset` puts it at that position, and none (the
-/// first page) replaces the list, as a refresh should. An item already in the list (same
+/// `after` appends it, `before` puts it in front, `offset` (or a `page` number counted from 1,
+/// times `limit` or `first`) lays it over the list from that position, and none (the first page)
+/// replaces the list, as a refresh should. An item already in the list (same
 /// `__typename` and `id`, or the same `node`) is replaced where it is, not repeated. `pageInfo`
 /// keeps the start of the list's first page and the end of its last.
 package struct ConnectionPages {
@@ -39,6 +41,11 @@ package struct ConnectionPages {
             switch selection {
             case .field(let field):
                 let key = field.responseKey
+                if field.pagination != nil, case .array(let items)? = object[key], case .array(let earlier)? = existing[key] {
+                    // A paged field that is the list itself (`items(offset:, limit:): [Item]`).
+                    object[key] = .array(Self.combine(earlier, items, at: position(of: field)))
+                    continue
+                }
                 guard case .object(var page)? = object[key], case .object(let before)? = existing[key] else { continue }
                 if field.pagination != nil {
                     object[key] = .object(Self.place(page, into: before, at: position(of: field)))
@@ -75,6 +82,11 @@ package struct ConnectionPages {
         if let after = values["after"], !after.isNull { return .after }
         if let before = values["before"], !before.isNull { return .before }
         if let offset = values["offset"]?.intValue, offset > 0 { return .offset(offset) }
+        if let number = values["page"]?.intValue, number > 1 {
+            // A page number (counted from 1): at its place when the page size is an argument.
+            guard let size = (values["limit"] ?? values["first"])?.intValue else { return .after }
+            return .offset((number - 1) * size)
+        }
         return .first
     }
 
@@ -95,10 +107,22 @@ package struct ConnectionPages {
         return merged
     }
 
-    /// `items` placed among `earlier`; an item already there is replaced in its place.
+    /// `items` placed among `earlier`: after them, before them, or over the items from an offset
+    /// on (those further on stay; a page at an offset past the end joins at the end). An item
+    /// already in the list elsewhere is not repeated: after and before replace it where it is, an
+    /// offset page takes it to its own place.
     static func combine(_ earlier: [JSONValue], _ items: [JSONValue], at position: Position) -> [JSONValue] {
+        if case .offset(let offset) = position {
+            let start = min(offset, earlier.count)
+            let placed = start..<(start + items.count)
+            var result = earlier
+            result.replaceSubrange(start..<min(placed.upperBound, earlier.count), with: items)
+            let moved = Set(items.compactMap(identity(of:)))
+            return result.indices.compactMap { index in
+                placed.contains(index) || identity(of: result[index]).map(moved.contains) != true ? result[index] : nil
+            }
+        }
         var base = earlier
-        if case .offset(let offset) = position { base = Array(earlier.prefix(offset)) }
         var positions: [String: Int] = [:]
         for (index, item) in base.enumerated() {
             if let id = identity(of: item) { positions[id] = index }

@@ -31,6 +31,18 @@ package enum CacheNaming {
         return "\(field.name)(\(text.joined(separator: ",")))"
     }
 
+    /// What a watcher that read one field of a root record depends on: that field, not the whole
+    /// root, which gains a field with every query written.
+    package static func fieldDependency(_ root: String, _ storageKey: String) -> String { root + "\u{1F}" + storageKey }
+
+    /// The record a dependency is on: the key itself, or the root of a field dependency.
+    package static func recordKey(ofDependency dependency: String) -> String {
+        dependency.firstIndex(of: "\u{1F}").map { String(dependency[..<$0]) } ?? dependency
+    }
+
+    /// What a watcher that found no root record at all depends on: any field of it.
+    package static func anyField(of root: String) -> String { root + "\u{1F}*" }
+
     /// The reference to a record, as stored in a field.
     package static func reference(to key: String) -> JSONValue { .object([reference: .string(key)]) }
 
@@ -225,10 +237,16 @@ package struct CacheReader: SelectionVisitor {
     }
 
     package mutating func read(key: String, selections: [Selection], parent: ParentType) throws(Miss) -> JSONObject {
-        dependencies.insert(key)
-        guard let record = lookup(key) else { throw Miss() }
+        // A root record is depended on field by field (see `visit`).
+        let isRoot = CacheNaming.isRoot(key)
+        if !isRoot { dependencies.insert(key) }
+        guard let record = lookup(key) else {
+            if isRoot { dependencies.insert(CacheNaming.anyField(of: key)) }
+            throw Miss()
+        }
         if isExpired(record) { sawExpired = true }
-        var read = Read(record: record.fields, expires: record.expires, out: JSONObject(minimumCapacity: selections.count))
+        var read = Read(
+            record: record.fields, expires: record.expires, out: JSONObject(minimumCapacity: selections.count), root: isRoot ? key : nil)
         try walk(selections, parent: parent, in: &read)
         if !read.pending.isEmpty { read.out[Deferral.pendingKey] = .array(read.pending) }
         return read.out
@@ -241,6 +259,8 @@ package struct CacheReader: SelectionVisitor {
         let expires: [String: Date]
         var out: JSONObject
         var pending: [JSONValue] = []
+        /// The key of the root record being read, whose fields are dependencies one by one.
+        var root: String? = nil
     }
 
     package func typename(of read: Read) -> String? { read.record["__typename"]?.stringValue }
@@ -248,6 +268,7 @@ package struct CacheReader: SelectionVisitor {
     @inline(__always)
     package mutating func visit(_ field: Field, in read: inout Read) throws(Miss) {
         let storageKey = CacheNaming.storageKey(field, variables: variables)
+        if let root = read.root { dependencies.insert(CacheNaming.fieldDependency(root, storageKey)) }
         guard let value = read.record[storageKey] else { throw Miss() }
         if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
         read.out[field.responseKey] = try readValue(value, as: field.type)

@@ -139,11 +139,14 @@ package actor NormalizedStore {
             if records[key] == nil, CacheNaming.isRoot(key), persistent != nil, !absent.contains(key) { partialRoots.insert(key) }
             var record = records[key] ?? CacheRecord(key: key, fields: [:], receivedAt: receivedAt)
             var recordChanged = records[key] == nil
+            let isRoot = CacheNaming.isRoot(key)
             let expiry = expires[key]
             for (name, value) in fields {
                 if record.fields[name] != value {
                     record.fields[name] = value
                     recordChanged = true
+                    // Watchers of a root depend on the fields they read, not on the whole root.
+                    if isRoot { changed.insert(CacheNaming.fieldDependency(key, name)) }
                 }
                 if let date = expiry?[name] {
                     record.expires[name] = date
@@ -159,7 +162,7 @@ package actor NormalizedStore {
             } else {
                 touched.append(record)
             }
-            if recordChanged { changed.insert(key) }
+            if recordChanged { changed.insert(isRoot ? CacheNaming.anyField(of: key) : key) }
         }
         persist(touched, fields: touchedRoots, removing: [])
         if let layer { changed.formUnion(dropLayer(layer)) }
@@ -376,7 +379,8 @@ package actor NormalizedStore {
     private func evictIfOverLimit() {
         guard let limit = memoryLimit?.maximum, memoryCost > limit else { return }
         let target = limit - limit / 10
-        let candidates = usage.filter { index[$0.key] == nil }.sorted { $0.value.lastUse < $1.value.lastUse }
+        // Roots hold every query's fields, and watchers depend on them field by field: never evicted.
+        let candidates = usage.filter { index[$0.key] == nil && !CacheNaming.isRoot($0.key) }.sorted { $0.value.lastUse < $1.value.lastUse }
         for (key, _) in candidates {
             guard memoryCost > target else { break }
             drop(key)
@@ -620,7 +624,7 @@ package actor NormalizedStore {
             evictIfOverLimit()
         }
         let data = try? reader.read(key: key, selections: selections, parent: parent)
-        let optimistic = withLayers && reader.dependencies.contains { layeredKeys[$0] != nil }
+        let optimistic = withLayers && reader.dependencies.contains { layeredKeys[CacheNaming.recordKey(ofDependency: $0)] != nil }
         return CacheRead(data: data, dependencies: reader.dependencies, stale: reader.sawExpired, optimistic: optimistic)
     }
 
@@ -678,11 +682,17 @@ package actor NormalizedStore {
     /// How many watchers are registered, and how many record keys the index holds.
     package var watcherCounts: (watchers: Int, indexedKeys: Int) { (watchers.count, index.count) }
 
+    /// Wakes the watchers of the keys changed. A root record named whole (an update, a removal,
+    /// a collection) wakes every watcher of any of its fields.
     private func notify(_ changed: Set<String>) {
         guard !changed.isEmpty, !index.isEmpty else { return }
         var woken: Set<UInt64> = []
         for key in changed {
             if let ids = index[key] { woken.formUnion(ids) }
+            if CacheNaming.isRoot(key) {
+                let prefix = CacheNaming.fieldDependency(key, "")
+                for (dependency, ids) in index where dependency.hasPrefix(prefix) { woken.formUnion(ids) }
+            }
         }
         for id in woken.sorted() {
             guard let watcher = watchers[id] else { continue }

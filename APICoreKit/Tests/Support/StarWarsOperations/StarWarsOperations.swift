@@ -391,6 +391,32 @@ public struct CharacterPageQuery: GraphQLQuery {
     }
 }
 
+/// `query CharacterList($offset: Int, $limit: Int!) { characterList(offset: $offset, limit: $limit) { __typename id name } }`,
+/// `characterList` marked as a paged field whose value is the list (offset paging).
+public struct CharacterListQuery: GraphQLQuery {
+    public static let operationName = "CharacterList"
+    public static let document = "query CharacterList($offset: Int, $limit: Int!) { characterList(offset: $offset, limit: $limit) { __typename id name } }"
+    public var offset: GraphQLNullable<Int>
+    public var limit: Int
+    public init(offset: GraphQLNullable<Int> = nil, limit: Int) {
+        self.offset = offset
+        self.limit = limit
+    }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["offset": offset, "limit": limit]) }
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field(
+                "characterList", .nonNull(.list(.nonNull(.object(CharacterPageQuery.Data.CharacterPage.Node.self)))),
+                arguments: ["offset": .variable("offset"), "limit": .variable("limit")], pagination: ["offset", "limit"]))
+        ]
+        public var characterList: [CharacterPageQuery.Data.CharacterPage.Node] { __data["characterList"] }
+    }
+}
+
 /// `CharacterPage` without the connection policy: each page is cached apart, as a list query
 /// whose schema does not mark it.
 public struct CharacterPagePlainQuery: GraphQLQuery {
