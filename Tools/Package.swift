@@ -53,6 +53,8 @@ let package = Package(
             name: "DevServerTests",
             dependencies: [
                 "DevServer",
+                "CodegenKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "APICore", package: "APICoreKit"),
                 .product(name: "APICoreLive", package: "APICoreKit"),
                 .product(name: "APICoreWebSocket", package: "APICoreKit"),

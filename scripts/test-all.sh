@@ -9,7 +9,8 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
 usage: scripts/test-all.sh
 
 Checks the kits' imports and that generated code is up to date (scripts/check-generated.sh),
-then runs scripts/test.sh for every package:
+and, when schema.graphqls differs from HEAD (or the last commit changed it), that no kit breaks
+(scripts/schema-check.sh); then runs scripts/test.sh for every package:
 ${PACKAGES[*]/#./Pantry}
 then runs every fuzz target for \$FUZZ_SECONDS (default 30) seconds each (scripts/fuzz.sh all).
 Fails if any package fails to build, has a compiler warning in its own sources, or has a
@@ -25,6 +26,12 @@ failed_packages=()
 
 "$ROOT/scripts/check-imports.sh" || failed_packages+=("imports")
 "$ROOT/scripts/check-generated.sh" || failed_packages+=("generated code")
+# The schema change check, when schema.graphqls changed (in the working tree, or in the last commit).
+if ! git -C "$ROOT" diff --quiet HEAD -- schema.graphqls 2>/dev/null; then
+  "$ROOT/scripts/schema-check.sh" HEAD || failed_packages+=("schema change")
+elif git -C "$ROOT" rev-parse -q --verify HEAD~1 >/dev/null && ! git -C "$ROOT" diff --quiet HEAD~1 HEAD -- schema.graphqls; then
+  "$ROOT/scripts/schema-check.sh" HEAD~1 || failed_packages+=("schema change")
+fi
 
 for package in "${PACKAGES[@]}"; do
   start=$SECONDS

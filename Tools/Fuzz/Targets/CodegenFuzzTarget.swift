@@ -14,7 +14,7 @@ package enum CodegenFuzzTarget {
         case introspection
         /// An `apollo-codegen-config.json`.
         case configuration
-        /// A whole schema, split into kit slices.
+        /// A whole schema, split into kit slices, and compared with itself.
         case split
     }
 
@@ -50,6 +50,19 @@ package enum CodegenFuzzTarget {
             } catch {
                 checkDiagnostics(error)
             }
+            compare(text)
+        }
+    }
+
+    /// A schema compared with itself has no changes. (Not with another schema: GraphQLSwift leaks
+    /// every parse, and a second schema per run would be parsed again each time.)
+    private static func compare(_ text: String) {
+        let schema = ("fuzz.graphqls", text)
+        do {
+            let changes = try SchemaComparison(old: schema, new: schema).changes
+            check(changes.isEmpty, "a schema differs from itself: \(changes.map(\.message))")
+        } catch {
+            checkDiagnostics(error)
         }
     }
 

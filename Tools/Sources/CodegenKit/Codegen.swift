@@ -16,16 +16,20 @@ public struct CodegenReport: Sendable {
 
 /// The generator: `apollo-codegen-config.json` in, Swift files out.
 public enum Codegen {
+    /// The config at `url`, its problem as a diagnostic.
+    static func configuration(at url: URL) throws(CodegenFailure) -> CodegenConfiguration {
+        do {
+            return try CodegenConfiguration.load(from: url)
+        } catch {
+            let file = Glob.displayPath(error.file, in: url.deletingLastPathComponent())
+            throw CodegenFailure([Diagnostic(file: file, line: error.line, column: error.column, message: error.message)])
+        }
+    }
+
     /// Generates for the config at `configURL`. With `check`, writes nothing and reports what would
     /// change. Throws every problem of the schema and operations at once.
     public static func run(configURL: URL, check: Bool = false) throws(CodegenFailure) -> CodegenReport {
-        let configuration: CodegenConfiguration
-        do {
-            configuration = try CodegenConfiguration.load(from: configURL)
-        } catch {
-            let file = Glob.displayPath(error.file, in: configURL.deletingLastPathComponent())
-            throw CodegenFailure([Diagnostic(file: file, line: error.line, column: error.column, message: error.message)])
-        }
+        let configuration = try Self.configuration(at: configURL)
         let files = try generate(configuration)
         var report = try write(files, configuration: configuration, check: check)
         report.warnings += searchPathWarnings(configuration)

@@ -86,6 +86,8 @@ public struct CodegenConfiguration: Sendable, Equatable {
     /// and in which format (`persistedQueries`, the default, or `legacy`). Operations then carry
     /// their `operationIdentifier`.
     public var operationManifest: OperationManifest?
+    /// Apollo's `schemaDownload`: where `fetch-schema` gets the schema and where it writes it.
+    public var schemaDownload: SchemaDownload? = nil
 
     /// Where the persisted-query manifest goes, and its format.
     public struct OperationManifest: Sendable, Equatable {
@@ -295,7 +297,7 @@ private struct Reader {
             }
             manifest = CodegenConfiguration.OperationManifest(path: path, version: version)
         }
-        return CodegenConfiguration(
+        var configuration = CodegenConfiguration(
             schemaNamespace: namespace,
             operationSearchPaths: try strings(input["operationSearchPaths"], at: "input.operationSearchPaths") ?? ["**/*.graphql"],
             schemaSearchPaths: try strings(input["schemaSearchPaths"], at: "input.schemaSearchPaths") ?? ["**/*.graphqls"],
@@ -312,5 +314,78 @@ private struct Reader {
             generateAllSchemaTypes: apicore["generateAllSchemaTypes"] as? Bool ?? false,
             operationManifest: manifest
         )
+        configuration.schemaDownload = try schemaDownload(top["schemaDownload"], baseURL: baseURL)
+        return configuration
+    }
+
+    /// `schemaDownload` as Apollo iOS spells it: `downloadMethod` (`introspection` with
+    /// `endpointURL`, `httpMethod` `{"POST": {}}` or `{"GET": {"queryParameterName": …}}`,
+    /// `outputFormat` `SDL` or `JSON`, `includeDeprecatedInputValues`; or our `url`, a registry
+    /// address that serves SDL), `downloadTimeout` in seconds, `headers` (an object, or Apollo's
+    /// `[{"key", "value"}]`), `outputPath`.
+    mutating func schemaDownload(_ value: Any?, baseURL: URL) throws(CodegenConfigurationError) -> SchemaDownload? {
+        guard value != nil else { return nil }
+        let section = try object(value, at: "schemaDownload", known: ["downloadMethod", "downloadTimeout", "headers", "outputPath"])
+        guard let outputPath = try string(section["outputPath"], at: "schemaDownload.outputPath"), !outputPath.isEmpty else {
+            throw fail("'schemaDownload.outputPath' is required")
+        }
+        var download = SchemaDownload(method: .sdl(URL(fileURLWithPath: "/")), outputPath: outputPath, baseURL: baseURL)
+        func address(_ value: Any?, at path: String) throws(CodegenConfigurationError) -> URL {
+            guard let text = try string(value, at: path), let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw fail("'\(path)' must be an http or https URL")
+            }
+            return url
+        }
+        switch try tagged(section["downloadMethod"], at: "schemaDownload.downloadMethod", cases: ["introspection", "url", "apolloRegistry"]) {
+        case ("introspection", let payload)?:
+            let path = "schemaDownload.downloadMethod.introspection"
+            let options = try object(payload, at: path, known: ["endpointURL", "httpMethod", "outputFormat", "includeDeprecatedInputValues"])
+            var httpMethod = SchemaDownload.HTTPMethod.post
+            if let (tag, get) = try tagged(options["httpMethod"], at: "\(path).httpMethod", cases: ["POST", "GET"]), tag == "GET" {
+                httpMethod = .get(queryParameterName: try string(get["queryParameterName"], at: "\(path).httpMethod.GET.queryParameterName") ?? "query")
+            }
+            download.method = .introspection(try address(options["endpointURL"], at: "\(path).endpointURL"), httpMethod)
+            if let format = try string(options["outputFormat"], at: "\(path).outputFormat") {
+                guard let parsed = SchemaDownload.OutputFormat(rawValue: format) else { throw fail("'\(path).outputFormat' must be 'SDL' or 'JSON', not '\(format)'") }
+                download.outputFormat = parsed
+            }
+            if let value = options["includeDeprecatedInputValues"] {
+                guard let flag = value as? Bool else { throw fail("'\(path).includeDeprecatedInputValues' must be true or false") }
+                download.includeDeprecatedInputValues = flag
+            }
+        case ("url", let payload)?:
+            let options = try object(payload, at: "schemaDownload.downloadMethod.url", known: ["url", "outputFormat"])
+            download.method = .sdl(try address(options["url"], at: "schemaDownload.downloadMethod.url.url"))
+            if let format = try string(options["outputFormat"], at: "schemaDownload.downloadMethod.url.outputFormat") {
+                guard let parsed = SchemaDownload.OutputFormat(rawValue: format) else { throw fail("'schemaDownload.downloadMethod.url.outputFormat' must be 'SDL' or 'JSON'") }
+                download.outputFormat = parsed
+            }
+        case ("apolloRegistry", _)?:
+            throw fail("'schemaDownload.downloadMethod.apolloRegistry' (Apollo's hosted registry) is not supported: use 'introspection', or 'url' for a registry that serves SDL")
+        default:
+            throw fail("'schemaDownload.downloadMethod' is required")
+        }
+        if let timeout = section["downloadTimeout"] {
+            guard let seconds = (timeout as? NSNumber)?.doubleValue, !(timeout is Bool), seconds > 0 else { throw fail("'schemaDownload.downloadTimeout' must be a number of seconds above 0") }
+            download.timeout = seconds
+        }
+        switch section["headers"] {
+        case nil: break
+        case let headers as [String: Any]:
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+                guard let text = value as? String else { throw fail("'schemaDownload.headers.\(name)' must be a string") }
+                download.headers.append(SchemaDownload.Header(name: name, value: text))
+            }
+        case let headers as [Any]:
+            for (index, entry) in headers.enumerated() {
+                guard let pair = entry as? [String: Any], let name = pair["key"] as? String, let text = pair["value"] as? String else {
+                    throw fail("'schemaDownload.headers[\(index)]' must be {\"key\": …, \"value\": …}")
+                }
+                download.headers.append(SchemaDownload.Header(name: name, value: text))
+            }
+        default:
+            throw fail("'schemaDownload.headers' must be an object of names to values, or an array of {\"key\", \"value\"}")
+        }
+        return download
     }
 }

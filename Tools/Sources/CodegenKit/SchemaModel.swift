@@ -347,7 +347,7 @@ final class SchemaModel {
 
     /// A list argument of `@typePolicy` (`keyFields: "a b"`, `connectionFields: "items"`); `nil`
     /// when it is absent or empty.
-    private static func policyList(_ argument: String, _ directives: [Directive]) -> [String]? {
+    static func policyList(_ argument: String, _ directives: [Directive]) -> [String]? {
         guard let directive = directives.first(where: { $0.name.value == "typePolicy" }),
             let value = directive.arguments.first(where: { $0.name.value == argument })?.value as? StringValue
         else { return nil }

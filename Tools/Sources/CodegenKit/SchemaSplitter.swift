@@ -116,10 +116,21 @@ public struct SchemaSplitter {
 
         var entries: [Entry] = []
         var rootFields: [RootField] = []
+        /// The directives on each root type, its extensions' included.
+        var rootDirectives: [String: [Directive]] = [:]
+        /// Directive definitions other than `@domain`'s: they go to the shared slice.
+        var directiveDefinitions: [String] = []
+        /// Extensions of the other types, which go where the type goes.
+        var extensions: [String: [(location: Location?, references: [(name: String, location: Location?)])]] = [:]
         for definition in document.definitions {
-            guard let type = definition as? any TypeDefinition else { continue }
+            if let directive = definition as? DirectiveDefinition {
+                if directive.name.value != "domain" { directiveDefinitions.append(Self.text(of: directive.loc, in: text)) }
+                continue
+            }
+            guard let (type, location) = Self.typeDefinition(in: definition) else { continue }
             let name = type.name.value
             if let operation = rootByName[name], let object = type as? ObjectTypeDefinition {
+                rootDirectives[operation, default: []] += object.directives
                 for field in object.fields {
                     rootFields.append(RootField(
                         operation: operation, definition: field, declared: Self.domain(of: field.directives),
@@ -127,9 +138,18 @@ public struct SchemaSplitter {
                 }
                 continue
             }
+            if let location {
+                extensions[name, default: []].append((location, Self.references(of: type)))
+                continue
+            }
             entries.append(Entry(name: name, definition: type, declared: declaredDomain(of: type), references: Self.references(of: type)))
         }
         let index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.name, $0) })
+        for (name, found) in extensions {
+            // What an extension uses counts as used by its type (an extension of a type the file
+            // does not define was refused by the schema check above).
+            if let position = index[name] { entries[position].references += found.flatMap(\.references) }
+        }
 
         // Undeclared types belong to the domains that use them, found by propagation.
         var users: [String: Set<String>] = [:]
@@ -226,8 +246,10 @@ public struct SchemaSplitter {
         for domain in [Self.shared] + allDomains {
             var parts: [String] = []
             var dependencies: Set<String> = []
+            if domain == Self.shared { parts += directiveDefinitions }
             for entry in entries where assigned[entry.name] == domain {
                 parts.append(Self.text(of: entry.definition.loc, in: text))
+                parts += (extensions[entry.name] ?? []).map { Self.text(of: $0.location, in: text) }
                 for reference in entry.references where assigned[reference.name] == Self.shared && domain != Self.shared {
                     dependencies.insert(reference.name)
                 }
@@ -246,10 +268,14 @@ public struct SchemaSplitter {
                     Self.text(of: field.definition.loc, in: text).split(separator: "\n", omittingEmptySubsequences: false)
                         .map { "  " + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
                 }
+                let directives = Self.rootDirectiveText(rootDirectives[operation] ?? [], in: text, domain: domain) { name in
+                    rootFields.first { $0.operation == operation && $0.definition.name.value == name }.map(rootDomain) ?? Self.shared
+                }
+                let fieldList = body.isEmpty ? "" : " {\n" + body.joined(separator: "\n") + "\n}"
                 if domain == Self.shared {
-                    parts.append(body.isEmpty ? "type \(rootName)" : "type \(rootName) {\n" + body.joined(separator: "\n") + "\n}")
-                } else if !body.isEmpty {
-                    parts.append("extend type \(rootName) {\n" + body.joined(separator: "\n") + "\n}")
+                    parts.append("type \(rootName)\(directives)\(fieldList)")
+                } else if !body.isEmpty || !directives.isEmpty {
+                    parts.append("extend type \(rootName)\(directives)\(fieldList)")
                 }
             }
             let kit = domain == Self.shared ? configuration.sharedKit : configuration.kit(for: domain)
@@ -287,6 +313,41 @@ public struct SchemaSplitter {
     }
 
     // MARK: Helpers
+
+    /// A type definition, or the definition inside a type extension with the extension's place.
+    private static func typeDefinition(in definition: any Definition) -> (any TypeDefinition, extension: Location?)? {
+        switch definition {
+        case let type as any TypeDefinition: return (type, nil)
+        case let ext as TypeExtensionDefinition: return (ext.definition, ext.loc)
+        case let ext as InterfaceExtensionDefinition: return (ext.definition, ext.loc)
+        case let ext as UnionExtensionDefinition: return (ext.definition, ext.loc)
+        case let ext as EnumExtensionDefinition: return (ext.definition, ext.loc)
+        case let ext as InputObjectExtensionDefinition: return (ext.definition, ext.loc)
+        case let ext as ScalarExtensionDefinition: return (ext.definition, ext.loc)
+        default: return nil
+        }
+    }
+
+    /// The directives a root type carries in the slice of `domain`: `@typePolicy(connectionFields:)`
+    /// names only that slice's fields; the other directives (but `@domain`) stay on the shared
+    /// slice's root type.
+    private static func rootDirectiveText(_ directives: [Directive], in text: String, domain: String, domainOfField: (String) -> String) -> String {
+        var texts: [String] = []
+        for directive in directives where directive.name.value != "domain" {
+            guard directive.name.value == "typePolicy" else {
+                if domain == Self.shared { texts.append(Self.text(of: directive.loc, in: text)) }
+                continue
+            }
+            var arguments: [String] = []
+            if domain == Self.shared, let keys = SchemaModel.policyList("keyFields", [directive]) {
+                arguments.append("keyFields: \"\(keys.joined(separator: " "))\"")
+            }
+            let connections = (SchemaModel.policyList("connectionFields", [directive]) ?? []).filter { domainOfField($0) == domain }
+            if !connections.isEmpty { arguments.append("connectionFields: \"\(connections.joined(separator: " "))\"") }
+            if !arguments.isEmpty { texts.append("@typePolicy(\(arguments.joined(separator: ", ")))") }
+        }
+        return texts.map { " " + $0 }.joined()
+    }
 
     private static func directives(of type: any TypeDefinition) -> [Directive] {
         switch type {

@@ -32,6 +32,7 @@ enum DevRoutes {
                 let query = json["query"] as? String
             else { return plain(400, "expected a JSON body with a 'query' string") }
             let variables = json["variables"].flatMap { $0 is NSNull ? nil : try? JSONSerialization.data(withJSONObject: $0) }
+            if let refusal = refuseIntrospection(query, schema, state) { return refusal }
             return try await GraphQLHTTPResponder.execute(
                 schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
                 accept: request.headers[.accept] ?? "", context: context(request, state))
@@ -39,10 +40,21 @@ enum DevRoutes {
         router.get("/graphql") { request, _ in
             let parameters = request.uri.queryParameters
             guard let query = parameters.get("query") else { return plain(400, "expected a 'query' parameter") }
+            if let refusal = refuseIntrospection(query, schema, state) { return refusal }
             return try await GraphQLHTTPResponder.execute(
                 schema: schema, query: query, operationName: parameters.get("operationName"),
                 variablesJSON: parameters.get("variables").map { Data($0.utf8) }, accept: request.headers[.accept] ?? "",
                 context: context(request, state))
+        }
+
+        // The schema's SDL, as a schema registry serves it.
+        router.get("/schema.graphqls") { _, _ in
+            guard let url = Bundle.module.url(forResource: "schema", withExtension: "graphqls"), let text = try? String(contentsOf: url, encoding: .utf8) else {
+                return plain(500, "schema.graphqls is missing from the dev server's resources")
+            }
+            var response = plain(200, text)
+            response.headers[.contentType] = "application/graphql; charset=utf-8"
+            return response
         }
 
         // Bearer tokens.
@@ -150,6 +162,18 @@ enum DevRoutes {
     static func sessionCookie(_ request: Request) -> String? {
         (request.headers[.cookie] ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             .first { $0.hasPrefix("session=") }.map { String($0.dropFirst("session=".count)) }
+    }
+
+    /// With introspection off, a query that asks for `__schema` or `__type` gets the error a
+    /// production server answers (status 400, `application/graphql-response+json`).
+    static func refuseIntrospection(_ query: String, _ schema: GraphQLSchema, _ state: Locked<DevState>) -> Response? {
+        guard !state.withLock({ $0.introspection }), let document = try? parse(source: query) else { return nil }
+        // The rule names every introspection field; the first says it.
+        guard let error = validate(schema: schema, ast: document, rules: [NoSchemaIntrospectionCustomRule]).first else { return nil }
+        let body = (try? JSONSerialization.data(withJSONObject: ["errors": [["message": error.message, "extensions": ["code": "INTROSPECTION_DISABLED"]]]])) ?? Data()
+        var response = Response(status: .badRequest, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        response.headers[.contentType] = "application/graphql-response+json; charset=utf-8"
+        return response
     }
 
     static func context(_ request: Request, _ state: Locked<DevState>) -> DevContext {

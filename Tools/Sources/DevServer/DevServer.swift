@@ -17,13 +17,16 @@ struct DevState: Sendable {
     /// Session cookie → user.
     var sessions: [String: String] = [:]
     var switches = DevServer.Switches()
+    /// Whether `__schema` and `__type` are answered (production servers often refuse them).
+    var introspection = true
 }
 
 /// A server for development, demos and end-to-end tests: the root `schema.graphqls` over seeded
 /// in-memory data, GraphQL over HTTP (POST and GET) and over WebSocket (`graphql-transport-ws` and
 /// `graphql-ws`, with `householdChanged` and `productChanged` events), the REST endpoints ProductKit
 /// uses, bearer log-in and refresh, a cookie session, and switches for latency, failures and
-/// dropped sockets. Start it in-process with ``start(_:)`` or run `dev-server --port N`.
+/// dropped sockets, introspection (or its refusal) and the schema's SDL at `/schema.graphqls`.
+/// Start it in-process with ``start(_:)`` or run `dev-server --port N`.
 ///
 /// Seeded users log in with the password `pantry`: `alice@example.com` (households `hh-1` and
 /// `hh-2`), `bob@example.com` (`hh-1`), `carol@example.com`.
@@ -55,15 +58,19 @@ public final class DevServer: Sendable {
         public var switches: Switches
         /// Where the server logs (nothing by default).
         public var logger: Logger
+        /// Whether introspection queries (`__schema`, `__type`) are answered; when not, they get
+        /// a GraphQL error, as production servers that disable introspection answer.
+        public var introspection: Bool
 
-        /// Loopback, a free port, no switches, no logs.
+        /// Loopback, a free port, no switches, no logs, introspection answered.
         public init(port: Int = 0, host: String = "127.0.0.1", switches: Switches = Switches(),
-                    logger: Logger = Logger(label: "dev-server", factory: { _ in SwiftLogNoOpLogHandler() }))
+                    logger: Logger = Logger(label: "dev-server", factory: { _ in SwiftLogNoOpLogHandler() }), introspection: Bool = true)
         {
             self.port = port
             self.host = host
             self.switches = switches
             self.logger = logger
+            self.introspection = introspection
         }
     }
 
@@ -107,14 +114,17 @@ public final class DevServer: Sendable {
     /// Starts a server and returns once it accepts connections.
     public static func start(_ options: Options = Options()) async throws -> DevServer {
         let state = Locked(DevState())
-        state.withLock { $0.switches = options.switches }
+        state.withLock {
+            $0.switches = options.switches
+            $0.introspection = options.introspection
+        }
         return try await start(options, state: state, events: EventHub())
     }
 
     /// A server on the same address with the same data, users and sessions as this one, which
     /// must have stopped: the server coming back after an outage, as clients see it.
     public func restarted() async throws -> DevServer {
-        var options = Options(port: port, host: baseURL.host ?? "127.0.0.1", switches: switches)
+        var options = Options(port: port, host: baseURL.host ?? "127.0.0.1", switches: switches, introspection: state.withLock { $0.introspection })
         options.port = port
         return try await Self.start(options, state: state, events: events)
     }

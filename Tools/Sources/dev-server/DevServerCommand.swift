@@ -31,6 +31,9 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("drop-sockets-every"), help: "Close every WebSocket after this many seconds.")
     var dropSocketsEvery: Double?
 
+    @Flag(name: .customLong("no-introspection"), help: "Refuse introspection queries, as production servers often do.")
+    var noIntrospection = false
+
     @Flag(help: "Log each request.")
     var verbose = false
 
@@ -47,7 +50,7 @@ struct DevServerCommand: AsyncParsableCommand {
         let server = try await DevServer.start(DevServer.Options(
             port: port, host: host,
             switches: DevServer.Switches(latencyMilliseconds: latency, failureRate: failureRate, dropSocketsEverySeconds: dropSocketsEvery),
-            logger: logger))
+            logger: logger, introspection: !noIntrospection))
         print("dev server at \(server.baseURL.absoluteString) (GraphQL \(server.graphQLURL.absoluteString), WebSocket \(server.webSocketURL.absoluteString)); Ctrl-C stops it")
         try await server.wait()
     }

@@ -82,6 +82,40 @@ struct SchemaSplitterTests {
         #expect(result.slices.first { $0.domain == "product" }?.contents.contains("type Owner") == true)
     }
 
+    @Test("extensions go with their type, directive definitions to shared, root @typePolicy connection fields to each field's slice")
+    func extensionsAndDirectives() throws {
+        let extended = schema + """
+
+            directive @cost(weight: Int!) on FIELD_DEFINITION
+            directive @typePolicy(keyFields: String! = "", connectionFields: String! = "") on OBJECT | INTERFACE
+            extend type Household { pantry: [Shelf!]! @cost(weight: 2) }
+            type Shelf { id: ID! }
+            extend enum Role { CHILD }
+            extend type Query @typePolicy(connectionFields: "households node") { users(first: Int): [User!]! }
+            """
+        let result = try SchemaSplitter().split(extended)
+        let slices = Dictionary(uniqueKeysWithValues: result.slices.map { ($0.domain, $0.contents) })
+        let household = try #require(slices["household"])
+        // The extension follows its type, and what it alone uses (Shelf) comes along.
+        #expect(household.contains("extend type Household { pantry: [Shelf!]! @cost(weight: 2) }"))
+        #expect(household.contains("type Shelf { id: ID! }"))
+        #expect(household.contains("extend enum Role { CHILD }"))
+        #expect(household.contains("extend type Query @typePolicy(connectionFields: \"households\") {\n  households: [Household!]!\n}"))
+        let shared = try #require(slices["shared"])
+        #expect(shared.contains("directive @cost(weight: Int!) on FIELD_DEFINITION"))
+        #expect(shared.contains("directive @typePolicy("))
+        #expect(!shared.contains("directive @domain"))
+        #expect(shared.contains("type Query @typePolicy(connectionFields: \"node\") {\n  node(id: ID!): Node\n}"))
+        // Root fields of an extension are root fields like the others.
+        #expect(slices["user"]?.contains("extend type Query {\n  me: User\n  users(first: Int): [User!]!\n}") == true)
+
+        // A domain type used by another domain's extension is a conflict, as in a definition.
+        let conflicting = schema + "\nextend type User { home: Household }"
+        #expect(throws: CodegenFailure.self) { try SchemaSplitter().split(conflicting) }
+        // An extension of a type the schema does not define is an error, not dropped.
+        #expect(throws: CodegenFailure.self) { try SchemaSplitter().split(schema + "\nextend type Pet { name: String }") }
+    }
+
     @Test("the repository's schema splits cleanly, and the committed slices are what it writes")
     func repositorySchema() throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("schema.graphqls"), encoding: .utf8)
