@@ -17,6 +17,9 @@ public struct KitImpact: Sendable {
         public var reason: String
         /// The change's kind (`FIELD_REMOVED`), or `INVALID_OPERATION` for a validation error.
         public var kind: String
+        /// For a fragment, the kit's operations that spread it (directly or through other
+        /// fragments), which the change reaches too: `["query Household", …]`.
+        public var operations: [String] = []
 
         /// By position.
         public static func < (lhs: Finding, rhs: Finding) -> Bool {
@@ -50,11 +53,13 @@ extension SchemaComparison {
         var breaks: Set<KitImpact.Finding> = []
         var warnings: Set<KitImpact.Finding> = []
         var definitions: [(file: String, range: ClosedRange<Int>, name: String)] = []
+        var spreads: [String: Set<String>] = [:]
         for file in operationFiles {
             guard let document = try? parse(source: Source(body: file.text, name: file.path)) else { continue }
             var walker = UsageWalker(schema: old, roots: old.roots)
             walker.walk(document)
             definitions += walker.definitions.map { (file.path, $0.lines, $0.name) }
+            spreads.merge(walker.spreads) { $0.union($1) }
             for usage in walker.usages {
                 for change in changes where change.severity != .safe && matches(change, usage) {
                     let finding = KitImpact.Finding(
@@ -76,10 +81,34 @@ extension SchemaComparison {
                 breaks.insert(KitImpact.Finding(definition: definition, position: position, coordinate: "", reason: diagnostic.message, kind: "INVALID_OPERATION"))
             }
         }
+        let users = Self.operations(spreading: spreads)
+        func named(_ findings: Set<KitImpact.Finding>) -> [KitImpact.Finding] {
+            findings.sorted().map { finding in
+                var finding = finding
+                finding.operations = users[finding.definition] ?? []
+                return finding
+            }
+        }
         let directory = configURL.deletingLastPathComponent().standardizedFileURL
         return KitImpact(
             kit: directory.lastPathComponent, config: Glob.displayPath(configURL.path, in: base), owners: owners?.owners(of: directory) ?? [],
-            breaks: breaks.sorted(), warnings: warnings.sorted())
+            breaks: named(breaks), warnings: named(warnings))
+    }
+
+    /// For each fragment (`fragment Name`), the operations that reach it through spreads, sorted;
+    /// `spreads` gives the fragments each definition spreads itself.
+    static func operations(spreading spreads: [String: Set<String>]) -> [String: [String]] {
+        var users: [String: Set<String>] = [:]
+        for operation in spreads.keys where !operation.hasPrefix("fragment ") {
+            var pending = Array(spreads[operation] ?? [])
+            var reached: Set<String> = []
+            while let fragment = pending.popLast() {
+                guard reached.insert(fragment).inserted else { continue }  // cycles are invalid, but must not loop
+                users[fragment, default: []].insert(operation)
+                pending += spreads[fragment] ?? []
+            }
+        }
+        return users.mapValues { $0.sorted() }
     }
 
     /// Whether a change reaches what a use of the schema names.
@@ -115,6 +144,8 @@ struct UsageWalker {
     let roots: [String: String]
     var usages: [Usage] = []
     var definitions: [(name: String, lines: ClosedRange<Int>)] = []
+    /// The fragments (`fragment Name`) each definition spreads itself, at any depth of its selections.
+    var spreads: [String: Set<String>] = [:]
 
     init(schema: SchemaIndex, roots: [String: String]) {
         self.schema = schema
@@ -172,8 +203,11 @@ struct UsageWalker {
                 let type = inline.typeCondition?.name.value ?? parent
                 if let condition = inline.typeCondition { usages.append(Usage(coordinate: type, location: condition.loc, definition: definition)) }
                 walk(inline.selectionSet, on: type, in: definition)
+            case let spread as FragmentSpread:
+                // Its definition is walked on its own; what reaches it is noted.
+                spreads[definition, default: []].insert("fragment \(spread.name.value)")
             default:
-                continue  // a fragment spread: its definition is walked on its own
+                continue
             }
         }
     }

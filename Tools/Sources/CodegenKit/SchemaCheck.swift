@@ -77,7 +77,8 @@ public struct SchemaCheck {
     }
 
     private static func uses(_ finding: KitImpact.Finding) -> String {
-        finding.coordinate.isEmpty ? "no longer validates" : "uses \(finding.coordinate)"
+        let reached = finding.operations.isEmpty ? "" : " (spread in \(finding.operations.joined(separator: ", ")))"
+        return (finding.coordinate.isEmpty ? "no longer validates" : "uses \(finding.coordinate)") + reached
     }
 
     /// For CI: `{"breaks", "changes": [...], "kits": [...]}`, keys sorted.
@@ -90,7 +91,12 @@ public struct SchemaCheck {
             ]
         }
         func findings(_ list: [KitImpact.Finding]) -> [[String: Any]] {
-            list.map { ["definition": $0.definition, "position": $0.position, "coordinate": $0.coordinate, "reason": $0.reason, "kind": $0.kind] }
+            list.map {
+                [
+                    "definition": $0.definition, "position": $0.position, "coordinate": $0.coordinate, "reason": $0.reason, "kind": $0.kind,
+                    "operations": $0.operations,
+                ]
+            }
         }
         let kits: [[String: Any]] = kits.map { kit in
             ["kit": kit.kit, "config": kit.config, "owners": kit.owners, "breaks": findings(kit.breaks), "warnings": findings(kit.warnings)]

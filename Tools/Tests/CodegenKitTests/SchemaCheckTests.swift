@@ -111,7 +111,7 @@ struct SchemaCheckTests {
         }
     }
 
-    @Test("a kit's operations that a change reaches are named, with the kit's owner; others are not")
+    @Test("a kit's operations that a change reaches are named, with the kit's owner and, for a fragment, the operations that spread it; others are not")
     func kitImpact() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("schema-check-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -128,8 +128,10 @@ struct SchemaCheckTests {
                 query Home($id: ID!) {
                   household(id: $id) { ...HouseholdFields members { role } }
                 }
-                fragment HouseholdFields on Household { id name }
+                fragment HouseholdFields on Household { id ...Named }
                 mutation Rename($input: HouseholdInput!) { rename(input: $input) { id } }
+                fragment Named on Household { name }
+                query Again($id: ID!) { household(id: $id) { ...Named } }
                 """,
         ], config: config, at: root.appendingPathComponent("HomeKit"))
         let other = try Project(files: ["Other.graphql": "query Residents { residents { __typename ... on Pet { id } } }"], config: config,
@@ -150,9 +152,12 @@ struct SchemaCheckTests {
         let breaks = impact.breaks.map { "\($0.position.replacingOccurrences(of: file, with: "Home.graphql")) \($0.definition) \($0.coordinate) \($0.kind)" }
         #expect(breaks == [
             "Home.graphql:2:53 query Home Role VALUE_REMOVED_FROM_ENUM",
-            "Home.graphql:4:44 fragment HouseholdFields Household.name FIELD_REMOVED",
             "Home.graphql:5:17 mutation Rename HouseholdInput REQUIRED_INPUT_FIELD_ADDED",
+            "Home.graphql:6:31 fragment Named Household.name FIELD_REMOVED",
         ])
+        // The fragment's finding names the operations it reaches, also through another fragment.
+        #expect(impact.breaks.last?.operations == ["query Again", "query Home"])
+        #expect(impact.breaks.first?.operations == [])
         #expect(impact.warnings.map(\.kind) == ["OPTIONAL_ARG_ADDED"])
 
         let untouched = try comparison.impact(onKitAt: other.configURL, owners: owners)
@@ -188,7 +193,9 @@ struct SchemaCheckTests {
         #expect(finding.coordinate == "Household.createdAt" && finding.kind == "FIELD_REMOVED")
         #expect(finding.position.contains("HouseholdKit/GraphQL/Operations/Household.graphql:"))
         #expect(check.text.contains("HouseholdKit (@apicorekit/households): BREAKS"))
-        #expect(check.text.contains("fragment HouseholdDetails uses Household.createdAt: Household.createdAt was removed."))
+        #expect(finding.operations == ["mutation CreateHousehold", "mutation RenameHousehold", "query Household", "subscription HouseholdChanged"])
+        #expect(check.text.contains(
+            "fragment HouseholdDetails uses Household.createdAt (spread in mutation CreateHousehold, mutation RenameHousehold, query Household, subscription HouseholdChanged): Household.createdAt was removed."))
         #expect(check.text.contains("(was HEAD:schema.graphqls:"))  // the old schema named as asked
         let json = try #require(try JSONSerialization.jsonObject(with: Data(check.json.utf8)) as? [String: Any])
         #expect(json["breaks"] as? Bool == true)
