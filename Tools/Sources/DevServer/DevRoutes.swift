@@ -24,7 +24,8 @@ enum DevRoutes {
         router.get("/health") { _, _ in plain(200, "ok") }
 
         // GraphQL over HTTP (`@defer` as `multipart/mixed`, current format, when accepted;
-        // subscriptions as multipart streams, for clients that ask with `subscriptionSpec=1.0`).
+        // subscriptions as multipart streams, for clients that ask with `subscriptionSpec=1.0`;
+        // a mutation with an `Idempotency-Key` runs once, its repeats answered the same).
         router.post("/graphql") { request, _ in
             var request = request
             let body = try await request.collectBody(upTo: 16 << 20)
@@ -33,9 +34,23 @@ enum DevRoutes {
             else { return plain(400, "expected a JSON body with a 'query' string") }
             let variables = json["variables"].flatMap { $0 is NSNull ? nil : try? JSONSerialization.data(withJSONObject: $0) }
             if let refusal = refuseIntrospection(query, schema, state) { return refusal }
+            let operationName = json["operationName"] as? String
+            let accept = request.headers[.accept] ?? ""
+            if let key = request.headers[idempotencyKey], isMutation(query, named: operationName) {
+                var fingerprint: [String: Any] = ["query": query]
+                fingerprint["operationName"] = json["operationName"]
+                fingerprint["variables"] = json["variables"]
+                return try await answerOnce(
+                    key: key, request: try JSONSerialization.data(withJSONObject: fingerprint, options: [.sortedKeys]),
+                    state: state, context: context(request, state)
+                ) { context in
+                    try await GraphQLHTTPResponder.single(
+                        schema: schema, query: query, operationName: operationName, variablesJSON: variables, accept: accept, context: context)
+                }
+            }
             return try await GraphQLHTTPResponder.execute(
-                schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
-                accept: request.headers[.accept] ?? "", context: context(request, state))
+                schema: schema, query: query, operationName: operationName, variablesJSON: variables, accept: accept,
+                context: context(request, state))
         }
         router.get("/graphql") { request, _ in
             let parameters = request.uri.queryParameters
@@ -173,6 +188,45 @@ enum DevRoutes {
         let body = (try? JSONSerialization.data(withJSONObject: ["errors": [["message": error.message, "extensions": ["code": "INTROSPECTION_DISABLED"]]]])) ?? Data()
         var response = Response(status: .badRequest, body: .init(byteBuffer: ByteBuffer(bytes: body)))
         response.headers[.contentType] = "application/graphql-response+json; charset=utf-8"
+        return response
+    }
+
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    /// Set on an answer given again for a repeated `Idempotency-Key`.
+    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+
+    /// Whether the operation a request runs is a mutation (`false` when it does not parse:
+    /// execution says why).
+    static func isMutation(_ query: String, named operationName: String?) -> Bool {
+        guard let document = try? parse(source: query) else { return false }
+        let operations = document.definitions.compactMap { $0 as? OperationDefinition }
+        return operations.first { operationName == nil || $0.name?.value == operationName }?.operation == .mutation
+    }
+
+    /// A mutation sent with an `Idempotency-Key`, run once per user and key (``IdempotentReplies``):
+    /// a repeat gets the first answer with `Idempotent-Replayed: true`, the key used for another
+    /// request a `422`.
+    static func answerOnce(
+        key: String, request: Data, state: Locked<DevState>, context: DevContext,
+        run: @escaping @Sendable (DevContext) async throws -> IdempotentReplies.Reply
+    ) async throws -> Response {
+        let scopedKey = "\(context.userID ?? "")\u{0}\(key)"
+        let claim = state.withLock { $0.replies.claim(scopedKey, request: request) { try await run(context) } }
+        let reply: IdempotentReplies.Reply
+        switch claim {
+        case .reused:
+            let body = ["errors": [["message": "the Idempotency-Key '\(key)' was already used for another request", "extensions": ["code": "IDEMPOTENCY_KEY_REUSED"]]]]
+            return try jsonObject(422, body)
+        case .first(let task):
+            do { reply = try await task.value } catch {
+                state.withLock { $0.replies.forget(scopedKey) }
+                throw error
+            }
+        case .again(let task):
+            reply = try await task.value
+        }
+        var response = Responses.body(reply.status, reply.body, contentType: reply.contentType)
+        if case .again = claim { response.headers[idempotentReplayed] = "true" }
         return response
     }
 

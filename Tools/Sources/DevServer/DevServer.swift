@@ -19,6 +19,8 @@ struct DevState: Sendable {
     var switches = DevServer.Switches()
     /// Whether `__schema` and `__type` are answered (production servers often refuse them).
     var introspection = true
+    /// Mutations answered once per `Idempotency-Key`.
+    var replies = IdempotentReplies()
 }
 
 /// A server for development, demos and end-to-end tests: the root `schema.graphqls` over seeded
@@ -26,6 +28,8 @@ struct DevState: Sendable {
 /// `graphql-ws`, with `householdChanged` and `productChanged` events), the REST endpoints ProductKit
 /// uses, bearer log-in and refresh, a cookie session, and switches for latency, failures and
 /// dropped sockets, introspection (or its refusal) and the schema's SDL at `/schema.graphqls`.
+/// A mutation sent with an `Idempotency-Key` runs once per user and key: a repeat (an offline
+/// queue's replay whose first answer was lost) gets the first answer, `Idempotent-Replayed: true`.
 /// Start it in-process with ``start(_:)`` or run `dev-server --port N`.
 ///
 /// Seeded users log in with the password `pantry`: `alice@example.com` (households `hh-1` and

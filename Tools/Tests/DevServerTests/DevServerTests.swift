@@ -163,6 +163,58 @@ struct DevServerTests {
             #expect(health == 200)
         }
     }
+
+    @Test("a mutation sent again with its Idempotency-Key runs once, also when the copies arrive together; a key is per user and per request")
+    func idempotencyKeys() async throws {
+        try await withDevServer { server in
+            let alice = try await logIn(server)
+            let bob = try await logIn(server, email: "bob@example.com")
+            func add(_ name: String, key: String?, token: String) async throws -> (status: Int, body: String, replayed: Bool) {
+                var request = URLRequest(url: server.graphQLURL)
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+                if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+                let query = #"mutation Add($name: String!) { addMember(input: {householdId: "hh-1", userId: "u-9", displayName: $name, role: CHILD}) { id } }"#
+                request.httpBody = Data(JSONSerializer.string(["query": .string(query), "variables": ["name": .string(name)]]).utf8)
+                let (data, response) = try await URLSession.shared.data(for: request)
+                let http = try #require(response as? HTTPURLResponse)
+                return (http.statusCode, String(decoding: data, as: UTF8.self), http.value(forHTTPHeaderField: "Idempotent-Replayed") == "true")
+            }
+            func memberCount() async throws -> Int {
+                let answer = try await graphQL(server, #"{ household(id: "hh-1") { members { id } } }"#, token: alice)
+                return try #require(answer["data"]?["household"]?["members"]?.arrayValue?.count)
+            }
+            let before = try await memberCount()
+
+            let first = try await add("Guest", key: "key-1", token: alice)
+            #expect(first.status == 200 && first.body.contains("addMember") && !first.replayed, "\(first)")
+            let again = try await add("Guest", key: "key-1", token: alice)
+            #expect(again.status == 200 && again.body == first.body && again.replayed, "\(again)")
+            #expect(try await memberCount() == before + 1)
+
+            // Another request under a used key is refused; the same key is another user's own.
+            let reused = try await add("Someone else", key: "key-1", token: alice)
+            #expect(reused.status == 422 && reused.body.contains("IDEMPOTENCY_KEY_REUSED"), "\(reused)")
+            let bobs = try await add("Guest", key: "key-1", token: bob)
+            #expect(bobs.status == 200 && !bobs.replayed && bobs.body != first.body, "\(bobs)")
+            #expect(try await memberCount() == before + 2)
+
+            // Eight copies at once: one runs, every copy gets its answer.
+            let copies = try await withThrowingTaskGroup(of: (status: Int, body: String, replayed: Bool).self) { group in
+                for _ in 0..<8 { group.addTask { try await add("Twin", key: "key-2", token: alice) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(copies.map(\.body)).count == 1 && copies.allSatisfy { $0.status == 200 })
+            #expect(copies.filter { !$0.replayed }.count == 1)
+            #expect(try await memberCount() == before + 3)
+
+            // Without a key, every request runs.
+            _ = try await add("Guest", key: nil, token: alice)
+            _ = try await add("Guest", key: nil, token: alice)
+            #expect(try await memberCount() == before + 5)
+        }
+    }
 }
 
 /// `subscription HouseholdEvent($id: ID!) { householdChanged(id: $id) { kind household { name } } }`

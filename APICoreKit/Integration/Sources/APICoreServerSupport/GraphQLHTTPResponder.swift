@@ -2,7 +2,6 @@ import Foundation
 import GraphQL
 import HTTPTypes
 import Hummingbird
-import NIOCore
 
 /// An error a resolver throws to give the response an `extensions.code` (such as `UNAUTHENTICATED`).
 public struct CodedError: Error, CustomStringConvertible {
@@ -45,15 +44,22 @@ public enum GraphQLHTTPResponder {
                 return parts
             }
         }
+        let answer = try await single(schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, accept: accept, context: context)
+        return Responses.body(answer.status, answer.body, contentType: answer.contentType)
+    }
+
+    /// One answer, in one body, as a server that does not stream answers (`@defer` delivered in
+    /// the first and only payload): what a server stores to answer a retried request again.
+    public static func single(
+        schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: any Sendable
+    ) async throws -> (status: Int, contentType: String, body: Data) {
         let variables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
         let wantsGraphQLResponse = accept.contains("application/graphql-response+json")
         var result = try await graphql(schema: schema, request: query, context: context, variableValues: variables, operationName: operationName)
         result.errors = result.errors.map(withExtensions)
         let status = wantsGraphQLResponse && result.data == nil && !result.errors.isEmpty ? 400 : 200
-        let body = try GraphQLJSONEncoder().encode(result)
-        var response = Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(bytes: body)))
-        response.headers[.contentType] = wantsGraphQLResponse ? "application/graphql-response+json; charset=utf-8" : "application/json; charset=utf-8"
-        return response
+        let contentType = wantsGraphQLResponse ? "application/graphql-response+json; charset=utf-8" : "application/json; charset=utf-8"
+        return (status, contentType, try GraphQLJSONEncoder().encode(result))
     }
 
     /// The parsed document and the operation a request names (the only one when it names none);
