@@ -198,9 +198,7 @@ enum DevRoutes {
     /// Whether the operation a request runs is a mutation (`false` when it does not parse:
     /// execution says why).
     static func isMutation(_ query: String, named operationName: String?) -> Bool {
-        guard let document = try? parse(source: query) else { return false }
-        let operations = document.definitions.compactMap { $0 as? OperationDefinition }
-        return operations.first { operationName == nil || $0.name?.value == operationName }?.operation == .mutation
+        GraphQLHTTPResponder.operation(in: query, named: operationName)?.1.operation == .mutation
     }
 
     /// A mutation sent with an `Idempotency-Key`, run once per user and key (``IdempotentReplies``):

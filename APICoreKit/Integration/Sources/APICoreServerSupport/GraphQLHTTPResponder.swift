@@ -64,7 +64,7 @@ public enum GraphQLHTTPResponder {
 
     /// The parsed document and the operation a request names (the only one when it names none);
     /// `nil` when the document does not parse or has no such operation (execution will say so).
-    static func operation(in query: String, named operationName: String?) -> (Document, OperationDefinition)? {
+    public static func operation(in query: String, named operationName: String?) -> (Document, OperationDefinition)? {
         guard let document = try? parse(source: Source(body: query, name: "request")) else { return nil }
         let operations = document.definitions.compactMap { $0 as? OperationDefinition }
         guard let operation = operations.first(where: { operationName == nil || $0.name?.value == operationName }) else { return nil }
