@@ -10,10 +10,16 @@ public struct TransportResponse: Sendable {
     public var statusCode: Int
     /// The headers, names lowercased.
     public var headers: [String: String]
-    /// The body.
-    public var body: Data
+    /// The body. Setting it (a middleware that rewrites the answer) drops what the engine had
+    /// already read of the old one, so the new body is the one read.
+    public var body: Data {
+        didSet { read = nil }
+    }
     /// The URL that answered.
     public var url: URL?
+    /// What the engine read of the body as the transport delivered it, carried with the response
+    /// through the middleware chain so that the body is read once.
+    package var read: BodyRead?
 
     /// Creates a response; header names are lowercased.
     public init(statusCode: Int, headers: [String: String], body: Data, url: URL?) {
@@ -27,6 +33,17 @@ public struct TransportResponse: Sendable {
     public var mediaType: String? {
         headers["content-type"]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
     }
+}
+
+/// What the engine read of a response body where the transport delivered it, innermost in the
+/// middleware chain. It travels with its ``TransportResponse`` and goes when a middleware replaces
+/// the body.
+package enum BodyRead: Sendable {
+    /// The body, parsed as JSON.
+    case json(JSONValue)
+    /// A body that streams (incremental delivery, subscriptions): its chunks as they arrive. The
+    /// response's `body` is empty; stopping the chunks stops the exchange.
+    case stream(APIStream<Result<Data, APIError>>)
 }
 
 /// What a middleware knows about the request it sees.

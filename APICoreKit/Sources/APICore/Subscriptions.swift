@@ -115,8 +115,8 @@ public enum SubscriptionProtocol: String, Sendable, Hashable, CaseIterable {
     case graphQLWS = "graphql-ws"
 }
 
-/// Subscriptions: where, over which channel (a WebSocket and its protocol, or HTTP multipart),
-/// what `connection_init` carries, and how patient to be.
+/// Subscriptions: where, over which channel (a WebSocket and its protocol, HTTP multipart, or
+/// server-sent events), what `connection_init` carries, and how patient to be.
 public struct SubscriptionConfiguration: Sendable {
     /// How subscriptions reach the server.
     public enum Channel: Sendable {
@@ -128,35 +128,41 @@ public struct SubscriptionConfiguration: Sendable {
         /// streams the events in parts, with heartbeats between them. For servers and proxies
         /// where WebSockets are not an option.
         case multipartHTTP
+        /// Server-sent events, as graphql-sse's distinct connections mode says (graphql-yoga,
+        /// Hot Chocolate, strawberry serve it): each subscription is one POST with `Accept:
+        /// text/event-stream` through the client's middleware chain, whose answer streams a
+        /// `next` event per result and `complete` at the end.
+        case serverSentEvents
     }
 
-    /// The WebSocket endpoint (`ws://` or `wss://`), or over HTTP multipart the GraphQL endpoint
-    /// (`http://` or `https://`).
+    /// The WebSocket endpoint (`ws://` or `wss://`), or over HTTP multipart and server-sent events
+    /// the GraphQL endpoint (`http://` or `https://`).
     public var url: URL
     /// The channel.
     public var channel: Channel
-    /// The WebSocket sub-protocol (unused over HTTP multipart).
+    /// The WebSocket sub-protocol (unused over HTTP).
     public var subprotocol: SubscriptionProtocol
     /// The `connection_init` payload, asked for on every (re)connection. `nil` sends, with bearer
     /// authentication, `{"Authorization": "Bearer <token>"}`, and otherwise no payload. Unused over
-    /// HTTP multipart, whose requests carry credentials as every request does (middleware).
+    /// HTTP (multipart, server-sent events), whose requests carry credentials as every request
+    /// does (middleware).
     public var connectionPayload: (@Sendable () async -> JSONObject?)?
-    /// Headers of the upgrade request (or of each multipart request), besides the client's default
+    /// Headers of the upgrade request (or of each HTTP request), besides the client's default
     /// headers (a cookie session adds its `Cookie` header itself). A header named here replaces the
     /// transport's own of that name (`Origin`, for one); an empty value leaves it out.
     public var headers: [String: String]
     /// How long the server has to answer `connection_init` with `connection_ack`; also how long
-    /// connecting and the WebSocket upgrade may take. Over HTTP multipart, how long the response's
-    /// head may take.
+    /// connecting and the WebSocket upgrade may take. Over HTTP, how long the response's head may
+    /// take.
     public var ackTimeout: Duration
     /// With `graphql-transport-ws`, a `ping` is sent after this much silence, and a connection that
-    /// stays silent for as long again is taken for dead and reopened. Over HTTP multipart, where the
-    /// server sends heartbeats on its own, a connection silent for twice this long is taken for
-    /// dead. `nil` never pings and waits forever.
+    /// stays silent for as long again is taken for dead and reopened. Over HTTP, where the server
+    /// sends heartbeats on its own (multipart heartbeats, event-stream comments), a connection
+    /// silent for twice this long is taken for dead. `nil` never pings and waits forever.
     public var keepAlive: Duration?
     /// How a dropped connection is reopened: attempts, backoff and jitter; `nil` never reopens it.
     public var reconnect: RetryPolicy?
-    /// The largest message (or multipart part) accepted, in bytes.
+    /// The largest message (multipart part, server-sent event) accepted, in bytes.
     public var maxMessageSize: Int
 
     /// Subscriptions over a WebSocket.
@@ -189,6 +195,23 @@ public struct SubscriptionConfiguration: Sendable {
     ) -> SubscriptionConfiguration {
         SubscriptionConfiguration(
             url: url, channel: .multipartHTTP, subprotocol: .graphQLTransportWS, connectionPayload: nil, headers: headers,
+            ackTimeout: ackTimeout, keepAlive: keepAlive, reconnect: reconnect, maxMessageSize: maxMessageSize)
+    }
+
+    /// Subscriptions over server-sent events (graphql-sse, distinct connections mode), to the
+    /// GraphQL endpoint `url` (or the server's own stream endpoint, such as graphql-yoga's
+    /// `/graphql/stream`). With the default `keepAlive`, 30 s without an event or a comment reopen
+    /// the connection; `nil` waits forever, for servers that send no heartbeats.
+    public static func serverSentEvents(
+        url: URL,
+        headers: [String: String] = [:],
+        ackTimeout: Duration = .seconds(10),
+        keepAlive: Duration? = .seconds(15),
+        reconnect: RetryPolicy? = SubscriptionConfiguration.defaultReconnect,
+        maxMessageSize: Int = 4 << 20
+    ) -> SubscriptionConfiguration {
+        SubscriptionConfiguration(
+            url: url, channel: .serverSentEvents, subprotocol: .graphQLTransportWS, connectionPayload: nil, headers: headers,
             ackTimeout: ackTimeout, keepAlive: keepAlive, reconnect: reconnect, maxMessageSize: maxMessageSize)
     }
 

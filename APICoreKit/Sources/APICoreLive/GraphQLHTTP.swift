@@ -18,6 +18,10 @@ enum GraphQLHTTP {
     /// answers once, as JSON.
     static let acceptMultipartSubscription = "multipart/mixed;subscriptionSpec=1.0, application/graphql-response+json, application/json;q=0.9"
 
+    /// For a subscription over server-sent events (graphql-sse); a server that cannot stream
+    /// answers once, as JSON.
+    static let acceptEventStream = "text/event-stream, application/graphql-response+json;q=0.9, application/json;q=0.8"
+
     /// Whether a document asks for incremental delivery.
     static func defers(_ document: String) -> Bool { document.contains("@defer") }
 
@@ -117,6 +121,17 @@ enum GraphQLHTTP {
         }
         body.append(Data("--\(boundary)--\r\n".utf8))
         return body
+    }
+
+    /// Whether an answer's body streams in parts that are read as they arrive.
+    static func streams(_ response: TransportResponse) -> Bool {
+        multipartBoundary(of: response) != nil
+    }
+
+    /// The boundary of a `multipart/mixed` answer.
+    static func multipartBoundary(of response: TransportResponse) -> String? {
+        guard response.mediaType == "multipart/mixed", let type = response.headers["content-type"] else { return nil }
+        return MultipartReader.boundary(ofContentType: type)
     }
 
     /// Classifies one raw response, innermost in the chain, and answers its parsed body. A

@@ -14,10 +14,11 @@ import Foundation
 //    request among identical queries in flight, and asks for incremental delivery when the
 //    operation has `@defer`.
 // 3. Exchange: `exchange` sends one HTTP request through the app's middleware chain (see
-//    `runChain` in LiveAPIClient.swift); innermost, the transport's answer is classified so that
-//    middleware sees `APIError`s, and its parsed body is kept for the next stage.
-// 4. Response: `readAnswer` takes that parsed body (or parses a body a middleware replaced),
-//    once, into the answer's data; an incremental answer's parts are read as they stream in.
+//    `runChain` in LiveAPIClient.swift); its innermost step, `graphQLExchange`, classifies the
+//    transport's answer so that middleware sees `APIError`s, and the parse travels with the
+//    response (`TransportResponse.read`); a middleware that replaces the body drops it.
+// 4. Response: `readAnswer` takes that parse (or parses a body a middleware replaced), once,
+//    into the answer's data; an incremental answer's parts are read as they stream in.
 // 5. Cache: `store` normalizes the data into the cache, whose watchers are told; with
 //    incremental delivery, once per part, the increments merged into the data so far.
 //
@@ -368,7 +369,7 @@ extension LiveAPIClient {
         let key = "\(Operation.operationName)\n\(JSONSerializer.string(.object(request.operation.variablesJSON)))\n"
             + request.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
             + "\n" + Operation.document
-        return try await inFlight.run(key: key, start: send).get()
+        return try await inFlight.run(key: key, name: Operation.operationName, start: send).get()
     }
 
     /// One operation as persisted queries say: the hash alone, then the hash and the document when
@@ -455,19 +456,55 @@ extension LiveAPIClient {
         applyHeaders(request.headers, to: &urlRequest)
         let context = RequestContext(
             kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
-        let record = ExchangeRecord(reading: incremental ? .streamed : .whole)
-        let response = try await runChain(urlRequest, context: context, timeout: request.timeout, record: record)
-        return try await readAnswer(response, record: record, operationName: Operation.operationName)
+        let exchange = graphQLExchange(reading: incremental ? .streamed : .whole, timeout: request.timeout, operationName: Operation.operationName)
+        let response = try await runChain(urlRequest, context: context, exchange: exchange)
+        return try await readAnswer(response, operationName: Operation.operationName)
+    }
+
+    /// How the innermost step reads a GraphQL answer.
+    enum Reading: Sendable {
+        /// Whole.
+        case whole
+        /// As it streams, within the request's timeout (incremental delivery).
+        case streamed
+        /// As it streams, for as long as the server keeps it open (a subscription): the timeout
+        /// covers only its head.
+        case openEnded
+    }
+
+    /// The innermost step of the chain for a GraphQL request: the answer is parsed and classified
+    /// (a status, GraphQL errors and a body that is not a GraphQL response become `APIError`s),
+    /// and the parse travels with the response. An answer that streams (`multipart/mixed`)
+    /// reaches middleware as its head, carrying its chunks.
+    func graphQLExchange(reading: Reading, timeout: Duration?, operationName: String) -> MiddlewareNext {
+        let transport = self.transport
+        let timeout = timeout ?? configuration.timeout
+        return { request throws(APIError) in
+            var response: TransportResponse
+            if reading == .whole {
+                response = try await transport.send(request, timeout: timeout)
+            } else {
+                let streamed = try await transport.stream(request, timeout: timeout, openEnded: reading == .openEnded)
+                response = streamed.head
+                if (200..<300).contains(response.statusCode), GraphQLHTTP.streams(response) {
+                    response.read = .stream(streamed.chunks)
+                    return response
+                }
+                response.body = try await LiveAPIClient.collect(streamed.chunks)
+            }
+            response.read = .json(try GraphQLHTTP.classify(response, operationName: operationName))
+            return response
+        }
     }
 
     // MARK: 4. Response
 
-    /// The data of the response the chain returned, from the body the innermost step parsed, or,
-    /// when a middleware replaced the response, from the new body, checked as the innermost step
-    /// would have. An incremental answer's first part is read here, the rest by the policy stage.
-    func readAnswer(_ response: TransportResponse, record: ExchangeRecord, operationName: String) async throws(APIError) -> ServerAnswer {
-        if let parts = record.parts(for: response) {
-            let payloads = IncrementalParts.payloads(of: parts.chunks, boundary: parts.boundary, operationName: operationName)
+    /// The data of the response the chain returned: from the parse it carries, or, when a
+    /// middleware replaced the body, from the new body, checked as the innermost step would have.
+    /// An incremental answer's first part is read here, the rest by the policy stage.
+    func readAnswer(_ response: TransportResponse, operationName: String) async throws(APIError) -> ServerAnswer {
+        if case .stream(let chunks)? = response.read, let boundary = GraphQLHTTP.multipartBoundary(of: response) {
+            let payloads = IncrementalParts.payloads(of: chunks, boundary: boundary, operationName: operationName)
             var iterator = payloads.makeAsyncIterator()
             guard let first = try await iterator.next()?.get() else {
                 throw .transport(TransportFailure(kind: .connectionLost, url: response.url, underlying: "the incremental response ended before its first part"))
@@ -481,8 +518,8 @@ extension LiveAPIClient {
                 cachePolicy: ServerCachePolicy(headers: response.headers, extensions: first["extensions"]?.objectValue))
         }
         let body: JSONValue
-        if let kept = record.parsedBody(for: response.body) {
-            body = kept
+        if case .json(let parsed)? = response.read {
+            body = parsed
         } else {
             body = try GraphQLHTTP.classify(response, operationName: operationName)
         }
@@ -537,57 +574,6 @@ extension LiveAPIClient {
             var normalizer = Normalizer(variables: variables, keyFunctions: keys, errors: errors, policy: policy)
             normalizer.normalize(written, selections: Data.__selections, parent: Data.__parentType, key: key)
             store.merge(normalizer.records, expires: normalizer.expires, removingLayer: layer)
-        }
-    }
-}
-
-/// What the innermost step of the chain learnt of a GraphQL answer, for the response stage: the
-/// parsed body, kept beside the bytes it came from so that the response stage parses again only
-/// when a middleware replaced them; or, for an answer that streams in parts (incremental
-/// delivery), its chunks, which the chain sees as a head without a body.
-final class ExchangeRecord: Sendable {
-    /// How the answer is read.
-    enum Reading: Sendable {
-        /// Whole.
-        case whole
-        /// As it streams, within the request's timeout (incremental delivery).
-        case streamed
-        /// As it streams, for as long as the server keeps it open (a subscription): the timeout
-        /// covers only its head.
-        case openEnded
-    }
-
-    let reading: Reading
-    private let kept = Locked<(body: Data, value: JSONValue)?>(nil)
-    private let streamed = Locked<(head: TransportResponse, parts: Parts)?>(nil)
-
-    struct Parts: Sendable {
-        var boundary: String
-        var chunks: APIStream<Result<Data, APIError>>
-    }
-
-    init(reading: Reading) { self.reading = reading }
-
-    func keep(_ value: JSONValue, of body: Data) {
-        kept.withLock { $0 = (body, value) }
-    }
-
-    func keep(_ parts: Parts, of head: TransportResponse) {
-        streamed.withLock { $0 = (head, parts) }
-    }
-
-    /// The parsed value of `body`, if it is the body that was kept.
-    func parsedBody(for body: Data) -> JSONValue? {
-        kept.withLock { kept in kept.flatMap { $0.body == body ? $0.value : nil } }
-    }
-
-    /// The parts of `response`, if it is the streaming head that was kept.
-    func parts(for response: TransportResponse) -> Parts? {
-        streamed.withLock { streamed in
-            guard let streamed, response.body.isEmpty, response.statusCode == streamed.head.statusCode,
-                response.headers["content-type"] == streamed.head.headers["content-type"]
-            else { return nil }
-            return streamed.parts
         }
     }
 }

@@ -21,7 +21,7 @@ final class LiveAPIClient: APIClient {
     /// line per real exchange).
     let middlewares: [any Middleware]
     let metrics: any MetricsFactory
-    let inFlight = InFlightQueries()
+    let inFlight: InFlightQueries
     /// Whether the server still takes persisted-query hashes (it said `PersistedQueryNotSupported`).
     let persistedQueriesSupported = Locked(true)
     /// The subscriptions' shared socket, when the configuration has subscriptions.
@@ -41,6 +41,7 @@ final class LiveAPIClient: APIClient {
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
         self.transport = transport
+        inFlight = InFlightQueries(logger: configuration.logger)
         // What an earlier launch queued, with its optimistic layers laid before anything reads the cache.
         var queued: [StoredMutation] = []
         var persistentQueue = configuration.cache?.storage.queue
@@ -132,7 +133,7 @@ final class LiveAPIClient: APIClient {
         let start = ContinuousClock.now
         let urlRequest = try makeURLRequest(request)
         let context = RequestContext(kind: .rest, operationName: request.summary, isIdempotent: request.isIdempotent)
-        let response = try await runChain(urlRequest, context: context, timeout: request.timeout)
+        let response = try await runChain(urlRequest, context: context, exchange: restExchange(timeout: request.timeout))
         let value: Value
         do {
             value = try request.decode(response.body)
@@ -181,44 +182,29 @@ final class LiveAPIClient: APIClient {
 
     // MARK: Chain
 
-    /// Runs the middleware chain around the transport. Innermost, the transport's answer is
-    /// classified by the kind of call, so that middleware sees statuses and GraphQL errors as
-    /// `APIError`s; what that step learnt of a GraphQL answer goes in `record` for the response
-    /// stage. An answer that streams in parts (`multipart/mixed`) reaches middleware as its head.
-    func runChain(_ request: URLRequest, context: RequestContext, timeout: Duration?, record: ExchangeRecord? = nil) async throws(APIError)
+    /// Runs the middleware chain around `exchange`, its innermost step: the one real exchange
+    /// with the transport, which reads the answer as the kind of call needs (`restExchange` here,
+    /// `graphQLExchange` in GraphQLPath.swift) so that middleware sees statuses and GraphQL errors
+    /// as `APIError`s. Whatever that step read travels with the response it returns.
+    func runChain(_ request: URLRequest, context: RequestContext, exchange: @escaping MiddlewareNext) async throws(APIError)
         -> TransportResponse
     {
-        let transport = self.transport
-        let timeout = timeout ?? configuration.timeout
-        let terminal: MiddlewareNext = { request throws(APIError) in
-            guard case .graphQL = context.kind else {
-                let response = try await transport.send(request, timeout: timeout)
-                try Self.checkRESTStatus(response)
-                return response
-            }
-            var response: TransportResponse
-            if let record, record.reading != .whole {
-                let streamed = try await transport.stream(request, timeout: timeout, openEnded: record.reading == .openEnded)
-                if (200..<300).contains(streamed.head.statusCode), let type = streamed.head.headers["content-type"],
-                    type.lowercased().hasPrefix("multipart/mixed"), let boundary = MultipartReader.boundary(ofContentType: type)
-                {
-                    record.keep(ExchangeRecord.Parts(boundary: boundary, chunks: streamed.chunks), of: streamed.head)
-                    return streamed.head
-                }
-                response = streamed.head
-                response.body = try await Self.collect(streamed.chunks)
-            } else {
-                response = try await transport.send(request, timeout: timeout)
-            }
-            let parsed = try GraphQLHTTP.classify(response, operationName: context.operationName)
-            record?.keep(parsed, of: response.body)
-            return response
-        }
         let result = await Self.result { () async throws(APIError) in
-            try await Self.call(middlewares[...], request: request, context: context, terminal: terminal)
+            try await Self.call(middlewares[...], request: request, context: context, terminal: exchange)
         }
         noteReachability(of: result)
         return try result.get()
+    }
+
+    /// The innermost step for REST: the answer whole, a status outside 2xx as an error.
+    func restExchange(timeout: Duration?) -> MiddlewareNext {
+        let transport = self.transport
+        let timeout = timeout ?? configuration.timeout
+        return { request throws(APIError) in
+            let response = try await transport.send(request, timeout: timeout)
+            try Self.checkRESTStatus(response)
+            return response
+        }
     }
 
     /// A streamed body, whole.

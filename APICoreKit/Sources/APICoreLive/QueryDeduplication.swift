@@ -1,5 +1,6 @@
 import APICore
 import Foundation
+import Logging
 
 /// Identical queries in flight at the same time share one network request: the same operation,
 /// variables and headers. Each caller still maps the shared data with its own `map`. A caller that
@@ -14,15 +15,17 @@ actor InFlightQueries {
 
     private var entries: [String: Entry] = [:]
     private var nextWaiter: UInt64 = 0
-    /// How many callers joined a request already under way (for tests).
-    private(set) var joinedCount = 0
+    private let logger: Logger
 
-    /// The result of the request for `key`, started with `start` unless one is under way.
-    nonisolated func run(key: String, start: @escaping @Sendable () async -> Shared) async -> Shared {
+    init(logger: Logger) { self.logger = logger }
+
+    /// The result of the request for `key` (an operation named `name`), started with `start`
+    /// unless one is under way.
+    nonisolated func run(key: String, name: String, start: @escaping @Sendable () async -> Shared) async -> Shared {
         let id = await reserveID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                Task { await self.join(key: key, id: id, continuation: continuation, start: start) }
+                Task { await self.join(key: key, name: name, id: id, continuation: continuation, start: start) }
             }
         } onCancel: {
             Task { await self.leave(key: key, id: id) }
@@ -34,10 +37,12 @@ actor InFlightQueries {
         return nextWaiter
     }
 
-    private func join(key: String, id: UInt64, continuation: CheckedContinuation<Shared, Never>, start: @escaping @Sendable () async -> Shared) {
+    private func join(
+        key: String, name: String, id: UInt64, continuation: CheckedContinuation<Shared, Never>, start: @escaping @Sendable () async -> Shared
+    ) {
         if entries[key] != nil {
             entries[key]?.waiters[id] = continuation
-            joinedCount += 1
+            logger.debug("\(name): shares the identical request in flight")
             return
         }
         let task = Task {

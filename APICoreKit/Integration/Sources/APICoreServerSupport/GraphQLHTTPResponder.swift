@@ -26,18 +26,21 @@ public enum GraphQLHTTPResponder {
     /// error (no data at all) is a 400; with `application/json`, every well-formed response is a 200.
     /// Errors thrown as ``CodedError`` get their `extensions.code`. A document with `@defer`, from
     /// a client that accepts `multipart/mixed`, is answered in parts as `incremental` says; a
-    /// subscription, from a client that accepts multipart subscriptions, as `subscriptions` says.
+    /// subscription, from a client that accepts multipart subscriptions or `text/event-stream`
+    /// (graphql-sse), streams as `subscriptions` says.
     public static func execute(
         schema: GraphQLSchema, query: String, operationName: String?, variablesJSON: Data?, accept: String, context: any Sendable,
         incremental: IncrementalDelivery.Options = IncrementalDelivery.Options(),
-        subscriptions: MultipartSubscriptions.Options = MultipartSubscriptions.Options()
+        subscriptions: StreamedSubscriptions.Options = StreamedSubscriptions.Options()
     ) async throws -> Response {
-        if accept.contains("multipart/mixed"), let (document, operation) = Self.operation(in: query, named: operationName) {
-            if operation.operation == .subscription, MultipartSubscriptions.accepts(accept) {
-                return try await MultipartSubscriptions.respond(
-                    schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, context: context, options: subscriptions)
+        let streamed = StreamedSubscriptions.format(accepting: accept)
+        if accept.contains("multipart/mixed") || streamed != nil, let (document, operation) = Self.operation(in: query, named: operationName) {
+            if operation.operation == .subscription, let streamed {
+                return try await StreamedSubscriptions.respond(
+                    schema: schema, query: query, operationName: operationName, variablesJSON: variablesJSON, context: context, format: streamed,
+                    options: subscriptions)
             }
-            if let parts = try await IncrementalDelivery.respond(
+            if accept.contains("multipart/mixed"), let parts = try await IncrementalDelivery.respond(
                 schema: schema, document: document, operation: operation, query: query, operationName: operationName,
                 variablesJSON: variablesJSON, context: context, options: incremental)
             {

@@ -44,11 +44,18 @@ enum Routes {
                 case .failure(let error): return error.response
                 }
                 let variables = json["variables"].flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+                // A subscription over HTTP with a stale bearer token is refused before it streams, as
+                // a gateway that checks tokens would.
+                if let header = request.headers[.authorization], header != "Bearer \(state.withLock { $0.accessToken })",
+                    GraphQLHTTPResponder.operation(in: query, named: json["operationName"] as? String)?.1.operation == .subscription
+                {
+                    return plain(401, "missing or stale token")
+                }
                 let incremental = IncrementalDelivery.Options(
                     format: format, cutAfter: state.withLock { $0.cutIncrementalAfter }, partDelay: state.withLock { $0.incrementalPartDelay },
                     onClientGone: { state.withLock { $0.abandonedIncrementalAnswers += 1 } })
                 let subscriptions = state.withLock { current in
-                    MultipartSubscriptions.Options(
+                    StreamedSubscriptions.Options(
                         heartbeat: current.subscriptionHeartbeat, failAfter: current.failSubscriptionStreamsAfter,
                         cutAfter: current.cutSubscriptionStreamsAfter,
                         onClientGone: { state.withLock { $0.abandonedSubscriptionStreams += 1 } },

@@ -92,4 +92,42 @@ struct MiddlewareTests {
             #expect(server.requests.isEmpty)
         }
     }
+
+    @Test("a middleware that rewrites the body: the engine reads the new body, not the one the transport parsed")
+    func rewrittenBody() async throws {
+        let rename = ClosureMiddleware { request, _, next throws(APIError) in
+            var response = try await next(request)
+            let text = String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: "R2-D2", with: "Rewritten")
+            response.body = Data(text.utf8)
+            return response
+        }
+        let keepBody = ClosureMiddleware { request, _, next throws(APIError) in
+            var response = try await next(request)
+            response.headers["x-seen"] = "yes"  // headers only: the transport's parse still holds
+            return response
+        }
+        try await withServer(middlewares: [rename]) { server, client in
+            let response = try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly)
+            #expect(response.value.hero?.name == "Rewritten")
+            #expect(server.requests(to: "graphql").count == 1)
+        }
+        try await withServer(middlewares: [keepBody]) { _, client in
+            let response = try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly)
+            #expect(response.value.hero?.name == "R2-D2")
+            #expect(response.metadata.headers["x-seen"] == "yes")
+        }
+        // A body replaced by one that is not a GraphQL response is checked as the transport's would be.
+        let broken = ClosureMiddleware { request, _, next throws(APIError) in
+            var response = try await next(request)
+            response.body = Data("<html>gateway</html>".utf8)
+            return response
+        }
+        try await withServer(middlewares: [broken]) { _, client in
+            let error = await apiError { () async throws(APIError) in try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly) }
+            guard case .invalidResponse(let failure)? = error, case .notJSON = failure.kind else {
+                Issue.record("expected a body that is not JSON, got \(String(describing: error))")
+                return
+            }
+        }
+    }
 }

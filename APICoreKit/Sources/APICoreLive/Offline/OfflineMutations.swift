@@ -77,9 +77,9 @@ extension LiveAPIClient {
         applyHeaders([QueuedMutation.idempotencyKeyHeader: stored.id], to: &urlRequest)
         // The idempotency key makes sending it again safe for a server that honours it.
         let context = RequestContext(kind: .graphQL(.mutation), operationName: stored.operationName, isIdempotent: true)
-        let record = ExchangeRecord(reading: .whole)
-        let response = try await runChain(urlRequest, context: context, timeout: nil, record: record)
-        return try await readAnswer(response, record: record, operationName: stored.operationName).data
+        let exchange = graphQLExchange(reading: .whole, timeout: nil, operationName: stored.operationName)
+        let response = try await runChain(urlRequest, context: context, exchange: exchange)
+        return try await readAnswer(response, operationName: stored.operationName).data
     }
 
     /// What an exchange says of the network: an answer means the server can be reached (and

@@ -5,8 +5,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Subscriptions for `LiveAPIClient`: each event is validated, written to the cache and mapped, in
-/// the order the server sent them.
+/// Subscriptions for `LiveAPIClient`: one loop for every channel (SubscriptionChannel.swift); each
+/// event is validated, written to the cache and mapped, in the order the server sent them.
 extension LiveAPIClient {
     static func makeSubscriptionConnection(_ configuration: APIClientConfiguration, refresher: TokenRefresher?) -> SubscriptionConnection? {
         guard let subscriptions = configuration.subscriptions, case .webSocket(let transport) = subscriptions.channel else { return nil }
@@ -38,58 +38,84 @@ extension LiveAPIClient {
         return components.url
     }
 
+    /// The channel the configuration names: the shared WebSocket, or a streamed HTTP request per
+    /// subscription.
+    func subscriptionChannel(_ settings: SubscriptionConfiguration) -> any SubscriptionChannel {
+        // `makeSubscriptionConnection` made the socket when the configuration names one.
+        if let subscriptions { return SocketSubscriptionChannel(connection: subscriptions) }
+        if case .serverSentEvents = settings.channel { return EventStreamSubscriptionChannel(client: self, settings: settings) }
+        return MultipartSubscriptionChannel(client: self, settings: settings)
+    }
+
+    /// The subscription loop, the same for every channel: opens the operation, reads each event,
+    /// writes its data to the cache (watchers told) before yielding its value, in the order the
+    /// server sent them, passes states on, and when the connection drops, opens it again as the
+    /// configuration's `reconnect` policy says.
     func subscribe<Subscription: GraphQLSubscription, Value>(_ request: GraphQLRequest<Subscription, Value>) -> APISubscription<Value> {
         guard let settings = configuration.subscriptions else {
             return .failed(.invalidRequest("\(Subscription.operationName): this client has no subscription configuration (APIClientConfiguration.subscriptions)"))
         }
-        guard let connection = subscriptions else { return subscribeOverHTTP(request, settings: settings) }
-        var payload: JSONObject = ["query": .string(Subscription.document), "operationName": .string(Subscription.operationName)]
-        let variables = request.operation.variablesJSON
-        if !variables.isEmpty { payload["variables"] = .object(variables) }
-        let operationPayload = payload
-        let writesToCache = store != nil
+        let channel = subscriptionChannel(settings)
+        let operation = SubscriptionOperation(
+            name: Subscription.operationName, document: Subscription.document, variables: request.operation.variablesJSON,
+            headers: request.headers)
         return APISubscription { continuation in
-            /// What one delivery means for the consumer: a value to yield (after writing its data to
-            /// the cache), or nothing more to do; errors and the end finish the subscription here.
-            let step: @Sendable (SubscriptionConnection.Delivery) -> (value: Value, data: JSONObject)? = { delivery in
-                switch delivery {
+            let task = Task {
+                do throws(APIError) {
+                    try await self.receive(request, operation, over: channel, reconnect: settings.reconnect, into: continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: Task.isCancelled ? .cancelled : error)
+                }
+            }
+            continuation.onTermination { task.cancel() }
+        }
+    }
+
+    /// Opens the operation, and opens it again after each drop, until the server completes it,
+    /// fails it, or the policy gives up.
+    private func receive<Subscription: GraphQLSubscription, Value>(
+        _ request: GraphQLRequest<Subscription, Value>, _ operation: SubscriptionOperation, over channel: any SubscriptionChannel,
+        reconnect policy: RetryPolicy?, into continuation: APISubscription<Value>.Continuation
+    ) async throws(APIError) {
+        var attempts = ReconnectAttempts()
+        while true {
+            continuation.setState(.connecting)
+            var lost: APIError?
+            events: for await event in channel.open(operation) {
+                switch event {
+                case .connected:
+                    attempts.connected()
+                    continuation.setState(.active)
                 case .state(let state):
                     continuation.setState(state)
-                case .next(let result):
-                    do throws(APIError) {
-                        return try self.readEvent(result, of: request)
-                    } catch {
-                        continuation.finish(throwing: error)
-                    }
-                case .failed(let error):
-                    continuation.finish(throwing: error)
-                case .completed:
-                    continuation.finish()
+                case .payload(let payload):
+                    let (value, data) = try readEvent(payload, of: request)
+                    await store(data, for: request.operation)
+                    continuation.yield(value)
+                case .error(let error):
+                    throw error
+                case .complete:
+                    return
+                case .dropped(let error):
+                    lost = error
+                    break events
                 }
-                return nil
             }
-            let sink: SubscriptionConnection.Sink
-            var worker: Task<Void, Never>?
-            if writesToCache {
-                // Each event's data is in the cache (and watchers told) before the consumer sees it.
-                let (deliveries, deliver) = AsyncStream<SubscriptionConnection.Delivery>.makeStream()
-                worker = Task {
-                    for await delivery in deliveries {
-                        guard let event = step(delivery) else { continue }
-                        await self.store(event.data, for: request.operation)
-                        continuation.yield(event.value)
-                    }
-                }
-                sink = { deliver.yield($0) }
-                continuation.onTermination { deliver.finish() }
-            } else {
-                sink = { delivery in if let event = step(delivery) { continuation.yield(event.value) } }
+            if Task.isCancelled { throw .cancelled }
+            let error = lost ?? .transport(TransportFailure(
+                kind: .connectionLost, url: configuration.subscriptions?.url, underlying: "the subscription's stream ended without completing"))
+            guard error.recovery == .retry, let policy else { throw error }
+            guard let delay = attempts.failed(under: policy) else {
+                configuration.logger.warning("\(operation.name): gave up reconnecting after \(attempts.failures) attempts")
+                throw error
             }
-            let registration = Task { await connection.subscribe(name: Subscription.operationName, payload: operationPayload, sink: sink) }
-            let cancelWorker = worker.map { worker in { @Sendable in worker.cancel() } }
-            continuation.onTermination {
-                cancelWorker?()
-                Task { await connection.unsubscribe(await registration.value) }
+            configuration.logger.info("\(operation.name): subscription stream lost (\(error)); reconnecting in \(delay), attempt \(attempts.failures)")
+            continuation.setState(.reconnecting(attempt: attempts.failures, delay: delay, reason: error.description))
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                throw .cancelled
             }
         }
     }

@@ -9,15 +9,8 @@ import Logging
 /// so it is subscribed exactly once per socket, and nothing from an old socket is read once it is
 /// gone: after a reconnect no event arrives twice.
 actor SubscriptionConnection {
-    /// What an operation's consumer is told.
-    enum Delivery: Sendable {
-        case state(SubscriptionState)
-        case next(JSONObject)
-        case failed(APIError)
-        case completed
-    }
-
-    typealias Sink = @Sendable (Delivery) -> Void
+    /// Where an operation's events go.
+    typealias Sink = @Sendable (ChannelEvent) -> Void
 
     private struct Operation {
         let name: String
@@ -90,10 +83,9 @@ actor SubscriptionConnection {
         nextID += 1
         operations[id] = Operation(name: name, payload: payload, sink: sink)
         if let channel, acknowledged {
-            sink(.state(.active))
+            sink(.connected)
             await send(id, on: channel)
         } else {
-            sink(.state(.connecting))
             if runner == nil { runner = Task { await self.run() } }
         }
         return id
@@ -121,12 +113,12 @@ actor SubscriptionConnection {
         await channel.close(code: 1000, reason: "no active subscriptions")
     }
 
-    private func broadcast(_ delivery: Delivery) {
-        for operation in operations.values { operation.sink(delivery) }
+    private func broadcast(_ event: ChannelEvent) {
+        for operation in operations.values { operation.sink(event) }
     }
 
     private func failAll(_ error: APIError) {
-        broadcast(.failed(error))
+        broadcast(.error(error))
         operations.removeAll()
     }
 
@@ -278,7 +270,7 @@ actor SubscriptionConnection {
             acknowledgedOnce = true
             logger.debug("subscription socket acknowledged")
             for id in operations.keys.sorted() {
-                operations[id]?.sink(.state(.active))
+                operations[id]?.sink(.connected)
                 await send(id, on: channel)
             }
             await closeIfIdle()
@@ -292,15 +284,15 @@ actor SubscriptionConnection {
         case .next(let id, let payload):
             guard acknowledged else { return await endSocket(code: 4400, .fatal(invalidMessage("a result before connection_ack")), on: channel) }
             // Results for an operation already removed (the consumer stopped) are dropped.
-            if let id = UInt64(id), let operation = operations[id] { operation.sink(.next(payload)) }
+            if let id = UInt64(id), let operation = operations[id] { operation.sink(.payload(payload)) }
         case .error(let id, let errors):
             if let id = UInt64(id), let operation = operations.removeValue(forKey: id) {
-                operation.sink(.failed(.graphQL(GraphQLFailure(errors: errors, partialData: nil, statusCode: nil, operationName: operation.name))))
+                operation.sink(.error(.graphQL(GraphQLFailure(errors: errors, partialData: nil, statusCode: nil, operationName: operation.name))))
                 await closeIfIdle()
             }
         case .complete(let id):
             if let id = UInt64(id), let operation = operations.removeValue(forKey: id) {
-                operation.sink(.completed)
+                operation.sink(.complete)
                 await closeIfIdle()
             }
         }
@@ -347,6 +339,30 @@ actor SubscriptionConnection {
                 try? await channel.send(SubscriptionWire.ping)
             } else {
                 pingedAt = nil
+            }
+        }
+    }
+}
+
+/// The shared WebSocket as a subscription channel: each operation is one id on the socket. The
+/// socket reconnects itself (every operation is subscribed again) and reports how that goes as
+/// states; it gives up with an error, never a drop.
+struct SocketSubscriptionChannel: SubscriptionChannel {
+    let connection: SubscriptionConnection
+
+    func open(_ operation: SubscriptionOperation) -> APIStream<ChannelEvent> {
+        APIStream { continuation in
+            let registration = Task {
+                await connection.subscribe(name: operation.name, payload: operation.payload) { event in
+                    continuation.yield(event)
+                    switch event {
+                    case .error, .complete, .dropped: continuation.finish()
+                    case .connected, .payload, .state: break
+                    }
+                }
+            }
+            continuation.onTermination = { _ in
+                Task { await connection.unsubscribe(await registration.value) }
             }
         }
     }

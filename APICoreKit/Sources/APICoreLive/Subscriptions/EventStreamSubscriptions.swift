@@ -1,0 +1,64 @@
+@_spi(Generated) import APICore
+import Foundation
+
+/// Subscriptions over server-sent events, as graphql-sse's distinct connections mode says: one
+/// POST per subscription with `Accept: text/event-stream`; the answer is `text/event-stream`,
+/// each `next` event a GraphQL result as its data (errors the server found before executing come
+/// this way too), `complete` when the operation is over; comments are heartbeats. Stopping the
+/// subscription closes the request, which is how the server learns the client went. A stream that
+/// ends without `complete` is a drop, reopened as the `reconnect` policy says.
+struct EventStreamSubscriptionChannel: StreamingHTTPChannel {
+    let client: LiveAPIClient
+    let settings: SubscriptionConfiguration
+
+    static let accept = GraphQLHTTP.acceptEventStream
+
+    static func streams(_ head: TransportResponse) -> Bool { head.mediaType == "text/event-stream" }
+
+    func read(
+        _ chunks: APIStream<Result<Data, APIError>>, of head: TransportResponse, operation: SubscriptionOperation,
+        emit: (ChannelEvent) -> Void
+    ) async throws(APIError) {
+        var reader = ServerSentEventReader(maxEventSize: settings.maxMessageSize)
+        for await chunk in chunks {
+            let bytes = try chunk.get()
+            let events: [ServerSentEvent]
+            do throws(ServerSentEventReader.TooLarge) {
+                events = try reader.append(bytes)
+            } catch {
+                throw .invalidResponse(InvalidResponse(
+                    kind: .notGraphQLResponse, statusCode: head.statusCode, request: operation.name,
+                    bodyExcerpt: "an event of \(error.size) bytes or more, over the limit of \(error.limit)"))
+            }
+            for event in events {
+                switch event.type {
+                case "next":
+                    emit(.payload(try result(of: event, operation: operation, statusCode: head.statusCode)))
+                case "complete":
+                    return emit(.complete)
+                default:
+                    continue  // an event graphql-sse does not define
+                }
+            }
+        }
+        if Task.isCancelled { throw .cancelled }
+        throw .transport(TransportFailure(
+            kind: .connectionLost, url: head.url, underlying: "the event stream ended before its complete event"))
+    }
+
+    /// A `next` event's data: a JSON object, or an error that says what came instead.
+    private func result(of event: ServerSentEvent, operation: SubscriptionOperation, statusCode: Int) throws(APIError) -> JSONObject {
+        let parsed: JSONValue
+        do throws(JSONParseError) {
+            parsed = try JSONParser.parse(event.data)
+        } catch {
+            throw .invalidResponse(InvalidResponse(
+                kind: .notJSON(error), statusCode: statusCode, request: operation.name, bodyExcerpt: HTTPFailure.excerpt(of: event.data)))
+        }
+        guard case .object(let result) = parsed else {
+            throw .invalidResponse(InvalidResponse(
+                kind: .notGraphQLResponse, statusCode: statusCode, request: operation.name, bodyExcerpt: HTTPFailure.excerpt(of: event.data)))
+        }
+        return result
+    }
+}

@@ -1,0 +1,110 @@
+@_spi(Generated) import APICore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A channel whose every subscription is one POST through the client's middleware chain (auth
+/// refresh, retries, logging included) with an answer that streams: what differs between such
+/// channels is the `Accept` header, the media type that streams, and how the body is read.
+protocol StreamingHTTPChannel: SubscriptionChannel {
+    /// The client whose chain sends the request.
+    var client: LiveAPIClient { get }
+    /// The subscription configuration (URL, headers, timeouts).
+    var settings: SubscriptionConfiguration { get }
+    /// The `Accept` header: this channel's streaming media type first, one JSON answer after it.
+    static var accept: String { get }
+    /// Whether the answer's head says it streams in this channel's format.
+    static func streams(_ head: TransportResponse) -> Bool
+    /// Reads the events of the body, telling `emit` each, until the server ends the operation
+    /// (`complete` or `error`); throws what stopped the stream otherwise.
+    func read(_ chunks: APIStream<Result<Data, APIError>>, of head: TransportResponse, operation: SubscriptionOperation,
+              emit: (ChannelEvent) -> Void) async throws(APIError)
+}
+
+extension StreamingHTTPChannel {
+    func open(_ operation: SubscriptionOperation) -> APIStream<ChannelEvent> {
+        APIStream { continuation in
+            let task = Task {
+                do throws(APIError) {
+                    try await exchange(operation) { continuation.yield($0) }
+                } catch {
+                    continuation.yield(.dropped(Task.isCancelled ? .cancelled : error))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// One request and the events of its answer. A server that cannot stream answers once, as
+    /// JSON: its data is one event, its errors end the subscription.
+    private func exchange(_ operation: SubscriptionOperation, emit: (ChannelEvent) -> Void) async throws(APIError) {
+        var request = try GraphQLHTTP.makeRequest(
+            url: settings.url, operationName: operation.name, document: operation.document, variables: operation.variables, useGET: false,
+            accept: Self.accept)
+        client.applyHeaders(settings.headers.merging(operation.headers) { _, request in request }, to: &request)
+        for (header, value) in settings.headers where value.isEmpty { request.setValue(nil, forHTTPHeaderField: header) }
+        let context = RequestContext(kind: .graphQL(.subscription), operationName: operation.name, isIdempotent: false)
+        let exchange = client.graphQLExchange(reading: .openEnded, timeout: settings.ackTimeout, operationName: operation.name)
+        let response: TransportResponse
+        do throws(APIError) {
+            response = try await client.runChain(request, context: context, exchange: exchange)
+        } catch {
+            // The server's word on the operation (its errors, a refusal) ends it; the rest is a drop.
+            if case .graphQL = error { return emit(.error(error)) }
+            throw error
+        }
+        guard case .stream(let chunks)? = response.read, Self.streams(response) else {
+            let answer = try await client.readAnswer(response, operationName: operation.name)
+            emit(.payload(["data": .object(answer.data)]))
+            return emit(.complete)
+        }
+        emit(.connected)
+        let (watched, stop) = Self.watchingSilence(chunks, limit: settings.keepAlive.map { $0 * 2 }, url: settings.url)
+        defer { stop() }  // however this ends, the exchange ends with it
+        try await read(watched, of: response, operation: operation, emit: emit)
+        if Task.isCancelled { throw .cancelled }
+    }
+
+    /// `chunks`, failing with a timeout when nothing (heartbeats included) arrives for `limit`,
+    /// and a function that stops them (and the exchange behind them) when the reader leaves early.
+    static func watchingSilence(_ chunks: APIStream<Result<Data, APIError>>, limit: Duration?, url: URL)
+        -> (APIStream<Result<Data, APIError>>, stop: @Sendable () -> Void)
+    {
+        var stop: (@Sendable () -> Void)?
+        let watched = APIStream<Result<Data, APIError>> { continuation in
+            stop = { continuation.finish() }
+            let lastHeard = Locked(ContinuousClock.now)
+            let reader = Task {
+                for await chunk in chunks {
+                    lastHeard.withLock { $0 = .now }
+                    continuation.yield(chunk)
+                }
+                continuation.finish()
+            }
+            let watchdog = limit.map { limit in
+                Task {
+                    while !Task.isCancelled {
+                        let deadline = lastHeard.withLock { $0 } + limit
+                        if deadline > .now {
+                            try? await Task.sleep(until: deadline)
+                            continue
+                        }
+                        continuation.yield(.failure(.transport(TransportFailure(
+                            kind: .timedOut, url: url, underlying: "nothing from the server, not even a heartbeat, for \(limit)"))))
+                        continuation.finish()
+                        return
+                    }
+                }
+            }
+            continuation.onTermination = { _ in
+                reader.cancel()
+                watchdog?.cancel()
+            }
+        }
+        // `APIStream.init` runs its closure at once.
+        return (watched, stop!)
+    }
+}
