@@ -2,7 +2,8 @@
 
 A small library of books written the way a strawberry user writes a schema: an enum, a custom
 scalar (DateTime), a field that always fails (for partial data), a mutation, a file upload, a
-subscription, over both WebSocket protocols and HTTP multipart. Nothing here knows APICoreKit.
+subscription, over both WebSocket protocols, HTTP multipart and server-sent events (graphql-sse).
+Nothing here knows APICoreKit.
 
     python server.py [--port N]     prints "listening on <port>" once bound, then serves until killed
     python server.py --print-schema prints the schema (SDL), as committed in schema.graphqls
@@ -23,7 +24,9 @@ from strawberry.schema.config import StrawberryConfig
 import uvicorn
 from strawberry.asgi import GraphQL
 from strawberry.file_uploads import Upload
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL, MULTIPART_SUBSCRIPTION_PROTOCOL
+from strawberry.subscriptions import (
+    GRAPHQL_SSE_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL, MULTIPART_SUBSCRIPTION_PROTOCOL,
+)
 
 
 @strawberry.enum
@@ -112,7 +115,7 @@ schema = strawberry.Schema(
 )
 app = GraphQL(
     schema,
-    subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL, MULTIPART_SUBSCRIPTION_PROTOCOL],
+    subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL, MULTIPART_SUBSCRIPTION_PROTOCOL, GRAPHQL_SSE_PROTOCOL],
     multipart_uploads_enabled=True,
 )
 

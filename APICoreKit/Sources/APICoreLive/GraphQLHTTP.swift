@@ -123,9 +123,10 @@ enum GraphQLHTTP {
         return body
     }
 
-    /// Whether an answer's body streams in parts that are read as they arrive.
+    /// Whether an answer's body streams in parts that are read as they arrive: `multipart/mixed`
+    /// (incremental delivery, multipart subscriptions) or `text/event-stream` (graphql-sse).
     static func streams(_ response: TransportResponse) -> Bool {
-        multipartBoundary(of: response) != nil
+        multipartBoundary(of: response) != nil || response.mediaType == "text/event-stream"
     }
 
     /// The boundary of a `multipart/mixed` answer.

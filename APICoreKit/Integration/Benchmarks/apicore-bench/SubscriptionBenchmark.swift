@@ -8,10 +8,16 @@ import StarWarsOperations
 import Synchronization
 import WSClient
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// One subscription fed by the loopback server as fast as it can write: `CatalogFeed` events of
 /// about 200 bytes each, through `APIClient.subscribe` into typed domain values, against a bare
 /// `WSClient` that receives the same frames and parses each with `JSONSerialization`, in the same
-/// run, rounds interleaved.
+/// run, rounds interleaved. Then the same events over server-sent events (graphql-sse), one
+/// pre-rendered `text/event-stream` body, against a bare URLSession POST that reads the same body
+/// and parses each event's data with `JSONSerialization`.
 enum SubscriptionBenchmark {
     struct Product: Sendable {
         var id: String
@@ -72,6 +78,57 @@ enum SubscriptionBenchmark {
         print("subscription-bare-us-per-message: \(format(perMessage(bareMedian)))")
         print("subscription-ratio: \(format(oursMedian / bareMedian))")
         print("subscription-with-cache-write-ratio: \(format(cachingMedian / bareMedian))")
+        try await serverSentEvents(server, item: item, request: request)
+    }
+
+    /// The same events over graphql-sse: ours against a bare client reading the same body.
+    static func serverSentEvents(_ server: TestServer, item: String, request: GraphQLRequest<CatalogFeedSubscription, Product>) async throws {
+        let event = "event: next\ndata: {\"data\":{\"catalogFeed\":\(item)}}\n\n"
+        server.respond("sse-feed", status: 200, contentType: "text/event-stream",
+                       body: String(repeating: event, count: messagesPerRound) + "event: complete\ndata:\n\n")
+        let url = server.baseURL.appendingPathComponent("sse-feed")
+        let client = APICoreLive.makeClient(APIClientConfiguration(
+            restBaseURL: server.baseURL, cache: nil, subscriptions: .serverSentEvents(url: url, keepAlive: nil, reconnect: nil)))
+        func ours() async throws -> Duration {
+            let start = ContinuousClock.now
+            var count = 0
+            for try await product in client.subscribe(request) where !product.id.isEmpty { count += 1 }
+            precondition(count == messagesPerRound, "ours (SSE) received \(count) of \(messagesPerRound)")
+            return ContinuousClock.now - start
+        }
+        var oursTimes: [Duration] = []
+        var bareTimes: [Duration] = []
+        _ = try await ours()
+        _ = try await bareEventStream(url)
+        for _ in 0..<rounds {
+            oursTimes.append(try await ours())
+            bareTimes.append(try await bareEventStream(url))
+        }
+        print("sse-ours-us-per-message: \(format(median(oursTimes) / .microseconds(1) / Double(messagesPerRound)))")
+        print("sse-bare-us-per-message: \(format(median(bareTimes) / .microseconds(1) / Double(messagesPerRound)))")
+        print("sse-ratio: \(format(median(oursTimes) / median(bareTimes)))")
+    }
+
+    /// A bare graphql-sse client: one POST, the body read whole, split into events, each event's
+    /// data parsed with `JSONSerialization`.
+    static func bareEventStream(_ url: URL) async throws -> Duration {
+        let start = ContinuousClock.now
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"query":"subscription CatalogFeed { catalogFeed { id name description price tags } }"}"#.utf8)
+        let (body, _) = try await URLSession.shared.data(for: request)
+        var count = 0
+        for block in body.split(separator: Data("\n\n".utf8)) {
+            guard let line = block.split(separator: UInt8(ascii: "\n")).first(where: { $0.starts(with: Data("data: ".utf8)) }),
+                let object = try JSONSerialization.jsonObject(with: Data(line.dropFirst(6))) as? [String: Any],
+                let data = object["data"] as? [String: Any]
+            else { continue }
+            if (data["catalogFeed"] as? [String: Any])?["id"] is String { count += 1 }
+        }
+        precondition(count == messagesPerRound, "bare (SSE) received \(count) of \(messagesPerRound)")
+        return ContinuousClock.now - start
     }
 
     /// The same subscription on a bare `WSClient`: each frame parsed with `JSONSerialization`.

@@ -165,6 +165,18 @@ struct InteropTests {
         }
     }
 
+    @Test("a subscription over server-sent events (graphql-sse, distinct connections mode): every event, then the complete event")
+    func serverSentEventsSubscription() async throws {
+        try await Self.withServer { server in
+            let client = APICoreLive.makeClient(APIClientConfiguration(
+                restBaseURL: server.httpURL.deletingLastPathComponent(), graphQLURL: server.httpURL, timeout: .seconds(30), cache: nil,
+                retryPolicy: nil, subscriptions: .serverSentEvents(url: server.httpURL, reconnect: nil)))
+            var numbers: [Int] = []
+            for try await data in client.subscribe(CountSubscription(to: 5, intervalMs: 5)) { numbers.append(data.count) }
+            #expect(numbers == [1, 2, 3, 4, 5])
+        }
+    }
+
     @Test("the server killed and restarted mid-subscription: the client reconnects and subscribes again")
     func serverRestart() async throws {
         let first = try await InteropServer.start()

@@ -9,6 +9,12 @@ struct ServerSentEvent: Sendable, Equatable {
     var data: Data
     /// The last `id` field seen, if any.
     var id: String?
+
+    init(type: String, data: Data, id: String? = nil) {
+        self.type = type
+        self.data = data
+        self.id = id
+    }
 }
 
 /// Reads a `text/event-stream` body as it arrives, in chunks cut anywhere, as the Server-Sent
