@@ -210,9 +210,10 @@ public struct SubscriptionConfiguration: Sendable {
         reconnect: RetryPolicy? = SubscriptionConfiguration.defaultReconnect,
         maxMessageSize: Int = 4 << 20
     ) -> SubscriptionConfiguration {
-        SubscriptionConfiguration(
-            url: url, channel: .serverSentEvents, subprotocol: .graphQLTransportWS, connectionPayload: nil, headers: headers,
-            ackTimeout: ackTimeout, keepAlive: keepAlive, reconnect: reconnect, maxMessageSize: maxMessageSize)
+        var configuration = multipartHTTP(
+            url: url, headers: headers, ackTimeout: ackTimeout, keepAlive: keepAlive, reconnect: reconnect, maxMessageSize: maxMessageSize)
+        configuration.channel = .serverSentEvents
+        return configuration
     }
 
     private init(

@@ -122,14 +122,14 @@ struct DevServerTests {
         }
     }
 
-    @Test("a household mutation is an event on householdChanged, over both WebSocket protocols and HTTP multipart",
-          arguments: SubscriptionProtocol.allCases.map(\.rawValue) + ["multipart"])
+    @Test("a household mutation is an event on householdChanged, over both WebSocket protocols, HTTP multipart and server-sent events",
+          arguments: SubscriptionProtocol.allCases.map(\.rawValue) + ["multipart", "sse"])
     func householdEvents(_ channel: String) async throws {
         try await withDevServer { server in
             let token = try await logIn(server)
             let subscriptions = SubscriptionProtocol(rawValue: channel).map {
                 SubscriptionConfiguration(url: server.webSocketURL, subprotocol: $0, transport: APICoreWebSocket.transport)
-            } ?? .multipartHTTP(url: server.graphQLURL)
+            } ?? (channel == "sse" ? .serverSentEvents(url: server.graphQLURL) : .multipartHTTP(url: server.graphQLURL))
             let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, cache: nil, subscriptions: subscriptions))
             let events = Task {
                 var iterator = client.subscribe(HouseholdEventSubscription(id: "hh-1")).makeAsyncIterator()
