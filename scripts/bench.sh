@@ -32,7 +32,10 @@ suites:
   subscriptions  one subscription fed by the loopback server as fast as it can (20,000 events
          of ~200 bytes a round): subscription-messages-per-second, and subscription-ratio, our
          time per event into a typed value over a bare WebSocket client's time to receive and
-         JSON-parse the same frames
+         JSON-parse the same frames; subscription-with-cache-write-ratio, the same with a cache;
+         then sse-ratio, the same events over graphql-sse (one pre-rendered text/event-stream
+         body) through the SSE channel over a bare URLSession POST that reads the body and
+         JSON-parses each event (target <= 1.2)
   defer  a ~50 KB catalog answered as one first part and ten @defer increments vs the same
          data in one JSON body, both served as pre-rendered bytes by the loopback server:
          defer-ratio, time to the final result over the whole answer's (target <= 1.3), and

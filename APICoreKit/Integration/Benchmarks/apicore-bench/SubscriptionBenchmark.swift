@@ -109,8 +109,8 @@ enum SubscriptionBenchmark {
         print("sse-ratio: \(format(median(oursTimes) / median(bareTimes)))")
     }
 
-    /// A bare graphql-sse client: one POST, the body read whole, split into events, each event's
-    /// data parsed with `JSONSerialization`.
+    /// A bare graphql-sse client: one POST, the body read whole, each event's `data:` line parsed
+    /// with `JSONSerialization`.
     static func bareEventStream(_ url: URL) async throws -> Duration {
         let start = ContinuousClock.now
         var request = URLRequest(url: url)
@@ -120,9 +120,14 @@ enum SubscriptionBenchmark {
         request.httpBody = Data(#"{"query":"subscription CatalogFeed { catalogFeed { id name description price tags } }"}"#.utf8)
         let (body, _) = try await URLSession.shared.data(for: request)
         var count = 0
-        for block in body.split(separator: Data("\n\n".utf8)) {
-            guard let line = block.split(separator: UInt8(ascii: "\n")).first(where: { $0.starts(with: Data("data: ".utf8)) }),
-                let object = try JSONSerialization.jsonObject(with: Data(line.dropFirst(6))) as? [String: Any],
+        // Line by line: each `data: ` line is one event's JSON.
+        let bytes = [UInt8](body)
+        let prefix = Array("data: ".utf8)
+        var lineStart = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            defer { lineStart = index + 1 }
+            guard index - lineStart > prefix.count, bytes[lineStart..<(lineStart + prefix.count)].elementsEqual(prefix),
+                let object = try JSONSerialization.jsonObject(with: Data(bytes[(lineStart + prefix.count)..<index])) as? [String: Any],
                 let data = object["data"] as? [String: Any]
             else { continue }
             if (data["catalogFeed"] as? [String: Any])?["id"] is String { count += 1 }

@@ -73,6 +73,8 @@ extension StreamingHTTPChannel {
     static func watchingSilence(_ chunks: APIStream<Result<Data, APIError>>, limit: Duration?, url: URL)
         -> (APIStream<Result<Data, APIError>>, stop: @Sendable () -> Void)
     {
+        // Nothing to watch: the chunks as they are (the exchange ends when they are let go).
+        guard let limit else { return (chunks, {}) }
         var stop: (@Sendable () -> Void)?
         let watched = APIStream<Result<Data, APIError>> { continuation in
             stop = { continuation.finish() }
@@ -84,24 +86,22 @@ extension StreamingHTTPChannel {
                 }
                 continuation.finish()
             }
-            let watchdog = limit.map { limit in
-                Task {
-                    while !Task.isCancelled {
-                        let deadline = lastHeard.withLock { $0 } + limit
-                        if deadline > .now {
-                            try? await Task.sleep(until: deadline)
-                            continue
-                        }
-                        continuation.yield(.failure(.transport(TransportFailure(
-                            kind: .timedOut, url: url, underlying: "nothing from the server, not even a heartbeat, for \(limit)"))))
-                        continuation.finish()
-                        return
+            let watchdog = Task {
+                while !Task.isCancelled {
+                    let deadline = lastHeard.withLock { $0 } + limit
+                    if deadline > .now {
+                        try? await Task.sleep(until: deadline)
+                        continue
                     }
+                    continuation.yield(.failure(.transport(TransportFailure(
+                        kind: .timedOut, url: url, underlying: "nothing from the server, not even a heartbeat, for \(limit)"))))
+                    continuation.finish()
+                    return
                 }
             }
             continuation.onTermination = { _ in
                 reader.cancel()
-                watchdog?.cancel()
+                watchdog.cancel()
             }
         }
         // `APIStream.init` runs its closure at once.
