@@ -49,13 +49,7 @@ enum SubscriptionBenchmark {
             Product(id: data.catalogFeed.id, name: data.catalogFeed.name, price: data.catalogFeed.price)
         }
 
-        func ours(_ client: any APIClient) async throws -> Duration {
-            let start = ContinuousClock.now
-            var count = 0
-            for try await product in client.subscribe(request) where !product.id.isEmpty { count += 1 }
-            precondition(count == messagesPerRound, "ours received \(count) of \(messagesPerRound)")
-            return ContinuousClock.now - start
-        }
+        func ours(_ client: any APIClient) async throws -> Duration { try await receiveAll(request, on: client, label: "ours") }
 
         var oursTimes: [Duration] = []
         var cachingTimes: [Duration] = []
@@ -89,13 +83,7 @@ enum SubscriptionBenchmark {
         let url = server.baseURL.appendingPathComponent("sse-feed")
         let client = APICoreLive.makeClient(APIClientConfiguration(
             restBaseURL: server.baseURL, cache: nil, subscriptions: .serverSentEvents(url: url, keepAlive: nil, reconnect: nil)))
-        func ours() async throws -> Duration {
-            let start = ContinuousClock.now
-            var count = 0
-            for try await product in client.subscribe(request) where !product.id.isEmpty { count += 1 }
-            precondition(count == messagesPerRound, "ours (SSE) received \(count) of \(messagesPerRound)")
-            return ContinuousClock.now - start
-        }
+        func ours() async throws -> Duration { try await receiveAll(request, on: client, label: "ours (SSE)") }
         var oursTimes: [Duration] = []
         var bareTimes: [Duration] = []
         _ = try await ours()
@@ -107,6 +95,17 @@ enum SubscriptionBenchmark {
         print("sse-ours-us-per-message: \(format(median(oursTimes) / .microseconds(1) / Double(messagesPerRound)))")
         print("sse-bare-us-per-message: \(format(median(bareTimes) / .microseconds(1) / Double(messagesPerRound)))")
         print("sse-ratio: \(format(median(oursTimes) / median(bareTimes)))")
+    }
+
+    /// The time `client` takes to deliver every event of one round as domain values.
+    static func receiveAll(_ request: GraphQLRequest<CatalogFeedSubscription, Product>, on client: any APIClient, label: String)
+        async throws -> Duration
+    {
+        let start = ContinuousClock.now
+        var count = 0
+        for try await product in client.subscribe(request) where !product.id.isEmpty { count += 1 }
+        precondition(count == messagesPerRound, "\(label) received \(count) of \(messagesPerRound)")
+        return ContinuousClock.now - start
     }
 
     /// A bare graphql-sse client: one POST, the body read whole, each event's `data:` line parsed
