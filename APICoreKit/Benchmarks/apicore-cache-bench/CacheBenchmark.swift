@@ -79,13 +79,13 @@ enum CacheBenchmark {
         try await OptimisticBenchmark.run()
     }
 
-    /// Parse, validate and normalize a response, and merge it into `store`; answers the record count.
+    /// Parse a response, check it and build its records (one walk), and merge them into `store`;
+    /// answers the record count.
     static func write(_ body: Data, into store: NormalizedStore) async throws -> Int {
-        let typed = try OrdersQuery.Data(validating: data(of: body))
-        var normalizer = Normalizer(variables: [:], keyFunctions: [:])
-        normalizer.normalize(typed.__data._data, selections: OrdersQuery.Data.__selections, parent: OrdersQuery.Data.__parentType, key: CacheNaming.queryRoot)
-        await store.merge(normalizer.records)
-        return normalizer.records.count
+        let writer = CacheWriter(store: store)
+        let checked = try writer.check(data(of: body), as: OrdersQuery.Data.self, at: CacheNaming.queryRoot, variables: [:])
+        await writer.write(checked)
+        return checked.records.count
     }
 
     /// The `data` of a response body.

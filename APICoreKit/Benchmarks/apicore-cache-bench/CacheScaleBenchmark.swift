@@ -126,17 +126,15 @@ enum CacheScaleBenchmark {
         print("sqlite-gc-us-per-record: \(perRecord(sqliteCollection))")
     }
 
-    /// Validates, normalizes and merges every page (the pages are made outside the timing).
+    /// Checks and records (one walk) and merges every page (the pages are made outside the timing).
     static func writeAll(_ pages: Int, into store: NormalizedStore, clock: ContinuousClock) async throws -> Duration {
         var total = Duration.zero
         for number in 0..<pages {
             let data = page(number)
             let start = clock.now
             let variables: JSONObject = ["page": .int(number)]
-            let typed = try PageQuery.Data(validating: data, variables: variables)
-            var normalizer = Normalizer(variables: variables, keyFunctions: [:])
-            normalizer.normalize(typed.__data._data, selections: PageQuery.Data.__selections, parent: PageQuery.Data.__parentType, key: CacheNaming.queryRoot)
-            await store.merge(normalizer.records)
+            let writer = CacheWriter(store: store)
+            await writer.write(try writer.check(data, as: PageQuery.Data.self, at: CacheNaming.queryRoot, variables: variables))
             total += clock.now - start
         }
         return total

@@ -58,12 +58,22 @@ enum ResponseReading {
         guard let data = try? Operation.Data(validating: object, variables: variables) else { return }
         AccessorReader(variables: variables).read(data)
 
-        // The cache: what validated is normalized into records, and reading the same selections
-        // back from those records must give data that validates and reads the same way.
+        // The cache: the walk that checks data and builds its records checks it as validation
+        // alone does, and reading the same selections back from those records must give data
+        // that validates and reads the same way.
         let root = CacheNaming.rootKey(for: Operation.operationType)
-        var normalizer = Normalizer(variables: variables, keyFunctions: [:])
-        normalizer.normalize(data.__data._data, selections: Operation.Data.__selections, parent: Operation.Data.__parentType, key: root)
-        let records = normalizer.records
+        var recording = SelectionValidator(variables: variables, records: ResponseRecords(variables: variables, keyFunctions: [:]))
+        var checked = object
+        let place = recording.records?.place(key: root)
+        do throws(GraphQLDecodingError) {
+            try recording.validate(&checked, selections: Operation.Data.__selections, in: Operation.Data.__parentType, recordingAt: place)
+        } catch {
+            fatalError("fuzz invariant broken: \(Operation.operationName): data that validates fails when its records are built: \(error)")
+        }
+        guard checked == data.__data._data else {
+            fatalError("fuzz invariant broken: \(Operation.operationName): building records changed the checked data")
+        }
+        let records = recording.records?.records ?? [:]
         var reader = CacheReader(
             variables: variables, now: Date(), lookup: { key in records[key].map { CacheRecord(key: key, fields: $0, receivedAt: .distantPast) } },
             isExpired: { _ in false })

@@ -33,21 +33,12 @@ extension Selection {
     }
 
     private static func holdConnection(_ selections: [Selection], seen: inout Set<ObjectIdentifier>) -> Bool {
-        for selection in selections {
-            switch selection {
-            case .field(let field):
-                if field.pagination != nil { return true }
-                if let nested = field.type.selectionSet, seen.insert(ObjectIdentifier(nested)).inserted,
-                    holdConnection(nested.__selections, seen: &seen)
-                {
-                    return true
-                }
-            case .inlineFragment(let type):
-                if holdConnection(type.__selections, seen: &seen) { return true }
-            case .fragment(let type):
-                if holdConnection(type.__selections, seen: &seen) { return true }
-            case .conditional(_, let nested), .deferred(_, let nested):
-                if holdConnection(nested, seen: &seen) { return true }
+        for field in fields(of: selections) {
+            if field.pagination != nil { return true }
+            if let nested = field.type.selectionSet, seen.insert(ObjectIdentifier(nested)).inserted,
+                holdConnection(nested.__selections, seen: &seen)
+            {
+                return true
             }
         }
         return false

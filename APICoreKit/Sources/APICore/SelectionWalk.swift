@@ -1,6 +1,6 @@
 /// What follows a selection set through one object: validating a response
-/// (``SelectionValidator``), normalizing it into records and reading it back (APICoreLive's
-/// `Normalizer` and `CacheReader`), finding where an increment goes (``SelectionPath``), building
+/// and building its records in the same walk (``SelectionValidator``), reading records back
+/// (APICoreLive's `CacheReader`), finding where an increment goes (``SelectionPath``), building
 /// data from mocks. ``walk(_:parent:in:)`` decides which selections apply to the object,
 /// the same way for all of them: fragments whose type condition its `__typename` satisfies,
 /// `@include`/`@skip` conditions that hold under the variables, and deferred fragments. The
@@ -16,6 +16,11 @@
 
     /// The operation's variables, for `@include`/`@skip` and `@defer(if:)`.
     var variables: JSONObject { get }
+
+    /// Whether every fragment and condition applies, whatever the object and the variables: a walk
+    /// over what the selections could select (their keys, whether they hold a connection), not
+    /// over one object's data. By default, no.
+    static var walksEveryBranch: Bool { get }
 
     /// The object's `__typename`, for type conditions (asked only when a fragment narrows the
     /// type).
@@ -35,6 +40,9 @@
 }
 
 extension SelectionVisitor {
+    /// One object's data: fragments and conditions apply as it and the variables say.
+    @inlinable public static var walksEveryBranch: Bool { false }
+
     /// Nothing: fields left out are not there.
     @inlinable public mutating func leaveOut(_ selections: [Selection], in object: inout Object) {}
 
@@ -64,13 +72,13 @@ extension SelectionVisitor {
                     try walk(type.__selections, parent: condition, in: &object)
                 }
             case .conditional(let conditions, let nested):
-                if conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
+                if Self.walksEveryBranch || conditions.allSatisfy({ $0.isSatisfied(by: variables) }) {
                     try walk(nested, parent: parent, in: &object)
                 } else {
                     leaveOut(nested, in: &object)
                 }
             case .deferred(let deferral, let nested):
-                if deferral.isActive(with: variables) {
+                if !Self.walksEveryBranch && deferral.isActive(with: variables) {
                     try visitDeferred(deferral, selections: nested, parent: parent, in: &object)
                 } else {
                     try walk(nested, parent: parent, in: &object)  // `if:` false: answered with the rest
@@ -82,7 +90,7 @@ extension SelectionVisitor {
     /// Whether a type condition applies; the object's `__typename` is looked up once, and only
     /// for a condition narrower than `parent`.
     @inlinable func applies(_ condition: ParentType, within parent: ParentType, to object: Object, typename: inout String??) -> Bool {
-        if condition.name == parent.name { return true }
+        if Self.walksEveryBranch || condition.name == parent.name { return true }
         if typename == nil { typename = .some(self.typename(of: object)) }
         return condition.applies(toTypename: typename ?? nil, within: parent)
     }
@@ -103,4 +111,25 @@ extension SelectionVisitor {
         object = whole
         return true
     }
+}
+
+extension Selection {
+    /// Every field that `selections` select at their own level, in order, through every fragment
+    /// and condition (deferred ones included): for what a selection set could hold, without an
+    /// object's data to say which apply.
+    package static func fields(of selections: [Selection]) -> [Field] {
+        var visitor = EveryField()
+        var fields: [Field] = []
+        // Every branch applies, so the parent type is never compared with a condition.
+        visitor.walk(selections, parent: .object(""), in: &fields)
+        return fields
+    }
+}
+
+/// Collects the fields of every branch.
+private struct EveryField: SelectionVisitor {
+    static var walksEveryBranch: Bool { true }
+    var variables: JSONObject { [:] }
+    func typename(of _: [Field]) -> String? { nil }
+    mutating func visit(_ field: Field, in fields: inout [Field]) { fields.append(field) }
 }

@@ -10,11 +10,10 @@ extension LiveAPIClient {
     }
 
     func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) {
-        guard let store, let cache = configuration.cache else { throw .invalidRequest("this client has no cache to write to") }
-        let records = try Self.normalize(
-            data.__data._data, as: Query.Data.self, at: CacheNaming.rootKey(for: .query), named: Query.operationName,
-            variables: query.variablesJSON, keys: cache.keys)
-        await store.merge(records)
+        guard store != nil else { throw .invalidRequest("this client has no cache to write to") }
+        await cacheWriter.write(try cacheWriter.check(
+            local: data.__data._data, as: Query.Data.self, at: CacheNaming.rootKey(for: .query), named: Query.operationName,
+            variables: query.variablesJSON))
     }
 
     func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
@@ -40,35 +39,18 @@ extension LiveAPIClient {
     private func update<Data: MutableSelectionSet>(
         _: Data.Type, at key: String, named name: String, variables: JSONObject, _ body: (inout Data) -> Void
     ) async throws(APIError) -> Data {
-        guard let store, let cache = configuration.cache else { throw .invalidRequest("this client has no cache") }
+        guard let store else { throw .invalidRequest("this client has no cache") }
         let reading = CacheSelection(key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables)
         return try await cacheUpdates.run { () async throws(APIError) -> Data in
             for _ in 0..<8 {
                 guard let object = await store.read(reading, layered: false).data else { throw .cacheMiss(name) }
                 var data = Data(_dataDict: DataDict(_data: object))
                 body(&data)
-                let records = try Self.normalize(data.__data._data, as: Data.self, at: key, named: name, variables: variables, keys: cache.keys)
-                if await store.merge(records, ifStill: object, at: reading) { return data }
+                let checked = try cacheWriter.check(local: data.__data._data, as: Data.self, at: key, named: name, variables: variables)
+                if await cacheWriter.write(checked, ifStill: object, at: reading) { return data }
             }
             throw .invalidRequest("the cached data of \(name) changed under every one of 8 attempts to update it")
         }
-    }
-
-    /// Checks data built or changed on the client against its selections, then answers the
-    /// records it makes under `key`.
-    static func normalize<Data: SelectionSet>(
-        _ data: JSONObject, as _: Data.Type, at key: String, named name: String, variables: JSONObject,
-        keys: [String: CacheConfiguration.KeyFunction]
-    ) throws(APIError) -> [String: JSONObject] {
-        let validated: Data
-        do throws(GraphQLDecodingError) {
-            validated = try Data(validating: data, variables: variables)
-        } catch {
-            throw .invalidRequest("the data written for \(name) does not match its selections: \(error)")
-        }
-        var normalizer = Normalizer(variables: variables, keyFunctions: keys)
-        normalizer.normalize(validated.__data._data, selections: Data.__selections, parent: Data.__parentType, key: key)
-        return normalizer.records
     }
 
     func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {

@@ -121,11 +121,12 @@ extension LiveAPIClient {
     func layOptimistic<Mutation: GraphQLMutation, Value>(_ data: Mutation.Data?, of request: GraphQLRequest<Mutation, Value>)
         async throws(APIError) -> (id: UInt64, records: [String: JSONObject])?
     {
-        guard let data, let store, let cache = configuration.cache else { return nil }
-        let records = try Self.normalize(
-            data.__data._data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation),
-            named: "the optimistic response of \(Mutation.operationName)", variables: request.operation.variablesJSON, keys: cache.keys)
-        return (await store.addLayer(records), records)
+        guard let data, store != nil else { return nil }
+        let checked = try cacheWriter.check(
+            local: data.__data._data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation),
+            named: "the optimistic response of \(Mutation.operationName)", variables: request.operation.variablesJSON)
+        guard let id = await cacheWriter.lay(checked) else { return nil }
+        return (id, checked.records)
     }
 
     /// Sends a mutation over its optimistic layer: the answer replaces the layer in the same step
@@ -160,24 +161,20 @@ extension LiveAPIClient {
             answer = try await self.answer(to: request)
         } catch {
             if storing, case .graphQL(let failure) = error, let partial = failure.partialData, configuration.cache?.writesPartialData == true {
-                await storePartial(partial, errors: failure.errors, for: request.operation)
+                await storePartial(partial, errors: failure.errors, for: request)
             }
             throw error
         }
-        let validated = try Self.validate(answer.data, of: request, statusCode: answer.response.statusCode, body: answer.response.body)
-        let response = try respond(request, validated: validated, answer: answer, since: start)
         let storing = storing && !answer.cachePolicy.noStore
-        if storing {
-            await store(
-                answer.data, as: Operation.Data.self, root: Operation.operationType, variables: request.operation.variablesJSON,
-                policy: answer.cachePolicy, removingLayer: layer)
-        }
+        let checked = try check(answer.data, of: request, policy: answer.cachePolicy, recording: storing, response: answer.response)
+        let response = try respond(request, validated: checked.data, answer: answer, since: start)
+        if storing { await cacheWriter.write(checked, removingLayer: layer) }
         guard let incremental = answer.incremental else {
             deliver?(.success(response))
             return response
         }
         return try await readIncrements(
-            incremental, of: request, first: response, validated: validated, answer: answer, storing: storing, since: start, deliver: deliver)
+            incremental, of: request, first: response, validated: checked.data, answer: answer, storing: storing, since: start, deliver: deliver)
     }
 
     /// The parts after the first of an incremental answer: each merged into the data so far,
@@ -196,21 +193,17 @@ extension LiveAPIClient {
         do throws(APIError) {
             for await payload in incremental.later where result.hasNext {
                 let update = try result.apply(try payload.get())
-                var records: [String: JSONObject] = [:]
-                var expires: [String: [String: Date]] = [:]
+                var records: ResponseRecords?
                 if let applied = applyPiecewise(
-                    update, result: result, to: validated, of: Operation.self, variables: variables, policy: answer.cachePolicy,
-                    records: &records, expires: &expires)
+                    update, result: result, to: validated, of: Operation.self, variables: variables, policy: answer.cachePolicy, records: &records)
                 {
                     validated = applied
-                    if storing, !records.isEmpty { await store?.merge(records, expires: expires) }
+                    if storing, let records { await cacheWriter.write(records: records.records, expires: records.expires) }
                 } else {
-                    validated = try Self.validate(result.data, of: request, statusCode: answer.response.statusCode, body: answer.response.body)
-                    if storing {
-                        await store(
-                            result.data, as: Operation.Data.self, root: Operation.operationType, variables: variables, errors: update.errors,
-                            policy: answer.cachePolicy)
-                    }
+                    let checked = try check(
+                        result.data, of: request, errors: update.errors, policy: answer.cachePolicy, recording: storing, response: answer.response)
+                    validated = checked.data
+                    if storing { await cacheWriter.write(checked) }
                 }
                 latest = try respond(request, validated: validated, answer: answer, since: start)
                 deliver?(update.errors.isEmpty ? .success(latest) : .failure(.graphQL(GraphQLFailure(
@@ -233,19 +226,19 @@ extension LiveAPIClient {
         return latest
     }
 
-    /// `validated` with the fragments `update` fulfilled validated in place, and their records
-    /// (in `records`, with their fields' expiry by the server's `policy` in `expires`); `nil` when
-    /// a fragment cannot be applied on its own.
+    /// `validated` with the fragments `update` fulfilled validated in place, their records built
+    /// in the same walk (in `records`, with a cache, their fields' expiry by the server's
+    /// `policy`); `nil` when a fragment cannot be applied on its own.
     private func applyPiecewise<Operation: GraphQLOperation>(
         _ update: IncrementalResult.Update, result: IncrementalResult, to validated: JSONObject, of: Operation.Type, variables: JSONObject,
-        policy: ServerCachePolicy, records: inout [String: JSONObject], expires: inout [String: [String: Date]]
+        policy: ServerCachePolicy, records: inout ResponseRecords?
     ) -> JSONObject? {
         // A part with errors: the whole data is read again, with the errors' paths left out of the cache.
         guard update.errors.isEmpty else { return nil }
         // A part that completes nothing (data for a fragment still pending): nothing changes yet.
         if update.fulfilled.isEmpty { return validated }
         var validated = validated
-        var normalizer = configuration.cache.map { Normalizer(variables: variables, keyFunctions: $0.keys, policy: policy) }
+        var validator = SelectionValidator(variables: variables, records: cacheWriter.records(variables: variables, policy: policy))
         let rootKey = CacheNaming.rootKey(for: Operation.operationType)
         for fragment in update.fulfilled {
             guard let label = fragment.label,
@@ -262,33 +255,41 @@ extension LiveAPIClient {
             }
             // A field the object had already may hold more now: the whole data is read again.
             if keys.contains(where: { target.object[$0] != nil && $0 != "__typename" }) { return nil }
+            // The record the fragment's fields go into, named as the object with them is.
+            var place: ResponseRecords.Place?
+            if let builder = validator.records {
+                var filled = validated
+                guard filled.replaceObject(at: fragment.path.components[...], with: object) else { return nil }
+                place = builder.recordKey(of: target, in: filled, rootKey: rootKey).map { builder.place(key: $0, at: fragment.path) }
+            }
             do {
-                guard try SelectionValidator(variables: variables).validateArrived(
-                    &object, deferral: deferred.deferral, selections: deferred.selections, in: deferred.parent)
+                guard try validator.validateArrived(
+                    &object, deferral: deferred.deferral, selections: deferred.selections, in: deferred.parent, recordingAt: place)
                 else { continue }
             } catch {
                 return nil
             }
             guard validated.replaceObject(at: fragment.path.components[...], with: object) else { return nil }
-            if let key = normalizer?.recordKey(of: target, in: validated, rootKey: rootKey) {
-                normalizer?.normalize(object, selections: deferred.selections, parent: deferred.parent, key: key, at: fragment.path)
-            }
         }
-        for (key, fields) in normalizer?.records ?? [:] { records[key, default: [:]].merge(fields) { $1 } }
-        for (key, fields) in normalizer?.expires ?? [:] { expires[key, default: [:]].merge(fields) { $1 } }
+        records = validator.records
         return validated
     }
 
-    /// Validates data against the operation's selections, as the response's.
-    static func validate<Operation: GraphQLOperation, Value>(
-        _ data: JSONObject, of request: GraphQLRequest<Operation, Value>, statusCode: Int?, body: Data
-    ) throws(APIError) -> JSONObject {
+    /// A server's data checked against the operation's selections, with its records built in the
+    /// same walk (unless not `recording`): `errors` are those of partial data, `policy` what the
+    /// server said of caching it.
+    func check<Operation: GraphQLOperation, Value>(
+        _ data: JSONObject, of request: GraphQLRequest<Operation, Value>, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none,
+        recording: Bool = true, response: TransportResponse?
+    ) throws(APIError) -> CacheWriter.Checked<Operation.Data> {
         do throws(GraphQLDecodingError) {
-            return try Operation.Data(validating: data, variables: request.operation.variablesJSON).__data._data
+            return try cacheWriter.check(
+                data, as: Operation.Data.self, at: CacheNaming.rootKey(for: Operation.operationType), variables: request.operation.variablesJSON,
+                errors: errors, policy: policy, mergingPages: true, recording: recording)
         } catch {
             throw .invalidResponse(InvalidResponse(
-                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: statusCode, request: Operation.operationName,
-                bodyExcerpt: HTTPFailure.excerpt(of: body)))
+                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: response?.statusCode, request: Operation.operationName,
+                bodyExcerpt: HTTPFailure.excerpt(of: response?.body ?? Data())))
         }
     }
 
@@ -533,47 +534,16 @@ extension LiveAPIClient {
 
     // MARK: 5. Cache
 
-    /// Normalizes validated data into the cache under the operation's root record.
-    func store<Operation: GraphQLOperation>(_ data: JSONObject, for operation: Operation) async {
-        await store(data, as: Operation.Data.self, root: Operation.operationType, variables: operation.variablesJSON)
-    }
-
     /// Writes the partial data of a response with errors, when it has the shape the operation
     /// selects (a spec-compliant server nulls the nearest nullable parent of a failed field); the
     /// fields the errors name are left as they were.
-    private func storePartial<Operation: GraphQLOperation>(_ data: JSONObject, errors: [GraphQLError], for operation: Operation) async {
-        let variables = operation.variablesJSON
-        do {
-            _ = try Operation.Data(validating: data, variables: variables)
+    private func storePartial<Operation: GraphQLOperation, Value>(
+        _ data: JSONObject, errors: [GraphQLError], for request: GraphQLRequest<Operation, Value>
+    ) async {
+        do throws(APIError) {
+            await cacheWriter.write(try check(data, of: request, errors: errors, response: nil))
         } catch {
             configuration.logger.debug("\(Operation.operationName): partial data not cached, it does not fit the selection: \(error)")
-            return
-        }
-        await store(data, as: Operation.Data.self, root: Operation.operationType, variables: variables, errors: errors)
-    }
-
-    /// Normalizes data into the cache under its root record; the fields' expiry follows what the
-    /// server said (`policy`).
-    func store<Data: RootSelectionSet>(
-        _ data: JSONObject, as: Data.Type, root: GraphQLOperationType, variables: JSONObject, errors: [GraphQLError] = [],
-        policy: ServerCachePolicy = .none, removingLayer layer: UInt64? = nil
-    ) async {
-        guard let store, let cache = configuration.cache else { return }
-        let key = CacheNaming.rootKey(for: root)
-        let keys = cache.keys
-        let connections = ConnectionPages.appear(in: Data.self)
-        // One step of the store: a page of a connection is merged with the pages the cache has
-        // (read, merged and written together, so that two pages written at once both stay).
-        await store.transaction { @Sendable store in
-            var written = data
-            if connections, let existing = store.read(
-                key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables, requestMaxAge: nil, layered: false
-            ).data {
-                written = ConnectionPages(variables: variables).merge(data, into: existing, selections: Data.__selections)
-            }
-            var normalizer = Normalizer(variables: variables, keyFunctions: keys, errors: errors, policy: policy)
-            normalizer.normalize(written, selections: Data.__selections, parent: Data.__parentType, key: key)
-            store.merge(normalizer.records, expires: normalizer.expires, removingLayer: layer)
         }
     }
 }

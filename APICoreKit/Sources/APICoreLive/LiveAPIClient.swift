@@ -16,6 +16,8 @@ final class LiveAPIClient: APIClient {
     let transport: any HTTPTransport
     /// The normalized cache, when the configuration has one.
     let store: NormalizedStore?
+    /// The one way into the cache (data is checked by it without a cache too).
+    let cacheWriter: CacheWriter
     /// Metrics outermost (one count per logical request), the app's middlewares, retries,
     /// authentication (so that every retry carries the freshest token), logging innermost (one
     /// line per real exchange).
@@ -29,7 +31,7 @@ final class LiveAPIClient: APIClient {
     /// Mutations that wait for the network.
     let queue: MutationQueue
     /// How to write the answer of a queued mutation, by its document, for the types registered.
-    let queueables = Locked<[String: MutationQueue.Normalize]>([:])
+    let queueables = Locked<[String: MutationQueue.Check]>([:])
     /// Typed cache updates, one at a time.
     let cacheUpdates = AsyncLock()
     /// Whether the last exchange reached the server (no connectivity failure since).
@@ -61,7 +63,8 @@ final class LiveAPIClient: APIClient {
                 memoryLimit: cache.memoryLimit, layers: MutationQueue.optimisticLayers(of: queued), logger: configuration.logger)
         }
         self.store = store
-        queue = MutationQueue(stored: queued, persistent: persistentQueue, store: store, logger: configuration.logger)
+        cacheWriter = CacheWriter(store: store, keys: configuration.cache?.keys ?? [:])
+        queue = MutationQueue(stored: queued, persistent: persistentQueue, cache: cacheWriter, logger: configuration.logger)
         let metrics = configuration.metricsFactory ?? MetricsSystem.factory
         var middlewares: [any Middleware] = [MetricsMiddleware(factory: metrics)] + configuration.middlewares
         if let policy = configuration.retryPolicy { middlewares.append(RetryMiddleware(policy: policy)) }

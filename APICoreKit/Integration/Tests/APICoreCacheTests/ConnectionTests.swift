@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Generated) @testable import APICore
 @testable import APICoreLive
 import APICoreSQLite
 import APICoreTestServer

@@ -60,10 +60,12 @@ struct ServerExpiryTests {
         /// Writes the human as an answer with this policy would, and answers when it reads as
         /// expired (the first whole second), with `requestMaxAge`.
         func expiresAfter(_ policy: ServerCachePolicy, requestMaxAge: Duration? = nil) async -> Int? {
-            var normalizer = Normalizer(variables: ["id": "1000"], keyFunctions: [:], policy: policy, receivedAt: clock.now)
-            let data: JSONObject = ["human": ["__typename": "Human", "id": "1000", "name": "Luke Skywalker", "homePlanet": "Tatooine"]]
-            normalizer.normalize(data, selections: HumanQuery.Data.__selections, parent: HumanQuery.Data.__parentType, key: "QUERY_ROOT")
-            await store.merge(normalizer.records, expires: normalizer.expires)
+            var recording = SelectionValidator(
+                variables: ["id": "1000"], records: CacheWriter(store: store).records(variables: ["id": "1000"], policy: policy, receivedAt: clock.now))
+            var data: JSONObject = ["human": ["__typename": "Human", "id": "1000", "name": "Luke Skywalker", "homePlanet": "Tatooine"]]
+            let root = recording.records?.place(key: "QUERY_ROOT")
+            _ = try? recording.validate(&data, selections: HumanQuery.Data.__selections, in: HumanQuery.Data.__parentType, recordingAt: root)
+            await store.merge(recording.records?.records ?? [:], expires: recording.records?.expires ?? [:])
             var elapsed = 0
             defer { clock.advance(by: -Double(elapsed)) }
             while elapsed < 100 {

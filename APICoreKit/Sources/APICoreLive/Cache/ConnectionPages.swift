@@ -37,28 +37,19 @@ package struct ConnectionPages {
     }
 
     private func merge(_ object: inout JSONObject, existing: JSONObject, selections: [Selection]) {
-        for selection in selections {
-            switch selection {
-            case .field(let field):
-                let key = field.responseKey
-                if field.pagination != nil, case .array(let items)? = object[key], case .array(let earlier)? = existing[key] {
-                    // A paged field that is the list itself (`items(offset:, limit:): [Item]`).
-                    object[key] = .array(Self.combine(earlier, items, at: position(of: field)))
-                    continue
-                }
-                guard case .object(var page)? = object[key], case .object(let before)? = existing[key] else { continue }
-                if field.pagination != nil {
-                    object[key] = .object(Self.place(page, into: before, at: position(of: field)))
-                } else if let nested = field.type.selectionSet {
-                    merge(&page, existing: before, selections: nested.__selections)
-                    object[key] = .object(page)
-                }
-            case .inlineFragment(let type):
-                merge(&object, existing: existing, selections: type.__selections)
-            case .fragment(let type):
-                merge(&object, existing: existing, selections: type.__selections)
-            case .conditional(_, let nested), .deferred(_, let nested):
-                merge(&object, existing: existing, selections: nested)
+        for field in Selection.fields(of: selections) {
+            let key = field.responseKey
+            if field.pagination != nil, case .array(let items)? = object[key], case .array(let earlier)? = existing[key] {
+                // A paged field that is the list itself (`items(offset:, limit:): [Item]`).
+                object[key] = .array(Self.combine(earlier, items, at: position(of: field)))
+                continue
+            }
+            guard case .object(var page)? = object[key], case .object(let before)? = existing[key] else { continue }
+            if field.pagination != nil {
+                object[key] = .object(Self.place(page, into: before, at: position(of: field)))
+            } else if let nested = field.type.selectionSet {
+                merge(&page, existing: before, selections: nested.__selections)
+                object[key] = .object(page)
             }
         }
     }

@@ -508,9 +508,9 @@ package actor NormalizedStore {
             partialRoots.insert(key)
         }
         guard partialRoots.contains(key), var root = records[key] else { return }
-        var names: [String] = []
-        Self.collectStorageKeys(of: selections, variables: variables, into: &names)
-        let missing = names.filter { root.fields[$0] == nil }
+        // Every field the selections could select at the root (loading one too many costs little;
+        // one too few would be a miss).
+        let missing = Selection.fields(of: selections).map { CacheNaming.storageKey($0, variables: variables) }.filter { root.fields[$0] == nil }
         guard !missing.isEmpty else { return }
         do {
             guard let found = try persistent.loadFields(missing, of: key) else { return }
@@ -518,19 +518,6 @@ package actor NormalizedStore {
             keep(root)
         } catch {
             persistenceFailed(error, while: "reading")
-        }
-    }
-
-    /// The storage keys of the fields `selections` select at their own level, in any fragment or
-    /// condition (loading one too many costs little; one too few would be a miss).
-    private static func collectStorageKeys(of selections: [Selection], variables: JSONObject, into names: inout [String]) {
-        for selection in selections {
-            switch selection {
-            case .field(let field): names.append(CacheNaming.storageKey(field, variables: variables))
-            case .inlineFragment(let type): collectStorageKeys(of: type.__selections, variables: variables, into: &names)
-            case .fragment(let type): collectStorageKeys(of: type.__selections, variables: variables, into: &names)
-            case .conditional(_, let nested), .deferred(_, let nested): collectStorageKeys(of: nested, variables: variables, into: &names)
-            }
         }
     }
 

@@ -15,7 +15,7 @@ actor MutationQueue {
     /// Sends one stored mutation and answers its `data`.
     typealias Send = @Sendable (StoredMutation) async -> Result<JSONObject, APIError>
     /// The records an answer makes, for a registered mutation type; `nil` for an unknown type.
-    typealias Normalize = @Sendable (_ mutation: StoredMutation, _ data: JSONObject) throws(APIError) -> [String: JSONObject]?
+    typealias Check = @Sendable (_ mutation: StoredMutation, _ data: JSONObject) throws(APIError) -> [String: JSONObject]?
 
     private struct Entry {
         var stored: StoredMutation
@@ -31,7 +31,7 @@ actor MutationQueue {
 
     private var entries: [Entry]
     private var persistent: (any PersistentMutationQueue)?
-    private let store: NormalizedStore?
+    private let cache: CacheWriter
     private let logger: Logger
     /// Who follows the changes of state, by id; registered without waiting for the actor, so an
     /// observer sees every change after the call that made it.
@@ -42,19 +42,20 @@ actor MutationQueue {
 
     /// A queue with what an earlier launch left: `stored` in order, the layers of those that wait
     /// numbered 1, 2, … as the store was given them (``optimisticLayers(of:)``).
-    init(stored: [StoredMutation], persistent: (any PersistentMutationQueue)?, store: NormalizedStore?, logger: Logger) {
+    init(stored: [StoredMutation], persistent: (any PersistentMutationQueue)?, cache: CacheWriter, logger: Logger) {
         var layer: UInt64 = 0
+        let hasCache = cache.store != nil
         entries = stored.map { stored in
             if let failure = stored.failure {
                 return Entry(stored: stored, layer: nil, state: .failed(APIError(queueRecord: failure, operationName: stored.operationName)))
             }
-            guard Self.laysLayer(stored), store != nil else { return Entry(stored: stored, layer: nil, state: .queued) }
+            guard Self.laysLayer(stored), hasCache else { return Entry(stored: stored, layer: nil, state: .queued) }
             layer += 1
             return Entry(stored: stored, layer: layer, state: .queued)
         }
         waiting = Locked(entries.count(where: \.state.isWaiting))
         self.persistent = persistent
-        self.store = store
+        self.cache = cache
         self.logger = logger
     }
 
@@ -93,7 +94,7 @@ actor MutationQueue {
         let entry = entries.remove(at: index)
         if entry.state.isWaiting { waiting.withLock { $0 -= 1 } }
         persist(while: "removing a mutation") { try $0.removeQueued(id) }
-        if let layer = entry.layer { await store?.removeLayer(layer) }
+        if let layer = entry.layer { await cache.removeLayer(layer) }
         var snapshot = entry.snapshot
         snapshot.state = .cancelled
         publish(snapshot)
@@ -117,18 +118,18 @@ actor MutationQueue {
     /// Sends the waiting mutations, in order, until none is left or the server cannot be reached.
     /// Replays run one after another: one asked for while another runs starts when it ends, so
     /// every call makes an attempt that begins after it was made.
-    func replay(send: @escaping Send, normalize: @escaping Normalize) async {
+    func replay(send: @escaping Send, check: @escaping Check) async {
         let previous = replaying
         let task = Task {
             await previous?.value
-            await self.drain(send: send, normalize: normalize)
+            await self.drain(send: send, check: check)
         }
         replaying = task
         await task.value
         if replaying == task { replaying = nil }
     }
 
-    private func drain(send: Send, normalize: Normalize) async {
+    private func drain(send: Send, check: Check) async {
         while let index = entries.firstIndex(where: \.state.isWaiting) {
             entries[index].state = .sending
             let stored = entries[index].stored
@@ -139,7 +140,7 @@ actor MutationQueue {
             let layer = entries[index].layer
             switch result {
             case .success(let data):
-                await write(data, of: stored, replacing: layer, normalize: normalize)
+                await write(data, of: stored, replacing: layer, check: check)
                 var entry = entries.remove(at: index)
                 waiting.withLock { $0 -= 1 }
                 persist(while: "removing a mutation") { try $0.removeQueued(stored.id) }
@@ -151,7 +152,7 @@ actor MutationQueue {
                 logger.info("\(stored.operationName) stays queued: \(error)", metadata: ["id": "\(stored.id)"])
                 return
             case .failure(let error):
-                if let layer { await store?.removeLayer(layer) }
+                if let layer { await cache.removeLayer(layer) }
                 entries[index].layer = nil
                 entries[index].state = .failed(error)
                 waiting.withLock { $0 -= 1 }
@@ -171,10 +172,10 @@ actor MutationQueue {
 
     /// The answer into the cache in place of the optimistic layer, when the mutation's type is
     /// known; else only the layer goes.
-    private func write(_ data: JSONObject, of stored: StoredMutation, replacing layer: UInt64?, normalize: Normalize) async {
+    private func write(_ data: JSONObject, of stored: StoredMutation, replacing layer: UInt64?, check: Check) async {
         var records: [String: JSONObject]?
         do throws(APIError) {
-            records = try normalize(stored, data)
+            records = try check(stored, data)
             if records == nil {
                 logger.warning(
                     "The answer to the queued \(stored.operationName) is not written to the cache: its type is not registered in this launch (registerQueueable)")
@@ -182,11 +183,10 @@ actor MutationQueue {
         } catch {
             logger.warning("The answer to the queued \(stored.operationName) is not written to the cache: \(error)")
         }
-        guard let store else { return }
         if let records {
-            await store.merge(records, removingLayer: layer)
+            await cache.write(records: records, removingLayer: layer)
         } else if let layer {
-            await store.removeLayer(layer)
+            await cache.removeLayer(layer)
         }
     }
 

@@ -35,15 +35,15 @@ extension LiveAPIClient {
     }
 
     func registerQueueable<Mutation: GraphQLMutation>(_ type: Mutation.Type) {
-        let keys = configuration.cache?.keys ?? [:]
-        let normalize: MutationQueue.Normalize = { stored, data throws(APIError) -> [String: JSONObject]? in
-            let records: [String: JSONObject] = try Self.normalize(
-                data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation), named: "the answer to \(stored.operationName)",
-                variables: stored.variables, keys: keys)
-            return records
+        let writer = cacheWriter
+        let check: MutationQueue.Check = { stored, data throws(APIError) -> [String: JSONObject]? in
+            try writer.check(
+                local: data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation), named: "the answer to \(stored.operationName)",
+                variables: stored.variables
+            ).records
         }
         queueables.withLock { types in
-            if types[Mutation.document] == nil { types[Mutation.document] = normalize }
+            if types[Mutation.document] == nil { types[Mutation.document] = check }
         }
     }
 
@@ -58,9 +58,9 @@ extension LiveAPIClient {
     func replayQueuedMutations() async {
         await queue.replay(
             send: { [self] stored in await Self.result { () async throws(APIError) in try await sendQueued(stored) } },
-            normalize: { [queueables] stored, data throws(APIError) in
-                guard let normalize = queueables.withLock({ $0[stored.document] }) else { return nil }
-                return try normalize(stored, data)
+            check: { [queueables] stored, data throws(APIError) in
+                guard let check = queueables.withLock({ $0[stored.document] }) else { return nil }
+                return try check(stored, data)
             })
     }
 

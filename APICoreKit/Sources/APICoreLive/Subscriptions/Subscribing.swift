@@ -1,4 +1,4 @@
-import APICore
+@_spi(Generated) import APICore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -90,8 +90,8 @@ extension LiveAPIClient {
                 case .state(let state):
                     continuation.setState(state)
                 case .payload(let payload):
-                    let (value, data) = try readEvent(payload, of: request)
-                    await store(data, for: request.operation)
+                    let (value, checked) = try readEvent(payload, of: request)
+                    await cacheWriter.write(checked)
                     continuation.yield(value)
                 case .error(let error):
                     throw error
@@ -120,13 +120,13 @@ extension LiveAPIClient {
         }
     }
 
-    /// One `next` payload as a value and the data to cache. Data that satisfies the selection set
-    /// is delivered even when field errors came with it (they are logged); otherwise the errors
-    /// are thrown.
+    /// One `next` payload as a value and its data checked for the cache. Data that satisfies the
+    /// selection set is delivered even when field errors came with it (they are logged, and the
+    /// fields they name are not cached); otherwise the errors are thrown.
     func readEvent<Subscription: GraphQLSubscription, Value>(_ result: JSONObject, of request: GraphQLRequest<Subscription, Value>)
-        throws(APIError) -> (Value, JSONObject)
+        throws(APIError) -> (Value, CacheWriter.Checked<Subscription.Data>)
     {
-        let data: JSONObject
+        let checked: CacheWriter.Checked<Subscription.Data>
         do throws(APIError) {
             guard case .data(let object) = try GraphQLResponseReading.read(.object(result), statusCode: nil, operationName: Subscription.operationName),
                 let object
@@ -135,14 +135,14 @@ extension LiveAPIClient {
                     kind: .noData, statusCode: nil, request: Subscription.operationName,
                     bodyExcerpt: String(JSONSerializer.string(.object(result)).prefix(512))))
             }
-            data = object
+            checked = try check(object, of: request, response: nil)
         } catch {
             guard case .graphQL(let failure) = error, let partial = failure.partialData,
-                let value = try? request.value(from: partial, statusCode: nil, body: Data())
+                let checked = try? check(partial, of: request, errors: failure.errors, response: nil)
             else { throw error }
             configuration.logger.warning("\(Subscription.operationName): event delivered with field errors: \(failure)")
-            return (value, partial)
+            return (try request.value(of: Subscription.Data(_dataDict: DataDict(_data: checked.data))), checked)
         }
-        return (try request.value(from: data, statusCode: nil, body: Data()), data)
+        return (try request.value(of: Subscription.Data(_dataDict: DataDict(_data: checked.data))), checked)
     }
 }

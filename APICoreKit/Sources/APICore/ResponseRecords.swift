@@ -1,0 +1,206 @@
+import Foundation
+
+/// Cache keys and storage keys: how objects and fields are named in the normalized cache.
+package enum CacheNaming {
+    package static let queryRoot = RootRecordKey.query
+    package static let mutationRoot = RootRecordKey.mutation
+    package static let subscriptionRoot = RootRecordKey.subscription
+    package static let reference = "__ref"
+
+    /// Whether `key` is an operation type's root record.
+    package static func isRoot(_ key: String) -> Bool { key == queryRoot || key == mutationRoot || key == subscriptionRoot }
+
+    package static func rootKey(for type: GraphQLOperationType) -> String {
+        switch type {
+        case .query: return queryRoot
+        case .mutation: return mutationRoot
+        case .subscription: return subscriptionRoot
+        }
+    }
+
+    /// `name`, or `name(arg:value,…)` with arguments sorted and values as compact JSON, so that
+    /// `hero(episode: JEDI)` and `hero(episode: EMPIRE)` are different fields.
+    /// A connection field is keyed without its page arguments, so that its pages share one record.
+    package static func storageKey(_ field: Field, variables: JSONObject) -> String {
+        if field.arguments.isEmpty { return field.name }
+        var arguments = field.arguments.sorted { $0.key < $1.key }
+        if let pagination = field.pagination { arguments.removeAll { pagination.contains($0.key) } }
+        if arguments.isEmpty { return field.name }
+        let text = arguments.map { "\($0.key):\(JSONSerializer.string($0.value.resolved(with: variables)))" }
+        return "\(field.name)(\(text.joined(separator: ",")))"
+    }
+
+    /// What a watcher that read one field of a root record depends on: that field, not the whole
+    /// root, which gains a field with every query written.
+    package static func fieldDependency(_ root: String, _ storageKey: String) -> String { root + "\u{1F}" + storageKey }
+
+    /// The record a dependency is on: the key itself, or the root of a field dependency.
+    package static func recordKey(ofDependency dependency: String) -> String {
+        dependency.firstIndex(of: "\u{1F}").map { String(dependency[..<$0]) } ?? dependency
+    }
+
+    /// What a watcher that found no root record at all depends on: any field of it.
+    package static func anyField(of root: String) -> String { root + "\u{1F}*" }
+
+    /// The reference to a record, as stored in a field.
+    package static func reference(to key: String) -> JSONValue { .object([reference: .string(key)]) }
+
+    /// The key a field holds a reference to.
+    package static func referencedKey(_ value: JSONValue) -> String? {
+        guard case .object(let object) = value, object.count == 1 else { return nil }
+        return object[reference]?.stringValue
+    }
+}
+
+/// The cache's records of a response, built by ``SelectionValidator`` as it checks the data: one
+/// walk gives both. An object gets its own record under `Typename:key` (from a registered key
+/// function, else its key fields); an object without a key is stored under its path from the
+/// nearest keyed parent, and a field holding an object holds a reference to its record.
+///
+/// A response with errors (partial data) leaves out the fields at the errors' paths, and a `null`
+/// on the way to one. Fields expire as the server's cache policy says (``init(variables:keyFunctions:errors:expiry:expiryByPath:)``).
+package struct ResponseRecords {
+    let variables: JSONObject
+    let keyFunctions: [String: CacheConfiguration.KeyFunction]
+    /// The response paths (dotted) that errors name, and every prefix of them: a field at one of
+    /// the first is not written, nor a `null` at one of the second. Empty for a response without
+    /// errors, and then no path is tracked at all.
+    private let erroredPaths: Set<String>
+    private let erroredPrefixes: Set<String>
+    /// When the whole answer expires, and when fields expire by response path (what is below them
+    /// too, unless a nearer path expires sooner).
+    private let expiry: Date?
+    private let expiryByPath: [String: Date]
+    /// Whether response paths are tracked (for errors or expiry by path).
+    private let tracksPaths: Bool
+    /// The records, by key.
+    package private(set) var records: [String: JSONObject] = [:]
+    /// When fields expire, by record key and storage key.
+    package private(set) var expires: [String: [String: Date]] = [:]
+
+    /// Records of a response under `variables`; `errors` are those of a response with partial
+    /// data; `expiry` is when its fields expire, `expiryByPath` when the fields at (and under) a
+    /// dotted response path do.
+    package init(
+        variables: JSONObject, keyFunctions: [String: CacheConfiguration.KeyFunction], errors: [GraphQLError] = [], expiry: Date? = nil,
+        expiryByPath: [String: Date] = [:]
+    ) {
+        self.variables = variables
+        self.keyFunctions = keyFunctions
+        self.expiry = expiry
+        self.expiryByPath = expiryByPath
+        let paths = errors.compactMap(\.path).filter { !$0.components.isEmpty }
+        erroredPaths = Set(paths.map(\.description))
+        erroredPrefixes = Set(paths.flatMap { path in
+            (1...path.components.count).map { ResponsePath(Array(path.components.prefix($0))).description }
+        })
+        tracksPaths = !erroredPaths.isEmpty || !expiryByPath.isEmpty
+    }
+
+    /// The record being built for one object: its key, where the object is in the response, when
+    /// its fields expire, and its fields so far.
+    package struct Place {
+        package let key: String
+        let responsePath: String?
+        let expiry: Date?
+        var fields: JSONObject = [:]
+    }
+
+    /// Where one value goes: the field's storage key in its record, the list indices down to the
+    /// value, and what the value's objects inherit (their path in the response, their expiry).
+    struct Slot {
+        let recordKey: String
+        let storageKey: String
+        var indices: [Int] = []
+        var responsePath: String?
+        let expiry: Date?
+
+        /// The slot of a list's item.
+        func item(_ index: Int) -> Slot {
+            var item = self
+            item.indices.append(index)
+            item.responsePath = responsePath.map { "\($0).\(index)" }
+            return item
+        }
+    }
+
+    /// The record of the object at `path` of the response (the data itself, or an increment's
+    /// object), under `key`.
+    package func place(key: String, at path: ResponsePath = []) -> Place {
+        Place(key: key, responsePath: tracksPaths ? (path.components.isEmpty ? "" : path.description) : nil, expiry: expiry)
+    }
+
+    /// Where a field's value goes in `place`; `nil` when an error names the field (or it is a
+    /// `null` on the way to an error).
+    mutating func slot(for field: Field, value: JSONValue, in place: inout Place) -> Slot? {
+        let fieldPath = place.responsePath.map { $0.isEmpty ? field.responseKey : "\($0).\(field.responseKey)" }
+        if let fieldPath, erroredPaths.contains(fieldPath) || (value.isNull && erroredPrefixes.contains(fieldPath)) { return nil }
+        let storageKey = CacheNaming.storageKey(field, variables: variables)
+        var expiry = place.expiry
+        if let fieldPath, let hinted = expiryByPath[fieldPath] { expiry = min(expiry ?? hinted, hinted) }
+        if let expiry { expires[place.key, default: [:]][storageKey] = expiry }
+        return Slot(recordKey: place.key, storageKey: storageKey, responsePath: fieldPath, expiry: expiry)
+    }
+
+    /// The record of an object found at `slot`: its own key, or its path from the record that
+    /// holds it.
+    func place(for object: JSONObject, parent: ParentType, at slot: Slot) -> Place {
+        let key = cacheKey(for: object, parent: parent) ?? Self.pathKey(slot.recordKey, slot.storageKey, slot.indices)
+        return Place(key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: 8))
+    }
+
+    /// Adds a finished record. An object can hold itself (a hero among its own friends): what
+    /// was written under the same key further down stays, and this object's own fields go on top.
+    mutating func add(_ place: Place) {
+        if records[place.key] == nil {
+            records[place.key] = place.fields
+        } else {
+            records[place.key]!.merge(place.fields) { _, own in own }
+        }
+    }
+
+    /// The key of the record that holds the object at the end of `path`, as recording the whole
+    /// `data` under `rootKey` names it.
+    package func recordKey(of path: SelectionPath, in data: JSONObject, rootKey: String) -> String? {
+        var key = rootKey
+        var object = data
+        for step in path.steps {
+            var value = object[step.field.responseKey] ?? .null
+            for index in step.indices {
+                guard case .array(let items) = value, items.indices.contains(index) else { return nil }
+                value = items[index]
+            }
+            guard case .object(let next) = value, let selectionSet = step.field.type.selectionSet else { return nil }
+            key = cacheKey(for: next, parent: selectionSet.__parentType)
+                ?? Self.pathKey(key, CacheNaming.storageKey(step.field, variables: variables), step.indices)
+            object = next
+        }
+        return key
+    }
+
+    /// `parent.storageKey.index…`: the key of an object without one of its own.
+    private static func pathKey(_ parent: String, _ storageKey: String, _ indices: [Int]) -> String {
+        var key = "\(parent).\(storageKey)"
+        for index in indices { key += ".\(index)" }
+        return key
+    }
+
+    /// `Typename:value` from the type's key function or key fields, when the object has them.
+    func cacheKey(for object: JSONObject, parent: ParentType) -> String? {
+        let typename = object["__typename"]?.stringValue ?? parent.name
+        if let function = keyFunctions[typename] {
+            return function(object).map { "\(typename):\($0)" }
+        }
+        guard !parent.keyFields.isEmpty else { return nil }
+        var parts: [String] = []
+        for field in parent.keyFields {
+            switch object[field] {
+            case .string(let string)?: parts.append(string)
+            case .int(let int)?: parts.append(String(int))
+            case .number(let number)?: parts.append(number.text)
+            default: return nil
+            }
+        }
+        return "\(typename):\(parts.joined(separator: ":"))"
+    }
+}

@@ -1,0 +1,151 @@
+@_spi(Generated) import APICore
+import Foundation
+
+/// The one way into the cache. A server's answer (whole, with partial data, or in `@defer`
+/// increments), a subscription event, a typed write or update, an optimistic response and the
+/// answer to a replayed queued mutation are all checked and written here.
+///
+/// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` checks data against its selections and builds its
+/// records in the same walk (``SelectionValidator`` with ``ResponseRecords``); the checked data
+/// is what the caller maps to its value, and ``write(_:removingLayer:)`` merges the records into
+/// the store. Without a cache, data is still checked and nothing is recorded.
+package struct CacheWriter: Sendable {
+    /// The store written to; `nil` for a client without a cache.
+    package let store: NormalizedStore?
+    /// The app's cache keys, by type name.
+    package let keys: [String: CacheConfiguration.KeyFunction]
+
+    /// A writer into `store` (none: data is only checked), with the app's cache keys.
+    package init(store: NormalizedStore?, keys: [String: CacheConfiguration.KeyFunction] = [:]) {
+        self.store = store
+        self.keys = keys
+    }
+
+    /// Data checked against the selections of `Data`, and the records it makes under `key`.
+    package struct Checked<Data: SelectionSet>: Sendable {
+        /// The data, checked (fields that conditions left out removed, pending fragments listed).
+        package var data: JSONObject
+        /// The records, by key.
+        package var records: [String: JSONObject] = [:]
+        /// When the records' fields expire, by record key and storage key.
+        package var expires: [String: [String: Date]] = [:]
+        let key: String
+        let variables: JSONObject
+        let errors: [GraphQLError]
+        let policy: ServerCachePolicy
+        /// Whether connection pages in the data are merged with the cache's before the write (the
+        /// records are built then, from the merged data).
+        let mergesPages: Bool
+    }
+
+    /// Checks `data` against the selections of `Data` and, with a store, builds its records under
+    /// `key` in the same walk. `errors` are those of a response with partial data (the fields they
+    /// name are not recorded); `policy` is what the server said about caching the answer. With
+    /// `mergingPages` (a server's page of a connection), the records wait for the write; without
+    /// `recording` (data that is not written), none are built.
+    package func check<Data: SelectionSet>(
+        _ data: JSONObject, as _: Data.Type, at key: String, variables: JSONObject, errors: [GraphQLError] = [],
+        policy: ServerCachePolicy = .none, mergingPages: Bool = false, recording: Bool = true
+    ) throws(GraphQLDecodingError) -> Checked<Data> {
+        let mergesPages = mergingPages && store != nil && ConnectionPages.appear(in: Data.self)
+        var checked = Checked<Data>(
+            data: data, key: key, variables: variables, errors: errors, policy: policy, mergesPages: mergesPages)
+        let recording = recording && store != nil && !mergesPages
+        var validator = SelectionValidator(variables: variables, records: recording ? records(of: checked) : nil)
+        let root = validator.records?.place(key: key)
+        try validator.validate(&checked.data, selections: Data.__selections, in: Data.__parentType, recordingAt: root)
+        if let records = validator.records {
+            checked.records = records.records
+            checked.expires = records.expires
+        }
+        return checked
+    }
+
+    /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` for data built or changed on the client (a
+    /// typed write, an update, an optimistic response): a mismatch is the caller's mistake.
+    package func check<Data: SelectionSet>(local data: JSONObject, as _: Data.Type, at key: String, named name: String, variables: JSONObject)
+        throws(APIError) -> Checked<Data>
+    {
+        do throws(GraphQLDecodingError) {
+            return try check(data, as: Data.self, at: key, variables: variables)
+        } catch {
+            throw .invalidRequest("the data written for \(name) does not match its selections: \(error)")
+        }
+    }
+
+    /// The records of checked data, to be built (`nil` without a cache).
+    private func records<Data>(of checked: Checked<Data>) -> ResponseRecords? {
+        records(variables: checked.variables, errors: checked.errors, policy: checked.policy)
+    }
+
+    /// Records to build from a response's data, as the server's policy says they expire; `nil`
+    /// without a cache.
+    package func records(variables: JSONObject, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none, receivedAt: Date = Date())
+        -> ResponseRecords?
+    {
+        guard store != nil else { return nil }
+        return ResponseRecords(
+            variables: variables, keyFunctions: keys, errors: errors,
+            expiry: policy.maxAge.map { receivedAt.addingTimeInterval($0.seconds) },
+            expiryByPath: policy.hints.mapValues { receivedAt.addingTimeInterval($0.seconds) })
+    }
+
+    /// Writes checked data; `layer` is an optimistic layer the write takes away in the same step.
+    /// Connection pages are merged with what the cache has, read, merged and written together (so
+    /// that two pages written at once both stay).
+    package func write<Data>(_ checked: Checked<Data>, removingLayer layer: UInt64? = nil) async {
+        guard let store else { return }
+        guard checked.mergesPages else {
+            await store.merge(checked.records, expires: checked.expires, removingLayer: layer)
+            return
+        }
+        await store.transaction { @Sendable store in
+            var data = checked.data
+            if let existing = store.read(
+                key: checked.key, selections: Data.__selections, parent: Data.__parentType, variables: checked.variables, requestMaxAge: nil,
+                layered: false
+            ).data {
+                data = ConnectionPages(variables: checked.variables).merge(data, into: existing, selections: Data.__selections)
+            }
+            // Both were checked against the same selections, so the merged data passes; were it not
+            // to, the page alone is written.
+            let merged = (try? recorded(data, like: checked)) ?? (try? recorded(checked.data, like: checked))
+            store.merge(merged?.records ?? [:], expires: merged?.expires ?? [:], removingLayer: layer)
+        }
+    }
+
+    /// `data` checked and recorded as `checked` was.
+    private func recorded<Data>(_ data: JSONObject, like checked: Checked<Data>) throws(GraphQLDecodingError) -> ResponseRecords? {
+        var object = data
+        var validator = SelectionValidator(variables: checked.variables, records: records(of: checked))
+        let root = validator.records?.place(key: checked.key)
+        try validator.validate(&object, selections: Data.__selections, in: Data.__parentType, recordingAt: root)
+        return validator.records
+    }
+
+    /// Writes checked data if reading `selection` (without optimistic layers) still gives
+    /// `expected`: the write of a read-change-write that no other write came into. Answers
+    /// whether it wrote.
+    package func write<Data>(_ checked: Checked<Data>, ifStill expected: JSONObject, at selection: CacheSelection) async -> Bool {
+        guard let store else { return false }
+        return await store.merge(checked.records, ifStill: expected, at: selection)
+    }
+
+    /// Writes records that were checked before (an increment's, a queued mutation's answer);
+    /// `layer` is an optimistic layer the write takes away in the same step.
+    package func write(records: [String: JSONObject], expires: [String: [String: Date]] = [:], removingLayer layer: UInt64? = nil) async {
+        guard let store, !records.isEmpty || layer != nil else { return }
+        await store.merge(records, expires: expires, removingLayer: layer)
+    }
+
+    /// Lays checked data over the cache as an optimistic layer until ``removeLayer(_:)``; answers
+    /// its id (`nil` without a cache).
+    package func lay<Data>(_ checked: Checked<Data>) async -> UInt64? {
+        await store?.addLayer(checked.records)
+    }
+
+    /// Takes an optimistic layer away; its records' watchers are told.
+    package func removeLayer(_ id: UInt64) async {
+        await store?.removeLayer(id)
+    }
+}
