@@ -146,16 +146,20 @@ package struct ResponseRecords {
     /// holds it.
     func place(for object: JSONObject, parent: ParentType, at slot: Slot) -> Place {
         let key = cacheKey(for: object, parent: parent) ?? Self.pathKey(slot.recordKey, slot.storageKey, slot.indices)
-        return Place(key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: 8))
+        return Place(key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: object.count))
     }
 
     /// Adds a finished record. An object can hold itself (a hero among its own friends): what
     /// was written under the same key further down stays, and this object's own fields go on top.
     mutating func add(_ place: Place) {
-        if records[place.key] == nil {
-            records[place.key] = place.fields
+        Self.add(place.fields, to: &records[place.key, default: [:]])
+    }
+
+    private static func add(_ fields: JSONObject, to record: inout JSONObject) {
+        if record.isEmpty {
+            record = fields
         } else {
-            records[place.key]!.merge(place.fields) { _, own in own }
+            record.merge(fields) { _, own in own }
         }
     }
 
@@ -188,19 +192,19 @@ package struct ResponseRecords {
     /// `Typename:value` from the type's key function or key fields, when the object has them.
     func cacheKey(for object: JSONObject, parent: ParentType) -> String? {
         let typename = object["__typename"]?.stringValue ?? parent.name
-        if let function = keyFunctions[typename] {
+        if !keyFunctions.isEmpty, let function = keyFunctions[typename] {
             return function(object).map { "\(typename):\($0)" }
         }
-        guard !parent.keyFields.isEmpty else { return nil }
-        var parts: [String] = []
+        var key = typename
         for field in parent.keyFields {
+            key += ":"
             switch object[field] {
-            case .string(let string)?: parts.append(string)
-            case .int(let int)?: parts.append(String(int))
-            case .number(let number)?: parts.append(number.text)
+            case .string(let string)?: key += string
+            case .int(let int)?: key += String(int)
+            case .number(let number)?: key += number.text
             default: return nil
             }
         }
-        return "\(typename):\(parts.joined(separator: ":"))"
+        return parent.keyFields.isEmpty ? nil : key
     }
 }

@@ -131,38 +131,52 @@ package actor NormalizedStore {
         let receivedAt = now()
         var changed: Set<String> = []
         var touched: [CacheRecord] = []
-        touched.reserveCapacity(incoming.count)
         var touchedRoots: [FieldChanges] = []
-        preload(incoming.keys.filter { !CacheNaming.isRoot($0) })
+        if persistent != nil {
+            touched.reserveCapacity(incoming.count)
+            preload(incoming.keys.filter { !CacheNaming.isRoot($0) })
+        }
         for (key, fields) in incoming {
-            // A root is written to without loading what the store has of it.
-            if records[key] == nil, CacheNaming.isRoot(key), persistent != nil, !absent.contains(key) { partialRoots.insert(key) }
-            var record = records[key] ?? CacheRecord(key: key, fields: [:], receivedAt: receivedAt)
-            var recordChanged = records[key] == nil
             let isRoot = CacheNaming.isRoot(key)
-            let expiry = expires[key]
-            for (name, value) in fields {
-                if record.fields[name] != value {
-                    record.fields[name] = value
-                    recordChanged = true
-                    // Watchers of a root depend on the fields they read, not on the whole root.
-                    if isRoot { changed.insert(CacheNaming.fieldDependency(key, name)) }
+            let record: CacheRecord
+            if var current = records[key] {
+                var recordChanged = false
+                let expiry = expires[key]
+                for (name, value) in fields {
+                    if current.fields[name] != value {
+                        current.fields[name] = value
+                        recordChanged = true
+                        // Watchers of a root depend on the fields they read, not on the whole root.
+                        if isRoot { changed.insert(CacheNaming.fieldDependency(key, name)) }
+                    }
+                    if let date = expiry?[name] {
+                        current.expires[name] = date
+                    } else if !current.expires.isEmpty {
+                        current.expires[name] = nil
+                    }
                 }
-                if let date = expiry?[name] {
-                    record.expires[name] = date
-                } else if !record.expires.isEmpty {
-                    record.expires[name] = nil
-                }
-            }
-            record.receivedAt = receivedAt
-            keep(record)
-            absent.remove(key)
-            if CacheNaming.isRoot(key) {
-                touchedRoots.append(Self.changes(of: record, setting: fields.keys))
+                current.receivedAt = receivedAt
+                record = current
+                if recordChanged { changed.insert(isRoot ? CacheNaming.anyField(of: key) : key) }
             } else {
-                touched.append(record)
+                // A root is written to without loading what the store has of it.
+                if isRoot, persistent != nil, !absent.contains(key) { partialRoots.insert(key) }
+                // A record new to memory: its fields whole, without comparing them one by one.
+                record = CacheRecord(key: key, fields: fields, receivedAt: receivedAt, expires: expires[key] ?? [:])
+                if isRoot {
+                    for name in fields.keys { changed.insert(CacheNaming.fieldDependency(key, name)) }
+                }
+                changed.insert(isRoot ? CacheNaming.anyField(of: key) : key)
             }
-            if recordChanged { changed.insert(isRoot ? CacheNaming.anyField(of: key) : key) }
+            keep(record)
+            if !absent.isEmpty { absent.remove(key) }
+            if persistent != nil {
+                if isRoot {
+                    touchedRoots.append(Self.changes(of: record, setting: fields.keys))
+                } else {
+                    touched.append(record)
+                }
+            }
         }
         persist(touched, fields: touchedRoots, removing: [])
         if let layer { changed.formUnion(dropLayer(layer)) }
