@@ -5,49 +5,45 @@ import Foundation
 import Logging
 
 /// A response of about 10,000 objects (2 MB of JSON, lists with repeated entities) parsed alone
-/// (`JSONSerialization`), parsed + validated + normalized + written, and read back into typed data,
-/// in memory and in SQLite; a cache hit through the client's `fetch`; then 1,000 watchers and a
-/// write that touches one record.
+/// (`JSONSerialization`), parsed + checked and recorded (one walk) + written, and read back into
+/// typed data, in memory and in SQLite, in alternating rounds; a cache hit through the client's
+/// `fetch`; then 1,000 watchers and a write that touches one record.
 enum CacheBenchmark {
     static let orderCount = 800
     static let linesPerOrder = 6
     static let customerCount = 200
     static let productCount = 500
-    static let runs = 7
+    static let runs = 9
 
     static func run() async throws {
         let body = makeResponse()
         let objectCount = orderCount * (2 + 2 * linesPerOrder)
         let clock = ContinuousClock()
 
+        // Rounds alternate the parse with the writes and reads, so that a change in the machine's
+        // load touches both sides of each ratio alike.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-bench-\(ProcessInfo.processInfo.processIdentifier)")
+        defer { try? FileManager.default.removeItem(at: directory) }
         var parseTimes: [Double] = []
-        for _ in 0..<runs {
-            parseTimes.append(try seconds(clock) { _ = try JSONSerialization.jsonObject(with: body) })
-        }
-        let parse = median(parseTimes)
-
-        // Memory: write (parse, validate, normalize, merge), then read back.
         var memoryWrite: [Double] = []
         var memoryRead: [Double] = []
+        var sqliteWrite: [Double] = []
+        var sqliteRead: [Double] = []
         var recordCount = 0
-        for _ in 0..<runs {
+        for run in 0..<runs {
+            parseTimes.append(try seconds(clock) { _ = try JSONSerialization.jsonObject(with: body) })
+            // Memory: write (parse, check and record, merge), then read back.
             let store = NormalizedStore(persistent: nil, logger: Logger(label: "bench"))
             memoryWrite.append(try await secondsAsync(clock) { recordCount = try await write(body, into: store) })
             memoryRead.append(try await secondsAsync(clock) { try await readBack(from: store) })
-        }
-
-        // SQLite: the same write into a fresh file; the read from a new store whose memory is empty.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-bench-\(ProcessInfo.processInfo.processIdentifier)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var sqliteWrite: [Double] = []
-        var sqliteRead: [Double] = []
-        for run in 0..<runs {
+            // SQLite: the same write into a fresh file; the read from a new store whose memory is empty.
             let file = directory.appendingPathComponent("cache-\(run).sqlite")
             let writer = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "bench"))
             sqliteWrite.append(try await secondsAsync(clock) { _ = try await write(body, into: writer) })
             let reader = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "bench"))
             sqliteRead.append(try await secondsAsync(clock) { try await readBack(from: reader) })
         }
+        let parse = median(parseTimes)
 
         // The client: a cache hit through `fetch(.cacheOnly)`, the cache's data read, checked and
         // wrapped as the caller's typed value.

@@ -5,9 +5,15 @@ import Foundation
 public enum JSONSerializer {
     /// The UTF-8 bytes of `value`.
     public static func data(_ value: JSONValue) -> Data {
+        data(value, sortingKeys: true)
+    }
+
+    /// The UTF-8 bytes of `value`; without `sortingKeys`, an object's keys come in the order it
+    /// holds them (for bytes that are only parsed back, such as a stored record's, never compared).
+    package static func data(_ value: JSONValue, sortingKeys: Bool) -> Data {
         var out: [UInt8] = []
         out.reserveCapacity(256)
-        write(value, into: &out)
+        write(value, into: &out, sortingKeys: sortingKeys)
         return Data(out)
     }
 
@@ -18,11 +24,11 @@ public enum JSONSerializer {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    static func write(_ value: JSONValue, into out: inout [UInt8], sortingKeys: Bool = true) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let bool): out.append(contentsOf: (bool ? "true" : "false").utf8)
-        case .int(let int): out.append(contentsOf: String(int).utf8)
+        case .int(let int): writeInt(int, into: &out)
         case .double(let double):
             if double.isFinite {
                 if double == double.rounded(.towardZero), abs(double) < 1e15 {
@@ -42,23 +48,52 @@ public enum JSONSerializer {
             out.append(UInt8(ascii: "["))
             for (i, element) in array.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                write(element, into: &out)
+                write(element, into: &out, sortingKeys: sortingKeys)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in object.keys.sorted().enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            var first = true
+            func member(_ key: String, _ value: JSONValue) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 writeString(key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(object[key] ?? .null, into: &out)
+                write(value, into: &out, sortingKeys: sortingKeys)
+            }
+            if sortingKeys {
+                for key in object.keys.sorted() { member(key, object[key] ?? .null) }
+            } else {
+                for (key, value) in object { member(key, value) }
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
+    /// An integer's digits, without making a `String` of them.
+    static func writeInt(_ int: Int, into out: inout [UInt8]) {
+        if int < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = int.magnitude
+        // At most 20 digits (`UInt64.max`), written from the end.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: digits[start...])
+        }
+    }
+
     static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: their bytes go in at once.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: string.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)

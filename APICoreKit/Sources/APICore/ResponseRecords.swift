@@ -111,16 +111,28 @@ package struct ResponseRecords {
     struct Slot {
         let recordKey: String
         let storageKey: String
-        var indices: [Int] = []
+        /// The index in the innermost list, and those of the lists around it (kept apart so that
+        /// an item of a plain list costs no allocation).
+        var index: Int?
+        var outerIndices: [Int] = []
         var responsePath: String?
         let expiry: Date?
 
         /// The slot of a list's item.
         func item(_ index: Int) -> Slot {
             var item = self
-            item.indices.append(index)
+            if let outer = self.index { item.outerIndices.append(outer) }
+            item.index = index
             item.responsePath = responsePath.map { "\($0).\(index)" }
             return item
+        }
+
+        /// `recordKey.storageKey.index…`: the key of an object here without one of its own.
+        var pathKey: String {
+            var key = "\(recordKey).\(storageKey)"
+            for index in outerIndices { key += ".\(index)" }
+            if let index { key += ".\(index)" }
+            return key
         }
     }
 
@@ -145,7 +157,7 @@ package struct ResponseRecords {
     /// The record of an object found at `slot`: its own key, or its path from the record that
     /// holds it.
     func place(for object: JSONObject, parent: ParentType, at slot: Slot) -> Place {
-        let key = cacheKey(for: object, parent: parent) ?? Self.pathKey(slot.recordKey, slot.storageKey, slot.indices)
+        let key = cacheKey(for: object, parent: parent) ?? slot.pathKey
         return Place(key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: object.count))
     }
 
@@ -158,7 +170,9 @@ package struct ResponseRecords {
     private static func add(_ fields: JSONObject, to record: inout JSONObject) {
         if record.isEmpty {
             record = fields
-        } else {
+        } else if record != fields {
+            // An object met again (a product on many order lines) is most often the same: then
+            // the record is left as it is, without writing its fields again.
             record.merge(fields) { _, own in own }
         }
     }
@@ -176,16 +190,9 @@ package struct ResponseRecords {
             }
             guard case .object(let next) = value, let selectionSet = step.field.type.selectionSet else { return nil }
             key = cacheKey(for: next, parent: selectionSet.__parentType)
-                ?? Self.pathKey(key, CacheNaming.storageKey(step.field, variables: variables), step.indices)
+                ?? step.indices.reduce("\(key).\(CacheNaming.storageKey(step.field, variables: variables))") { "\($0).\($1)" }
             object = next
         }
-        return key
-    }
-
-    /// `parent.storageKey.index…`: the key of an object without one of its own.
-    private static func pathKey(_ parent: String, _ storageKey: String, _ indices: [Int]) -> String {
-        var key = "\(parent).\(storageKey)"
-        for index in indices { key += ".\(index)" }
         return key
     }
 

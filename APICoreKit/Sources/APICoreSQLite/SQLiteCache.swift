@@ -172,7 +172,8 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         guard !keys.isEmpty else { return [:] }
         return try pool.read { db in
             var result = try Self.loadWhole(keys, in: db)
-            let rest = keys.filter { result[$0] == nil }
+            // Only roots are kept field by field.
+            let rest = keys.filter { result[$0] == nil && RootRecordKey.all.contains($0) }
             for (key, record) in try Self.loadFields(of: rest, in: db) { result[key] = record }
             return result
         }
@@ -283,7 +284,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
                 sql: "INSERT OR REPLACE INTO apicore_records (key, fields, received_at, expires, used_at) VALUES (?, ?, ?, ?, ?)")
             for record in records {
                 try insert.execute(arguments: [
-                    record.key, JSONSerializer.data(.object(record.fields)), record.receivedAt.timeIntervalSince1970,
+                    record.key, JSONSerializer.data(.object(record.fields), sortingKeys: false), record.receivedAt.timeIntervalSince1970,
                     Self.expiryData(record.expires), now,
                 ])
             }
@@ -310,7 +311,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
             sql: "INSERT OR REPLACE INTO apicore_fields (key, field, value, received_at, expires) VALUES (?, ?, ?, ?, ?)")
         for (field, value) in changes.set {
             try upsert.execute(arguments: [
-                changes.key, field, JSONSerializer.data(value), changes.receivedAt.timeIntervalSince1970,
+                changes.key, field, JSONSerializer.data(value, sortingKeys: false), changes.receivedAt.timeIntervalSince1970,
                 changes.expires[field]?.timeIntervalSince1970,
             ])
         }
