@@ -87,28 +87,32 @@ public enum JSONSerializer {
     }
 
     static func writeString(_ string: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: their bytes go in at once.
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: string.utf8)
+        var string = string
+        string.withUTF8 { bytes in
             out.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case 0x0A: out.append(contentsOf: "\\n".utf8)
-            case 0x0D: out.append(contentsOf: "\\r".utf8)
-            case 0x09: out.append(contentsOf: "\\t".utf8)
-            case 0..<0x20:
-                let hex = String(byte, radix: 16)
-                out.append(contentsOf: "\\u00".utf8)
-                if hex.count == 1 { out.append(UInt8(ascii: "0")) }
-                out.append(contentsOf: hex.utf8)
-            default: out.append(byte)
+            // Most strings need no escape: their bytes go in at once.
+            if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                out.append(contentsOf: bytes)
+            } else {
+                for byte in bytes { writeEscaped(byte, into: &out) }
             }
+            out.append(UInt8(ascii: "\""))
         }
-        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscaped(_ byte: UInt8, into out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+        case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+        case 0x0A: out.append(contentsOf: "\\n".utf8)
+        case 0x0D: out.append(contentsOf: "\\r".utf8)
+        case 0x09: out.append(contentsOf: "\\t".utf8)
+        case 0..<0x20:
+            let hex = String(byte, radix: 16)
+            out.append(contentsOf: "\\u00".utf8)
+            if hex.count == 1 { out.append(UInt8(ascii: "0")) }
+            out.append(contentsOf: hex.utf8)
+        default: out.append(byte)
+        }
     }
 }
