@@ -73,7 +73,7 @@ struct CacheBoundsTests {
     func memoryByteBound() async throws {
         let limit = 64 * 1024
         let store = NormalizedStore(persistent: nil, memoryLimit: .bytes(limit), logger: Logger(label: "test"))
-        let recordBytes = NormalizedStore.estimatedBytes(of: CacheRecord(key: "Item:0", fields: item(0, padding: 500), receivedAt: Date()))
+        let recordBytes = MemoryBudget.estimatedBytes(of: CacheRecord(key: "Item:0", fields: item(0, padding: 500), receivedAt: Date()))
         #expect(recordBytes > 500 && recordBytes < 1000)
         let count = 10 * limit / recordBytes
         for index in 0..<count {

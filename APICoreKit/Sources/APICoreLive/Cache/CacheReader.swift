@@ -104,3 +104,96 @@ package struct CacheReader: SelectionVisitor {
         }
     }
 }
+
+// Reads of the normalized store: an operation's or a fragment's selections, rebuilt from records
+// (and the optimistic layers over them) by the `CacheReader`.
+extension NormalizedStore {
+    // MARK: Reading
+
+    /// Reads `selections` from the record at `key`; `nil` on a miss. With `requestMaxAge`
+    /// (or per-type maximum ages) it also says whether any record read was expired, and whether
+    /// an optimistic layer lay over any (without `layered`, layers are not read).
+    package func read(
+        key: String, selections: [Selection], parent: ParentType, variables: JSONObject, requestMaxAge: Duration?, layered: Bool = true
+    ) -> CacheRead {
+        collectIfOpening()
+        if CacheNaming.isRoot(key) { loadRootFields(key, selections: selections, variables: variables) }
+        let withLayers = layered && !layers.isEmpty
+        var reader = CacheReader(
+            variables: variables, now: now(),
+            lookup: { key in withLayers ? self.layers.lay(key, over: self.readRecord(key), now: self.now()) : self.readRecord(key) },
+            prefetch: { self.preload($0, followingReferences: true) }, isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
+        defer {
+            // Uses are saved with the next write, or now when many have gathered.
+            if persistence.hasManyUses { persist([], removing: []) }
+            evictIfOverLimit()
+        }
+        let data = try? reader.read(key: key, selections: selections, parent: parent)
+        let optimistic = withLayers && reader.dependencies.contains { layers.covers(CacheNaming.recordKey(ofDependency: $0)) }
+        return CacheRead(data: data, dependencies: reader.dependencies, stale: reader.sawExpired, optimistic: optimistic)
+    }
+
+    /// Reads a selection from its record.
+    package func read(_ selection: CacheSelection, layered: Bool = true) -> CacheRead {
+        read(
+            key: selection.key, selections: selection.selections, parent: selection.parent, variables: selection.variables, requestMaxAge: nil,
+            layered: layered)
+    }
+
+    /// Reads an operation's data from its root record: `read(key:…)` for a whole operation.
+    package func read<Operation: GraphQLOperation>(_ operation: Operation.Type, variables: JSONObject, requestMaxAge: Duration?)
+        -> CacheRead
+    {
+        read(
+            key: CacheNaming.rootKey(for: Operation.operationType), selections: Operation.Data.__selections,
+            parent: Operation.Data.__parentType, variables: variables, requestMaxAge: requestMaxAge)
+    }
+
+    /// Before a read from a root: the fields its selections name that memory lacks, from the
+    /// persistent store (a root not in memory at all starts as an empty part).
+    private func loadRootFields(_ key: String, selections: [Selection], variables: JSONObject) {
+        guard persistence.isActive, !absent.contains(key) else { return }
+        if records[key] == nil {
+            keep(CacheRecord(key: key, fields: [:], receivedAt: .distantPast))
+            partialRoots.insert(key)
+        }
+        guard partialRoots.contains(key), var root = records[key] else { return }
+        // Every field the selections could select at the root (loading one too many costs little;
+        // one too few would be a miss).
+        let missing = Selection.fields(of: selections).map { CacheNaming.storageKey($0, variables: variables) }.filter { root.fields[$0] == nil }
+        guard !missing.isEmpty else { return }
+        guard let found = persistence.loadFields(missing, of: key) else { return }
+        root.fill(from: found)
+        keep(root)
+    }
+
+    /// A record for a read: a root as far as memory has it (``loadRootFields`` brought what the
+    /// read selects), any other record as ``record(_:)`` finds it.
+    func readRecord(_ key: String) -> CacheRecord? {
+        if CacheNaming.isRoot(key), let root = records[key] {
+            noteUse(of: key)
+            return root
+        }
+        return record(key)
+    }
+}
+
+/// What to read from the cache: selections on the record with a key, under variables.
+package struct CacheSelection: Sendable {
+    package var key: String
+    package var selections: [Selection]
+    package var parent: ParentType
+    package var variables: JSONObject
+}
+
+/// What a read of the cache found.
+package struct CacheRead: Sendable {
+    /// The data, or `nil` on a miss.
+    package var data: JSONObject?
+    /// The keys of the records read (or missed), which a watcher depends on.
+    package var dependencies: Set<String>
+    /// Whether a record read was past its maximum age, or a field past its server's.
+    package var stale: Bool
+    /// Whether an optimistic layer lay over a record read.
+    package var optimistic: Bool
+}

@@ -1,0 +1,94 @@
+@_spi(Generated) import APICore
+import Foundation
+import Logging
+
+/// The normalized store's way to its persistent store (SQLite). A failure of the persistent store
+/// sets it aside, said once in the log, and the cache goes on in memory only: every call here is
+/// then a no-op, and none throws. It also gathers the records reads used since the last save, for
+/// a persistent store that trims by use.
+struct PersistenceBridge {
+    private var store: (any PersistentRecordStore)?
+    private let logger: Logger
+    /// The records used since the last save, for a persistent store that trims by use.
+    private var usedSinceSave: Set<String> = []
+    private var tracksUse: Bool
+
+    init(_ store: (any PersistentRecordStore)?, logger: Logger) {
+        self.store = store
+        self.tracksUse = store?.tracksUse ?? false
+        self.logger = logger
+    }
+
+    /// Whether there is a persistent store (not set aside).
+    var isActive: Bool { store != nil }
+
+    /// The records of `keys` that the persistent store has; `nil` without one, or when it failed.
+    mutating func load(_ keys: [String]) -> [String: CacheRecord]? {
+        attempt("reading") { try $0.load(keys) }
+    }
+
+    /// The fields `names` of the record `key`, as far as the persistent store has them.
+    mutating func loadFields(_ names: [String], of key: String) -> CacheRecord? {
+        attempt("reading") { try $0.loadFields(names, of: key) } ?? nil
+    }
+
+    /// Every record of the persistent store (none without one).
+    mutating func loadAll(while action: String) -> [CacheRecord] {
+        attempt(action) { try $0.loadAll() } ?? []
+    }
+
+    /// Removes every record.
+    mutating func removeAll() {
+        usedSinceSave = []
+        _ = attempt("clearing") { try $0.removeAll() }
+    }
+
+    /// A record read, for a store that trims by use.
+    mutating func noteUse(of key: String) {
+        if tracksUse { usedSinceSave.insert(key) }
+    }
+
+    /// Whether many uses have gathered since the last save, which are then saved on their own.
+    var hasManyUses: Bool { usedSinceSave.count >= 1_000 }
+
+    /// Saves and removes records (roots by their changed fields), with the records used since the
+    /// last save; a store over its size bound trims those `keeping` does not keep.
+    mutating func save(_ records: [CacheRecord], fields: [FieldChanges] = [], removing keys: [String], keeping: KeptRecords) {
+        guard store != nil, !(records.isEmpty && fields.isEmpty && keys.isEmpty && usedSinceSave.isEmpty) else { return }
+        let used = Array(usedSinceSave)
+        usedSinceSave = []
+        let trimmed = attempt("writing") { try $0.save(records, fields: fields, removing: keys, used: used, keeping: keeping) }
+        if let trimmed, trimmed > 0 { logger.debug("the persistent cache trimmed \(trimmed) least recently used records to stay within its size") }
+    }
+
+    /// The size of the persistent store's files, when it has them.
+    func bytesOnDisk() -> Int? { store?.bytesOnDisk() }
+
+    /// A root record's change for the persistent store, which keeps roots field by field: the
+    /// fields `set` with their values and expiry, and the fields removed.
+    static func changes(of record: CacheRecord, setting set: some Sequence<String>, removing removed: [String] = []) -> FieldChanges {
+        var changes = FieldChanges(key: record.key, set: [:], removed: removed, receivedAt: record.receivedAt)
+        for name in set {
+            guard let value = record.fields[name] else { continue }
+            changes.set[name] = value
+            if let expiry = record.expires[name] { changes.expires[name] = expiry }
+        }
+        return changes
+    }
+
+    /// `body` on the persistent store; `nil` without one, or when it threw (then it is set aside).
+    private mutating func attempt<T>(_ action: String, _ body: (any PersistentRecordStore) throws -> T) -> T? {
+        guard let store else { return nil }
+        do {
+            return try body(store)
+        } catch {
+            logger.warning(
+                "The persistent cache failed while \(action) and is set aside; the cache goes on in memory only.",
+                metadata: ["error": "\(error)"])
+            self.store = nil
+            tracksUse = false
+            usedSinceSave = []
+            return nil
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import APICore
+
+/// The cache's watchers and what they read: an index from each dependency (a record key, or one
+/// field of a root) to the watchers that read it, so that a write wakes only those, not a scan of
+/// all of them.
+struct WatcherIndex {
+    private var watchers: [UInt64: (dependencies: Set<String>, refresh: NormalizedStore.Refresh)] = [:]
+    private var index: [String: Set<UInt64>] = [:]
+    private var nextID: UInt64 = 0
+
+    /// Registers a watcher that depends on `dependencies`; answers its id.
+    mutating func add(dependencies: Set<String>, refresh: @escaping NormalizedStore.Refresh) -> UInt64 {
+        nextID += 1
+        watchers[nextID] = (dependencies, refresh)
+        for key in dependencies { index[key, default: []].insert(nextID) }
+        return nextID
+    }
+
+    /// Replaces a watcher's dependencies (a watcher gone is no error).
+    mutating func setDependencies(_ dependencies: Set<String>, of id: UInt64) {
+        guard let watcher = watchers[id] else { return }
+        for key in watcher.dependencies.subtracting(dependencies) { unindex(key, id) }
+        for key in dependencies.subtracting(watcher.dependencies) { index[key, default: []].insert(id) }
+        watchers[id]?.dependencies = dependencies
+    }
+
+    /// Removes a watcher.
+    mutating func remove(_ id: UInt64) {
+        guard let watcher = watchers.removeValue(forKey: id) else { return }
+        for key in watcher.dependencies { unindex(key, id) }
+    }
+
+    private mutating func unindex(_ key: String, _ id: UInt64) {
+        index[key]?.remove(id)
+        if index[key]?.isEmpty == true { index[key] = nil }
+    }
+
+    /// Whether a watcher reads `key`.
+    func isWatched(_ key: String) -> Bool { index[key] != nil }
+
+    /// Whether no watcher depends on anything.
+    var isEmpty: Bool { index.isEmpty }
+
+    /// Every dependency of every watcher.
+    var dependencies: Dictionary<String, Set<UInt64>>.Keys { index.keys }
+
+    /// How a watcher reads again, while it is registered.
+    func refresh(of id: UInt64) -> NormalizedStore.Refresh? { watchers[id]?.refresh }
+
+    /// The watchers of the keys changed, oldest first. A root named whole (an update, a removal, a
+    /// collection) wakes every watcher of any of its fields.
+    func woken(by changed: Set<String>) -> [UInt64] {
+        guard !changed.isEmpty, !index.isEmpty else { return [] }
+        var woken: Set<UInt64> = []
+        for key in changed {
+            if let ids = index[key] { woken.formUnion(ids) }
+            if CacheNaming.isRoot(key) {
+                let prefix = CacheNaming.fieldDependency(key, "")
+                for (dependency, ids) in index where dependency.hasPrefix(prefix) { woken.formUnion(ids) }
+            }
+        }
+        return woken.sorted()
+    }
+
+    /// How many watchers there are, and how many dependencies the index holds.
+    var counts: (watchers: Int, indexedKeys: Int) { (watchers.count, index.count) }
+}
