@@ -7,7 +7,7 @@ import PackageDescription
 ///   generated GraphQL code is written against.
 /// - `APICoreLive`: the engine (URLSession transport, GraphQL over HTTP, middleware chain). Only an
 ///   app's composition root imports it; its public surface is one factory.
-/// - `APICoreTesting`: a mock `APIClient` for kits' unit tests.
+/// - `APICoreTesting`: a mock `APIClient` for kits' unit tests, a log capture and a bounded wait.
 /// - `APICoreSQLite`: the SQLite normalized cache (GRDB), for the composition root.
 /// - `APICoreWebSocket`: the WebSocket client for subscriptions (on SwiftNIO, TLS by NIOSSL), for
 ///   the composition root of an app that subscribes.
@@ -45,7 +45,7 @@ let package = Package(
                 "APICore", .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
-        .target(name: "APICoreTesting", dependencies: ["APICore"]),
+        .target(name: "APICoreTesting", dependencies: ["APICore", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "APICoreSQLite",
             dependencies: ["APICore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
@@ -76,6 +76,13 @@ let package = Package(
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], path: "Fuzz/ReplayTests"),
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
         .testTarget(name: "APICoreLiveUnitTests", dependencies: ["APICore", "APICoreLive"]),
+        // The normalized store without a server: in memory and on SQLite files.
+        .testTarget(
+            name: "APICoreStoreTests",
+            dependencies: [
+                "APICore", "APICoreLive", "APICoreSQLite", "APICoreTesting", "StarWarsOperations",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "APICoreTestingTests", dependencies: ["APICore", "APICoreTesting", "StarWarsOperations"],
             resources: [.copy("Fixtures")]),

@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "APICoreTestServer",
             dependencies: [
-                .product(name: "APICore", package: "APICoreKit"), "APICoreServerSupport",
+                .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreTesting", package: "APICoreKit"), "APICoreServerSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),

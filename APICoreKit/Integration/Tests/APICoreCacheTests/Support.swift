@@ -24,23 +24,6 @@ func store(of client: any APIClient) throws -> NormalizedStore {
     try #require((client as? LiveAPIClient)?.store)
 }
 
-/// A clock the test moves by hand.
-final class TestClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    var now: Date { date.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { date.withLock { $0 += seconds } }
-}
-
-/// A temporary folder, removed at the end of the test.
-final class TemporaryDirectory {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-cache-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
 /// Collects the elements of a watch (or of `responses`) as they arrive, until stopped.
 final class Recorder<Value: Sendable>: Sendable {
     private final class Box: Sendable {

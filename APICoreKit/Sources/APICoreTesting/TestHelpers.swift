@@ -2,8 +2,11 @@ import Foundation
 import Logging
 import Synchronization
 
+// Helpers for tests of code that uses APICoreKit: what was logged, and waiting for something
+// that happens on its own (a watcher registered, a socket closed) without sleeping a fixed time.
+
 /// Collects everything logged (level, message, metadata) as text lines, for tests that check what
-/// was said, and that no secret was.
+/// was said, and that no secret was: give its ``logger`` to `APIClientConfiguration`.
 public final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
 
@@ -56,4 +59,19 @@ public func thrownError<T, Failure: Error>(_ call: () async throws(Failure) -> T
     } catch {
         return error
     }
+}
+
+/// A temporary folder (for a SQLite cache file, say), removed with everything in it when the value
+/// goes away.
+public final class TemporaryDirectory {
+    /// The folder.
+    public let url: URL
+
+    /// Creates a new, empty folder in the system's temporary directory.
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
 }

@@ -1,7 +1,7 @@
 @_spi(Generated) @testable import APICore
 @testable import APICoreLive
 @testable import APICoreSQLite
-import APICoreTestServer
+import APICoreTesting
 import Foundation
 import GRDB
 import Logging
