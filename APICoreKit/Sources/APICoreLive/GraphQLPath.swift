@@ -19,13 +19,13 @@ import Foundation
 //    response (`TransportResponse.read`); a middleware that replaces the body drops it.
 // 4. Response: `readAnswer` takes that parse (or parses a body a middleware replaced), once,
 //    into the answer's data; an incremental answer's parts are read as they stream in.
-// 5. Cache: `store` normalizes the data into the cache, whose watchers are told; with
+// 5. Cache: `CacheWriter` writes the records into the store, whose watchers are told; with
 //    incremental delivery, once per part, the increments merged into the data so far.
 //
-// Data is checked against the operation's selections once: the server's by the response stage
-// (`SelectionValidator`), the cache's by the reader that rebuilds it from records (`CacheReader`);
-// both walk the selections with `SelectionVisitor.walk`, as the normalizer does. Stage 1 maps the
-// checked data to the caller's value.
+// Data is checked against the operation's selections once: the server's by `check`, whose walk
+// (`SelectionValidator`) builds the records for stage 5 in the same pass; the cache's by the
+// reader that rebuilds it from records (`CacheReader`). Both walk the selections with
+// `SelectionVisitor.walk`. Stage 1 maps the checked data to the caller's value.
 extension LiveAPIClient {
     /// What the server answered to one operation: the HTTP response and the data it carried, and
     /// for incremental delivery, the first payload and the parts still to come.
@@ -275,24 +275,6 @@ extension LiveAPIClient {
         return validated
     }
 
-    /// A server's data checked against the operation's selections, with its records built in the
-    /// same walk (unless not `recording`): `errors` are those of partial data, `policy` what the
-    /// server said of caching it.
-    func check<Operation: GraphQLOperation, Value>(
-        _ data: JSONObject, of request: GraphQLRequest<Operation, Value>, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none,
-        recording: Bool = true, response: TransportResponse?
-    ) throws(APIError) -> CacheWriter.Checked<Operation.Data> {
-        do throws(GraphQLDecodingError) {
-            return try cacheWriter.check(
-                data, as: Operation.Data.self, at: CacheNaming.rootKey(for: Operation.operationType), variables: request.operation.variablesJSON,
-                errors: errors, policy: policy, mergingPages: true, recording: recording)
-        } catch {
-            throw .invalidResponse(InvalidResponse(
-                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: response?.statusCode, request: Operation.operationName,
-                bodyExcerpt: HTTPFailure.excerpt(of: response?.body ?? Data())))
-        }
-    }
-
     /// `fetchAndStore`, but when the server cannot be reached, the cached data (expired or not),
     /// marked as an offline fallback.
     func fetchOrFallBack<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, deliver: Deliver<Value>? = nil)
@@ -533,6 +515,24 @@ extension LiveAPIClient {
     }
 
     // MARK: 5. Cache
+
+    /// A server's data checked against the operation's selections, with its records built in the
+    /// same walk (unless not `recording`): `errors` are those of partial data, `policy` what the
+    /// server said of caching it.
+    func check<Operation: GraphQLOperation, Value>(
+        _ data: JSONObject, of request: GraphQLRequest<Operation, Value>, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none,
+        recording: Bool = true, response: TransportResponse?
+    ) throws(APIError) -> CacheWriter.Checked<Operation.Data> {
+        do throws(GraphQLDecodingError) {
+            return try cacheWriter.check(
+                data, as: Operation.Data.self, at: CacheNaming.rootKey(for: Operation.operationType), variables: request.operation.variablesJSON,
+                errors: errors, policy: policy, mergingPages: true, recording: recording)
+        } catch {
+            throw .invalidResponse(InvalidResponse(
+                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: response?.statusCode, request: Operation.operationName,
+                bodyExcerpt: HTTPFailure.excerpt(of: response?.body ?? Data())))
+        }
+    }
 
     /// Writes the partial data of a response with errors, when it has the shape the operation
     /// selects (a spec-compliant server nulls the nearest nullable parent of a failed field); the
