@@ -77,6 +77,8 @@ package struct ResponseRecords {
     package private(set) var records: [String: JSONObject] = [:]
     /// When fields expire, by record key and storage key.
     package private(set) var expires: [String: [String: Date]] = [:]
+    /// ``plainLeafCount(of:)`` by selection set, worked out once per walk.
+    private var plainLeafCounts: [ObjectIdentifier: Int?] = [:]
 
     /// Records of a response under `variables`; `errors` are those of a response with partial
     /// data; `expiry` is when its fields expire, `expiryByPath` when the fields at (and under) a
@@ -104,6 +106,9 @@ package struct ResponseRecords {
         let responsePath: String?
         let expiry: Date?
         var fields: JSONObject = [:]
+        /// Whether the record is the checked object itself: its selections are plain leaves
+        /// (``plainLeafCount(of:)``) and it holds nothing else, so no field is written one by one.
+        var adopting = false
     }
 
     /// Where one value goes: the field's storage key in its record, the list indices down to the
@@ -156,9 +161,31 @@ package struct ResponseRecords {
 
     /// The record of an object found at `slot`: its own key, or its path from the record that
     /// holds it.
-    func place(for object: JSONObject, parent: ParentType, at slot: Slot) -> Place {
-        let key = cacheKey(for: object, parent: parent) ?? slot.pathKey
+    mutating func place(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> Place {
+        let key = cacheKey(for: object, parent: type.__parentType) ?? slot.pathKey
+        // Without paths or expiry to note field by field, an object of plain leaves is its record.
+        if !tracksPaths, slot.expiry == nil, plainLeafCount(of: type) == object.count {
+            return Place(key: key, responsePath: nil, expiry: nil, adopting: true)
+        }
         return Place(key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: object.count))
+    }
+
+    /// How many fields `selections` select when they are only fields without alias or arguments
+    /// whose values hold no object (their storage keys are their response keys, their values are
+    /// stored as they came); `nil` when they are anything else.
+    private mutating func plainLeafCount(of type: any SelectionSet.Type) -> Int? {
+        let id = ObjectIdentifier(type)
+        if let known = plainLeafCounts[id] { return known }
+        let count = Self.plainLeafCount(of: type.__selections)
+        plainLeafCounts[id] = count
+        return count
+    }
+
+    static func plainLeafCount(of selections: [Selection]) -> Int? {
+        for selection in selections {
+            guard case .field(let field) = selection, field.alias == nil, field.arguments.isEmpty, !field.type.holdsObjects else { return nil }
+        }
+        return selections.count
     }
 
     /// Adds a finished record. An object can hold itself (a hero among its own friends): what

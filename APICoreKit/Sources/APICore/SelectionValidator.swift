@@ -37,7 +37,10 @@ package struct SelectionValidator: SelectionVisitor {
     ) throws(GraphQLDecodingError) -> Bool {
         var visited = Visited(fields: object, record: place)
         try walk(selections, parent: parent, in: &visited)
-        if let place = visited.record { records?.add(place) }
+        if var place = visited.record {
+            if place.adopting { place.fields = visited.fields }
+            records?.add(place)
+        }
         if !visited.pending.isEmpty || visited.fields[Deferral.pendingKey] != nil {
             // Listed afresh each time, so data validated again (a cache write) says what it holds now.
             visited.fields[Deferral.pendingKey] = visited.pending.isEmpty ? nil : .array(visited.pending)
@@ -86,9 +89,10 @@ package struct SelectionValidator: SelectionVisitor {
         guard let value = object.fields[key] else {
             throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
         }
-        // Where the value goes in the object's record (nowhere when the walk builds no records, or
-        // when an error of the response names the field).
-        let slot = object.record == nil ? nil : records?.slot(for: field, value: value, in: &object.record!)
+        // Where the value goes in the object's record (nowhere when the walk builds no records, when
+        // the record is the object itself, or when an error of the response names the field).
+        var slot: ResponseRecords.Slot?
+        if object.record?.adopting == false { slot = records?.slot(for: field, value: value, in: &object.record!) }
         do throws(GraphQLDecodingError) {
             let checked = try check(value, as: field.type, nullable: true, at: slot)
             if let replaced = checked.replacement {
@@ -159,7 +163,7 @@ package struct SelectionValidator: SelectionVisitor {
             guard case .object(var object) = value else {
                 throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")
             }
-            let place = slot.map { records!.place(for: object, parent: selectionSet.__parentType, at: $0) }
+            let place = slot.map { records!.place(for: object, of: selectionSet, at: $0) }
             let changed = try validate(&object, selections: selectionSet.__selections, in: selectionSet.__parentType, recordingAt: place)
             return Checked(replacement: changed ? .object(object) : nil, stored: place.map { CacheNaming.reference(to: $0.key) } ?? value)
         case .list(let element):
@@ -191,7 +195,7 @@ package struct SelectionValidator: SelectionVisitor {
 
 extension OutputType {
     /// Whether values of this type hold objects (at any list depth).
-    var holdsObjects: Bool {
+    package var holdsObjects: Bool {
         switch self {
         case .nonNull(let inner), .list(let inner): return inner.holdsObjects
         case .scalar: return false
