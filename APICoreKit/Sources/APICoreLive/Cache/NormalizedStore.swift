@@ -118,36 +118,38 @@ package actor NormalizedStore {
         for (key, fields) in incoming {
             let isRoot = CacheNaming.isRoot(key)
             let record: CacheRecord
-            if var current = records[key] {
+            if let index = records.index(forKey: key) {
+                // Changed where it is, field by field: only what differs is written.
                 var recordChanged = false
                 let expiry = expires[key]
                 for (name, value) in fields {
-                    if current.fields[name] != value {
-                        current.fields[name] = value
+                    if records.values[index].fields[name] != value {
+                        records.values[index].fields[name] = value
                         recordChanged = true
                         // Watchers of a root depend on the fields they read, not on the whole root.
                         if isRoot { changed.insert(CacheNaming.fieldDependency(key, name)) }
                     }
                     if let date = expiry?[name] {
-                        current.expires[name] = date
-                    } else if !current.expires.isEmpty {
-                        current.expires[name] = nil
+                        records.values[index].expires[name] = date
+                    } else if !records.values[index].expires.isEmpty {
+                        records.values[index].expires[name] = nil
                     }
                 }
-                current.receivedAt = receivedAt
-                record = current
+                records.values[index].receivedAt = receivedAt
+                record = records.values[index]
+                budget?.kept(record)
                 if recordChanged { changed.insert(isRoot ? CacheNaming.anyField(of: key) : key) }
             } else {
                 // A root is written to without loading what the store has of it.
                 if isRoot, persistence.isActive, !absent.contains(key) { partialRoots.insert(key) }
                 // A record new to memory: its fields whole, without comparing them one by one.
                 record = CacheRecord(key: key, fields: fields, receivedAt: receivedAt, expires: expires[key] ?? [:])
+                keep(record)
                 if isRoot {
                     for name in fields.keys { changed.insert(CacheNaming.fieldDependency(key, name)) }
                 }
                 changed.insert(isRoot ? CacheNaming.anyField(of: key) : key)
             }
-            keep(record)
             if !absent.isEmpty { absent.remove(key) }
             if persistence.isActive {
                 if isRoot {
