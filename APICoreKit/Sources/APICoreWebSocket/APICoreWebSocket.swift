@@ -247,14 +247,19 @@ final class NIOWebSocketChannel: WebSocketChannel {
                     try await close(1002, "unexpected frame")
                     return (1002, "the server broke WebSocket framing (a \(frame.opcode) frame)")
                 }
-                if !inMessage { message.clear() }
                 var data = frame.unmaskedData
-                message.writeBuffer(&data)
-                inMessage = !frame.fin
-                guard message.readableBytes <= maxMessageSize else {
+                guard (inMessage ? message.readableBytes : 0) + data.readableBytes <= maxMessageSize else {
                     try await close(1009, "message too big")
                     return (1009, "a message larger than \(maxMessageSize) bytes")
                 }
+                if !inMessage, frame.fin {
+                    // A message in one frame (the usual case) is read from the frame, not copied first.
+                    deliver(String(buffer: data))
+                    continue
+                }
+                if !inMessage { message.clear() }
+                message.writeBuffer(&data)
+                inMessage = !frame.fin
                 if frame.fin { deliver(String(buffer: message)) }
             case .ping:
                 try await outbound.write(WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData))
