@@ -63,29 +63,7 @@ final class RecordingClient: APIClient {
         return outcome
     }
 
-    func registerQueueable<Mutation: GraphQLMutation>(_ type: Mutation.Type) { base.registerQueueable(type) }
-    func queuedMutations() async throws(APIError) -> [QueuedMutation] { try await base.queuedMutations() }
-    func queuedMutationUpdates() -> APIStream<QueuedMutation> { base.queuedMutationUpdates() }
-    func replayQueuedMutations() async { await base.replayQueuedMutations() }
-    func cancelQueuedMutation(id: String) async throws(APIError) { try await base.cancelQueuedMutation(id: id) }
-
-    func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? { try await base.readQuery(query) }
-    func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) { try await base.writeQuery(query, data: data) }
-    func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
-        -> Mutation.Data
-    {
-        try await base.updateCache(mutation, body)
-    }
-    func updateCache<Fragment: APICore.Fragment & MutableSelectionSet>(
-        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
-    ) async throws(APIError) -> Fragment {
-        try await base.updateCache(fragment: fragment, key: key, variables: variables, body)
-    }
-    func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {
-        try await base.updateRecord(key, update)
-    }
-    func removeRecord(_ key: String) async throws(APIError) { try await base.removeRecord(key) }
-    func clearCache() async throws(APIError) { try await base.clearCache() }
-    func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection { try await base.collectGarbage(maxStaleness: maxStaleness) }
-    func cacheSummary() async throws(APIError) -> CacheSummary { try await base.cacheSummary() }
+    // Cache editing and the offline queue answer no response to record: the base client's.
+    var cache: any GraphQLCache { base.cache }
+    var offlineQueue: any OfflineMutationQueue { base.offlineQueue }
 }

@@ -48,7 +48,7 @@ enum CacheBenchmark {
         // The client: a cache hit through `fetch(.cacheOnly)`, the cache's data read, checked and
         // wrapped as the caller's typed value.
         let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:9")!))
-        try await client.writeQuery(OrdersQuery(), data: try OrdersQuery.Data(validating: data(of: body)))
+        try await client.cache.writeQuery(OrdersQuery(), data: try OrdersQuery.Data(validating: data(of: body)))
         var clientHit: [Double] = []
         for _ in 0..<runs {
             clientHit.append(try await secondsAsync(clock) {

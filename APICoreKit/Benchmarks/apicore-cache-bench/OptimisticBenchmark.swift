@@ -13,7 +13,7 @@ enum OptimisticBenchmark {
     static func run() async throws {
         let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:9")!, retryPolicy: nil))
         let human = HumanQuery(id: "1000")
-        try await client.writeQuery(human, data: try HumanQuery.Data(validating: [
+        try await client.cache.writeQuery(human, data: try HumanQuery.Data(validating: [
             "human": ["__typename": "Human", "id": "1000", "name": "Luke", "homePlanet": "Tatooine"]
         ]))
         var watcher = client.watch(GraphQLRequest(human), cachePolicy: .cacheOnly).makeAsyncIterator()
@@ -41,7 +41,7 @@ enum OptimisticBenchmark {
             // Plain: the same record written without a layer.
             let written = "Plain \(run)"
             let plainStart = clock.now
-            try await client.writeQuery(human, data: try HumanQuery.Data(validating: [
+            try await client.cache.writeQuery(human, data: try HumanQuery.Data(validating: [
                 "human": ["__typename": "Human", "id": "1000", "name": .string(written), "homePlanet": "Tatooine"]
             ]))
             guard let seen = await watcher.next(), (try? seen.get().value.human?.name) == written else { fatalError("the watcher missed a write") }

@@ -53,10 +53,10 @@ public struct CacheConfiguration: Sendable {
     /// never a field an error's path names nor a `null` on the way to one (on by default).
     public var writesPartialData: Bool
     /// When the cache collects its garbage by itself; `nil` (the default) only when asked
-    /// (``APIClient/collectGarbage(maxStaleness:)``).
+    /// (``GraphQLCache/collectGarbage(maxStaleness:)``).
     public var garbageCollection: GarbageCollection?
 
-    /// When the cache collects its garbage by itself, as ``APIClient/collectGarbage(maxStaleness:)``
+    /// When the cache collects its garbage by itself, as ``GraphQLCache/collectGarbage(maxStaleness:)``
     /// does on demand.
     public struct GarbageCollection: Sendable, Hashable {
         /// Collect when the cache is first used after it was opened (what earlier launches left
@@ -137,7 +137,7 @@ extension CacheRecord {
     }
 }
 
-/// What a garbage collection removed from the normalized cache (``APIClient/collectGarbage(maxStaleness:)``).
+/// What a garbage collection removed from the normalized cache (``GraphQLCache/collectGarbage(maxStaleness:)``).
 public struct CacheCollection: Sendable, Hashable, CustomStringConvertible {
     /// Records older than their type's maximum age by more than the staleness allowed.
     public var expiredRecords = 0
@@ -162,7 +162,7 @@ public struct CacheCollection: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// What the normalized cache holds (``APIClient/cacheSummary()``).
+/// What the normalized cache holds (``GraphQLCache/summary()``).
 public struct CacheSummary: Sendable, Hashable {
     /// How many records there are, in memory and in the persistent store together.
     public var records: Int

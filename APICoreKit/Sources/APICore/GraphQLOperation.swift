@@ -53,7 +53,7 @@ public protocol RootSelectionSet: SelectionSet {}
 
 /// An operation marked `@apollo_client_ios_localCacheMutation`: a typed read and write of data
 /// already in the cache, never sent to a server. It is not a ``GraphQLOperation``, so `fetch`,
-/// `perform` and `subscribe` do not accept it; ``APIClient/updateCache(_:_:)`` does.
+/// `perform` and `subscribe` do not accept it; ``GraphQLCache/update(_:_:)`` (`client.cache`) does.
 public protocol LocalCacheMutation: Sendable {
     /// The cached data it reads and writes, with settable fields.
     associatedtype Data: MutableRootSelectionSet

@@ -1,8 +1,10 @@
 @_spi(Generated) import APICore
 import Foundation
 
-/// Reading and writing the cache directly, for `LiveAPIClient`.
-extension LiveAPIClient {
+/// Reading and writing the cache directly: `client.cache` is the client itself.
+extension LiveAPIClient: GraphQLCache {
+    var cache: any GraphQLCache { self }
+
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? {
         guard let store else { return nil }
         let outcome = await store.read(Query.self, variables: query.variablesJSON, requestMaxAge: nil)
@@ -16,7 +18,7 @@ extension LiveAPIClient {
             variables: query.variablesJSON))
     }
 
-    func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
+    func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
         -> Mutation.Data
     {
         try await update(
@@ -24,7 +26,7 @@ extension LiveAPIClient {
             variables: mutation.variablesJSON, body)
     }
 
-    func updateCache<Fragment: APICore.Fragment & MutableSelectionSet>(
+    func update<Fragment: APICore.Fragment & MutableSelectionSet>(
         fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
     ) async throws(APIError) -> Fragment {
         try await update(Fragment.self, at: key, named: "\(Fragment.self) at \(key)", variables: variables, body)
@@ -63,7 +65,7 @@ extension LiveAPIClient {
         await store.remove(key)
     }
 
-    func clearCache() async throws(APIError) {
+    func clear() async throws(APIError) {
         await store?.removeAll()
     }
 
@@ -74,7 +76,7 @@ extension LiveAPIClient {
         return collection
     }
 
-    func cacheSummary() async throws(APIError) -> CacheSummary {
+    func summary() async throws(APIError) -> CacheSummary {
         guard let store else { throw .invalidRequest("this client has no cache") }
         return await store.summary()
     }

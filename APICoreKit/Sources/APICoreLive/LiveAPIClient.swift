@@ -94,7 +94,7 @@ final class LiveAPIClient: APIClient {
             pathMonitor = NWPathMonitor()
             pathMonitor.pathUpdateHandler = { [weak self] path in
                 guard path.status == .satisfied, let self, self.queue.waiting.withLock({ $0 > 0 }) else { return }
-                self.refreshInBackground { () async throws(APIError) in await self.replayQueuedMutations() }
+                self.refreshInBackground { () async throws(APIError) in await self.replay() }
             }
             pathMonitor.start(queue: DispatchQueue(label: "APICoreKit.reachability"))
         #endif

@@ -20,7 +20,7 @@ import Foundation
 /// ``finishSubscriptions(_:throwing:)``.
 /// The cache is a plain store of the data written with `writeQuery` (no normalization); record
 /// operations are only recorded, in ``cacheOperations``.
-public final class MockAPIClient: APIClient, @unchecked Sendable {
+public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue, @unchecked Sendable {
     /// A request the mock received.
     public struct SentRequest: Sendable, Hashable {
         /// The GraphQL operation name, or `METHOD path` for REST.
@@ -240,6 +240,12 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         lock.withLock { subscribers[operation]?.count ?? 0 }
     }
 
+    /// The mock is its own cache: what is written to it is kept per operation and variables.
+    public var cache: any GraphQLCache { self }
+
+    /// The mock is its own offline queue.
+    public var offlineQueue: any OfflineMutationQueue { self }
+
     /// The data last written for this query and variables.
     public func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? {
         let key = Self.cacheKey(Query.operationName, query.variablesJSON)
@@ -258,7 +264,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     /// Starts from the data last written for this local cache mutation and its variables, else from
     /// the `data` of the stub for its operation name (checked against its selections); records
     /// `update <operation>`. Without either it throws ``APIError/cacheMiss(_:)``.
-    public func updateCache<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
+    public func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
         -> Mutation.Data
     {
         let name = Mutation.operationName
@@ -285,14 +291,14 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
         return data
     }
 
-    /// Keeps a fragment's data under a record key, for ``updateCache(fragment:key:variables:_:)``.
+    /// Keeps a fragment's data under a record key, for ``update(fragment:key:variables:_:)``.
     public func writeFragment<Fragment: APICore.Fragment>(_ fragment: Fragment, key: String) {
         lock.withLock { writtenQueries["fragment " + key] = fragment.__data._data }
     }
 
     /// Starts from the data kept for this key (by ``writeFragment(_:key:)`` or an earlier update),
     /// else throws ``APIError/cacheMiss(_:)``; records `update <key>`.
-    public func updateCache<Fragment: APICore.Fragment & MutableSelectionSet>(
+    public func update<Fragment: APICore.Fragment & MutableSelectionSet>(
         fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
     ) async throws(APIError) -> Fragment {
         guard let object = lock.withLock({ writtenQueries["fragment " + key] }) else { throw .cacheMiss("\(Fragment.self) at \(key)") }
@@ -328,13 +334,13 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     }
 
     /// Records `summary`; the mock keeps no records, so the summary is empty.
-    public func cacheSummary() async throws(APIError) -> CacheSummary {
+    public func summary() async throws(APIError) -> CacheSummary {
         lock.withLock { recordedCacheOperations.append("summary") }
         return CacheSummary(records: 0, recordsByType: [:], oldest: nil, bytesOnDisk: nil, bytesInMemory: 0)
     }
 
     /// Forgets written queries and records `clear`.
-    public func clearCache() async throws(APIError) {
+    public func clear() async throws(APIError) {
         lock.withLock {
             writtenQueries = [:]
             recordedCacheOperations.append("clear")
@@ -361,7 +367,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
 
     /// Answers from the stub like ``perform(_:optimisticResponse:)``; when the stub answers a
     /// connectivity failure (`.transport` that ``TransportFailure/isConnectivity``), or mutations
-    /// already wait, the mutation is queued instead. ``replayQueuedMutations()`` sends the queued
+    /// already wait, the mutation is queued instead. ``replay()`` (`offlineQueue`) sends the queued
     /// ones through the stubs again, in order.
     public func performOrQueue<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> MutationOutcome<Value>
@@ -388,15 +394,15 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     }
 
     /// Nothing to register: the mock keeps no cache to write answers into.
-    public func registerQueueable<Mutation: GraphQLMutation>(_ type: Mutation.Type) {}
+    public func register<Mutation: GraphQLMutation>(_ type: Mutation.Type) {}
 
     /// The mutations queued, waiting or refused, in order.
-    public func queuedMutations() async throws(APIError) -> [QueuedMutation] {
+    public func mutations() async throws(APIError) -> [QueuedMutation] {
         lock.withLock { queue.map(\.mutation) }
     }
 
     /// Every change of state of a queued mutation from now on.
-    public func queuedMutationUpdates() -> APIStream<QueuedMutation> {
+    public func updates() -> APIStream<QueuedMutation> {
         APIStream { continuation in
             let id = UUID()
             lock.withLock { queueObservers[id] = continuation }
@@ -409,7 +415,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
 
     /// Sends the waiting mutations through the stubs, in order, until one meets a connectivity
     /// failure; a mutation the stub refuses is marked failed.
-    public func replayQueuedMutations() async {
+    public func replay() async {
         while let next = lock.withLock({ queue.first(where: \.mutation.state.isWaiting) }) {
             update(next.mutation.id, to: .sending)
             do throws(APIError) {
@@ -426,7 +432,7 @@ public final class MockAPIClient: APIClient, @unchecked Sendable {
     }
 
     /// Takes a waiting or refused mutation out of the queue.
-    public func cancelQueuedMutation(id: String) async throws(APIError) {
+    public func cancel(id: String) async throws(APIError) {
         guard lock.withLock({ queue.contains { $0.mutation.id == id } }) else {
             throw .invalidRequest("there is no queued mutation with id \(id)")
         }

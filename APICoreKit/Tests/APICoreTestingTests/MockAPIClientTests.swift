@@ -142,10 +142,10 @@ struct MockSubscriptionTests {
     @Test("a local cache mutation starts from its stub, then from what it wrote")
     func localCacheMutation() async throws {
         let client = MockAPIClient()
-        await #expect(throws: APIError.self) { try await client.updateCache(HumanNameLocalCacheMutation(id: "1")) { _ in } }
+        await #expect(throws: APIError.self) { try await client.cache.update(HumanNameLocalCacheMutation(id: "1")) { _ in } }
         client.stub(operation: "HumanName", data: ["human": ["__typename": "Human", "id": "1", "name": "Luke"]])
-        let first = try await client.updateCache(HumanNameLocalCacheMutation(id: "1")) { $0.human?.name += " S." }
-        let second = try await client.updateCache(HumanNameLocalCacheMutation(id: "1")) { $0.human?.name += " Skywalker" }
+        let first = try await client.cache.update(HumanNameLocalCacheMutation(id: "1")) { $0.human?.name += " S." }
+        let second = try await client.cache.update(HumanNameLocalCacheMutation(id: "1")) { $0.human?.name += " Skywalker" }
         #expect(first.human?.name == "Luke S.")
         #expect(second.human?.name == "Luke S. Skywalker")
         #expect(client.cacheOperations == ["update HumanName", "update HumanName"])

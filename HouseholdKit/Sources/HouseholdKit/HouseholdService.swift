@@ -201,8 +201,8 @@ public struct HouseholdService: HouseholdRepository {
     /// their answers reach the cache when an earlier launch queued them).
     public init(client: any APIClient) {
         self.client = client
-        client.registerQueueable(RenameHouseholdMutation.self)
-        client.registerQueueable(UpdateMemberMutation.self)
+        client.offlineQueue.register(RenameHouseholdMutation.self)
+        client.offlineQueue.register(UpdateMemberMutation.self)
     }
 
     /// `query Households`.
@@ -269,7 +269,7 @@ public struct HouseholdService: HouseholdRepository {
     /// The household as the cache has it, renamed; `nil` when it is not cached (the rename then
     /// shows when the server answers).
     private func optimisticRename(_ id: String, to name: String) async -> RenameHouseholdMutation.Data? {
-        guard let household = try? await client.readQuery(HouseholdQuery(id: id))?.household, case .object(var object) = household._outputJSON
+        guard let household = try? await client.cache.readQuery(HouseholdQuery(id: id))?.household, case .object(var object) = household._outputJSON
         else { return nil }
         object["name"] = .string(name)
         return try? RenameHouseholdMutation.Data(validating: ["updateHousehold": .object(object)])

@@ -30,7 +30,7 @@ struct OfflineChangesTests {
         #expect(client.sent("RenameHousehold").first?.optimisticResponse == nil)
 
         let cached = try HouseholdQuery.Data(validating: try #require(response["data"]?.objectValue))
-        try await client.writeQuery(HouseholdQuery(id: "hh-1"), data: cached)
+        try await client.cache.writeQuery(HouseholdQuery(id: "hh-1"), data: cached)
         _ = try await service.renameHouseholdOptimistically(id: "hh-1", to: "Cabin")
         let optimistic = try #require(client.sent("RenameHousehold").last?.optimisticResponse?["updateHousehold"]?.objectValue)
         #expect(optimistic["name"] == "Cabin")
@@ -71,13 +71,13 @@ struct OfflineChangesTests {
             Issue.record("not queued with the server out of reach")
             return
         }
-        #expect(try await client.queuedMutations().map(\.id) == [renameID, memberID])
-        #expect(try await client.queuedMutations().map(\.operationName) == ["RenameHousehold", "UpdateMember"])
+        #expect(try await client.offlineQueue.mutations().map(\.id) == [renameID, memberID])
+        #expect(try await client.offlineQueue.mutations().map(\.operationName) == ["RenameHousehold", "UpdateMember"])
         // The member change waited behind the rename without being sent.
         #expect(client.sent("UpdateMember").isEmpty)
 
-        await client.replayQueuedMutations()
-        #expect(try await client.queuedMutations().isEmpty)
+        await client.offlineQueue.replay()
+        #expect(try await client.offlineQueue.mutations().isEmpty)
         #expect(client.sent("RenameHousehold").count == 2)
         #expect(client.sent("UpdateMember").last?.payload == ["input": ["memberId": "m-2", "role": "CHILD"]])
 
@@ -93,11 +93,11 @@ struct OfflineChangesTests {
     func typedCacheUpdates() async throws {
         let client = MockAPIClient()
         client.stub(operation: "HouseholdName", data: ["household": ["__typename": "Household", "id": "hh-1", "name": "Home"]])
-        let query = try await client.updateCache(HouseholdNameLocalCacheMutation(id: "hh-1")) { $0.household?.name = "Cabin" }
+        let query = try await client.cache.update(HouseholdNameLocalCacheMutation(id: "hh-1")) { $0.household?.name = "Cabin" }
         #expect(query.household?.name == "Cabin")
 
         client.writeFragment(try HouseholdNameFields(validating: ["__typename": "Household", "id": "hh-1", "name": "Home"]), key: "Household:hh-1")
-        let fragment = try await client.updateCache(fragment: HouseholdNameFields.self, key: "Household:hh-1") { $0.name += " (edited)" }
+        let fragment = try await client.cache.update(fragment: HouseholdNameFields.self, key: "Household:hh-1") { $0.name += " (edited)" }
         #expect(fragment.name == "Home (edited)")
         #expect(client.cacheOperations == ["update HouseholdName", "update Household:hh-1"])
     }

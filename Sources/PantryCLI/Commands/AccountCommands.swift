@@ -40,12 +40,12 @@ struct LogoutCommand: AsyncParsableCommand {
     func run() async throws {
         try await Session.run(global, signIn: false) { session in
             let client = session.environment.client
-            await client.replayQueuedMutations()
+            await client.offlineQueue.replay()
             _ = try? await session.recorder.send(RESTRequest<EmptyResponse>(method: .post, path: "auth/logout"))
             await session.tokens.clear()
-            try await client.clearCache()
-            let dropped = try await client.queuedMutations()
-            for mutation in dropped { try await client.cancelQueuedMutation(id: mutation.id) }
+            try await client.cache.clear()
+            let dropped = try await client.offlineQueue.mutations()
+            for mutation in dropped { try await client.offlineQueue.cancel(id: mutation.id) }
             if global.json { return session.console.printJSON(["loggedOut": true, "droppedChanges": .int(dropped.count)]) }
             session.console.print("Logged out; the cache at \(global.cacheURL.path) is cleared.")
             if !dropped.isEmpty {

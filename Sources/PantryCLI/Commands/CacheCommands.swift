@@ -25,7 +25,7 @@ struct CacheShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await LocalCache.run(global) { client, console in
-            let summary = try await client.cacheSummary()
+            let summary = try await client.cache.summary()
             if global.json {
                 return console.printJSON([
                     "path": .string(global.cacheURL.path), "records": .int(summary.records), "bytesOnDisk": .int(summary.bytesOnDisk ?? 0),
@@ -59,8 +59,8 @@ struct CacheCollectCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await LocalCache.run(global) { client, console in
-            let before = try await client.cacheSummary()
-            let collection = try await client.collectGarbage(maxStaleness: .milliseconds(Int(maxStaleness * 1000)))
+            let before = try await client.cache.summary()
+            let collection = try await client.cache.collectGarbage(maxStaleness: .milliseconds(Int(maxStaleness * 1000)))
             if global.json {
                 return console.printJSON([
                     "expiredRecords": .int(collection.expiredRecords), "unreachableRecords": .int(collection.unreachableRecords),
@@ -81,9 +81,9 @@ struct CacheClearCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await LocalCache.run(global) { client, console in
-            let before = try await client.cacheSummary()
-            try await client.clearCache()
-            let after = try await client.cacheSummary()
+            let before = try await client.cache.summary()
+            try await client.cache.clear()
+            let after = try await client.cache.summary()
             if global.json {
                 return console.printJSON([
                     "removedRecords": .int(before.records), "bytesBefore": .int(before.bytesOnDisk ?? 0), "bytesAfter": .int(after.bytesOnDisk ?? 0),
@@ -114,7 +114,7 @@ enum LocalCache {
                 restBaseURL: URL(string: "http://127.0.0.1/")!, cache: CacheConfiguration(storage: SQLiteCache.storage(at: url, logger: logger)),
                 logger: logger))
             // A file the cache cannot use leaves it in memory, with a warning already printed.
-            guard try await client.cacheSummary().bytesOnDisk != nil else {
+            guard try await client.cache.summary().bytesOnDisk != nil else {
                 throw CLIError("the cache file at \(url.path) cannot be used (see the warning above); it is left as it is")
             }
             try await body(client, console)

@@ -152,8 +152,8 @@ struct Demo {
             let back = try await server.restarted()
             session.restarted.withLock { $0 = back }
             report("online", "embedded server back at \(back.baseURL.absoluteString)", sources: "")
-            await session.recorder.replayQueuedMutations()
-            let left = try await session.recorder.queuedMutations()
+            await session.recorder.offlineQueue.replay()
+            let left = try await session.recorder.offlineQueue.mutations()
             guard left.isEmpty else { throw ValidationError("the queue did not empty: \(left.map { "\($0.operationName) \($0.state)" })") }
             report("replayed", "the queue replayed: the server took the rename", sources: "")
             let confirmed = try await next(&watcher, "the server's answer")

@@ -21,7 +21,7 @@ struct QueueListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await LocalCache.run(global) { client, console in
-            let queued = try await client.queuedMutations()
+            let queued = try await client.offlineQueue.mutations()
             if global.json { return console.printJSON(.array(queued.map(json))) }
             guard !queued.isEmpty else { return console.print("No queued changes.") }
             console.table(["ID", "CHANGE", "QUEUED", "STATE"], queued.map { [$0.id, $0.operationName, LocalCache.timestamp($0.enqueuedAt), $0.state.description] })
@@ -38,9 +38,9 @@ struct QueueReplayCommand: AsyncParsableCommand {
     func run() async throws {
         try await Session.run(global) { session in
             let client = session.recorder
-            let before = try await client.queuedMutations()
-            await client.replayQueuedMutations()
-            let after = try await client.queuedMutations()
+            let before = try await client.offlineQueue.mutations()
+            await client.offlineQueue.replay()
+            let after = try await client.offlineQueue.mutations()
             let console = session.console
             let left = Dictionary(uniqueKeysWithValues: after.map { ($0.id, $0) })
             let outcome = before.map { mutation in (mutation, left[mutation.id]?.state.description ?? "done") }
@@ -67,7 +67,7 @@ struct QueueCancelCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await LocalCache.run(global) { client, console in
-            try await client.cancelQueuedMutation(id: id)
+            try await client.offlineQueue.cancel(id: id)
             if global.json { return console.printJSON(["cancelled": .string(id)]) }
             console.print("Cancelled \(id).")
         }

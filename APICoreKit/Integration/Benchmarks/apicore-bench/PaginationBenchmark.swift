@@ -73,7 +73,7 @@ enum PaginationBenchmark {
         }
         let name = "Renamed \(round)"
         let start = ContinuousClock.now
-        try await subject.client.updateRecord("CatalogItem:item-2500") { $0["name"] = .string(name) }
+        try await subject.client.cache.updateRecord("CatalogItem:item-2500") { $0["name"] = .string(name) }
         while let next = await lists.next() {
             if case .success(let list) = next, list.items[2500] == name { return seconds(ContinuousClock.now - start) * 1000 }
         }

@@ -38,8 +38,8 @@ enum QueueBenchmark {
                 }
             }
             server = try await TestServer.start(port: port)
-            replays.append(seconds(await clock.measure { await client.replayQueuedMutations() }))
-            guard try await client.queuedMutations().isEmpty else { throw QueueBenchmarkError.notReplayed }
+            replays.append(seconds(await clock.measure { await client.offlineQueue.replay() }))
+            guard try await client.offlineQueue.mutations().isEmpty else { throw QueueBenchmarkError.notReplayed }
         }
         await server.stop()
         let replay = median(replays)

@@ -9,8 +9,8 @@ struct GarbageCollectionTests {
     func client() async throws {
         try await withCachingServer { _, client in
             _ = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))))
-            try await client.updateRecord("Note:1") { $0["text"] = "orphan" }
-            let collection = try await client.collectGarbage()
+            try await client.cache.updateRecord("Note:1") { $0["text"] = "orphan" }
+            let collection = try await client.cache.collectGarbage()
             #expect(collection.unreachableRecords == 1)
             #expect(collection.removedRecords == 1)
             let cached = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))), cachePolicy: .cacheOnly)

@@ -58,33 +58,33 @@ struct OfflineQueueTests {
                 ids.append(queued.id)
             }
             #expect(try await Self.cachedName(client, "1000") == ("Luke 2 (optimistic)", true))
-            #expect(try await client.queuedMutations().map(\.id) == ids)
+            #expect(try await client.offlineQueue.mutations().map(\.id) == ids)
         }
 
         // A new launch: the queue and its optimistic data are there before anything is sent.
         let client = Self.client(url, cache: cache)
         #expect(try await Self.cachedName(client, "1000") == ("Luke 2 (optimistic)", true))
         #expect(try await Self.cachedName(client, "1002") == ("Han 1 (optimistic)", true))
-        #expect(try await client.queuedMutations().map(\.id) == ids)
-        client.registerQueueable(RenameCharacterMutation.self)
-        let updates = QueueRecorder(client.queuedMutationUpdates())
+        #expect(try await client.offlineQueue.mutations().map(\.id) == ids)
+        client.offlineQueue.register(RenameCharacterMutation.self)
+        let updates = QueueRecorder(client.offlineQueue.updates())
         defer { updates.stop() }
 
         server = try await TestServer.start(port: try #require(url.port))
-        await client.replayQueuedMutations()
+        await client.offlineQueue.replay()
         let seen = Self.renames(server)
         #expect(seen.map(\.key) == ids)
         #expect(seen.map(\.name) == ["Luke 1", "Han 1", "Luke 2"])
-        #expect(try await client.queuedMutations().isEmpty)
+        #expect(try await client.offlineQueue.mutations().isEmpty)
         #expect(try await Self.cachedName(client, "1000") == ("Luke 2", false))
         #expect(try await Self.cachedName(client, "1002") == ("Han 1", false))
         #expect(await updates.waitFor(6))
         #expect(updates.states == ids.flatMap { ["\($0) sending", "\($0) done"] })
 
         // Replaying again sends nothing, and a fresh launch finds the queue empty.
-        await client.replayQueuedMutations()
+        await client.offlineQueue.replay()
         #expect(Self.renames(server).count == 3)
-        #expect(try await Self.client(url, cache: cache).queuedMutations().isEmpty)
+        #expect(try await Self.client(url, cache: cache).offlineQueue.mutations().isEmpty)
         await server.stop()
     }
 
@@ -103,7 +103,7 @@ struct OfflineQueueTests {
             if case .queued(let queued) = try await Self.rename(client, id, to: name) { ids.append(queued.id) }
         }
         #expect(ids.count == 3)
-        let updates = QueueRecorder(client.queuedMutationUpdates())
+        let updates = QueueRecorder(client.offlineQueue.updates())
         defer { updates.stop() }
 
         server = try await TestServer.start(port: try #require(url.port))
@@ -112,14 +112,14 @@ struct OfflineQueueTests {
             .init(status: 200, body: #"{"errors":[{"message":"that name is taken","path":["renameCharacter"]}],"data":{"renameCharacter":null}}"#),
             .init(status: 200, body: #"{"data":{"renameCharacter":{"__typename":"Human","id":"1000","name":"Luke C"}}}"#),
         ])
-        await client.replayQueuedMutations()
+        await client.offlineQueue.replay()
         #expect(Self.renames(server).map(\.key) == ids)
         #expect(await updates.waitFor(6))
         #expect(updates.states == [
             "\(ids[0]) sending", "\(ids[0]) done", "\(ids[1]) sending", "\(ids[1]) failed: GraphQL error: RenameCharacter: that name is taken at renameCharacter (partial data available)",
             "\(ids[2]) sending", "\(ids[2]) done",
         ])
-        let left = try await client.queuedMutations()
+        let left = try await client.offlineQueue.mutations()
         #expect(left.map(\.id) == [ids[1]])
         guard case .failed(.graphQL(let failure))? = left.first?.state else {
             Issue.record("the refused mutation is not listed as failed: \(left)")
@@ -131,7 +131,7 @@ struct OfflineQueueTests {
         #expect(try await Self.cachedName(client, "1000") == ("Luke C", false))
 
         // The refusal is kept in the file: a new launch lists it, with the server's error.
-        let relaunched = try await Self.client(url, cache: cache).queuedMutations()
+        let relaunched = try await Self.client(url, cache: cache).offlineQueue.mutations()
         guard case .failed(.graphQL(let kept))? = relaunched.first?.state, relaunched.count == 1 else {
             Issue.record("a new launch does not list the refusal: \(relaunched)")
             return
@@ -139,9 +139,9 @@ struct OfflineQueueTests {
         #expect(kept.errors.map(\.message) == ["that name is taken"])
         #expect(kept.errors.first?.path?.description == "renameCharacter")
 
-        try await client.cancelQueuedMutation(id: ids[1])
-        #expect(try await client.queuedMutations().isEmpty)
-        #expect(try await Self.client(url, cache: cache).queuedMutations().isEmpty)
+        try await client.offlineQueue.cancel(id: ids[1])
+        #expect(try await client.offlineQueue.mutations().isEmpty)
+        #expect(try await Self.client(url, cache: cache).offlineQueue.mutations().isEmpty)
         #expect(await updates.waitFor(7))
         #expect(updates.states.last == "\(ids[1]) cancelled")
         await server.stop()
@@ -177,15 +177,15 @@ struct OfflineQueueTests {
             return
         }
         #expect(try await Self.cachedName(client, "1000") == ("Luke X (optimistic)", true))
-        try await client.cancelQueuedMutation(id: luke.id)
+        try await client.offlineQueue.cancel(id: luke.id)
         #expect(try await Self.cachedName(client, "1000") == ("Luke Skywalker", false))
-        #expect(try await client.queuedMutations().map(\.id) == [han.id])
-        let unknown = await thrownError { () async throws(APIError) in try await client.cancelQueuedMutation(id: "no-such-id") }
+        #expect(try await client.offlineQueue.mutations().map(\.id) == [han.id])
+        let unknown = await thrownError { () async throws(APIError) in try await client.offlineQueue.cancel(id: "no-such-id") }
         #expect(unknown?.description.contains("there is no queued mutation with id no-such-id") == true)
 
         server = try await TestServer.start(port: try #require(url.port))
         _ = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly)
-        #expect(await eventually { (try? await client.queuedMutations().isEmpty) == true })
+        #expect(await eventually { (try? await client.offlineQueue.mutations().isEmpty) == true })
         #expect(Self.renames(server).map(\.name) == ["Han Y"])
         #expect(try await Self.cachedName(client, "1002") == ("Han Y", false))
         await server.stop()

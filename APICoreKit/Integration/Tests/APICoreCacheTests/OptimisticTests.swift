@@ -16,7 +16,7 @@ struct OptimisticTests {
         try await withCachingServer { server, client in
             let store = try store(of: client)
             let miss = await thrownError { () async throws(APIError) in
-                try await client.updateCache(fragment: CharacterNameFragment.self, key: "Human:9999") { $0.name = "nobody" }
+                try await client.cache.update(fragment: CharacterNameFragment.self, key: "Human:9999") { $0.name = "nobody" }
             }
             #expect(miss?.description == "cache miss: the cache has no complete data for CharacterNameFragment at Human:9999")
 
@@ -27,7 +27,7 @@ struct OptimisticTests {
             #expect(await eventually { await store.watcherCounts.watchers == 1 })
             let rereads = await store.rereadCount
 
-            let written = try await client.updateCache(fragment: CharacterNameFragment.self, key: Self.luke.0) { $0.name += " (edited)" }
+            let written = try await client.cache.update(fragment: CharacterNameFragment.self, key: Self.luke.0) { $0.name += " (edited)" }
             #expect(written.name == "Luke Skywalker (edited)")
             #expect(await watch.waitFor(2))
             #expect(await store.rereadCount - rereads == 1)
@@ -37,7 +37,7 @@ struct OptimisticTests {
 
             // Data that no longer fits the selections is refused, and nothing is written.
             let invalid = await thrownError { () async throws(APIError) in
-                try await client.updateCache(fragment: CharacterNameFragment.self, key: Self.luke.0) { $0.__data._data["name"] = .null }
+                try await client.cache.update(fragment: CharacterNameFragment.self, key: Self.luke.0) { $0.__data._data["name"] = .null }
             }
             #expect(invalid?.description.contains("does not match its selections") == true)
             #expect(try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly).value.human?.name == "Luke Skywalker (edited)")
@@ -52,9 +52,9 @@ struct OptimisticTests {
                 for index in 0..<20 {
                     group.addTask {
                         if index.isMultiple(of: 2) {
-                            _ = try await client.updateCache(fragment: CharacterNameFragment.self, key: Self.luke.0) { $0.name += "+" }
+                            _ = try await client.cache.update(fragment: CharacterNameFragment.self, key: Self.luke.0) { $0.name += "+" }
                         } else {
-                            _ = try await client.updateCache(HumanNameLocalCacheMutation(id: "1000")) { $0.human?.name += "+" }
+                            _ = try await client.cache.update(HumanNameLocalCacheMutation(id: "1000")) { $0.human?.name += "+" }
                         }
                     }
                 }
@@ -138,7 +138,7 @@ struct OptimisticTests {
             #expect(await eventually { server.requests.count == 4 })
             #expect(await store.layerCount == 2)
             // A write under the failing layer while it is in flight: hidden by the layer, kept after it.
-            try await client.updateRecord(Self.luke.0) { $0["homePlanet"] = .string("Dagobah") }
+            try await client.cache.updateRecord(Self.luke.0) { $0["homePlanet"] = .string("Dagobah") }
             #expect(await luke.waitFor(3))
             #expect(luke.values.last?.human?.name == "Luke (optimistic)")
             #expect(luke.values.last?.human?.homePlanet == "Dagobah")

@@ -23,7 +23,7 @@ struct PersistenceTests {
         #expect(cached.source == .cache)
         #expect(cached.value.hero?.name == "Luke Skywalker")
         #expect(cached.value.hero?.friends?.count == 4)
-        try await reopened.clearCache()
+        try await reopened.cache.clear()
         let cleared = APICoreLive.makeClient(APIClientConfiguration(
             restBaseURL: URL(string: "http://127.0.0.1:9/")!, cache: CacheConfiguration(storage: SQLiteCache.storage(at: file))))
         await #expect(throws: APIError.self) { try await cleared.fetch(HeroNameQuery(episode: .some(.init(.empire))), cachePolicy: .cacheOnly) }
@@ -100,11 +100,11 @@ struct PersistenceTests {
     func missingField() async throws {
         try await withCachingServer { _, client in
             _ = try await client.fetch(HumanQuery(id: "1000"))
-            try await client.updateRecord("Human:1000") { $0["homePlanet"] = nil }
+            try await client.cache.updateRecord("Human:1000") { $0["homePlanet"] = nil }
             await #expect(throws: APIError.self) { try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly) }
-            try await client.updateRecord("Human:1000") { $0["homePlanet"] = 42 }
+            try await client.cache.updateRecord("Human:1000") { $0["homePlanet"] = 42 }
             await #expect(throws: APIError.self) { try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly) }
-            #expect(try await client.readQuery(HumanQuery(id: "1000")) == nil)
+            #expect(try await client.cache.readQuery(HumanQuery(id: "1000")) == nil)
         }
     }
 
@@ -114,8 +114,8 @@ struct PersistenceTests {
             let data = try HumanQuery.Data(validating: [
                 "human": ["__typename": "Human", "id": "9999", "name": "Written by hand", "homePlanet": nil]
             ], variables: ["id": "9999"])
-            try await client.writeQuery(HumanQuery(id: "9999"), data: data)
-            #expect(try await client.readQuery(HumanQuery(id: "9999"))?.human?.name == "Written by hand")
+            try await client.cache.writeQuery(HumanQuery(id: "9999"), data: data)
+            #expect(try await client.cache.readQuery(HumanQuery(id: "9999"))?.human?.name == "Written by hand")
             #expect(try await client.fetch(HumanQuery(id: "9999")).source == .cache)
             #expect(server.requests.isEmpty)
         }
@@ -126,14 +126,14 @@ struct PersistenceTests {
         try await withCachingServer { server, client in
             #expect(!(HumanNameLocalCacheMutation.self as Any.Type is any GraphQLOperation.Type))
             let miss = await #expect(throws: APIError.self) {
-                try await client.updateCache(HumanNameLocalCacheMutation(id: "1000")) { $0.human?.name = "never" }
+                try await client.cache.update(HumanNameLocalCacheMutation(id: "1000")) { $0.human?.name = "never" }
             }
             #expect(miss?.description == "cache miss: the cache has no complete data for HumanName")
             _ = try await client.fetch(HumanQuery(id: "1000"))
             let watch = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1000")), cachePolicy: .cacheOnly))
             defer { watch.stop() }
             #expect(await watch.waitFor(1))
-            let written = try await client.updateCache(HumanNameLocalCacheMutation(id: "1000")) { data in
+            let written = try await client.cache.update(HumanNameLocalCacheMutation(id: "1000")) { data in
                 data.human?.name = "Luke (renamed offline)"
             }
             #expect(written.human?.name == "Luke (renamed offline)")
@@ -156,11 +156,11 @@ struct PersistenceTests {
                 for index in 0..<40 {
                     group.addTask {
                         if index % 2 == 0 {
-                            try await client.updateRecord("Human:1000") { $0["homePlanet"] = .string("Planet \(index)") }
+                            try await client.cache.updateRecord("Human:1000") { $0["homePlanet"] = .string("Planet \(index)") }
                             let data = try HumanQuery.Data(validating: [
                                 "human": ["__typename": "Human", "id": .string("w\(index)"), "name": .string("Writer \(index)"), "homePlanet": nil]
                             ])
-                            try await client.writeQuery(HumanQuery(id: "w\(index)"), data: data)
+                            try await client.cache.writeQuery(HumanQuery(id: "w\(index)"), data: data)
                         } else {
                             let read = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly)
                             #expect(read.value.human?.homePlanet?.hasPrefix("Planet") == true || read.value.human?.homePlanet == "Tatooine")
@@ -170,7 +170,7 @@ struct PersistenceTests {
                 try await group.waitForAll()
             }
             for index in stride(from: 0, to: 40, by: 2) {
-                #expect(try await client.readQuery(HumanQuery(id: "w\(index)"))?.human?.name == "Writer \(index)")
+                #expect(try await client.cache.readQuery(HumanQuery(id: "w\(index)"))?.human?.name == "Writer \(index)")
             }
         }
     }

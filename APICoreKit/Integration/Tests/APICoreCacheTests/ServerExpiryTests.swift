@@ -30,7 +30,7 @@ struct ServerExpiryTests {
             #expect(try await client.fetch(HumanQuery(id: "1000")).source == .server)
             #expect(server.requests(to: "graphql").count == 3)
 
-            try await client.clearCache()
+            try await client.cache.clear()
             server.respond("graphql", with: [human(headers: ["Cache-Control": "private, no-store"])])
             #expect(try await client.fetch(HumanQuery(id: "1000")).value.human?.name == "Luke Skywalker")
             await #expect(throws: APIError.self) { try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly) }

@@ -52,7 +52,7 @@ struct WatcherTests {
             #expect(await store.rereadCount - before == 1)
 
             // The whole root removed wakes both.
-            try await client.removeRecord("QUERY_ROOT")
+            try await client.cache.removeRecord("QUERY_ROOT")
             #expect(await luke.waitFor(2))
             #expect(await han.waitFor(3))
             luke.stop()
@@ -68,12 +68,12 @@ struct WatcherTests {
             let store = try store(of: client)
             #expect(await eventually { await store.watcherCounts.watchers == 1 })
 
-            try await client.updateRecord("Human:1000") { $0["name"] = "Red Five" }
+            try await client.cache.updateRecord("Human:1000") { $0["name"] = "Red Five" }
             #expect(await luke.waitFor(2))
             // A query that selects Luke again writes the server's name back.
             _ = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))), cachePolicy: .networkOnly)
             #expect(await luke.waitFor(3))
-            try await client.removeRecord("Human:1000")
+            try await client.cache.removeRecord("Human:1000")
             #expect(await luke.waitFor(4))
             #expect(luke.values == ["Luke Skywalker", "Red Five", "Luke Skywalker"])
             guard case .failure(.cacheMiss)? = luke.elements.last else {

@@ -158,7 +158,7 @@ struct DeferTests {
         #expect(first.value.hero?.friendsFragment == .pending)
         let second = try #require(await iterator.next()).get()
         #expect(second.value.hero?.friendsFragment.value?.friends?.count == 3)
-        try await client.updateRecord("Human:1000") { $0["name"] = "Luke" }
+        try await client.cache.updateRecord("Human:1000") { $0["name"] = "Luke" }
         let changed = try #require(await iterator.next()).get()
         #expect(changed.value.hero?.friendsFragment.value?.friends?.first??.name == "Luke")
         await server.stop()

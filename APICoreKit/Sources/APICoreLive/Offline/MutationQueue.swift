@@ -178,7 +178,7 @@ actor MutationQueue {
             records = try check(stored, data)
             if records == nil {
                 logger.warning(
-                    "The answer to the queued \(stored.operationName) is not written to the cache: its type is not registered in this launch (registerQueueable)")
+                    "The answer to the queued \(stored.operationName) is not written to the cache: its type is not registered in this launch (client.offlineQueue.register)")
             }
         } catch {
             logger.warning("The answer to the queued \(stored.operationName) is not written to the cache: \(error)")

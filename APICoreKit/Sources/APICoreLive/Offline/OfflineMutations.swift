@@ -2,15 +2,17 @@
 import Foundation
 
 /// Mutations that wait for the network, for `LiveAPIClient`: sending or queueing, the replay and
-/// what triggers it.
-extension LiveAPIClient {
+/// what triggers it. `client.offlineQueue` is the client itself.
+extension LiveAPIClient: OfflineMutationQueue {
+    var offlineQueue: any OfflineMutationQueue { self }
+
     func performOrQueue<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> MutationOutcome<Value>
     {
         guard request.operation.__variables.files.isEmpty else {
             throw .uploadsCannotWait(Mutation.operationName)
         }
-        registerQueueable(Mutation.self)
+        register(Mutation.self)
         let layer = try await layOptimistic(optimisticResponse, of: request)
         let stored = StoredMutation(
             id: UUID().uuidString.lowercased(), operationName: Mutation.operationName, document: Mutation.document,
@@ -34,7 +36,7 @@ extension LiveAPIClient {
         return false
     }
 
-    func registerQueueable<Mutation: GraphQLMutation>(_ type: Mutation.Type) {
+    func register<Mutation: GraphQLMutation>(_ type: Mutation.Type) {
         let writer = cacheWriter
         let check: MutationQueue.Check = { stored, data throws(APIError) -> [String: JSONObject]? in
             try writer.check(
@@ -47,15 +49,15 @@ extension LiveAPIClient {
         }
     }
 
-    func queuedMutations() async throws(APIError) -> [QueuedMutation] {
+    func mutations() async throws(APIError) -> [QueuedMutation] {
         await queue.list
     }
 
-    func queuedMutationUpdates() -> APIStream<QueuedMutation> {
+    func updates() -> APIStream<QueuedMutation> {
         queue.updates()
     }
 
-    func replayQueuedMutations() async {
+    func replay() async {
         await queue.replay(
             send: { [self] stored in await Self.result { () async throws(APIError) in try await sendQueued(stored) } },
             check: { [queueables] stored, data throws(APIError) in
@@ -64,7 +66,7 @@ extension LiveAPIClient {
             })
     }
 
-    func cancelQueuedMutation(id: String) async throws(APIError) {
+    func cancel(id: String) async throws(APIError) {
         try await queue.cancel(id)
     }
 
@@ -91,7 +93,7 @@ extension LiveAPIClient {
             guard queue.waiting.withLock({ $0 > 0 }) else { return }
             refreshInBackground { () async throws(APIError) in
                 guard await !self.queue.isReplaying else { return }
-                await self.replayQueuedMutations()
+                await self.replay()
             }
         case .failure(.transport(let failure)) where failure.isConnectivity:
             reachable.withLock { $0 = false }

@@ -19,7 +19,7 @@ struct OperationTemplate {
         let access = context.operationAccess
         var writer = context.newFile(source: source, extraImports: operation.directives.importedModules)
         if isLocal {
-            writer.line("/// A local cache mutation: read and changed in the cache with `APIClient.updateCache`, never sent.")
+            writer.line("/// A local cache mutation: read and changed in the cache with `client.cache.update`, never sent.")
         }
         let protocolName = isLocal ? "LocalCacheMutation" : "GraphQL" + operation.kind.rawValue.upperFirst
         writer.block("\(access)struct \(typeName): \(protocolName)") { w in

@@ -19,7 +19,7 @@ struct LocalCacheMutationTests {
 
         let client = MockAPIClient()
         client.stub(operation: "RenameChild", data: ["child": ["__typename": "ChildA", "id": "1", "name": "Ada", "toy": "kite"]])
-        let written = try await client.updateCache(RenameChildLocalCacheMutation()) { $0.child?.name = "Bo" }
+        let written = try await client.cache.update(RenameChildLocalCacheMutation()) { $0.child?.name = "Bo" }
         #expect(written.child?.name == "Bo")
         #expect(client.cacheOperations == ["update RenameChild"])
     }

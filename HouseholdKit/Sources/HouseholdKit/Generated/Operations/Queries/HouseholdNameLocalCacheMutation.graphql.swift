@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-/// A local cache mutation: read and changed in the cache with `APIClient.updateCache`, never sent.
+/// A local cache mutation: read and changed in the cache with `client.cache.update`, never sent.
 struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
     static let operationType = GraphQLOperationType.query
     static let operationName = "HouseholdName"

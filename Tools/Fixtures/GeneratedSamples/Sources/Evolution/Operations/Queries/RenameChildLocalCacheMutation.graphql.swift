@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-/// A local cache mutation: read and changed in the cache with `APIClient.updateCache`, never sent.
+/// A local cache mutation: read and changed in the cache with `client.cache.update`, never sent.
 public struct RenameChildLocalCacheMutation: LocalCacheMutation {
     public static let operationType = GraphQLOperationType.query
     public static let operationName = "RenameChild"
