@@ -55,6 +55,11 @@ public struct CacheConfiguration: Sendable {
     /// When the cache collects its garbage by itself; `nil` (the default) only when asked
     /// (``GraphQLCache/collectGarbage(maxStaleness:)``).
     public var garbageCollection: GarbageCollection?
+    /// Whether a watched query that a cache change leaves incomplete (a record removed, evicted or
+    /// collected) is fetched again from the server, once per loss, instead of yielding a cache miss
+    /// (on by default, as Apollo's `refetchOnFailedUpdates`). A refetch that fails yields its
+    /// error; one whose answer still leaves the query incomplete yields the miss.
+    public var refetchesIncompleteWatches: Bool
 
     /// When the cache collects its garbage by itself, as ``GraphQLCache/collectGarbage(maxStaleness:)``
     /// does on demand.
@@ -89,8 +94,10 @@ public struct CacheConfiguration: Sendable {
     /// A configuration.
     public init(
         storage: NormalizedCacheStorage = .inMemory, keys: [String: KeyFunction] = [:], maxAge: [String: Duration] = [:],
-        writesPartialData: Bool = true, garbageCollection: GarbageCollection? = nil, memoryLimit: MemoryLimit? = nil
+        writesPartialData: Bool = true, garbageCollection: GarbageCollection? = nil, memoryLimit: MemoryLimit? = nil,
+        refetchesIncompleteWatches: Bool = true
     ) {
+        self.refetchesIncompleteWatches = refetchesIncompleteWatches
         self.storage = storage
         self.keys = keys
         self.maxAge = maxAge

@@ -60,9 +60,9 @@ struct WatcherTests {
         }
     }
 
-    @Test("another query's answer, a manual update and a removal wake the watcher too")
+    @Test("another query's answer, a manual update and a removal wake the watcher too (refetching off: the removal is a miss)")
     func anyWriterWakes() async throws {
-        try await withCachingServer { _, client in
+        try await withCachingServer(cache: CacheConfiguration(refetchesIncompleteWatches: false)) { _, client in
             let luke = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.name }))
             #expect(await luke.waitFor(1))
             let store = try store(of: client)
@@ -80,6 +80,53 @@ struct WatcherTests {
                 Issue.record("expected a cache miss after the removal, got \(String(describing: luke.elements.last))")
                 return
             }
+            luke.stop()
+        }
+    }
+
+    @Test("a removal that leaves the watched query incomplete fetches it again once: the watcher yields the server's data, not a miss")
+    func refetchesAfterRemoval() async throws {
+        try await withCachingServer { server, client in
+            let luke = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.name }))
+            #expect(await luke.waitFor(1))
+            #expect(await eventually { await (try? store(of: client))?.watcherCounts.watchers == 1 })
+            #expect(server.requests(to: "graphql").count == 1)
+
+            try await client.cache.removeRecord("Human:1000")
+            #expect(await luke.waitFor(2))
+            #expect(luke.values == ["Luke Skywalker", "Luke Skywalker"])
+            #expect(server.requests(to: "graphql").count == 2)
+            // The data is whole again: another change that keeps it whole asks the server nothing.
+            try await client.cache.updateRecord("Human:1000") { $0["name"] = "Red Five" }
+            #expect(await luke.waitFor(3))
+            #expect(luke.values.last == "Red Five")
+            #expect(server.requests(to: "graphql").count == 2)
+            luke.stop()
+        }
+    }
+
+    @Test("a refetch whose answer leaves the query incomplete yields its error once, and the server is not asked again")
+    func refetchThatDoesNotComplete() async throws {
+        try await withCachingServer { server, client in
+            let luke = Recorder(client.watch(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.name }))
+            #expect(await luke.waitFor(1))
+            #expect(await eventually { await (try? store(of: client))?.watcherCounts.watchers == 1 })
+            // From now on the server answers with the human nulled by an error: nothing of it is cached.
+            let partial = #"{"data":{"human":null},"errors":[{"message":"the archive is down","path":["human","name"]}]}"#
+            server.respond("graphql", with: [TestServer.Canned(status: 200, body: partial)])
+
+            try await client.cache.removeRecord("Human:1000")
+            #expect(await luke.waitFor(2))
+            guard case .failure(.graphQL(let failure))? = luke.elements.last else {
+                Issue.record("expected the refetch's GraphQL error, got \(String(describing: luke.elements.last))")
+                return
+            }
+            #expect(failure.errors.first?.message == "the archive is down")
+            #expect(server.requests(to: "graphql").count == 2)
+            // Another change while the data is still incomplete does not ask the server again.
+            try await client.cache.removeRecord("Human:1000")
+            _ = try? await client.fetch(HumanQuery(id: "1000"), cachePolicy: .cacheOnly)
+            #expect(server.requests(to: "graphql").count == 2)
             luke.stop()
         }
     }
