@@ -63,12 +63,19 @@ public struct RequestContext: Sendable {
     /// Whether the request may be sent again safely (idempotent REST methods, queries, and
     /// mutations that opted in).
     public var isIdempotent: Bool
+    /// A GraphQL operation's document id: the generator's persisted-query id, else the SHA-256 of
+    /// its document (what automatic persisted queries send); `nil` for REST.
+    public var documentID: String?
+    /// The app's values the request carries (``GraphQLRequest/values``, ``RESTRequest/values``).
+    public var values: RequestValues
 
     /// Creates a context.
-    public init(kind: Kind, operationName: String, isIdempotent: Bool) {
+    public init(kind: Kind, operationName: String, isIdempotent: Bool, documentID: String? = nil, values: RequestValues = RequestValues()) {
         self.kind = kind
         self.operationName = operationName
         self.isIdempotent = isIdempotent
+        self.documentID = documentID
+        self.values = values
     }
 }
 

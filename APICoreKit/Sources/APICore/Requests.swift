@@ -62,6 +62,8 @@ public struct RESTRequest<Value: Sendable>: Sendable {
     public var timeout: Duration?
     /// Whether the request may be retried; by default, whether the method is idempotent.
     public var isIdempotent: Bool
+    /// The app's values for the middleware chain (``RequestContext/values``).
+    public var values = RequestValues()
     /// Reads the response body.
     public let decode: @Sendable (Data) throws -> Value
 
@@ -156,6 +158,8 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
     /// How long cached data for this request is trusted after it was received; `nil` leaves it to
     /// the cache's per-type maximum ages.
     public var cacheMaxAge: Duration?
+    /// The app's values for the middleware chain (``RequestContext/values``).
+    public var values = RequestValues()
     /// Turns the typed data into the domain value; a thrown error becomes ``APIError/mapping(_:)``.
     public let map: @Sendable (Operation.Data) throws -> Value
 

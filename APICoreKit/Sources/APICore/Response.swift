@@ -28,12 +28,16 @@ public struct ResponseMetadata: Sendable, Hashable {
     /// app expects the server to say, not yet confirmed (the server's answer, or the mutation's
     /// failure, replaces it).
     public var isOptimistic: Bool
+    /// The `extensions` of a GraphQL server's answer (cost, tracing, whatever the server adds);
+    /// `nil` from the cache, for REST, and when the answer had none.
+    public var extensions: JSONObject?
 
     /// Creates metadata.
     public init(
         source: ResponseSource, statusCode: Int?, headers: [String: String], duration: Duration, operationName: String,
-        isStale: Bool = false, isOfflineFallback: Bool = false, isOptimistic: Bool = false
+        isStale: Bool = false, isOfflineFallback: Bool = false, isOptimistic: Bool = false, extensions: JSONObject? = nil
     ) {
+        self.extensions = extensions
         self.source = source
         self.statusCode = statusCode
         self.headers = headers

@@ -35,6 +35,8 @@ extension LiveAPIClient {
         var incremental: Incremental?
         /// What the server said about caching the answer.
         var cachePolicy: ServerCachePolicy
+        /// The answer's `extensions`.
+        var extensions: JSONObject?
     }
 
     /// An answer delivered in parts (`@defer`).
@@ -310,7 +312,8 @@ extension LiveAPIClient {
         _ request: GraphQLRequest<Operation, Value>, validated: JSONObject, answer: ServerAnswer, since start: ContinuousClock.Instant
     ) throws(APIError) -> Response<Value> {
         let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: validated)))
-        return Response(value: value, metadata: metadata(for: answer.response, operationName: Operation.operationName, since: start))
+        return Response(
+            value: value, metadata: metadata(for: answer.response, operationName: Operation.operationName, since: start, extensions: answer.extensions))
     }
 
     /// Cached data, mapped, marked as the cache's. The cache reader checked every field it read
@@ -368,7 +371,7 @@ extension LiveAPIClient {
         else {
             return try await exchange(request, document: .full, useGET: plainGET)
         }
-        let hash = Operation.operationIdentifier ?? SHA256.hexDigest(Operation.document)
+        let hash = Self.documentID(of: Operation.self)
         do {
             return try await exchange(request, document: .hashOnly(hash), useGET: isQuery && options.useGETForHashedQueries)
         } catch {
@@ -428,6 +431,19 @@ extension LiveAPIClient {
 
     // MARK: 3. Exchange
 
+    /// An operation's document id: the generator's persisted-query id, else the SHA-256 of its
+    /// document, worked out once per operation type.
+    static func documentID<Operation: GraphQLOperation>(of _: Operation.Type) -> String {
+        if let id = Operation.operationIdentifier { return id }
+        let type = ObjectIdentifier(Operation.self)
+        if let known = documentIDs.withLock({ $0[type] }) { return known }
+        let id = SHA256.hexDigest(Operation.document)
+        documentIDs.withLock { $0[type] = id }
+        return id
+    }
+
+    private static let documentIDs = Locked<[ObjectIdentifier: String]>([:])
+
     /// One HTTP request for the operation through the middleware chain, and its answer read.
     private func exchange<Operation: GraphQLOperation, Value>(
         _ request: GraphQLRequest<Operation, Value>, document: GraphQLHTTP.Document, useGET: Bool
@@ -438,7 +454,8 @@ extension LiveAPIClient {
             document: document, accept: incremental ? GraphQLHTTP.acceptIncremental : GraphQLHTTP.accept)
         applyHeaders(request.headers, to: &urlRequest)
         let context = RequestContext(
-            kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent)
+            kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent,
+            documentID: Self.documentID(of: Operation.self), values: request.values)
         let exchange = graphQLExchange(reading: incremental ? .streamed : .whole, timeout: request.timeout, operationName: Operation.operationName)
         let response = try await runChain(urlRequest, context: context, exchange: exchange)
         return try await readAnswer(response, operationName: Operation.operationName)
@@ -510,8 +527,10 @@ extension LiveAPIClient {
             throw .invalidResponse(InvalidResponse(
                 kind: .noData, statusCode: response.statusCode, request: operationName, bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
         }
+        let extensions = body["extensions"]?.objectValue
         return ServerAnswer(
-            response: response, data: data, cachePolicy: ServerCachePolicy(headers: response.headers, extensions: body["extensions"]?.objectValue))
+            response: response, data: data, cachePolicy: ServerCachePolicy(headers: response.headers, extensions: extensions),
+            extensions: extensions)
     }
 
     // MARK: 5. Cache

@@ -135,7 +135,7 @@ final class LiveAPIClient: APIClient {
     func send<Value>(_ request: RESTRequest<Value>) async throws(APIError) -> Response<Value> {
         let start = ContinuousClock.now
         let urlRequest = try makeURLRequest(request)
-        let context = RequestContext(kind: .rest, operationName: request.summary, isIdempotent: request.isIdempotent)
+        let context = RequestContext(kind: .rest, operationName: request.summary, isIdempotent: request.isIdempotent, values: request.values)
         let response = try await runChain(urlRequest, context: context, exchange: restExchange(timeout: request.timeout))
         let value: Value
         do {
@@ -243,9 +243,11 @@ final class LiveAPIClient: APIClient {
         }
     }
 
-    func metadata(for response: TransportResponse, operationName: String, since start: ContinuousClock.Instant) -> ResponseMetadata {
+    func metadata(
+        for response: TransportResponse, operationName: String, since start: ContinuousClock.Instant, extensions: JSONObject? = nil
+    ) -> ResponseMetadata {
         ResponseMetadata(
             source: .server, statusCode: response.statusCode, headers: response.headers,
-            duration: ContinuousClock.now - start, operationName: operationName)
+            duration: ContinuousClock.now - start, operationName: operationName, extensions: extensions)
     }
 }

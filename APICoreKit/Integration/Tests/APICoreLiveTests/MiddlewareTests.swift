@@ -130,4 +130,35 @@ struct MiddlewareTests {
             }
         }
     }
+
+    @Test("a request's own values and its document id reach the middleware; the answer's extensions reach the caller")
+    func contextAndExtensions() async throws {
+        enum Tenant: RequestValueKey { typealias Value = String }
+        let seen = Mutex<[(name: String, tenant: String?, documentID: String?)]>([])
+        let recording = ClosureMiddleware { request, context, next throws(APIError) in
+            seen.withLock { $0.append((context.operationName, context.values[Tenant.self], context.documentID)) }
+            return try await next(request)
+        }
+        try await withServer(middlewares: [recording]) { server, client in
+            var rest = RESTRequest<JSONValue>.get("echo")
+            rest.values[Tenant.self] = "north"
+            _ = try await client.send(rest)
+            var query = GraphQLRequest(HeroNameQuery())
+            query.values[Tenant.self] = "south"
+            let plain = try await client.fetch(query, cachePolicy: .networkOnly)
+            #expect(plain.metadata.extensions == nil)
+            _ = try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly)
+
+            let answer = #"{"data":{"hero":{"__typename":"Droid","id":"2001","name":"R2-D2","primaryFunction":"Astromech","friends":[]}},"extensions":{"cost":{"requested":3}}}"#
+            server.respond("graphql", status: 200, body: answer)
+            let costed = try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly)
+            #expect(costed.metadata.extensions == ["cost": ["requested": 3]])
+            #expect(try await client.fetch(HeroNameQuery(), cachePolicy: .cacheOnly).metadata.extensions == nil)
+        }
+        let calls = seen.withLock { $0 }
+        #expect(calls.map(\.name) == ["GET echo", "HeroName", "HeroName", "HeroName"])
+        #expect(calls.map(\.tenant) == ["north", "south", nil, nil])
+        #expect(calls[0].documentID == nil)
+        #expect(calls[1].documentID == SHA256.hexDigest(HeroNameQuery.document))
+    }
 }

@@ -46,7 +46,9 @@ extension StreamingHTTPChannel {
             accept: Self.accept)
         client.applyHeaders(settings.headers.merging(operation.headers) { _, request in request }, to: &request)
         for (header, value) in settings.headers where value.isEmpty { request.setValue(nil, forHTTPHeaderField: header) }
-        let context = RequestContext(kind: .graphQL(.subscription), operationName: operation.name, isIdempotent: false)
+        let context = RequestContext(
+            kind: .graphQL(.subscription), operationName: operation.name, isIdempotent: false, documentID: operation.documentID,
+            values: operation.values)
         let exchange = client.graphQLExchange(reading: .openEnded, timeout: settings.ackTimeout, operationName: operation.name)
         let response: TransportResponse
         do throws(APIError) {

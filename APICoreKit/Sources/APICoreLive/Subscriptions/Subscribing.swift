@@ -58,7 +58,7 @@ extension LiveAPIClient {
         let channel = subscriptionChannel(settings)
         let operation = SubscriptionOperation(
             name: Subscription.operationName, document: Subscription.document, variables: request.operation.variablesJSON,
-            headers: request.headers)
+            headers: request.headers, documentID: Self.documentID(of: Subscription.self), values: request.values)
         return APISubscription { continuation in
             let task = Task {
                 do throws(APIError) {

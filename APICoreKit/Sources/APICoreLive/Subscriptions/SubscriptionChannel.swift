@@ -38,6 +38,10 @@ struct SubscriptionOperation: Sendable {
     var variables: JSONObject
     /// Headers of the request, over the configuration's (for channels that send HTTP requests).
     var headers: [String: String]
+    /// The document's id, for the middleware of channels that send HTTP requests.
+    var documentID: String? = nil
+    /// The app's values, for the same middleware.
+    var values = RequestValues()
 
     /// `query`, `operationName` and `variables`, as a WebSocket `subscribe` message carries them.
     var payload: JSONObject {
