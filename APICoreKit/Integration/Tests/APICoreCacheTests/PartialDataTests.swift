@@ -31,6 +31,15 @@ struct PartialDataTests {
         }
     }
 
+    @Test("errors as values against the real server: fetchResult gives the hero and the failed field's error without throwing")
+    func errorsAsValues() async throws {
+        try await withCachingServer { _, client in
+            let result = try await client.fetchResult(GraphQLRequest(HeroAndFailingQuery()) { $0.hero?.name }, cachePolicy: .networkOnly)
+            #expect(result.value == "R2-D2")
+            #expect(result.errors.map { $0.path?.description } == ["failingField"])
+        }
+    }
+
     @Test("fields with a value are written and watchers told; the field an error names keeps its cached value; the switch turns it off",
           arguments: [true, false])
     func keepsWhatTheErrorNames(_ writesPartialData: Bool) async throws {
