@@ -5,10 +5,11 @@ import Foundation
 /// increments), a subscription event, a typed write or update, an optimistic response and the
 /// answer to a replayed queued mutation are all checked and written here.
 ///
-/// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` checks data against its selections and builds its
-/// records in the same walk (``SelectionValidator`` with ``ResponseRecords``); the checked data
-/// is what the caller maps to its value, and ``write(_:removingLayer:)`` merges the records into
-/// the store. Without a cache, data is still checked and nothing is recorded.
+/// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` checks data against its
+/// selections and builds its records in the same walk (``SelectionValidator`` with
+/// ``ResponseRecords``); the checked data is what the caller maps to its value, and
+/// ``write(_:removingLayer:)`` merges the records into the store. Without a cache, data is still
+/// checked and nothing is recorded.
 package struct CacheWriter: Sendable {
     /// The store written to; `nil` for a client without a cache.
     package let store: NormalizedStore?
@@ -29,6 +30,8 @@ package struct CacheWriter: Sendable {
         package var records: [String: JSONObject] = [:]
         /// When the records' fields expire, by record key and storage key.
         package var expires: [String: [String: Date]] = [:]
+        /// Where the data goes (a root record, or a fragment's record), and what it was checked
+        /// under: the records of merged pages are built from these again.
         let key: String
         let variables: JSONObject
         let errors: [GraphQLError]
@@ -61,8 +64,9 @@ package struct CacheWriter: Sendable {
         return checked
     }
 
-    /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` for data built or changed on the client (a
-    /// typed write, an update, an optimistic response): a mismatch is the caller's mistake.
+    /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` for data built or changed
+    /// on the client (a typed write, an update, an optimistic response): a mismatch is the
+    /// caller's mistake.
     package func check<Data: SelectionSet>(local data: JSONObject, as _: Data.Type, at key: String, named name: String, variables: JSONObject)
         throws(APIError) -> Checked<Data>
     {
