@@ -2,7 +2,7 @@
 # Fails when a feature kit's sources import anything but APICore, SharedKit and Foundation:
 # kits see APICoreKit's public protocols only, never the engine or another kit. Only generated
 # code (in Generated/) imports APICore's @_spi(Generated) runtime; nothing in a kit imports the
-# engine's @_spi(Engine) internals.
+# engine's @_spi(Engine) internals; a kit's own code calls no underscored APICore member.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -10,7 +10,8 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   echo "usage: scripts/check-imports.sh"
   echo "Checks that ${KITS[*]} import only APICore, SharedKit and Foundation in their sources,"
   echo "that only their generated code (Generated/) imports APICore's @_spi(Generated) runtime,"
-  echo "and that none of their code imports the engine's @_spi(Engine) internals."
+  echo "that none of their code imports the engine's @_spi(Engine) internals, and that no kit's own"
+  echo "code (outside Generated/) calls an underscored APICore member (_outputJSON, _fieldValue…)."
   exit 0
 fi
 
@@ -32,6 +33,12 @@ for kit in "${KITS[@]}"; do
     [ -z "$line" ] && continue
     echo "check-imports: $line  (@_spi(Engine) is APICoreKit's own)"; status=1
   done < <(grep -rnE '@_spi\(Engine\)' "$ROOT/$kit/Sources" --include='*.swift' || true)
+  # APICore's underscored members (_outputJSON, _fieldValue, _inputJSON…) are hooks for generated
+  # code and the engine; a kit's own code uses their public names (jsonValue, jsonObject).
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    echo "check-imports: $line  (an underscored APICore member is for generated code and the engine)"; status=1
+  done < <(grep -rnE '(\._(outputJSON|inputJSON|fieldValue|collectFiles|asInlineFragment|toFragment|deferred)\b|\(_(fieldValue|jsonValue):)' "$ROOT/$kit/Sources" --include='*.swift' | grep -v '/Generated/' || true)
 done
-[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation; only their generated code uses the @_spi(Generated) runtime; none uses @_spi(Engine)"
+[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation; only their generated code uses the @_spi(Generated) runtime; none uses @_spi(Engine); none of their own code calls an underscored APICore member"
 exit $status

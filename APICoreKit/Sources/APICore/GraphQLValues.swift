@@ -27,25 +27,25 @@ public protocol GraphQLInputValue: Sendable {
 /// once and never overwritten, so an app can replace it by a type conforming to this protocol.
 public protocol CustomScalarType: GraphQLOutputValue, GraphQLInputValue, Hashable {
     /// Reads the scalar from its JSON form.
-    init(_jsonValue value: JSONValue) throws
+    init(jsonValue value: JSONValue) throws
     /// Its JSON form.
-    var _jsonValue: JSONValue { get }
+    var jsonValue: JSONValue { get }
 }
 
 extension CustomScalarType {
     /// Reads the scalar; a failure names the scalar type and the reason.
     public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         do {
-            try self.init(_jsonValue: value)
+            try self.init(jsonValue: value)
         } catch {
             throw GraphQLDecodingError(message: "invalid \(Self.self): \(error)")
         }
     }
 
     /// The JSON form, always sent.
-    public var _inputJSON: JSONValue? { _jsonValue }
+    public var _inputJSON: JSONValue? { jsonValue }
     /// The JSON form.
-    public var _outputJSON: JSONValue { _jsonValue }
+    public var _outputJSON: JSONValue { jsonValue }
 }
 
 extension String: GraphQLOutputValue, GraphQLInputValue {

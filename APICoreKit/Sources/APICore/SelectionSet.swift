@@ -254,6 +254,10 @@ extension SelectionSet {
     /// The JSON object it wraps.
     public var _outputJSON: JSONValue { .object(__data._data) }
 
+    /// Its data as a JSON object (response keys to values), to build other data from it: an
+    /// optimistic response from what the cache has, say, checked again by `init(validating:)`.
+    public var jsonObject: JSONObject { __data._data }
+
     /// Converts to a type case or fragment of the same object when its type condition holds.
     @_spi(Generated) public func _asInlineFragment<T: SelectionSet>() -> T? {
         guard let typename = __typename, T.__parentType.matches(typename: typename) else { return nil }

@@ -269,8 +269,7 @@ public struct HouseholdService: HouseholdRepository {
     /// The household as the cache has it, renamed; `nil` when it is not cached (the rename then
     /// shows when the server answers).
     private func optimisticRename(_ id: String, to name: String) async -> RenameHouseholdMutation.Data? {
-        guard let household = try? await client.cache.readQuery(HouseholdQuery(id: id))?.household, case .object(var object) = household._outputJSON
-        else { return nil }
+        guard var object = try? await client.cache.readQuery(HouseholdQuery(id: id))?.household?.jsonObject else { return nil }
         object["name"] = .string(name)
         return try? RenameHouseholdMutation.Data(validating: ["updateHousehold": .object(object)])
     }
@@ -321,7 +320,7 @@ public struct HouseholdService: HouseholdRepository {
         let changed: JSONObject = [
             "__typename": "Member", "id": .string(member.id), "userId": .string(member.userID),
             "displayName": .string(displayName ?? member.displayName), "role": .string(try (role ?? member.role).graphQL.rawValue),
-            "joinedAt": member.joinedAt._outputJSON,
+            "joinedAt": member.joinedAt.jsonValue,
         ]
         do throws(GraphQLDecodingError) {
             return (request, try UpdateMemberMutation.Data(validating: ["updateMember": .object(changed)]))

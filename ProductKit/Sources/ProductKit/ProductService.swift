@@ -203,7 +203,7 @@ public struct ProductService: ProductRepository {
             do {
                 return Product(
                     id: id, sku: sku, name: name, description: description, category: Category(id: category.id, name: category.name),
-                    price: Money(amount: try Decimal(_jsonValue: .string(price.amount)), currency: price.currency), tags: tags,
+                    price: Money(amount: try Decimal(jsonValue: .string(price.amount)), currency: price.currency), tags: tags,
                     updatedAt: try DateTime(iso8601: updatedAt))
             } catch {
                 throw .mapping("products/\(id): \(error)")
@@ -253,7 +253,7 @@ public struct ProductService: ProductRepository {
         var result: [PricePoint] = []
         for (index, point) in points.enumerated() {
             do {
-                let amount = try Decimal(_jsonValue: .string(point.amount))
+                let amount = try Decimal(jsonValue: .string(point.amount))
                 result.append(PricePoint(since: try DateTime(iso8601: point.since), price: Money(amount: amount, currency: point.currency)))
             } catch {
                 throw .mapping("\(path) [\(index)]: \(error)")

@@ -57,7 +57,7 @@ public struct DateTimeError: Error, Sendable, Hashable, CustomStringConvertible 
 
 extension DateTime: CustomScalarType {
     /// Reads the scalar from a JSON string.
-    public init(_jsonValue value: JSONValue) throws {
+    public init(jsonValue value: JSONValue) throws {
         guard case .string(let text) = value else {
             throw DateTimeError(text: value.description)
         }
@@ -65,5 +65,5 @@ extension DateTime: CustomScalarType {
     }
 
     /// The scalar as a JSON string.
-    public var _jsonValue: JSONValue { .string(iso8601) }
+    public var jsonValue: JSONValue { .string(iso8601) }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// quoting the value.
 extension Foundation.Decimal: @retroactive CustomScalarType {
     /// Reads `"12.50"` (or an integer).
-    public init(_jsonValue value: JSONValue) throws {
+    public init(jsonValue value: JSONValue) throws {
         switch value {
         case .string(let text):
             guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
@@ -21,7 +21,7 @@ extension Foundation.Decimal: @retroactive CustomScalarType {
     }
 
     /// Written as text, in plain notation: `"12.5"`.
-    public var _jsonValue: JSONValue {
+    public var jsonValue: JSONValue {
         var value = self
         return .string(NSDecimalString(&value, Locale(identifier: "en_US_POSIX")))
     }

@@ -15,7 +15,7 @@ extension InteropAPI {
         public init(_ date: Date) { self.date = date }
 
         /// Reads ISO 8601 text with a time zone, with or without fractional seconds.
-        public init(_jsonValue value: JSONValue) throws {
+        public init(jsonValue value: JSONValue) throws {
             guard let text = value.stringValue else { throw GraphQLDecodingError(message: "DateTime is not a string: \(value)") }
             guard let date = (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
             else { throw GraphQLDecodingError(message: "'\(text)' is not an ISO 8601 date-time with a time zone") }
@@ -23,6 +23,6 @@ extension InteropAPI {
         }
 
         /// ISO 8601 in UTC.
-        public var _jsonValue: JSONValue { .string(date.formatted(.iso8601)) }
+        public var jsonValue: JSONValue { .string(date.formatted(.iso8601)) }
     }
 }
