@@ -131,6 +131,22 @@ struct WatcherTests {
         }
     }
 
+    @Test("the observable model over the engine: the server's value, then a cache change, as they come")
+    func observableModel() async throws {
+        try await withCachingServer { _, client in
+            let model = await WatchedQuery(GraphQLRequest(HumanQuery(id: "1000")) { $0.human?.name }, client: client)
+            #expect(await eventually { await model.value == .some("Luke Skywalker") })
+            #expect(await model.source == .server)
+            #expect(await !model.isLoading)
+            #expect(await eventually { await (try? store(of: client))?.watcherCounts.watchers == 1 })
+            try await client.cache.updateRecord("Human:1000") { $0["name"] = "Red Five" }
+            #expect(await eventually { await model.value == .some("Red Five") })
+            #expect(await model.source == .cache)
+            await model.stop()
+            #expect(await eventually { await (try? store(of: client))?.watcherCounts.watchers == 0 })
+        }
+    }
+
     @Test("a watcher whose first fetch failed still watches, and yields once the data arrives")
     func firstFetchFailed() async throws {
         try await withCachingServer { _, client in
