@@ -81,3 +81,91 @@ public final class WatchedQuery<Query: GraphQLQuery, Value: Sendable> {
         }
     }
 }
+
+/// A ``GraphQLPager``'s list as an `@Observable` model for SwiftUI and any `@MainActor` code: the
+/// items loaded so far (updated when the cache changes them), whether there are more at either end,
+/// whether a load is under way, and the latest error.
+///
+/// ```swift
+/// @State var products = PagedListModel(pager)
+/// List(products.items, id: \.id) { ProductRow($0) }
+///     .task { await products.loadNext() }
+/// Button("More") { Task { await products.loadNext() } }.disabled(!products.hasNext || products.isLoading)
+/// ```
+@Observable @MainActor
+public final class PagedListModel<Item: Sendable> {
+    /// Every item of the pages loaded, in order.
+    public private(set) var items: [Item] = []
+    /// Whether there is a page after the last one loaded (before the first load: `true`).
+    public private(set) var hasNext = true
+    /// Whether there is a page before the first one loaded.
+    public private(set) var hasPrevious = false
+    /// Whether a load is under way.
+    public private(set) var isLoading = false
+    /// The latest error (of a load, or of a page's watch); the next list or load clears it.
+    public private(set) var error: APIError?
+
+    @ObservationIgnored private let pager: GraphQLPager<Item>
+    @ObservationIgnored private var observing: Task<Void, Never>?
+
+    /// Shows `pager`'s list; nothing is loaded until ``loadNext()``.
+    public init(_ pager: GraphQLPager<Item>) {
+        self.pager = pager
+        let lists = pager.list()
+        observing = Task { [weak self] in
+            for await list in lists {
+                guard let self else { return }
+                self.show(list)
+            }
+        }
+    }
+
+    deinit {
+        observing?.cancel()
+    }
+
+    /// Loads the next page (the first one when none is loaded).
+    public func loadNext() async {
+        await load { pager throws(APIError) in try await pager.loadNext() }
+    }
+
+    /// Loads the page before the first one.
+    public func loadPrevious() async {
+        await load { pager throws(APIError) in try await pager.loadPrevious() }
+    }
+
+    /// Drops every page and loads the first one again from the server.
+    public func refresh() async {
+        await load { pager throws(APIError) in try await pager.refresh() }
+    }
+
+    /// Stops following the pager's list; the model keeps what it holds.
+    public func stop() {
+        observing?.cancel()
+        observing = nil
+    }
+
+    private func load(_ body: @Sendable (GraphQLPager<Item>) async throws(APIError) -> Void) async {
+        isLoading = true
+        defer { isLoading = false }
+        do throws(APIError) {
+            try await body(pager)
+            error = nil
+            if let current = await pager.current { show(.success(current)) }
+        } catch {
+            self.error = error
+        }
+    }
+
+    private func show(_ list: Result<PagedList<Item>, APIError>) {
+        switch list {
+        case .success(let list):
+            items = list.items
+            hasNext = list.hasNext
+            hasPrevious = list.hasPrevious
+            error = nil
+        case .failure(let failure):
+            error = failure
+        }
+    }
+}

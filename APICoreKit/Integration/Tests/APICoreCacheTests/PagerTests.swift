@@ -67,6 +67,30 @@ struct PagerTests {
         }
     }
 
+    @Test("the observable list model: pages as they load, the end of the list, a change in the cache, a refresh")
+    func observableModel() async throws {
+        try await withCachingServer { _, client in
+            let model = await PagedListModel(Self.merged(client))
+            #expect(await model.items.isEmpty)
+            #expect(await model.hasNext)
+            await model.loadNext()
+            #expect(await model.items == ["Luke Skywalker", "Darth Vader", "Han Solo"])
+            #expect(await !model.isLoading)
+            #expect(await model.error == nil)
+            await model.loadNext()
+            await model.loadNext()
+            #expect(await model.items.count == 7)
+            #expect(await !model.hasNext)
+
+            _ = try await client.perform(RenameCharacterMutation(id: "2001", name: "R2"))
+            #expect(await eventually { await model.items.last == "R2" })
+            await model.refresh()
+            #expect(await model.items.count == 3)
+            #expect(await model.hasNext)
+            await model.stop()
+        }
+    }
+
     @Test("both ways over pages cached apart; a page that fails is an element, and loading again retries it")
     func bidirectionalWithError() async throws {
         try await withCachingServer { server, client in
