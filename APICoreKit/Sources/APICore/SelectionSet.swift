@@ -252,7 +252,7 @@ extension SelectionSet {
     public var __typename: String? { __data._data["__typename"]?.stringValue }
 
     /// The JSON object it wraps.
-    public var _outputJSON: JSONValue { .object(__data._data) }
+    public var _outputJSON: JSONValue { .object(jsonObject) }
 
     /// Its data as a JSON object (response keys to values), to build other data from it: an
     /// optimistic response from what the cache has, say, checked again by `init(validating:)`.

@@ -138,10 +138,10 @@ extension LiveAPIClient {
             checked = try check(object, of: request, response: nil)
         } catch {
             guard case .graphQL(let failure) = error, let partial = failure.partialData,
-                let checked = try? check(partial, of: request, errors: failure.errors, response: nil)
+                let partialChecked = try? check(partial, of: request, errors: failure.errors, response: nil)
             else { throw error }
             configuration.logger.warning("\(Subscription.operationName): event delivered with field errors: \(failure)")
-            return (try request.value(of: Subscription.Data(_dataDict: DataDict(_data: checked.data))), checked)
+            checked = partialChecked
         }
         return (try request.value(of: Subscription.Data(_dataDict: DataDict(_data: checked.data))), checked)
     }
