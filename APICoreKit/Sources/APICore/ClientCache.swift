@@ -10,14 +10,31 @@ public protocol GraphQLCache: Sendable {
     /// A query's data as the cache has it, or `nil` when a field is missing (expiry ignored).
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data?
 
+    /// A request's data as the memory cache holds it, read at once without waiting for the store:
+    /// for a view's first frame. `nil` when memory lacks any of it (the persistent store may still
+    /// have it: ``APIClient/fetch(_:cachePolicy:)`` finds it) or its mapping throws. Optimistic
+    /// layers are read; the metadata says whether the data is stale or optimistic.
+    func readInMemory<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) -> Response<Value>?
+
+    /// A fragment's data at the record with this key (`"Household:hh-1"`), as the memory cache
+    /// holds it, read at once without waiting for the store; `nil` when memory lacks any of it.
+    func readInMemory<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> Fragment?
+
+    /// A fragment's data at the record with this key: as the cache has it now, then again each time
+    /// a record it reads changes (whoever changed it). When the cache lacks a selected field, the
+    /// element is ``APIError/cacheMiss(_:)``, and the watch goes on. Ends when the consumer stops.
+    func watch<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject)
+        -> APIStream<Result<Fragment, APIError>>
+
     /// Writes a query's data into the cache, as if the server had answered it.
     func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError)
 
     /// Reads a local cache mutation's data from the cache, lets `body` change it through its
     /// settable fields, and writes the result back as ``writeQuery(_:data:)`` would: watchers of
     /// the records it touches are told. Answers the data written. Throws ``APIError/cacheMiss(_:)``
-    /// when the cache lacks a selected field.
-    func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
+    /// when the cache lacks a selected field. (`body` is `@Sendable` so that `@MainActor` code,
+    /// a view's, can pass one.)
+    func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: @Sendable (inout Mutation.Data) -> Void) async throws(APIError)
         -> Mutation.Data
 
     /// Reads a fragment marked `@apollo_client_ios_localCacheMutation` from the cached record with
@@ -25,7 +42,7 @@ public protocol GraphQLCache: Sendable {
     /// ``update(_:_:)`` does. Throws ``APIError/cacheMiss(_:)`` when the record lacks a selected
     /// field.
     func update<Fragment: APICore.Fragment & MutableSelectionSet>(
-        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
+        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: @Sendable (inout Fragment) -> Void
     ) async throws(APIError) -> Fragment
 
     /// Changes one cached record's fields (by storage key; references are `{"__ref": key}`).
@@ -56,9 +73,19 @@ extension GraphQLCache {
         try await collectGarbage(maxStaleness: .zero)
     }
 
+    /// ``readInMemory(_:key:variables:)`` for a fragment without variables.
+    public func readInMemory<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String) -> Fragment? {
+        readInMemory(fragment, key: key, variables: [:])
+    }
+
+    /// ``watch(_:key:variables:)`` for a fragment without variables.
+    public func watch<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String) -> APIStream<Result<Fragment, APIError>> {
+        watch(fragment, key: key, variables: [:])
+    }
+
     /// ``update(fragment:key:variables:_:)`` for a fragment without variables.
     public func update<Fragment: APICore.Fragment & MutableSelectionSet>(
-        fragment: Fragment.Type, key: String, _ body: (inout Fragment) -> Void
+        fragment: Fragment.Type, key: String, _ body: @Sendable (inout Fragment) -> Void
     ) async throws(APIError) -> Fragment {
         try await update(fragment: fragment, key: key, variables: [:], body)
     }

@@ -14,7 +14,9 @@ import Observation
 /// ```
 ///
 /// The watch starts when the model is made and ends with ``stop()`` or when the model goes away.
-/// Its first value arrives asynchronously, even when the cache has the data.
+/// When the policy reads the cache and the memory cache holds the data, the model has its value
+/// as soon as it is made, without waiting (``GraphQLCache/readInMemory(_:)``): a view's first
+/// frame shows it. Otherwise the value comes when the watch yields it.
 @Observable @MainActor
 public final class WatchedQuery<Query: GraphQLQuery, Value: Sendable> {
     /// The latest value, or `nil` before the first.
@@ -35,10 +37,15 @@ public final class WatchedQuery<Query: GraphQLQuery, Value: Sendable> {
         self.client = client
         self.request = request
         isLoading = true
+        if let cached = Self.firstValue(of: request, in: client.cache, under: cachePolicy) {
+            value = cached.value
+            metadata = cached.metadata
+            isLoading = cachePolicy == .cacheAndNetwork
+        }
         let updates = client.watch(request, cachePolicy: cachePolicy)
         watching = Task { [weak self] in
             for await result in updates {
-                guard let self else { return }
+                guard let self, !Task.isCancelled else { return }
                 self.apply(result)
             }
         }
@@ -46,6 +53,18 @@ public final class WatchedQuery<Query: GraphQLQuery, Value: Sendable> {
 
     deinit {
         watching?.cancel()
+    }
+
+    /// What the memory cache answers at once, where the policy would answer from the cache: stale
+    /// data only where the policy gives it too.
+    private static func firstValue(of request: GraphQLRequest<Query, Value>, in cache: any GraphQLCache, under policy: CachePolicy)
+        -> Response<Value>?
+    {
+        switch policy {
+        case .networkOnly, .noCache: return nil
+        case .cacheElseNetwork: return cache.readInMemory(request).flatMap { $0.metadata.isStale ? nil : $0 }
+        case .cacheOnly, .cacheAndNetwork: return cache.readInMemory(request)
+        }
     }
 
     /// Where the latest value came from, or `nil` before the first.
@@ -82,6 +101,71 @@ public final class WatchedQuery<Query: GraphQLQuery, Value: Sendable> {
     }
 }
 
+/// A fragment's data at one cached record as an observable model, for SwiftUI and any
+/// `@MainActor` code: a row that shows one object, and changes when any query, mutation or
+/// subscription changes that object in the cache.
+///
+/// ```swift
+/// struct MemberRow: View {
+///     @State private var member: WatchedFragment<MemberDetails>
+///     init(id: String, client: any APIClient) {
+///         _member = State(initialValue: WatchedFragment(MemberDetails.self, key: "Member:\(id)", in: client.cache))
+///     }
+///     var body: some View { Text(member.value?.name ?? "…") }
+/// }
+/// ```
+///
+/// When the memory cache holds the data, the model has it as soon as it is made. The cache is
+/// its only source: to ask the server, fetch a query that selects the fragment. The watch ends
+/// with ``stop()`` or when the model goes away.
+@Observable @MainActor
+public final class WatchedFragment<Fragment: APICore.Fragment> {
+    /// The fragment's latest data, or `nil` before the first read found it.
+    public private(set) var value: Fragment?
+    /// Whether the first read of the cache is still to come.
+    public private(set) var isLoading: Bool
+    /// The latest error: ``APIError/cacheMiss(_:)`` while the cache lacks a selected field (the
+    /// model keeps the last value it had); the next value clears it.
+    public private(set) var error: APIError?
+    /// The key of the record read.
+    public let key: String
+
+    @ObservationIgnored private var watching: Task<Void, Never>?
+
+    /// Watches `fragment` at the record with `key` in `cache` (`client.cache`).
+    public init(_ fragment: Fragment.Type, key: String, variables: JSONObject = [:], in cache: any GraphQLCache) {
+        self.key = key
+        let first = cache.readInMemory(fragment, key: key, variables: variables)
+        value = first
+        isLoading = first == nil
+        let updates = cache.watch(fragment, key: key, variables: variables)
+        watching = Task { [weak self] in
+            for await result in updates {
+                guard let self, !Task.isCancelled else { return }
+                self.isLoading = false
+                switch result {
+                case .success(let data):
+                    self.value = data
+                    self.error = nil
+                case .failure(let failure):
+                    self.error = failure
+                }
+            }
+        }
+    }
+
+    deinit {
+        watching?.cancel()
+    }
+
+    /// Stops watching; the model keeps what it holds.
+    public func stop() {
+        watching?.cancel()
+        watching = nil
+        isLoading = false
+    }
+}
+
 /// A ``GraphQLPager``'s list as an `@Observable` model for SwiftUI and any `@MainActor` code: the
 /// items loaded so far (updated when the cache changes them), whether there are more at either end,
 /// whether a load is under way, and the latest error.
@@ -114,7 +198,7 @@ public final class PagedListModel<Item: Sendable> {
         let lists = pager.list()
         observing = Task { [weak self] in
             for await list in lists {
-                guard let self else { return }
+                guard let self, !Task.isCancelled else { return }
                 self.show(list)
             }
         }

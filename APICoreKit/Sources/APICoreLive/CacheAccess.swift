@@ -11,6 +11,20 @@ extension LiveAPIClient: GraphQLCache {
         return outcome.data.map { Query.Data(_dataDict: DataDict(_data: $0)) }
     }
 
+    func readInMemory<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) -> Response<Value>? {
+        let start = ContinuousClock.now
+        let selection = CacheSelection(
+            key: CacheNaming.rootKey(for: .query), selections: Query.Data.__selections, parent: Query.Data.__parentType,
+            variables: request.operation.variablesJSON)
+        guard let read = store?.readInMemory(selection, requestMaxAge: request.cacheMaxAge), let data = read.data else { return nil }
+        return try? Self.cachedResponse(request, read: read, data: data, start: start).get()
+    }
+
+    func readInMemory<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> Fragment? {
+        let selection = CacheSelection(key: key, selections: Fragment.__selections, parent: Fragment.__parentType, variables: variables)
+        return store?.readInMemory(selection, requestMaxAge: nil)?.data.map { Fragment(_dataDict: DataDict(_data: $0)) }
+    }
+
     func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) {
         guard store != nil else { throw .invalidRequest("this client has no cache to write to") }
         await cacheWriter.write(try cacheWriter.check(
@@ -18,7 +32,7 @@ extension LiveAPIClient: GraphQLCache {
             variables: query.variablesJSON))
     }
 
-    func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
+    func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: @Sendable (inout Mutation.Data) -> Void) async throws(APIError)
         -> Mutation.Data
     {
         try await update(
@@ -27,7 +41,7 @@ extension LiveAPIClient: GraphQLCache {
     }
 
     func update<Fragment: APICore.Fragment & MutableSelectionSet>(
-        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
+        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: @Sendable (inout Fragment) -> Void
     ) async throws(APIError) -> Fragment {
         try await update(Fragment.self, at: key, named: "\(Fragment.self) at \(key)", variables: variables, body)
     }
@@ -39,7 +53,7 @@ extension LiveAPIClient: GraphQLCache {
     /// Watchers are told once. Optimistic layers are neither read nor written: they leave on
     /// their own.
     private func update<Data: MutableSelectionSet>(
-        _: Data.Type, at key: String, named name: String, variables: JSONObject, _ body: (inout Data) -> Void
+        _: Data.Type, at key: String, named name: String, variables: JSONObject, _ body: @Sendable (inout Data) -> Void
     ) async throws(APIError) -> Data {
         guard let store else { throw .invalidRequest("this client has no cache") }
         let reading = CacheSelection(key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables)

@@ -1,53 +1,86 @@
 @_spi(Generated) import APICore
 import Foundation
 
-/// Watchers for `LiveAPIClient`: the results of a cache policy, then the cache's data again
-/// whenever a record it was read from changes. When a change leaves the data incomplete, the query
-/// is fetched again from the server (``CacheConfiguration/refetchesIncompleteWatches``): once per
-/// loss of the data, so a server whose answer does not complete it is not asked again and again.
+/// Watchers for `LiveAPIClient`: of a query, the results of a cache policy, then the cache's data
+/// again whenever a record it was read from changes; of a fragment, its record's data now and
+/// after each change. When a change leaves a query's data incomplete, the query is fetched again
+/// from the server (``CacheConfiguration/refetchesIncompleteWatches``): once per loss of the data,
+/// so a server whose answer does not complete it is not asked again and again.
 extension LiveAPIClient {
     func watch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
         -> APIStream<Result<Response<Value>, APIError>>
     {
+        let refetch = Locked<Task<Void, Never>?>(nil)
+        let variables = request.operation.variablesJSON
+        return watchStore(
+            CacheSelection(key: CacheNaming.rootKey(for: .query), selections: Query.Data.__selections, parent: Query.Data.__parentType, variables: variables),
+            first: { continuation in
+                for await result in self.responses(request, cachePolicy: cachePolicy) { continuation.yield(result) }
+            },
+            changed: { read, previous, continuation in
+                if let data = read.data {
+                    continuation.yield(Self.cachedResponse(request, read: read, data: data, start: .now))
+                } else if previous != nil, self.configuration.cache?.refetchesIncompleteWatches == true {
+                    // Complete until this change: the server is asked once; its answer, written to
+                    // the cache, reaches this watcher as any other write does.
+                    refetch.withLock { running in
+                        guard running == nil else { return }
+                        running = Task { await self.refetch(request, variables: variables, into: continuation, clearing: refetch) }
+                    }
+                } else {
+                    continuation.yield(.failure(.cacheMiss(Query.operationName)))
+                }
+            },
+            onStop: { refetch.withLock { $0?.cancel() } })
+    }
+
+    func watch<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> APIStream<Result<Fragment, APIError>> {
+        guard store != nil else {
+            return APIStream { continuation in
+                continuation.yield(.failure(.invalidRequest("this client has no cache to watch \(Fragment.self) in")))
+                continuation.finish()
+            }
+        }
+        let selection = CacheSelection(key: key, selections: Fragment.__selections, parent: Fragment.__parentType, variables: variables)
+        let result: @Sendable (CacheRead) -> Result<Fragment, APIError> = { read in
+            read.data.map { .success(Fragment(_dataDict: DataDict(_data: $0))) } ?? .failure(.cacheMiss("\(Fragment.self) at \(key)"))
+        }
+        return watchStore(
+            selection, yieldsFirstRead: true, first: { _ in }, changed: { read, _, continuation in continuation.yield(result(read)) })
+    }
+
+    /// A watch of the store's data for `selection`: what `first` yields, then a read of the store
+    /// registered as a watcher in the same step (so no write falls between the two), handed to
+    /// `changed` with `yieldsFirstRead`, and again whenever a record read changes and the data or
+    /// whether it is optimistic differs from the read before (given as `previous`). With a client
+    /// without a cache, nothing comes after `first`. Stopping the stream removes the watcher and
+    /// runs `onStop`.
+    private func watchStore<Element: Sendable>(
+        _ selection: CacheSelection, yieldsFirstRead: Bool = false,
+        first: @escaping @Sendable (AsyncStream<Element>.Continuation) async -> Void,
+        changed: @escaping @Sendable (_ read: CacheRead, _ previous: JSONObject?, AsyncStream<Element>.Continuation) -> Void,
+        onStop: @escaping @Sendable () -> Void = {}
+    ) -> APIStream<Element> {
         APIStream { continuation in
             let watcher = Locked<(id: UInt64?, cancelled: Bool)>((nil, false))
-            let refetch = Locked<Task<Void, Never>?>(nil)
             let task = Task {
-                for await result in self.responses(request, cachePolicy: cachePolicy) {
-                    continuation.yield(result)
-                }
+                await first(continuation)
                 guard let store = self.store, !Task.isCancelled else { return }
-                // What was last yielded: a change of data, or of whether it is optimistic, yields again.
+                // What was last read: a change of data, or of whether it is optimistic, is handed on.
                 let last = Locked<(data: JSONObject?, optimistic: Bool)>((nil, false))
-                let variables = request.operation.variablesJSON
                 let refresh: NormalizedStore.Refresh = { store in
-                    let outcome = store.read(Query.self, variables: variables, requestMaxAge: nil)
+                    let read = store.read(selection)
                     let previous = last.withLock { value in
-                        defer { value = (outcome.data, outcome.optimistic) }
+                        defer { value = (read.data, read.optimistic) }
                         return value
                     }
-                    guard outcome.data != previous.data || outcome.optimistic != previous.optimistic else {
-                        return outcome.dependencies
-                    }
-                    if let data = outcome.data {
-                        continuation.yield(Self.cachedResponse(request, read: outcome, data: data, start: .now))
-                    } else if previous.data != nil, self.configuration.cache?.refetchesIncompleteWatches == true {
-                        // Complete until this change: the server is asked once; its answer, written
-                        // to the cache, reaches this watcher as any other write does.
-                        refetch.withLock { running in
-                            guard running == nil else { return }
-                            running = Task { await self.refetch(request, variables: variables, into: continuation, clearing: refetch) }
-                        }
-                    } else {
-                        continuation.yield(.failure(.cacheMiss(Query.operationName)))
-                    }
-                    return outcome.dependencies
+                    if read.data != previous.data || read.optimistic != previous.optimistic { changed(read, previous.data, continuation) }
+                    return read.dependencies
                 }
-                // Read once to learn what the data depends on (the root fields it reads, even those
-                // not there yet), and register in the same step, so that no write falls between the two.
                 let id = await store.transaction { @Sendable store in
-                    let initial = store.read(Query.self, variables: variables, requestMaxAge: nil)
+                    let initial = store.read(selection)
                     last.withLock { $0 = (initial.data, initial.optimistic) }
+                    if yieldsFirstRead { changed(initial, nil, continuation) }
                     return store.addWatcher(dependencies: initial.dependencies, refresh: refresh)
                 }
                 let cancelled = watcher.withLock { state -> Bool in
@@ -58,7 +91,7 @@ extension LiveAPIClient {
             }
             continuation.onTermination = { _ in
                 task.cancel()
-                refetch.withLock { $0?.cancel() }
+                onStop()
                 let id = watcher.withLock { state -> UInt64? in
                     state.cancelled = true
                     return state.id

@@ -54,6 +54,7 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
     private var watchers: [String: [UUID: @Sendable (JSONValue) -> Void]] = [:]
     private var subscribers: [String: [UUID: (event: @Sendable (JSONValue) -> Void, finish: @Sendable (APIError?) -> Void)]] = [:]
     private var writtenQueries: [String: JSONObject] = [:]
+    private var fragmentWatchers: [String: [UUID: @Sendable (JSONObject?) -> Void]] = [:]
     private var queue: [(mutation: QueuedMutation, send: @Sendable () throws(APIError) -> Void)] = []
     private var queueObservers: [UUID: AsyncStream<QueuedMutation>.Continuation] = [:]
     private var recordedCacheOperations: [String] = []
@@ -252,6 +253,46 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
         return lock.withLock { writtenQueries[key] }.map { Query.Data(_dataDict: DataDict(_data: $0)) }
     }
 
+    /// The data last written for the request's query and variables, mapped; stubs are not read.
+    public func readInMemory<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) -> Response<Value>? {
+        let key = Self.cacheKey(Query.operationName, request.operation.variablesJSON)
+        guard let data = lock.withLock({ writtenQueries[key] }) else { return nil }
+        guard let value = try? request.value(of: Query.Data(_dataDict: DataDict(_data: data))) else { return nil }
+        return Response(
+            value: value,
+            metadata: ResponseMetadata(source: .cache, statusCode: nil, headers: [:], duration: .zero, operationName: Query.operationName))
+    }
+
+    /// The data kept for this key (``writeFragment(_:key:)``, an update), if it matches the fragment.
+    public func readInMemory<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> Fragment? {
+        lock.withLock { writtenQueries["fragment " + key] }.flatMap { try? Fragment(validating: $0, variables: variables) }
+    }
+
+    /// The data kept for this key, then again each time ``writeFragment(_:key:)`` or an update
+    /// changes it; ``APIError/cacheMiss(_:)`` while nothing matching is kept.
+    public func watch<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject)
+        -> APIStream<Result<Fragment, APIError>>
+    {
+        APIStream { continuation in
+            let yield: @Sendable (JSONObject?) -> Void = { object in
+                if let object, let data = try? Fragment(validating: object, variables: variables) {
+                    continuation.yield(.success(data))
+                } else {
+                    continuation.yield(.failure(.cacheMiss("\(Fragment.self) at \(key)")))
+                }
+            }
+            let id = UUID()
+            let kept = lock.withLock {
+                fragmentWatchers[key, default: [:]][id] = yield
+                return writtenQueries["fragment " + key]
+            }
+            yield(kept)
+            continuation.onTermination = { [weak self] _ in
+                self?.lock.withLock { _ = self?.fragmentWatchers[key]?.removeValue(forKey: id) }
+            }
+        }
+    }
+
     /// Keeps the data for ``readQuery(_:)``.
     public func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) {
         let key = Self.cacheKey(Query.operationName, query.variablesJSON)
@@ -264,7 +305,7 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
     /// Starts from the data last written for this local cache mutation and its variables, else from
     /// the `data` of the stub for its operation name (checked against its selections); records
     /// `update <operation>`. Without either it throws ``APIError/cacheMiss(_:)``.
-    public func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: (inout Mutation.Data) -> Void) async throws(APIError)
+    public func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: @Sendable (inout Mutation.Data) -> Void) async throws(APIError)
         -> Mutation.Data
     {
         let name = Mutation.operationName
@@ -293,13 +334,22 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
 
     /// Keeps a fragment's data under a record key, for ``update(fragment:key:variables:_:)``.
     public func writeFragment<Fragment: APICore.Fragment>(_ fragment: Fragment, key: String) {
-        lock.withLock { writtenQueries["fragment " + key] = fragment.__data._data }
+        keepFragment(fragment.__data._data, key: key)
+    }
+
+    /// Keeps a fragment's data and hands it to the watchers of its key.
+    private func keepFragment(_ data: JSONObject, key: String) {
+        let watchers = lock.withLock {
+            writtenQueries["fragment " + key] = data
+            return Array((fragmentWatchers[key] ?? [:]).values)
+        }
+        for watcher in watchers { watcher(data) }
     }
 
     /// Starts from the data kept for this key (by ``writeFragment(_:key:)`` or an earlier update),
     /// else throws ``APIError/cacheMiss(_:)``; records `update <key>`.
     public func update<Fragment: APICore.Fragment & MutableSelectionSet>(
-        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: (inout Fragment) -> Void
+        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: @Sendable (inout Fragment) -> Void
     ) async throws(APIError) -> Fragment {
         guard let object = lock.withLock({ writtenQueries["fragment " + key] }) else { throw .cacheMiss("\(Fragment.self) at \(key)") }
         var data: Fragment
@@ -309,11 +359,8 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
             throw .invalidRequest("the data kept for \(key) does not match \(Fragment.self): \(error)")
         }
         body(&data)
-        let written = data.__data._data
-        lock.withLock {
-            writtenQueries["fragment " + key] = written
-            recordedCacheOperations.append("update \(key)")
-        }
+        keepFragment(data.__data._data, key: key)
+        lock.withLock { recordedCacheOperations.append("update \(key)") }
         return data
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Logging
 import Synchronization
 
@@ -41,14 +42,39 @@ public final class LogCapture: Sendable {
     }
 }
 
-/// Waits until `condition` holds, checking every 10 ms for at most `timeout`; answers whether it held.
-public func eventually(_ condition: () async -> Bool, timeout: Duration = .seconds(30)) async -> Bool {
+/// Waits until `condition` holds, checking every 10 ms for at most `timeout`; answers whether it
+/// held. `condition` runs in the caller's isolation (a `@MainActor` test's, say).
+public func eventually(
+    isolation: isolated (any Actor)? = #isolation, _ condition: () async -> Bool, timeout: Duration = .seconds(30)
+) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
     return await condition()
+}
+
+/// Waits until `condition` holds, woken by the observation of what it reads (an `@Observable`
+/// model's properties: no polling); answers whether it held before `timeout`, a ceiling only.
+@MainActor
+public func observed(timeout: Duration = .seconds(30), _ condition: @escaping @MainActor () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        let (changes, signal) = AsyncStream<Void>.makeStream()
+        withObservationTracking { _ = condition() } onChange: {
+            signal.yield()
+            signal.finish()
+        }
+        let ceiling = Task {
+            try? await Task.sleep(until: deadline)
+            signal.finish()
+        }
+        for await _ in changes { break }
+        ceiling.cancel()
+        if ContinuousClock.now >= deadline { return condition() }
+    }
+    return true
 }
 
 /// The error `call` throws, or `nil` when it returns.

@@ -5,28 +5,6 @@ import Observation
 import StarWarsOperations
 import Testing
 
-/// Waits until `condition` holds, woken by the observation of what it reads (no polling); gives up
-/// after `timeout`, a ceiling only.
-@MainActor
-private func until(timeout: Duration = .seconds(30), _ condition: @escaping @MainActor () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        let (changes, signal) = AsyncStream<Void>.makeStream()
-        withObservationTracking { _ = condition() } onChange: {
-            signal.yield()
-            signal.finish()
-        }
-        let ceiling = Task {
-            try? await Task.sleep(until: deadline)
-            signal.finish()
-        }
-        for await _ in changes { break }
-        ceiling.cancel()
-        if ContinuousClock.now >= deadline { return condition() }
-    }
-    return true
-}
-
 @MainActor
 @Suite("WatchedQuery, the observable model of a watch")
 struct WatchedQueryTests {
@@ -42,11 +20,11 @@ struct WatchedQueryTests {
         client.stub(operation: "HeroAndFailing", response: Self.answer("R2-D2"))
         let model = WatchedQuery(Self.request, client: client)
         #expect(model.isLoading && model.value == nil)
-        #expect(await until { model.value == .some("R2-D2") })
+        #expect(await observed { model.value == .some("R2-D2") })
         #expect(!model.isLoading && model.error == nil && model.source == .server)
 
         client.publish(operation: "HeroAndFailing", response: Self.answer("Artoo"))
-        #expect(await until { model.value == .some("Artoo") })
+        #expect(await observed { model.value == .some("Artoo") })
 
         model.stop()
         #expect(await eventually { @Sendable in client.watcherCount("HeroAndFailing") == 0 })
@@ -59,7 +37,7 @@ struct WatchedQueryTests {
         client.stub(operation: "HeroAndFailing", error: .transport(TransportFailure(kind: .connectionRefused, url: nil, underlying: "refused")))
         client.stub(operation: "HeroAndFailing", response: Self.answer("R2-D2"))
         let model = WatchedQuery(Self.request, client: client)
-        #expect(await until { model.error != nil })
+        #expect(await observed { model.error != nil })
         #expect(model.value == nil && !model.isLoading)
 
         await model.refetch()
@@ -72,9 +50,50 @@ struct WatchedQueryTests {
         let client = MockAPIClient()
         client.stub(operation: "HeroAndFailing", response: Self.answer("R2-D2"))
         var model: WatchedQuery<HeroAndFailingQuery, String?>? = WatchedQuery(Self.request, client: client)
-        #expect(await until { model?.value == .some("R2-D2") })
+        #expect(await observed { model?.value == .some("R2-D2") })
         #expect(client.watcherCount("HeroAndFailing") == 1)
         model = nil
         #expect(await eventually { @Sendable in client.watcherCount("HeroAndFailing") == 0 })
+    }
+
+    @Test("data written to the mock's cache is the model's value as soon as it is made; a network-only policy waits for the watch")
+    func firstValueFromTheMocksCache() async throws {
+        let client = MockAPIClient()
+        let data = try HeroAndFailingQuery.Data(validating: ["hero": ["__typename": "Droid", "name": "Written"], "failingField": "fine"])
+        try await client.cache.writeQuery(HeroAndFailingQuery(), data: data)
+        client.stub(operation: "HeroAndFailing", response: Self.answer("R2-D2"))
+        let model = WatchedQuery(Self.request, client: client)
+        #expect(model.value == .some("Written") && model.source == .cache && !model.isLoading)
+        #expect(await observed { model.value == .some("R2-D2") })
+        model.stop()
+
+        let fromServer = WatchedQuery(Self.request, client: client, cachePolicy: .networkOnly)
+        #expect(fromServer.value == nil && fromServer.isLoading)
+        #expect(await observed { fromServer.value == .some("R2-D2") })
+        fromServer.stop()
+    }
+
+    @Test("a fragment model over the mock: the kept data at once, each update, a miss as its error, stop ends the watch")
+    func fragmentModel() async throws {
+        let client = MockAPIClient()
+        let empty = WatchedFragment(CharacterNameFragment.self, key: "Human:1000", in: client.cache)
+        #expect(empty.value == nil)
+        #expect(await observed { empty.error != nil })
+        guard case .cacheMiss? = empty.error else {
+            Issue.record("expected a cache miss, got \(String(describing: empty.error))")
+            return
+        }
+
+        client.writeFragment(try CharacterNameFragment(validating: ["__typename": "Human", "id": "1000", "name": "Luke"]), key: "Human:1000")
+        #expect(await observed { empty.value?.name == "Luke" && empty.error == nil })
+        let model = WatchedFragment(CharacterNameFragment.self, key: "Human:1000", in: client.cache)
+        #expect(model.value?.name == "Luke" && !model.isLoading && model.key == "Human:1000")
+
+        _ = try await client.cache.update(fragment: CharacterNameFragment.self, key: "Human:1000") { $0.name = "Red Five" }
+        #expect(await observed { model.value?.name == "Red Five" && empty.value?.name == "Red Five" })
+        model.stop()
+        empty.stop()
+        _ = try await client.cache.update(fragment: CharacterNameFragment.self, key: "Human:1000") { $0.name = "Luke" }
+        #expect(model.value?.name == "Red Five")
     }
 }

@@ -140,6 +140,23 @@ extension NormalizedStore {
             layered: layered)
     }
 
+    /// Reads `selection` from what memory holds, without waiting for the store (for a view's first
+    /// frame): `nil` when memory lacks a record or field that the persistent store may have. It
+    /// reads the optimistic layers too, and neither loads, notes uses nor evicts.
+    nonisolated package func readInMemory(_ selection: CacheSelection, requestMaxAge: Duration?) -> CacheRead? {
+        memory.read { records, layers in
+            let withLayers = !layers.isEmpty
+            let now = now()
+            var reader = CacheReader(
+                variables: selection.variables, now: now,
+                lookup: { key in withLayers ? layers.lay(key, over: records[key], now: now) : records[key] },
+                isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
+            guard let data = try? reader.read(key: selection.key, selections: selection.selections, parent: selection.parent) else { return nil }
+            let optimistic = withLayers && reader.dependencies.contains { layers.covers(CacheNaming.recordKey(ofDependency: $0)) }
+            return CacheRead(data: data, dependencies: reader.dependencies, stale: reader.sawExpired, optimistic: optimistic)
+        }
+    }
+
     /// Reads an operation's data from its root record: `read(key:…)` for a whole operation.
     package func read<Operation: GraphQLOperation>(_ operation: Operation.Type, variables: JSONObject, requestMaxAge: Duration?)
         -> CacheRead

@@ -29,7 +29,25 @@ package actor NormalizedStore {
     /// A watcher's way to read again: it runs inside the store, with the store's records.
     package typealias Refresh = @Sendable (_ store: isolated NormalizedStore) -> Set<String>
 
-    var records: [String: CacheRecord] = [:]
+    /// The records in memory and the optimistic layers, which synchronous reads share (see
+    /// ``readInMemory(_:requestMaxAge:)``): every change holds their lock.
+    let memory: RecordsInMemory
+    var records: [String: CacheRecord] {
+        get { memory.records }
+        _modify {
+            memory.lockForWriting()
+            defer { memory.unlockAfterWriting() }
+            yield &memory.records
+        }
+    }
+    var layers: OptimisticLayers {
+        get { memory.layers }
+        _modify {
+            memory.lockForWriting()
+            defer { memory.unlockAfterWriting() }
+            yield &memory.layers
+        }
+    }
     /// Keys known to be in no store, so a miss does not ask SQLite again and again.
     var absent: Set<String> = []
     /// Root records of which memory holds only some fields; the rest are in the persistent store.
@@ -45,7 +63,6 @@ package actor NormalizedStore {
     /// What the records in memory cost against the memory limit; only with a limit.
     private var budget: MemoryBudget?
     var watchers = WatcherIndex()
-    var layers: OptimisticLayers
 
     /// How many times watchers have read the store again after a write (for the benchmark).
     package private(set) var rereadCount = 0
@@ -56,7 +73,7 @@ package actor NormalizedStore {
         layers: [[String: JSONObject]] = [], logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
         // The optimistic layers of queued mutations from an earlier launch, with ids 1, 2, … in order.
-        self.layers = OptimisticLayers(restoring: layers)
+        self.memory = RecordsInMemory(layers: OptimisticLayers(restoring: layers))
         self.persistence = PersistenceBridge(persistent, logger: logger)
         self.budget = memoryLimit.map(MemoryBudget.init(limit:))
         self.maxAgeByType = maxAgeByType
@@ -87,7 +104,7 @@ package actor NormalizedStore {
 
     /// Whether a record is older than the shorter of its type's and the request's maximum age,
     /// by more than `staleness`. (Fields with a server's expiry are checked one by one.)
-    package func isExpired(_ record: CacheRecord, requestMaxAge: Duration?, beyond staleness: Duration = .zero) -> Bool {
+    nonisolated package func isExpired(_ record: CacheRecord, requestMaxAge: Duration?, beyond staleness: Duration = .zero) -> Bool {
         let typeMaxAge = record.fields["__typename"]?.stringValue.flatMap { maxAgeByType[$0] }
         let maxAge: Duration
         switch (requestMaxAge, typeMaxAge) {
@@ -119,24 +136,27 @@ package actor NormalizedStore {
             let isRoot = CacheNaming.isRoot(key)
             let record: CacheRecord
             if let index = records.index(forKey: key) {
-                // Changed where it is, field by field: only what differs is written.
-                var recordChanged = false
+                // Changed where it is, field by field, in one hold of the lock: only what differs is written.
                 let expiry = expires[key]
-                for (name, value) in fields {
-                    if records.values[index].fields[name] != value {
-                        records.values[index].fields[name] = value
-                        recordChanged = true
-                        // Watchers of a root depend on the fields they read, not on the whole root.
-                        if isRoot { changed.insert(CacheNaming.fieldDependency(key, name)) }
+                let (updated, recordChanged) = memory.changeRecords { records in
+                    var recordChanged = false
+                    for (name, value) in fields {
+                        if records.values[index].fields[name] != value {
+                            records.values[index].fields[name] = value
+                            recordChanged = true
+                            // Watchers of a root depend on the fields they read, not on the whole root.
+                            if isRoot { changed.insert(CacheNaming.fieldDependency(key, name)) }
+                        }
+                        if let date = expiry?[name] {
+                            records.values[index].expires[name] = date
+                        } else if !records.values[index].expires.isEmpty {
+                            records.values[index].expires[name] = nil
+                        }
                     }
-                    if let date = expiry?[name] {
-                        records.values[index].expires[name] = date
-                    } else if !records.values[index].expires.isEmpty {
-                        records.values[index].expires[name] = nil
-                    }
+                    records.values[index].receivedAt = receivedAt
+                    return (records.values[index], recordChanged)
                 }
-                records.values[index].receivedAt = receivedAt
-                record = records.values[index]
+                record = updated
                 budget?.kept(record)
                 if recordChanged { changed.insert(isRoot ? CacheNaming.anyField(of: key) : key) }
             } else {
