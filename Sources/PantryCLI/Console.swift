@@ -105,7 +105,7 @@ public final class Console: @unchecked Sendable {
 
     /// A JSON document on standard output.
     func printJSON(_ value: JSONValue) {
-        print(JSONSerializer.string(value))
+        print(value.description)
     }
 
     /// Runs a slow step, saying what it is, then how long it took.

@@ -92,7 +92,7 @@ struct EndToEndTests {
     func pagedProducts() async throws {
         let scratch = try Scratch()
         let whole = await pantry(["products", "list", "--limit", "100", "--json", "--cache", scratch.cache])
-        let total = try JSONParser.parse(whole.output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "{}")["totalCount"]?.intValue
+        let total = try JSONValue(parsing: whole.output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "{}")["totalCount"]?.intValue
         let expected = try #require(total)
 
         let paged = await pantry(["products", "list", "--page-size", "5", "--all", "--cache", scratch.cache])
@@ -102,7 +102,7 @@ struct EndToEndTests {
         #expect(paged.output.contains("page 1: 5 products so far\n") || paged.output.contains("page 1: 5 products so far"))
 
         let json = await pantry(["products", "list", "--page-size", "7", "--all", "--json", "--cache", scratch.cache])
-        let array = try JSONParser.parse(json.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]").arrayValue
+        let array = try JSONValue(parsing: json.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]").arrayValue
         #expect(array?.count == expected)
         #expect(Set(array?.compactMap { $0["id"]?.stringValue } ?? []).count == expected)
 
@@ -130,13 +130,13 @@ struct EndToEndTests {
         #expect(list.output.contains("hh-1  Home"), "\(list.output)")
 
         let created = await pantry(["households", "create", "Cabin", "--json"] + endpoint)
-        let createdJSON = try JSONParser.parse(created.output.components(separatedBy: "\n").first { $0.hasPrefix("{") } ?? "")
+        let createdJSON = try JSONValue(parsing: created.output.components(separatedBy: "\n").first { $0.hasPrefix("{") } ?? "")
         let cabin = try #require(createdJSON["id"]?.stringValue)
         #expect(createdJSON["members"]?.arrayValue?.first?["role"] == "owner")
 
         #expect(await pantry(["households", "rename", cabin, "Lake cabin"] + endpoint).code == 0)
         let added = await pantry(["members", "add", cabin, "--user", "user-2", "--name", "Bob", "--role", "adult", "--json"] + endpoint)
-        let member = try #require(try JSONParser.parse(added.output.components(separatedBy: "\n").first { $0.hasPrefix("{") } ?? "")["id"]?.stringValue)
+        let member = try #require(try JSONValue(parsing: added.output.components(separatedBy: "\n").first { $0.hasPrefix("{") } ?? "")["id"]?.stringValue)
         #expect(await pantry(["members", "update", member, "--role", "child"] + endpoint).code == 0)
         let shown = await pantry(["households", "show", cabin] + endpoint)
         #expect(shown.output.contains("Lake cabin"), "\(shown.output)")
@@ -144,7 +144,7 @@ struct EndToEndTests {
         #expect(await pantry(["members", "remove", member] + endpoint).code == 0)
 
         let search = await pantry(["products", "search", "italian", "--max-price", "6", "--json"] + endpoint)
-        let page = try JSONParser.parse(search.output.components(separatedBy: "\n").first { $0.hasPrefix("{") } ?? "")
+        let page = try JSONValue(parsing: search.output.components(separatedBy: "\n").first { $0.hasPrefix("{") } ?? "")
         #expect(page["totalCount"] == 4)
         let rest = await pantry(["products", "show", "p-11", "--rest"] + endpoint)
         #expect(rest.output.contains("Parmesan") && rest.output.contains("Price history"), "\(rest.output)")
@@ -183,7 +183,7 @@ struct EndToEndTests {
         #expect(await pantry(["households", "--cache", scratch.cache]).code == 0)
         let shown = await pantry(["cache", "--cache", scratch.cache, "--json"])
         #expect(shown.code == 0, "\(shown.output)")
-        let summary = try #require(try JSONParser.parse(Data(shown.output.utf8)).objectValue)
+        let summary = try #require(try JSONValue(parsing: Data(shown.output.utf8)).objectValue)
         let byType = try #require(summary["recordsByType"]?.objectValue)
         #expect(byType["Household"] == .int(2) && byType["QUERY_ROOT"] == .int(1), "\(shown.output)")
         let records = try #require(summary["records"]?.intValue)
@@ -195,12 +195,12 @@ struct EndToEndTests {
 
         let collected = await pantry(["cache", "gc", "--cache", scratch.cache, "--json"])
         #expect(collected.code == 0, "\(collected.output)")
-        #expect(try JSONParser.parse(Data(collected.output.utf8)).objectValue?["recordsLeft"] == .int(records))
+        #expect(try JSONValue(parsing: Data(collected.output.utf8)).objectValue?["recordsLeft"] == .int(records))
 
         let cleared = await pantry(["cache", "clear", "--cache", scratch.cache, "--no-color"])
         #expect(cleared.code == 0 && cleared.output.contains("Removed \(records) records"), "\(cleared.output)")
         let empty = await pantry(["cache", "--cache", scratch.cache, "--json"])
-        #expect(try JSONParser.parse(Data(empty.output.utf8)).objectValue?["records"] == .int(0), "\(empty.output)")
+        #expect(try JSONValue(parsing: Data(empty.output.utf8)).objectValue?["records"] == .int(0), "\(empty.output)")
 
         let foreign = scratch.url.appendingPathComponent("notes.txt")
         try Data("not a database".utf8).write(to: foreign)

@@ -21,7 +21,7 @@ struct FaultTests {
         let code = await offline.exitCode()
         #expect(code == 0, "\(offline.transcript)")
         #expect(!offline.errors.contains("warning:"), "the cache opened without a complaint: \(offline.errors)")
-        let json = try JSONParser.parse(offline.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]")
+        let json = try JSONValue(parsing: offline.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]")
         var names: [String: String] = [:]
         for household in json.arrayValue ?? [] {
             if let id = household["id"]?.stringValue { names[id] = household["name"]?.stringValue }
@@ -111,7 +111,7 @@ struct FaultTests {
             child.signal(SIGKILL)
             _ = await child.exitCode()
             let line = child.output.split(separator: "\n").first { $0.contains("queued") }.map(String.init) ?? ""
-            let id = try JSONParser.parse(line)["queued"]?.stringValue
+            let id = try JSONValue(parsing: line)["queued"]?.stringValue
             #expect(id != nil, "round \(round): \(child.transcript)")
             acknowledged += id.map { [$0] } ?? []
             #expect(try integrity(ofDatabaseAt: scratch.cache) == "ok", "round \(round)")
@@ -119,7 +119,7 @@ struct FaultTests {
 
         let listed = await pantry(["queue", "--json"] + dead)
         #expect(listed.code == 0, "\(listed.output)")
-        let ids = (try JSONParser.parse(listed.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]")).arrayValue?
+        let ids = (try JSONValue(parsing: listed.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]")).arrayValue?
             .compactMap { $0["id"]?.stringValue }
         #expect(ids == acknowledged)
         // A new process shows the last queued name before anything is sent.
@@ -127,13 +127,13 @@ struct FaultTests {
 
         let replay = await pantry(["queue", "replay", "--json"] + live)
         #expect(replay.code == 0, "\(replay.output)")
-        let states = (try JSONParser.parse(replay.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]")).arrayValue
+        let states = (try JSONValue(parsing: replay.output.split(separator: "\n").first { $0.hasPrefix("[") }.map(String.init) ?? "[]")).arrayValue
         #expect(states?.compactMap { $0["id"]?.stringValue } == acknowledged)
         #expect(states?.allSatisfy { $0["state"] == "done" } == true, "\(replay.output)")
         let after = await pantry(["queue", "--json"] + dead)
         #expect(after.output.contains("[]"), "\(after.output)")
         let shown = await pantry(["households", "show", "hh-1", "--json"] + live)
-        #expect(try JSONParser.parse(shown.output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "{}")["name"] == "Queued 4")
+        #expect(try JSONValue(parsing: shown.output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? "{}")["name"] == "Queued 4")
     }
 
     @Test("the server killed and restarted during watch: watch goes on or ends with one line, never hangs")

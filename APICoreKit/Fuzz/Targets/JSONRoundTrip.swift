@@ -1,4 +1,4 @@
-import APICore
+@_spi(Tools) import APICore
 import Foundation
 
 /// Parse → serialize → parse: whatever the parser accepts, it reads back from its own output as

@@ -1,5 +1,5 @@
 import APICoreLive
-import APICore
+@_spi(Tools) import APICore
 import FuzzStarWarsAPI
 import Foundation
 import StarWarsOperations

@@ -19,7 +19,7 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
 ///
 /// It works on UTF-8 bytes directly: no `Any`, no bridging, the same result on every platform.
 /// Nesting deeper than ``maximumDepth`` is rejected rather than risking the stack.
-public enum JSONParser {
+@_spi(Tools) public enum JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     public static let maximumDepth = 512
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes ``JSONValue`` as compact JSON text with object keys sorted, so equal values always
 /// give equal bytes (which de-duplication and persisted-query hashes rely on).
-public enum JSONSerializer {
+@_spi(Tools) public enum JSONSerializer {
     /// The UTF-8 bytes of `value`.
     public static func data(_ value: JSONValue) -> Data {
         data(value, sortingKeys: true)

@@ -156,6 +156,23 @@ extension JSONValue: CustomStringConvertible {
     public var description: String { JSONSerializer.string(self) }
 }
 
+extension JSONValue {
+    /// Parses a complete JSON document (RFC 8259) from its UTF-8 bytes: numbers kept exact
+    /// (integers as ``int(_:)``), nesting up to 512 deep; an error says where the input is wrong.
+    public init(parsing data: Data) throws(JSONParseError) {
+        self = try JSONParser.parse(data)
+    }
+
+    /// Parses a complete JSON document given as text, as ``init(parsing:)-(Data)`` does.
+    public init(parsing text: String) throws(JSONParseError) {
+        self = try JSONParser.parse(text)
+    }
+
+    /// The value as compact JSON bytes with object keys sorted: equal values give equal bytes.
+    /// (``description`` is the same text as a string.)
+    public var jsonData: Data { JSONSerializer.data(self) }
+}
+
 extension JSONValue: Codable {
     /// Decodes any JSON, so a REST response of free shape can be read as `JSONValue`.
     public init(from decoder: any Decoder) throws {

@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Tools) @_spi(Generated) import APICore
 import Foundation
 
 /// An `APIClient` for a kit's unit tests: answers come from stubs, per GraphQL operation name and

@@ -1,4 +1,4 @@
-import APICore
+@_spi(Tools) import APICore
 @testable import APICoreLive
 import Foundation
 import Testing

@@ -42,7 +42,7 @@ struct HouseholdServiceTests {
         let first = try #require(await iterator.next())
         #expect(try first.get()?.name == "Home")
         let renamed = try String(contentsOf: fixture("household"), encoding: .utf8).replacingOccurrences(of: "\"Home\"", with: "\"Cabin\"")
-        client.publish(operation: "Household", response: try JSONParser.parse(renamed))
+        client.publish(operation: "Household", response: try JSONValue(parsing: renamed))
         let second = try #require(await iterator.next())
         #expect(try second.get()?.name == "Cabin")
         #expect(try second.get()?.members.count == 2)
@@ -59,7 +59,7 @@ struct HouseholdServiceTests {
         }
         #expect(client.subscriberCount("HouseholdChanged") == 1)
         #expect(client.sent("HouseholdChanged").first?.payload == ["id": "hh-1"])
-        let household = try #require(try JSONParser.parse(String(contentsOf: fixture("household"), encoding: .utf8))["data"]?["household"])
+        let household = try #require(try JSONValue(parsing: String(contentsOf: fixture("household"), encoding: .utf8))["data"]?["household"])
         for kind in ["MEMBER_ADDED", "ARCHIVED"] {
             client.publish(subscription: "HouseholdChanged", response: ["data": ["householdChanged": [
                 "__typename": "HouseholdEvent", "kind": .string(kind), "occurredAt": "2026-03-02T10:00:00Z", "household": household,
@@ -95,7 +95,7 @@ struct HouseholdServiceTests {
     func badAmount() async throws {
         let client = MockAPIClient()
         let text = try String(contentsOf: fixture("household"), encoding: .utf8).replacingOccurrences(of: "\"450.50\"", with: "\"lots\"")
-        client.stub(operation: "Household", response: try JSONParser.parse(text))
+        client.stub(operation: "Household", response: try JSONValue(parsing: text))
         do {
             _ = try await HouseholdService(client: client).household(id: "hh-1")
             Issue.record("expected an error")

@@ -11,7 +11,7 @@ struct OfflineChangesTests {
 
     static func householdResponse() throws -> JSONValue {
         let url = try #require(Bundle.module.url(forResource: "household", withExtension: "json", subdirectory: "Fixtures"))
-        return try JSONParser.parse(Data(contentsOf: url))
+        return try JSONValue(parsing: Data(contentsOf: url))
     }
 
     static let bo = Member(

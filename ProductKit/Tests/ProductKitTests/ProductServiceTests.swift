@@ -30,7 +30,7 @@ struct ProductServiceTests {
     @Test("the product pager loads page after page, each from the last one's cursor, and stops after the last")
     func pager() async throws {
         let client = MockAPIClient()
-        let first = try JSONParser.parse(Data(contentsOf: fixture("products")))
+        let first = try JSONValue(parsing: Data(contentsOf: fixture("products")))
         var last = try #require(first.objectValue)
         var products = try #require(last["data"]?["products"]?.objectValue)
         products["pageInfo"] = ["__typename": "PageInfo", "hasNextPage": false, "endCursor": nil]
@@ -75,7 +75,7 @@ struct ProductServiceTests {
     @Test("setting inventory sends expiresAt as null to clear it")
     func setInventory() async throws {
         let client = MockAPIClient()
-        let products = try JSONParser.parse(Data(contentsOf: fixture("products")))
+        let products = try JSONValue(parsing: Data(contentsOf: fixture("products")))
         let product = try #require(products["data"]?["products"]?["nodes"]?.arrayValue?.first)
         client.stub(operation: "SetInventory", data: ["setInventory": [
             "__typename": "InventoryItem", "id": "inv-1", "householdId": "hh-1", "quantity": 3, "expiresAt": nil, "product": product,
@@ -89,7 +89,7 @@ struct ProductServiceTests {
     @Test("the same product from GraphQL and from REST, switched per request by the toggle")
     func sourceToggle() async throws {
         let client = MockAPIClient()
-        let products = try JSONParser.parse(Data(contentsOf: fixture("products")))
+        let products = try JSONValue(parsing: Data(contentsOf: fixture("products")))
         let node = try #require(products["data"]?["products"]?["nodes"]?.arrayValue?.first)
         client.stub(operation: "ProductByID", data: ["product": node])
         client.stub(.get, "products/p-1", json: [

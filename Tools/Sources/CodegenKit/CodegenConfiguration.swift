@@ -1,4 +1,4 @@
-import enum APICore.JSONParser
+@_spi(Tools) import enum APICore.JSONParser
 import Foundation
 
 /// `apollo-codegen-config.json`, read with Apollo iOS 1.x's keys so that a team moving from

@@ -1,5 +1,5 @@
-import enum APICore.JSONParser
-import enum APICore.SHA256
+@_spi(Tools) import enum APICore.JSONParser
+@_spi(Tools) import enum APICore.SHA256
 import CodegenKit
 import Foundation
 import Testing

@@ -49,7 +49,7 @@ struct UserServiceTests {
     @Test("profile changes send only what changes; removing the avatar sends null")
     func updateProfile() async throws {
         let client = MockAPIClient()
-        client.stub(operation: "UpdateProfile", response: try JSONParser.parse(
+        client.stub(operation: "UpdateProfile", response: try JSONValue(parsing: 
             Data(contentsOf: fixture("current-user")).replacingMe()))
         let service = UserService(client: client)
         _ = try await service.updateProfile(ProfileChanges(displayName: "Ada L."))

@@ -1,4 +1,4 @@
-import enum APICore.SHA256
+@_spi(Tools) import enum APICore.SHA256
 import APICoreServerSupport
 import Foundation
 import GraphQL

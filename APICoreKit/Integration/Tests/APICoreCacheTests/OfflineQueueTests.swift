@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Tools) @_spi(Generated) import APICore
 @testable import APICoreLive
 import APICoreSQLite
 import APICoreTestServer

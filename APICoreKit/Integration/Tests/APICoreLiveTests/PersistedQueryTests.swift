@@ -1,4 +1,4 @@
-import APICore
+@_spi(Tools) import APICore
 import APICoreLive
 import APICoreTestServer
 import Foundation

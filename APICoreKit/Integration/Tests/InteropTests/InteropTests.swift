@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Tools) @_spi(Generated) import APICore
 import APICoreLive
 import APICoreTestServer
 import APICoreWebSocket

@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Tools) @_spi(Generated) import APICore
 import Foundation
 
 /// The pages of connection fields (``Field/pagination``), merged before they are written: the

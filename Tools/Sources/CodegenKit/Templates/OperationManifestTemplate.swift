@@ -1,6 +1,6 @@
-import enum APICore.JSONSerializer
+@_spi(Tools) import enum APICore.JSONSerializer
 import enum APICore.JSONValue
-import enum APICore.SHA256
+@_spi(Tools) import enum APICore.SHA256
 
 /// The persisted-query manifest: `apollo-persisted-query-manifest` v1, or the legacy id → body
 /// map. Local cache mutations are never sent, so they are not in it.

@@ -1,4 +1,4 @@
-import enum APICore.SHA256
+@_spi(Tools) import enum APICore.SHA256
 
 /// An operation's file: the struct with its name, the document sent (or, for a local cache
 /// mutation, none), its variables, and its `Data`.

@@ -1,4 +1,4 @@
-import APICore
+@_spi(Tools) import APICore
 import StarWarsAPI
 import Testing
 
