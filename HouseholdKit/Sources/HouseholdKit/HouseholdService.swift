@@ -269,9 +269,10 @@ public struct HouseholdService: HouseholdRepository {
     /// The household as the cache has it, renamed; `nil` when it is not cached (the rename then
     /// shows when the server answers).
     private func optimisticRename(_ id: String, to name: String) async -> RenameHouseholdMutation.Data? {
-        guard var object = try? await client.cache.readQuery(HouseholdQuery(id: id))?.household?.jsonObject else { return nil }
-        object["name"] = .string(name)
-        return try? RenameHouseholdMutation.Data(validating: ["updateHousehold": .object(object)])
+        guard let cached = try? await client.cache.readQuery(HouseholdQuery(id: id))?.household?.fragments.householdDetails else { return nil }
+        return RenameHouseholdMutation.Data(updateHousehold: .init(
+            id: cached.id, name: name, createdAt: cached.createdAt, monthlyBudget: cached.monthlyBudget, members: cached.members,
+            invitations: cached.invitations))
     }
 
     /// `mutation AddMember`.
@@ -317,16 +318,10 @@ public struct HouseholdService: HouseholdRepository {
         -> (GraphQLRequest<UpdateMemberMutation, Member>, UpdateMemberMutation.Data)
     {
         let request = try updateRequest(member.id, displayName: displayName, role: role)
-        let changed: JSONObject = [
-            "__typename": "Member", "id": .string(member.id), "userId": .string(member.userID),
-            "displayName": .string(displayName ?? member.displayName), "role": .string(try (role ?? member.role).graphQL.rawValue),
-            "joinedAt": member.joinedAt.jsonValue,
-        ]
-        do throws(GraphQLDecodingError) {
-            return (request, try UpdateMemberMutation.Data(validating: ["updateMember": .object(changed)]))
-        } catch {
-            throw .invalidRequest("the optimistic member does not fit UpdateMember: \(error)")
-        }
+        let changed = UpdateMemberMutation.Data.UpdateMember(
+            id: member.id, userId: member.userID, displayName: displayName ?? member.displayName,
+            role: try (role ?? member.role).graphQL, joinedAt: member.joinedAt)
+        return (request, UpdateMemberMutation.Data(updateMember: changed))
     }
 
     /// `mutation RemoveMember`.

@@ -88,6 +88,32 @@ public struct CodegenConfiguration: Sendable, Equatable {
     public var operationManifest: OperationManifest?
     /// Apollo's `schemaDownload`: where `fetch-schema` gets the schema and where it writes it.
     public var schemaDownload: SchemaDownload? = nil
+    /// Which selection sets get memberwise initializers (`options.selectionSetInitializers`).
+    public var selectionSetInitializers = SelectionSetInitializers()
+
+    /// `options.selectionSetInitializers`, as Apollo iOS spells it: memberwise initializers for
+    /// the selection sets of all operations, all named fragments, all local cache mutations
+    /// (operations and fragments), or of the definitions named. None by default.
+    public struct SelectionSetInitializers: Sendable, Equatable {
+        /// Every operation's selection sets (local cache mutations aside).
+        public var operations = false
+        /// Every named fragment's (local cache mutations aside).
+        public var namedFragments = false
+        /// Every local cache mutation's, operations and fragments.
+        public var localCacheMutations = false
+        /// The operations and fragments with these names, whatever the flags say.
+        public var definitionsNamed: Set<String> = []
+
+        /// None.
+        public init() {}
+
+        /// Whether the definition with this name gets initializers.
+        func applies(to name: String, isFragment: Bool, isLocalCacheMutation: Bool) -> Bool {
+            if definitionsNamed.contains(name) { return true }
+            if isLocalCacheMutation { return localCacheMutations }
+            return isFragment ? namedFragments : operations
+        }
+    }
 
     /// Where the persisted-query manifest goes, and its format.
     public struct OperationManifest: Sendable, Equatable {
@@ -190,6 +216,12 @@ private struct Reader {
         return string
     }
 
+    func bool(_ value: Any?, at path: String) throws(CodegenConfigurationError) -> Bool? {
+        guard let value else { return nil }
+        guard let bool = value as? Bool else { throw fail("'\(path)' must be true or false") }
+        return bool
+    }
+
     func strings(_ value: Any?, at path: String) throws(CodegenConfigurationError) -> [String]? {
         guard let value else { return nil }
         guard let strings = value as? [String] else { throw fail("'\(path)' must be an array of strings") }
@@ -286,7 +318,16 @@ private struct Reader {
             testMocks = .absolute(path: path, accessModifier: try access(payload["accessModifier"], at: "output.testMocks.absolute.accessModifier", default: .internal))
         default: testMocks = .none
         }
-        let options = try object(top["options"], at: "options", known: ["deprecatedEnumCases", "schemaDocumentation"])
+        let options = try object(top["options"], at: "options", known: ["deprecatedEnumCases", "schemaDocumentation", "selectionSetInitializers"])
+        var initializers = CodegenConfiguration.SelectionSetInitializers()
+        if options["selectionSetInitializers"] != nil {
+            let path = "options.selectionSetInitializers"
+            let object = try object(options["selectionSetInitializers"], at: path, known: ["operations", "namedFragments", "localCacheMutations", "definitionsNamed"])
+            initializers.operations = try bool(object["operations"], at: "\(path).operations") ?? false
+            initializers.namedFragments = try bool(object["namedFragments"], at: "\(path).namedFragments") ?? false
+            initializers.localCacheMutations = try bool(object["localCacheMutations"], at: "\(path).localCacheMutations") ?? false
+            initializers.definitionsNamed = Set(try strings(object["definitionsNamed"], at: "\(path).definitionsNamed") ?? [])
+        }
         var manifest: CodegenConfiguration.OperationManifest?
         if top["operationManifest"] != nil {
             let object = try object(top["operationManifest"], at: "operationManifest", known: ["path", "version", "generateManifestOnCodeGeneration"])
@@ -315,6 +356,7 @@ private struct Reader {
             operationManifest: manifest
         )
         configuration.schemaDownload = try schemaDownload(top["schemaDownload"], baseURL: baseURL)
+        configuration.selectionSetInitializers = initializers
         return configuration
     }
 

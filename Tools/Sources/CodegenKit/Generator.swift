@@ -102,6 +102,12 @@ struct GenerationContext {
     /// `@_spi(Generated)` when public, so that a kit's users see the accessors alone.
     static func generatedOnly(_ access: String) -> String { access.isEmpty ? "" : "@_spi(Generated) " + access }
 
+    /// What opens every top-level declaration: `nonisolated`, so that generated code compiles and
+    /// is usable from any isolation, also in a target whose default isolation is the main actor
+    /// (`.defaultIsolation(MainActor.self)`, Xcode 26's default for app targets), where a plain
+    /// declaration would be main-actor-isolated. Nested declarations follow their enclosing type.
+    static let topLevel = "nonisolated "
+
     /// A file's opening: the header, the `.graphql` file it came from, and its imports (APICore
     /// with the members generated code uses, the shared schema module, and `extraImports`).
     func newFile(source: String?, extraImports: [String] = []) -> SwiftWriter {

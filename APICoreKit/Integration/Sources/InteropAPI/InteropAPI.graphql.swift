@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 
 /// The types of the InteropAPI schema that this module's operations use.
-public enum InteropAPI {
+nonisolated public enum InteropAPI {
     /// Object types, with the fields that identify them in the cache.
     public enum Objects {
         @_spi(Generated) public static let Book = ParentType.object("Book", keyFields: ["id"])

@@ -4,7 +4,7 @@
 import SharedKit
 
 /// The types of the HouseholdAPI schema that this module's operations use.
-enum HouseholdAPI {
+nonisolated enum HouseholdAPI {
     /// Object types, with the fields that identify them in the cache.
     enum Objects {
         static let Budget = ParentType.object("Budget")

@@ -5,7 +5,7 @@ import APICoreTesting
 @testable import HouseholdKit
 import SharedKit
 
-extension Mock {
+nonisolated extension Mock {
     /// A `Query` for tests. A field left `nil` is `null` where the schema allows it, and an error
     /// naming it where an operation selects it as non-null.
     struct Query: MockObject {

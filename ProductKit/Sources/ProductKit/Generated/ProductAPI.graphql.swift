@@ -4,7 +4,7 @@
 import SharedKit
 
 /// The types of the ProductAPI schema that this module's operations use.
-enum ProductAPI {
+nonisolated enum ProductAPI {
     /// Object types, with the fields that identify them in the cache.
     enum Objects {
         static let Category = ParentType.object("Category", keyFields: ["id"])

@@ -7,4 +7,4 @@ import SharedKit
 
 /// Test mocks of the ProductAPI schema's types: set the fields an operation selects, then build its
 /// data with `Data(mock:)` or answer it with `MockAPIClient.stub(operation:mock:)`.
-enum Mock {}
+nonisolated enum Mock {}

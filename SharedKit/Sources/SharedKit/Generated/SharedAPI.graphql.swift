@@ -3,5 +3,5 @@
 @_spi(Generated) import APICore
 
 /// The types of the SharedAPI schema that this module's operations use.
-public enum SharedAPI {
+nonisolated public enum SharedAPI {
 }

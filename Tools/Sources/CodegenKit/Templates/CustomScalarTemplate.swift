@@ -6,10 +6,11 @@ struct CustomScalarTemplate {
         var writer = SwiftWriter()
         writer.line("// Written once by apicore-codegen and never overwritten: replace the typealias with your own")
         writer.line("// type (conforming to APICore's CustomScalarType) to read \(name) as something richer than text.")
+        writer.line("// The extension is `nonisolated` so that the type is usable from any isolation.")
         writer.line()
         writer.line("import APICore")
         writer.line()
-        writer.block("extension \(context.namespace)") { w in
+        writer.block("\(GenerationContext.topLevel)extension \(context.namespace)") { w in
             if context.includeDocs { w.doc(context.schema.type(named: name)?.description) }
             w.line("\(context.schemaAccess)typealias \(name) = String")
         }

@@ -7,7 +7,7 @@ struct EnumTemplate {
         let type = context.schema.type(named: name)
         let access = context.schemaAccess
         var w = context.newFile(source: nil)
-        w.block("extension \(context.namespace)") { w in
+        w.block("\(GenerationContext.topLevel)extension \(context.namespace)") { w in
             if context.includeDocs { w.doc(type?.description) }
             w.block("\(access)enum \(name): String, EnumType") { w in
                 for value in type?.enumValues ?? [] {

@@ -8,7 +8,9 @@ struct FragmentTemplate {
         let source = context.sourceFiles["fragment " + fragment.name]
         var writer = context.newFile(source: source, extraImports: fragment.directives.importedModules)
         let spi = GenerationContext.generatedOnly(context.operationAccess)
-        selectionSets.write(ir, role: .fragment, mutable: fragment.directives.isLocalCacheMutation, into: &writer) { w in
+        let isLocal = fragment.directives.isLocalCacheMutation
+        let initializers = context.configuration.selectionSetInitializers.applies(to: fragment.name, isFragment: true, isLocalCacheMutation: isLocal)
+        selectionSets.write(ir, role: .fragment, mutable: isLocal, initializers: initializers, into: &writer) { w in
             w.line("\(spi)static let fragmentDefinition = \(SwiftNames.stringLiteral(DocumentPrinter.print(fragment)))")
         }
         let path = context.layout.operationFile(named: fragment.name, folder: "Fragments", source: source)

@@ -8,7 +8,7 @@ struct InputObjectTemplate {
         let fields = type?.inputFields ?? []
         let access = context.schemaAccess
         var w = context.newFile(source: nil)
-        w.block("extension \(context.namespace)") { w in
+        w.block("\(GenerationContext.topLevel)extension \(context.namespace)") { w in
             if context.includeDocs { w.doc(type?.description) }
             w.block("\(access)struct \(name): InputObject") { w in
                 var parameters: [String] = []

@@ -22,7 +22,7 @@ struct OperationTemplate {
             writer.line("/// A local cache mutation: read and changed in the cache with `client.cache.update`, never sent.")
         }
         let protocolName = isLocal ? "LocalCacheMutation" : "GraphQL" + operation.kind.rawValue.upperFirst
-        writer.block("\(access)struct \(typeName): \(protocolName)") { w in
+        writer.block("\(GenerationContext.topLevel)\(access)struct \(typeName): \(protocolName)") { w in
             if isLocal {
                 w.line("\(access)static let operationType = GraphQLOperationType.\(operation.kind.rawValue)")
             }
@@ -36,7 +36,9 @@ struct OperationTemplate {
             }
             writeVariables(operation.variables, into: &w)
             w.line()
-            selectionSets.write(ir, role: .root, mutable: isLocal, into: &w)
+            let initializers = context.configuration.selectionSetInitializers.applies(
+                to: operation.name, isFragment: false, isLocalCacheMutation: isLocal)
+            selectionSets.write(ir, role: .root, mutable: isLocal, initializers: initializers, into: &w)
         }
         let path = context.layout.operationFile(named: typeName, folder: FileLayout.folder(of: operation.kind), source: source)
         return GeneratedFile(path: path, contents: writer.text, overwrite: true)

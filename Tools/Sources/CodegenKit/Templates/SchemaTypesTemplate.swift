@@ -9,7 +9,7 @@ struct SchemaTypesTemplate {
         let schema = context.schema
         var w = context.newFile(source: nil)
         w.line("/// The types of the \(context.namespace) schema that this module's operations use.")
-        w.block("\(access)enum \(context.namespace)") { w in
+        w.block("\(GenerationContext.topLevel)\(access)enum \(context.namespace)") { w in
             let groups: [(String, SchemaModel.Kind, String)] = [
                 ("Objects", .object, "Object types, with the fields that identify them in the cache."),
                 ("Interfaces", .interface, "Interfaces, with the object types that implement them."),

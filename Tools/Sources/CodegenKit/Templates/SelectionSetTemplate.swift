@@ -9,7 +9,12 @@ struct SelectionSetTemplate {
         case root, fragment, nested
     }
 
-    func write(_ ir: SelectionSetIR, role: Role, mutable: Bool, into w: inout SwiftWriter, extra: ((inout SwiftWriter) -> Void)? = nil) {
+    /// Writes the struct of `ir`; with `initializers`, it and every struct nested in it get a
+    /// memberwise initializer (``writeInitializer(_:role:into:)``).
+    func write(
+        _ ir: SelectionSetIR, role: Role, mutable: Bool, initializers: Bool = false, into w: inout SwiftWriter,
+        extra: ((inout SwiftWriter) -> Void)? = nil
+    ) {
         let access = context.operationAccess
         let spi = GenerationContext.generatedOnly(access)
         if role == .nested, context.includeDocs, let description = context.schema.type(named: ir.typeName)?.description {
@@ -21,7 +26,8 @@ struct SelectionSetTemplate {
         case .fragment: conformance = mutable ? "Fragment, MutableSelectionSet" : "Fragment"
         case .nested: conformance = mutable ? "MutableSelectionSet" : "SelectionSet"
         }
-        w.block("\(access)struct \(ir.structName): \(conformance)") { w in
+        let opening = role == .fragment ? GenerationContext.topLevel : ""
+        w.block("\(opening)\(access)struct \(ir.structName): \(conformance)") { w in
             extra?(&w)
             w.line("\(spi)\(mutable ? "var" : "let") __data: DataDict")
             w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
@@ -35,6 +41,7 @@ struct SelectionSetTemplate {
                 w.line("]")
             }
 
+            if initializers { writeInitializer(ir, role: role, into: &w) }
             let accessors = ir.fields.filter { $0.responseKey != "__typename" }
             if !accessors.isEmpty || !ir.typeCases.isEmpty || !ir.fragments.isEmpty || !ir.deferred.isEmpty { w.line() }
             for field in accessors { writeAccessor(field, mutable: mutable, into: &w) }
@@ -58,16 +65,16 @@ struct SelectionSetTemplate {
             if !ir.fragments.isEmpty { writeFragments(ir.fragments, into: &w) }
             for typeCase in ir.typeCases {
                 w.line()
-                write(typeCase, role: .nested, mutable: mutable, into: &w)
+                write(typeCase, role: .nested, mutable: mutable, initializers: initializers, into: &w)
             }
             for nested in ir.deferred.compactMap(\.nested) {
                 w.line()
-                write(nested, role: .nested, mutable: mutable, into: &w)
+                write(nested, role: .nested, mutable: mutable, initializers: initializers, into: &w)
             }
             for field in ir.fields where !field.reusesOuterType {
                 if let nested = field.nested {
                     w.line()
-                    write(nested, role: .nested, mutable: mutable, into: &w)
+                    write(nested, role: .nested, mutable: mutable, initializers: initializers, into: &w)
                 } else if let alias = field.fragmentType {
                     w.line()
                     w.line("\(access)typealias \(alias.typeName) = \(alias.target)")
@@ -76,14 +83,73 @@ struct SelectionSetTemplate {
         }
     }
 
+    /// A memberwise initializer: a parameter per field, typed as its accessor (optional ones
+    /// default to `nil`), and `__typename` where the struct's type is abstract (an object type's is
+    /// written for it). The data it builds is the JSON a server sends for the same values: every
+    /// field under its response key, nested objects as their own data, `null` for `nil`, and a
+    /// field that `@include`/`@skip` makes optional left out when `nil`. Deferred fragments are
+    /// not part of it. A type case's data becomes this type's through `init(_:)`, one per type case.
+    private func writeInitializer(_ ir: SelectionSetIR, role: Role, into w: inout SwiftWriter) {
+        let access = context.operationAccess
+        let fields = ir.fields.filter { $0.responseKey != "__typename" }
+        let hasTypename = role != .root || ir.fields.contains { $0.responseKey == "__typename" }
+        let isObject = context.schema.type(named: ir.typeName)?.kind == .object
+        var parameters: [String] = []
+        if hasTypename && !isObject { parameters.append("__typename: String") }
+        for field in fields {
+            let type = accessorType(field)
+            parameters.append("\(SwiftNames.identifier(field.responseKey)): \(type)\(type.hasSuffix("?") ? " = nil" : "")")
+        }
+        var entries: [String] = []
+        if hasTypename {
+            entries.append("\"__typename\": " + (isObject ? SwiftNames.stringLiteral(ir.typeName) : ".string(__typename)"))
+        }
+        for field in fields where !field.isConditional {
+            entries.append("\(SwiftNames.stringLiteral(field.responseKey)): \(SwiftNames.identifier(field.responseKey))._outputJSON")
+        }
+        let conditional = fields.filter(\.isConditional)
+        w.line()
+        w.line("/// Data with these values, as a server would send it.")
+        if parameters.isEmpty {
+            w.line("\(access)init() {")
+        } else {
+            w.line("\(access)init(")
+            for (index, parameter) in parameters.enumerated() { w.line("    \(parameter)\(index == parameters.count - 1 ? "" : ",")") }
+            w.line(") {")
+        }
+        let literal = entries.isEmpty ? "[:]" : "[" + entries.joined(separator: ", ") + "]"
+        if conditional.isEmpty {
+            w.line("    self.init(_dataDict: DataDict(_data: \(literal)))")
+        } else {
+            w.line("    var __json: JSONObject = \(literal)")
+            for field in conditional {
+                let name = SwiftNames.identifier(field.responseKey)
+                w.line("    if let \(name) { __json[\(SwiftNames.stringLiteral(field.responseKey))] = \(name)._outputJSON }")
+            }
+            w.line("    self.init(_dataDict: DataDict(_data: __json))")
+        }
+        w.line("}")
+        for typeCase in ir.typeCases {
+            w.line()
+            w.line("/// A `\(typeCase.typeName)`'s data, built by its type case, as this type.")
+            w.line("\(access)init(_ value: \(typeCase.structName)) { self.init(_dataDict: value.__data) }")
+        }
+    }
+
+    /// The Swift type of a field's accessor: optional where the schema or a condition makes it so.
+    private func accessorType(_ field: FieldIR) -> String {
+        var type = context.types.output(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName)
+        if field.isConditional && !type.hasSuffix("?") { type += "?" }
+        return type
+    }
+
     private func writeAccessor(_ field: FieldIR, mutable: Bool, into w: inout SwiftWriter) {
         let access = context.operationAccess
         if context.includeDocs { w.doc(field.definition.description) }
         if let reason = field.definition.deprecationReason {
             w.line("@available(*, deprecated, message: \(SwiftNames.stringLiteral(reason)))")
         }
-        var type = context.types.output(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName)
-        if field.isConditional && !type.hasSuffix("?") { type += "?" }
+        let type = accessorType(field)
         let key = SwiftNames.stringLiteral(field.responseKey)
         let property = SwiftNames.identifier(field.responseKey)
         if mutable {

@@ -15,10 +15,10 @@ struct TestMocksTemplate {
         var namespace = newFile()
         namespace.line("/// Test mocks of the \(context.namespace) schema's types: set the fields an operation selects, then build its")
         namespace.line("/// data with `Data(mock:)` or answer it with `MockAPIClient.stub(operation:mock:)`.")
-        namespace.line("\(access)enum Mock {}")
+        namespace.line("\(GenerationContext.topLevel)\(access)enum Mock {}")
         for name in abstracts.sorted() {
             namespace.line()
-            namespace.block("extension Mock") { w in
+            namespace.block("\(GenerationContext.topLevel)extension Mock") { w in
                 w.line("/// `\(name)`: the mocks of its possible types conform.")
                 w.line("\(access)protocol \(name): MockObject {}")
             }
@@ -29,7 +29,7 @@ struct TestMocksTemplate {
             let conformances = ["MockObject"] + abstracts.sorted().filter { context.schema.possibleTypes(of: $0).contains(name) }.map { "Mock." + $0 }
             let fields = (context.schema.type(named: name)?.fields ?? []).filter { mockedFields(of: name, used).contains($0.name) }
             var w = newFile()
-            w.block("extension Mock") { w in
+            w.block("\(GenerationContext.topLevel)extension Mock") { w in
                 w.line("/// A `\(name)` for tests. A field left `nil` is `null` where the schema allows it, and an error")
                 w.line("/// naming it where an operation selects it as non-null.")
                 w.block("\(access)struct \(name): \(conformances.joined(separator: ", "))") { w in

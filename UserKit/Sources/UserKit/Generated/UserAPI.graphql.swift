@@ -4,7 +4,7 @@
 import SharedKit
 
 /// The types of the UserAPI schema that this module's operations use.
-enum UserAPI {
+nonisolated enum UserAPI {
     /// Object types, with the fields that identify them in the cache.
     enum Objects {
         static let Mutation = ParentType.object("Mutation")

@@ -5,7 +5,7 @@ import APICoreTesting
 @testable import UserKit
 import SharedKit
 
-extension Mock {
+nonisolated extension Mock {
     /// A `Mutation` for tests. A field left `nil` is `null` where the schema allows it, and an error
     /// naming it where an operation selects it as non-null.
     struct Mutation: MockObject {

@@ -1,10 +1,11 @@
 // Written once by apicore-codegen and never overwritten: replace the typealias with your own
 // type (conforming to APICore's CustomScalarType) to read DateTime as something richer than text.
+// The extension is `nonisolated` so that the type is usable from any isolation.
 
 import APICore
 import Foundation
 
-extension InteropAPI {
+nonisolated extension InteropAPI {
     /// Strawberry's `DateTime`: Python's `isoformat()` of an aware date-time
     /// (`1965-08-01T00:00:00+00:00`), read as an instant; what is sent is ISO 8601 in UTC.
     public struct DateTime: CustomScalarType, Sendable, Hashable {

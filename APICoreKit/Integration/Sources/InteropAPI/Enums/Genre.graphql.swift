@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension InteropAPI {
+nonisolated extension InteropAPI {
     public enum Genre: String, EnumType {
         case fiction = "FICTION"
         case history = "HISTORY"

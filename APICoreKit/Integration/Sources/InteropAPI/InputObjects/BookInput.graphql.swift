@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension InteropAPI {
+nonisolated extension InteropAPI {
     public struct BookInput: InputObject {
         public var title: String
         public var genre: GraphQLEnum<InteropAPI.Genre>

@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension HouseholdAPI {
+nonisolated extension HouseholdAPI {
     enum HouseholdEventKind: String, EnumType {
         case updated = "UPDATED"
         case memberAdded = "MEMBER_ADDED"

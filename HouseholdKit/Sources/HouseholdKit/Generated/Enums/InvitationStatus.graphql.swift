@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension HouseholdAPI {
+nonisolated extension HouseholdAPI {
     enum InvitationStatus: String, EnumType {
         case pending = "PENDING"
         case accepted = "ACCEPTED"

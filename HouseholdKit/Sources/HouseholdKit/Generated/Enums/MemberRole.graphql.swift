@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension HouseholdAPI {
+nonisolated extension HouseholdAPI {
     /// A member's part in a household.
     enum MemberRole: String, EnumType {
         case owner = "OWNER"

@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension HouseholdAPI {
+nonisolated extension HouseholdAPI {
     struct AddMemberInput: InputObject {
         var householdId: String
         var userId: String

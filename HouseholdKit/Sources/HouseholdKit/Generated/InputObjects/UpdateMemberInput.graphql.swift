@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension HouseholdAPI {
+nonisolated extension HouseholdAPI {
     struct UpdateMemberInput: InputObject {
         var memberId: String
         var displayName: GraphQLNullable<String>

@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension ProductAPI {
+nonisolated extension ProductAPI {
     /// Which products to list.
     struct ProductFilter: InputObject {
         /// Words to find in the name, description or tags.

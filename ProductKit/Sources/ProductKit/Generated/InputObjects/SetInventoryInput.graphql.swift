@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension ProductAPI {
+nonisolated extension ProductAPI {
     struct SetInventoryInput: InputObject {
         var householdId: String
         var productId: String

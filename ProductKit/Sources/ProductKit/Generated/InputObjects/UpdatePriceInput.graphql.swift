@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension ProductAPI {
+nonisolated extension ProductAPI {
     struct UpdatePriceInput: InputObject {
         var productId: String
         var amount: SharedAPI.Decimal

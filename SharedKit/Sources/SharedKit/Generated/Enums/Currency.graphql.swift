@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension SharedAPI {
+nonisolated extension SharedAPI {
     /// An ISO 4217 currency.
     public enum Currency: String, EnumType {
         case eur = "EUR"

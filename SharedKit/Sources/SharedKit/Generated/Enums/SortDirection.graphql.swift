@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension SharedAPI {
+nonisolated extension SharedAPI {
     /// Ascending or descending.
     public enum SortDirection: String, EnumType {
         case ascending = "ASCENDING"

@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension SharedAPI {
+nonisolated extension SharedAPI {
     /// Which page of a list to return.
     public struct PageInput: InputObject {
         /// How many items, at most.

@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 
 /// The types of the EvolutionAPI schema that this module's operations use.
-public enum EvolutionAPI {
+nonisolated public enum EvolutionAPI {
     /// Object types, with the fields that identify them in the cache.
     public enum Objects {
         @_spi(Generated) public static let ChildA = ParentType.object("ChildA", keyFields: ["id"])

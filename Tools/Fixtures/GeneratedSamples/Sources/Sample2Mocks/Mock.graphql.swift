@@ -6,19 +6,19 @@ import Sample2
 
 /// Test mocks of the Sample2API schema's types: set the fields an operation selects, then build its
 /// data with `Data(mock:)` or answer it with `MockAPIClient.stub(operation:mock:)`.
-public enum Mock {}
+nonisolated public enum Mock {}
 
-extension Mock {
+nonisolated extension Mock {
     /// `Interface1`: the mocks of its possible types conform.
     public protocol Interface1: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `Interface3`: the mocks of its possible types conform.
     public protocol Interface3: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `Union1`: the mocks of its possible types conform.
     public protocol Union1: MockObject {}
 }

@@ -4,7 +4,7 @@ import APICore
 import APICoreTesting
 import Sample4
 
-extension Mock {
+nonisolated extension Mock {
     /// A `Object7` for tests. A field left `nil` is `null` where the schema allows it, and an error
     /// naming it where an operation selects it as non-null.
     public struct Object7: MockObject, Mock.Interface1, Mock.Interface3 {

@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 
 /// The types of the Sample5API schema that this module's operations use.
-public enum Sample5API {
+nonisolated public enum Sample5API {
     /// Object types, with the fields that identify them in the cache.
     public enum Objects {
         @_spi(Generated) public static let Object0 = ParentType.object("Object0")

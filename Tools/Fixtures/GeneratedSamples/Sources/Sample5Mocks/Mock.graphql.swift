@@ -6,44 +6,44 @@ import Sample5
 
 /// Test mocks of the Sample5API schema's types: set the fields an operation selects, then build its
 /// data with `Data(mock:)` or answer it with `MockAPIClient.stub(operation:mock:)`.
-public enum Mock {}
+nonisolated public enum Mock {}
 
-extension Mock {
+nonisolated extension Mock {
     /// `Interface0`: the mocks of its possible types conform.
     public protocol Interface0: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `Interface1`: the mocks of its possible types conform.
     public protocol Interface1: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `Interface2`: the mocks of its possible types conform.
     public protocol Interface2: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `Interface3`: the mocks of its possible types conform.
     public protocol Interface3: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `Interface4`: the mocks of its possible types conform.
     public protocol Interface4: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `Union0`: the mocks of its possible types conform.
     public protocol Union0: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `Union1`: the mocks of its possible types conform.
     public protocol Union1: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `Union2`: the mocks of its possible types conform.
     public protocol Union2: MockObject {}
 }

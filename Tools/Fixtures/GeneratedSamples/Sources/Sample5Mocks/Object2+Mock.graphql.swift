@@ -4,7 +4,7 @@ import APICore
 import APICoreTesting
 import Sample5
 
-extension Mock {
+nonisolated extension Mock {
     /// A `Object2` for tests. A field left `nil` is `null` where the schema allows it, and an error
     /// naming it where an operation selects it as non-null.
     public struct Object2: MockObject, Mock.Interface0, Mock.Union0 {

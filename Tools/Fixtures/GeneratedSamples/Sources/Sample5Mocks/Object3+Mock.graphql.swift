@@ -4,7 +4,7 @@ import APICore
 import APICoreTesting
 import Sample5
 
-extension Mock {
+nonisolated extension Mock {
     /// A `Object3` for tests. A field left `nil` is `null` where the schema allows it, and an error
     /// naming it where an operation selects it as non-null.
     public struct Object3: MockObject, Mock.Interface1, Mock.Union1, Mock.Union2 {

@@ -4,7 +4,7 @@ import APICore
 import APICoreTesting
 import Sample5
 
-extension Mock {
+nonisolated extension Mock {
     /// A `Object4` for tests. A field left `nil` is `null` where the schema allows it, and an error
     /// naming it where an operation selects it as non-null.
     public struct Object4: MockObject, Mock.Interface0, Mock.Interface1, Mock.Interface2, Mock.Interface3 {

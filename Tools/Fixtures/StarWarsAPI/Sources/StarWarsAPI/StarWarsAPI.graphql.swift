@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 
 /// The types of the StarWarsAPI schema that this module's operations use.
-public enum StarWarsAPI {
+nonisolated public enum StarWarsAPI {
     /// Object types, with the fields that identify them in the cache.
     public enum Objects {
         @_spi(Generated) public static let Droid = ParentType.object("Droid", keyFields: ["id"])

@@ -4,7 +4,7 @@ import APICore
 import APICoreTesting
 import StarWarsAPI
 
-extension Mock {
+nonisolated extension Mock {
     /// A `Droid` for tests. A field left `nil` is `null` where the schema allows it, and an error
     /// naming it where an operation selects it as non-null.
     public struct Droid: MockObject, Mock.Character, Mock.SearchResult {

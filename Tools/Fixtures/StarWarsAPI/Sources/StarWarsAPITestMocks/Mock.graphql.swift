@@ -6,14 +6,14 @@ import StarWarsAPI
 
 /// Test mocks of the StarWarsAPI schema's types: set the fields an operation selects, then build its
 /// data with `Data(mock:)` or answer it with `MockAPIClient.stub(operation:mock:)`.
-public enum Mock {}
+nonisolated public enum Mock {}
 
-extension Mock {
+nonisolated extension Mock {
     /// `Character`: the mocks of its possible types conform.
     public protocol Character: MockObject {}
 }
 
-extension Mock {
+nonisolated extension Mock {
     /// `SearchResult`: the mocks of its possible types conform.
     public protocol SearchResult: MockObject {}
 }

@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension UserAPI {
+nonisolated extension UserAPI {
     /// What a user may do in the app.
     enum UserRole: String, EnumType {
         /// Manages the whole app.

@@ -3,7 +3,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-extension UserAPI {
+nonisolated extension UserAPI {
     /// Changes to the signed-in user's profile; fields left out stay as they are.
     struct UpdateProfileInput: InputObject {
         var displayName: GraphQLNullable<String>

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct AddBookMutation: GraphQLMutation {
+nonisolated public struct AddBookMutation: GraphQLMutation {
     public static let operationName = "AddBook"
     public static let document = "mutation AddBook($input: BookInput!) { addBook(input: $input) { __typename id title genre published } }"
 

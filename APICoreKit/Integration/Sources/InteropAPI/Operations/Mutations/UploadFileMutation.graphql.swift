@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct UploadFileMutation: GraphQLMutation {
+nonisolated public struct UploadFileMutation: GraphQLMutation {
     public static let operationName = "UploadFile"
     public static let document = "mutation UploadFile($file: Upload!) { upload(file: $file) { __typename filename size sha256 } }"
 

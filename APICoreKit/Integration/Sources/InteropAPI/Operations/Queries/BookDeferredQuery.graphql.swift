@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct BookDeferredQuery: GraphQLQuery {
+nonisolated public struct BookDeferredQuery: GraphQLQuery {
     public static let operationName = "BookDeferred"
     public static let document = #"query BookDeferred($id: ID!) { book(id: $id) { __typename id ... @defer(label: "details") { title rating } } }"#
 

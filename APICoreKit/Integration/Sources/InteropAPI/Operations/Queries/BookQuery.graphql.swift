@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct BookQuery: GraphQLQuery {
+nonisolated public struct BookQuery: GraphQLQuery {
     public static let operationName = "Book"
     public static let document = "query Book($id: ID!) { book(id: $id) { __typename id title genre published rating } }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct BookTitleQuery: GraphQLQuery {
+nonisolated public struct BookTitleQuery: GraphQLQuery {
     public static let operationName = "BookTitle"
     public static let document = "query BookTitle($id: ID!) { book(id: $id) { __typename id title } }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct BookWithSecretQuery: GraphQLQuery {
+nonisolated public struct BookWithSecretQuery: GraphQLQuery {
     public static let operationName = "BookWithSecret"
     public static let document = "query BookWithSecret($id: ID!) { book(id: $id) { __typename id title secret } }"
 

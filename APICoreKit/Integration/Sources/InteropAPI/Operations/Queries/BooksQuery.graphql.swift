@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct BooksQuery: GraphQLQuery {
+nonisolated public struct BooksQuery: GraphQLQuery {
     public static let operationName = "Books"
     public static let document = "query Books($genre: Genre) { books(genre: $genre) { __typename id title genre } }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct CountSubscription: GraphQLSubscription {
+nonisolated public struct CountSubscription: GraphQLSubscription {
     public static let operationName = "Count"
     public static let document = "subscription Count($to: Int!, $intervalMs: Int!) { count(to: $to, intervalMs: $intervalMs) }"
 

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct HouseholdDetails: Fragment {
+nonisolated struct HouseholdDetails: Fragment {
     static let fragmentDefinition = "fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }

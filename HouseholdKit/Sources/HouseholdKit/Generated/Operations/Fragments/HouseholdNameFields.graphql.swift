@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct HouseholdNameFields: Fragment, MutableSelectionSet {
+nonisolated struct HouseholdNameFields: Fragment, MutableSelectionSet {
     static let fragmentDefinition = "fragment HouseholdNameFields on Household { __typename id name }"
     var __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct MemberDetails: Fragment {
+nonisolated struct MemberDetails: Fragment {
     static let fragmentDefinition = "fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }

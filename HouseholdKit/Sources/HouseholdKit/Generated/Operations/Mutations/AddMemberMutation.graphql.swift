@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct AddMemberMutation: GraphQLMutation {
+nonisolated struct AddMemberMutation: GraphQLMutation {
     static let operationName = "AddMember"
     static let document = "mutation AddMember($input: AddMemberInput!) { addMember(input: $input) { __typename ...MemberDetails } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
 

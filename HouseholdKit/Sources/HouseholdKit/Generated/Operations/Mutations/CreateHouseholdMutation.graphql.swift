@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct CreateHouseholdMutation: GraphQLMutation {
+nonisolated struct CreateHouseholdMutation: GraphQLMutation {
     static let operationName = "CreateHousehold"
     static let document = "mutation CreateHousehold($name: String!) { createHousehold(input: {name: $name}) { __typename ...HouseholdDetails } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
 

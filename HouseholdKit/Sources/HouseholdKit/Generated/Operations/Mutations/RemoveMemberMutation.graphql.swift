@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct RemoveMemberMutation: GraphQLMutation {
+nonisolated struct RemoveMemberMutation: GraphQLMutation {
     static let operationName = "RemoveMember"
     static let document = "mutation RemoveMember($memberId: ID!) { removeMember(memberId: $memberId) }"
 

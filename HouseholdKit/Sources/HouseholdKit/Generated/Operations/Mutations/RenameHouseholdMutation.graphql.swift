@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct RenameHouseholdMutation: GraphQLMutation {
+nonisolated struct RenameHouseholdMutation: GraphQLMutation {
     static let operationName = "RenameHousehold"
     static let document = "mutation RenameHousehold($id: ID!, $name: String!) { updateHousehold(id: $id, input: {name: $name}) { __typename ...HouseholdDetails } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
 
@@ -26,6 +26,13 @@ struct RenameHouseholdMutation: GraphQLMutation {
             .field(Field("updateHousehold", .nonNull(.object(UpdateHousehold.self)), arguments: ["id": .variable("id"), "input": .object(["name": .variable("name")])])),
         ]
 
+        /// Data with these values, as a server would send it.
+        init(
+            updateHousehold: UpdateHousehold
+        ) {
+            self.init(_dataDict: DataDict(_data: ["updateHousehold": updateHousehold._outputJSON]))
+        }
+
         var updateHousehold: UpdateHousehold { __data["updateHousehold"] }
 
         /// A group of people who share a pantry.
@@ -42,6 +49,18 @@ struct RenameHouseholdMutation: GraphQLMutation {
                 .field(Field("members", .nonNull(.list(.nonNull(.object(Member.self)))))),
                 .field(Field("invitations", .nonNull(.list(.nonNull(.object(Invitation.self)))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            init(
+                id: String,
+                name: String,
+                createdAt: SharedAPI.DateTime,
+                monthlyBudget: MonthlyBudget? = nil,
+                members: [Member],
+                invitations: [Invitation]
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Household", "id": id._outputJSON, "name": name._outputJSON, "createdAt": createdAt._outputJSON, "monthlyBudget": monthlyBudget._outputJSON, "members": members._outputJSON, "invitations": invitations._outputJSON]))
+            }
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct UpdateMemberMutation: GraphQLMutation {
+nonisolated struct UpdateMemberMutation: GraphQLMutation {
     static let operationName = "UpdateMember"
     static let document = "mutation UpdateMember($input: UpdateMemberInput!) { updateMember(input: $input) { __typename ...MemberDetails } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
 
@@ -24,6 +24,13 @@ struct UpdateMemberMutation: GraphQLMutation {
             .field(Field("updateMember", .nonNull(.object(UpdateMember.self)), arguments: ["input": .variable("input")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        init(
+            updateMember: UpdateMember
+        ) {
+            self.init(_dataDict: DataDict(_data: ["updateMember": updateMember._outputJSON]))
+        }
+
         var updateMember: UpdateMember { __data["updateMember"] }
 
         /// A person in a household.
@@ -39,6 +46,17 @@ struct UpdateMemberMutation: GraphQLMutation {
                 .field(Field("role", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.MemberRole>.self)))),
                 .field(Field("joinedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            init(
+                id: String,
+                userId: String,
+                displayName: String,
+                role: GraphQLEnum<HouseholdAPI.MemberRole>,
+                joinedAt: SharedAPI.DateTime
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Member", "id": id._outputJSON, "userId": userId._outputJSON, "displayName": displayName._outputJSON, "role": role._outputJSON, "joinedAt": joinedAt._outputJSON]))
+            }
 
             var id: String { __data["id"] }
             /// The user this member is.

@@ -5,7 +5,7 @@
 import SharedKit
 
 /// A local cache mutation: read and changed in the cache with `client.cache.update`, never sent.
-struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
+nonisolated struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
     static let operationType = GraphQLOperationType.query
     static let operationName = "HouseholdName"
 

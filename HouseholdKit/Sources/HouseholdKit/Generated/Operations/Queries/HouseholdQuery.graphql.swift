@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct HouseholdQuery: GraphQLQuery {
+nonisolated struct HouseholdQuery: GraphQLQuery {
     static let operationName = "Household"
     static let document = "query Household($id: ID!) { household(id: $id) { __typename ...HouseholdDetails } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
 

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct HouseholdsQuery: GraphQLQuery {
+nonisolated struct HouseholdsQuery: GraphQLQuery {
     static let operationName = "Households"
     static let document = "query Households { households { __typename id name members { __typename id } } }"
 

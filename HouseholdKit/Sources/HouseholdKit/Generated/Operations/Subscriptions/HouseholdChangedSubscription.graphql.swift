@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct HouseholdChangedSubscription: GraphQLSubscription {
+nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
     static let operationName = "HouseholdChanged"
     static let document = "subscription HouseholdChanged($id: ID!) { householdChanged(id: $id) { __typename kind occurredAt household { __typename ...HouseholdDetails } } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
 

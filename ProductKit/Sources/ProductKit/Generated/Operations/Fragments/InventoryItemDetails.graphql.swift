@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct InventoryItemDetails: Fragment {
+nonisolated struct InventoryItemDetails: Fragment {
     static let fragmentDefinition = "fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct ProductDetails: Fragment {
+nonisolated struct ProductDetails: Fragment {
     static let fragmentDefinition = "fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }

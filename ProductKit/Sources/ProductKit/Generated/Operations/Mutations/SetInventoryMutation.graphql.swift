@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct SetInventoryMutation: GraphQLMutation {
+nonisolated struct SetInventoryMutation: GraphQLMutation {
     static let operationName = "SetInventory"
     static let document = "mutation SetInventory($input: SetInventoryInput!) { setInventory(input: $input) { __typename ...InventoryItemDetails } } fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
 

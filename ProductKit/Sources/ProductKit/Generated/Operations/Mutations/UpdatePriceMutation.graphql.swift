@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct UpdatePriceMutation: GraphQLMutation {
+nonisolated struct UpdatePriceMutation: GraphQLMutation {
     static let operationName = "UpdatePrice"
     static let document = "mutation UpdatePrice($input: UpdatePriceInput!) { updatePrice(input: $input) { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
 

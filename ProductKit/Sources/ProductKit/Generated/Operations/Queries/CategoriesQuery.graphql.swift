@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct CategoriesQuery: GraphQLQuery {
+nonisolated struct CategoriesQuery: GraphQLQuery {
     static let operationName = "Categories"
     static let document = "query Categories { categories { __typename id name parent { __typename id } } }"
 

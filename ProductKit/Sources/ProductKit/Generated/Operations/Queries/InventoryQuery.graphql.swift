@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct InventoryQuery: GraphQLQuery {
+nonisolated struct InventoryQuery: GraphQLQuery {
     static let operationName = "Inventory"
     static let document = "query Inventory($householdId: ID!) { inventory(householdId: $householdId) { __typename ...InventoryItemDetails } } fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
 

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct ProductByIDQuery: GraphQLQuery {
+nonisolated struct ProductByIDQuery: GraphQLQuery {
     static let operationName = "ProductByID"
     static let document = "query ProductByID($id: ID!) { product(id: $id) { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
 

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct ProductsQuery: GraphQLQuery {
+nonisolated struct ProductsQuery: GraphQLQuery {
     static let operationName = "Products"
     static let document = "query Products($filter: ProductFilter, $page: PageInput) { products(filter: $filter, page: $page) { __typename totalCount pageInfo { __typename hasNextPage endCursor } nodes { __typename ...ProductDetails } } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
 

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct ProductChangedSubscription: GraphQLSubscription {
+nonisolated struct ProductChangedSubscription: GraphQLSubscription {
     static let operationName = "ProductChanged"
     static let document = "subscription ProductChanged($id: ID) { productChanged(id: $id) { __typename occurredAt product { __typename ...ProductDetails } } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
 

@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension Sample1API {
+nonisolated extension Sample1API {
     public enum Enum0: String, EnumType {
         case v0 = "V0"
         case v1 = "V1"

@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension Sample5API {
+nonisolated extension Sample5API {
     public enum Enum0: String, EnumType {
         case v0 = "V0"
         case v1 = "V1"

@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension StarWarsAPI {
+nonisolated extension StarWarsAPI {
     /// The episodes in the Star Wars trilogy
     public enum Episode: String, EnumType {
         /// Star Wars Episode IV: A New Hope, released in 1977.

@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension StarWarsAPI {
+nonisolated extension StarWarsAPI {
     /// The input object sent when passing in a color
     public struct ColorInput: InputObject {
         public var red: Int

@@ -2,7 +2,7 @@
 
 @_spi(Generated) import APICore
 
-extension StarWarsAPI {
+nonisolated extension StarWarsAPI {
     /// The input object sent when someone is creating a new review
     public struct ReviewInput: InputObject {
         /// 0-5 stars

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct UserDetails: Fragment {
+nonisolated struct UserDetails: Fragment {
     static let fragmentDefinition = "fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }

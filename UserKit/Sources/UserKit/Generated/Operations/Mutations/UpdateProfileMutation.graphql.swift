@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct UpdateProfileMutation: GraphQLMutation {
+nonisolated struct UpdateProfileMutation: GraphQLMutation {
     static let operationName = "UpdateProfile"
     static let document = "mutation UpdateProfile($input: UpdateProfileInput!) { updateProfile(input: $input) { __typename ...UserDetails } } fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }"
 

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct CurrentUserQuery: GraphQLQuery {
+nonisolated struct CurrentUserQuery: GraphQLQuery {
     static let operationName = "CurrentUser"
     static let document = "query CurrentUser { me { __typename ...UserDetails } } fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }"
 

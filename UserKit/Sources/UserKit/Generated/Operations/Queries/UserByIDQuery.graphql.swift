@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 import SharedKit
 
-struct UserByIDQuery: GraphQLQuery {
+nonisolated struct UserByIDQuery: GraphQLQuery {
     static let operationName = "UserByID"
     static let document = "query UserByID($id: ID!) { user(id: $id) { __typename ...UserDetails } } fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }"
 

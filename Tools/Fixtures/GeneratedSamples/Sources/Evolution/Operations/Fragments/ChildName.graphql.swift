@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct ChildName: Fragment {
+nonisolated public struct ChildName: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment ChildName on Child { __typename name }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

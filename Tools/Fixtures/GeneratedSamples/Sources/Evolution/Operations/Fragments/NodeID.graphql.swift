@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct NodeID: Fragment {
+nonisolated public struct NodeID: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment NodeID on Node { __typename id }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct AnyNodeQuery: GraphQLQuery {
+nonisolated public struct AnyNodeQuery: GraphQLQuery {
     public static let operationName = "AnyNode"
     public static let document = #"query AnyNode { node(id: "1") { __typename ...NodeID ... on Child { name } } } fragment NodeID on Node { __typename id }"#
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct DeferredKidsQuery: GraphQLQuery {
+nonisolated public struct DeferredKidsQuery: GraphQLQuery {
     public static let operationName = "DeferredKids"
     public static let document = #"query DeferredKids($deferToys: Boolean!, $withName: Boolean!) { child { __typename id ... @defer(label: "details", if: $deferToys) { name } ...ChildName @defer(label: "childName") } children { __typename id ... on ChildA @defer(label: "toy") { toy } ... @defer(label: "maybeName") @include(if: $withName) { name } } } fragment ChildName on Child { __typename name }"#
 

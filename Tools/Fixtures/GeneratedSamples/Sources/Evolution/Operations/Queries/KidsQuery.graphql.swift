@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct KidsQuery: GraphQLQuery {
+nonisolated public struct KidsQuery: GraphQLQuery {
     public static let operationName = "Kids"
     public static let document = "query Kids { child { __typename id name ... on ChildA { toy } } children { __typename ... on ChildA { toy } } }"
 

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 /// A local cache mutation: read and changed in the cache with `client.cache.update`, never sent.
-public struct RenameChildLocalCacheMutation: LocalCacheMutation {
+nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
     public static let operationType = GraphQLOperationType.query
     public static let operationName = "RenameChild"
 

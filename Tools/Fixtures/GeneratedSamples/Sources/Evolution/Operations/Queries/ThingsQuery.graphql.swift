@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct ThingsQuery: GraphQLQuery {
+nonisolated public struct ThingsQuery: GraphQLQuery {
     public static let operationName = "Things"
     public static let document = "query Things($withPrice: Boolean!) { things { __typename ... on Named { label ... on Priced { price } } ... on Priced @include(if: $withPrice) { price } ... on Node { id } } }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Fragment0: Fragment {
+nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object1 { __typename ... on Interface0 { id } i4f0 i0f0 ... on Interface2 { name rank i2f0 __typename } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation0Query: GraphQLQuery {
+nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
     public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!) { root0: oneObject4 { __typename i4f0 name @include(if: $c1) } root1: allInterface0 { __typename ... on Interface4 { ...Fragment0 __typename __typename } name @skip(if: $c0) alias_name: name ... on Union1 @skip(if: $c0) { ... on Union2 { __typename } ... on Object4 { id ... on Union1 { __typename } } } } } fragment Fragment0 on Object1 { __typename ... on Interface0 { id } i4f0 i0f0 ... on Interface2 { name rank i2f0 __typename } }"
 

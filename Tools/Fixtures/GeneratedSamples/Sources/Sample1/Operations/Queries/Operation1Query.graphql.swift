@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation1Query: GraphQLQuery {
+nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
     public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allObject4 { __typename ... on Union2 { ... on Union1 @skip(if: $c1) { ...Fragment1 ... on Interface0 { alias_rank: rank } ... on Interface0 { name alias_name: name } ... on Interface0 { id } } __typename } ... on Union2 { ... on Union1 { ... on Interface0 { i0f0 alias_id: id @skip(if: $c1) } ... on Object5 @include(if: $c2) { __typename } ...Fragment1 @skip(if: $c2) } ... on Union1 @include(if: $c2) { __typename ... on Union1 { __typename } ... on Union1 { __typename } } ... on Interface4 { ... on Union1 { ...Fragment1 } } ... on Object4 { __typename name ... on Union2 { __typename } __typename } } } root1: oneObject1 { __typename ... on Interface2 @skip(if: $c0) { id i2f0 ... on Object0 { __typename o0f0 { __typename alias_name: name } } } id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } }"
 

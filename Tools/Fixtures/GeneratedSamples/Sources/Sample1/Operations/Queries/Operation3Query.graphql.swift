@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation3Query: GraphQLQuery {
+nonisolated public struct Operation3Query: GraphQLQuery {
     public static let operationName = "Operation3"
     public static let document = "query Operation3($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename i3f1 @skip(if: $c0) { ...Fragment2 __typename ... @include(if: $c0) { o2f0 { __typename i2f0 @skip(if: $c0) name } } ... on Object2 { o2f0 { __typename ...Fragment1 } __typename o2f0 @skip(if: $c0) { __typename name i0f0 @include(if: $c2) } } } name rank } root1: allObject0 { __typename o0f1 { __typename ... on Union1 { ... { __typename } __typename ...Fragment1 ... on Union2 { __typename } } ... on Union1 { ... on Interface4 { name alias_i2f0: i2f0 i2f0 } __typename ... on Union1 { __typename } } } ... on Object0 { ... on Interface2 { ... on Interface2 @include(if: $c2) { __typename } rank @skip(if: $c1) } i2f0 rank @include(if: $c1) } name } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } } fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } }"
 

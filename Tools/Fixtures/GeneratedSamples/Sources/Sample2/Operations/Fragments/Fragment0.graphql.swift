@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Fragment0: Fragment {
+nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 } i0f0 { __typename alias_name: name } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

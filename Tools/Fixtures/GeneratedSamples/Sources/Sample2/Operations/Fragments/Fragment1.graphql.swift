@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Fragment1: Fragment {
+nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object0 { __typename alias_o0f2: o0f2 o0f1 }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Fragment2: Fragment {
+nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Object0 { __typename o0f1 }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

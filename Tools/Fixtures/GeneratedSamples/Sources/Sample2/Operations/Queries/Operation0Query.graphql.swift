@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation0Query: GraphQLQuery {
+nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
     public static let document = "query Operation0 { root0: allObject3 { __typename i1f2 } }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation1Query: GraphQLQuery {
+nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
     public static let document = "query Operation1($c1: Boolean!) { root0: oneObject5 { __typename ...Fragment0 o5f0 { ... on Interface1 { i0f0 { __typename i1f1 { __typename } } } __typename i1f1 { __typename ... on Union1 { __typename } } } ... on Interface0 @include(if: $c1) { i0f0 { __typename alias_id: id i1f2 ... on Interface1 { alias_i1f2: i1f2 ...Fragment0 } ... on Union1 { __typename } } i0f0 { __typename i1f0 { __typename i0f0 { __typename } i0f0 { __typename } } } } } } fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 } i0f0 { __typename alias_name: name } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }"
 

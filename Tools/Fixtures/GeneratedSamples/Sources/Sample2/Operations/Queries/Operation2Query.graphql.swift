@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation2Query: GraphQLQuery {
+nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
     public static let document = "query Operation2($c2: Boolean!) { root0: allObject1 { ... on Interface1 { i1f1 { __typename i0f0 { __typename } ... on Object2 { o2f0 @include(if: $c2) } id @include(if: $c2) } rank } __typename } }"
 

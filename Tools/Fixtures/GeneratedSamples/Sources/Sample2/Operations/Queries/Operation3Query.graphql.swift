@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation3Query: GraphQLQuery {
+nonisolated public struct Operation3Query: GraphQLQuery {
     public static let operationName = "Operation3"
     public static let document = "query Operation3($c0: Boolean!) { root0: allObject0 { __typename ... on Object0 { ... on Object0 { ...Fragment1 ... on Object0 { ...Fragment2 } o0f0 @skip(if: $c0) ... on Object0 { alias_o0f1: o0f1 @include(if: $c0) } } ... on Object0 { ... on Object0 { __typename } ... on Object0 { __typename } } } o0f1 ... on Object0 { ... on Object0 { o0f1 ... on Object0 { __typename } o0f1 ... on Object0 { o0f1 alias_o0f2: o0f2 ...Fragment1 } } o0f1 } } } fragment Fragment1 on Object0 { __typename alias_o0f2: o0f2 o0f1 } fragment Fragment2 on Object0 { __typename o0f1 }"
 

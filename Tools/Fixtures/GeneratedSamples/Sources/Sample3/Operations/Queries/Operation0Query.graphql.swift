@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation0Query: GraphQLQuery {
+nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
     public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface1 { ... on Union1 { ... on Union2 { __typename ... { __typename } } ... on Object7 @include(if: $c1) { alias_o7f0: o7f0 @skip(if: $c1) { __typename ...Fragment2 @include(if: $c2) i1f0 } o7f0 @include(if: $c0) { __typename } } ... on Interface4 { ...Fragment2 ... @skip(if: $c2) { __typename } i4f0 { __typename i0f0 @include(if: $c2) { __typename } i0f0 { __typename } } ... { alias_i1f0: i1f0 alias_i1f0: i1f0 ...Fragment0 } } } __typename } root1: oneObject5 { i2f0 { __typename } __typename ... on Interface2 { ...Fragment1 } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 } fragment Fragment1 on Object2 { __typename i1f0 id } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 }"
 

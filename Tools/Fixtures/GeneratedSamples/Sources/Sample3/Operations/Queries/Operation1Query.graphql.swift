@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation1Query: GraphQLQuery {
+nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
     public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!) { root0: allInterface2 { __typename i2f1 { __typename __typename } i2f0 { __typename o3f1 } i2f0 { ... { alias_o3f0: o3f0 @skip(if: $c0) { __typename i1f0 } o3f0 @include(if: $c1) { __typename i2f1 { __typename } i1f0 rank } } __typename } ... on Object1 { ...Fragment2 o1f2 { o3f1 __typename } o1f1 } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 }"
 

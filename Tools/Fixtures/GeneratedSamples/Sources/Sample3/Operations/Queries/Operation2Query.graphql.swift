@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation2Query: GraphQLQuery {
+nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
     public static let document = "query Operation2($c0: Boolean!) { root0: allObject2 { __typename o2f1 @skip(if: $c0) { __typename } } }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation3Query: GraphQLQuery {
+nonisolated public struct Operation3Query: GraphQLQuery {
     public static let operationName = "Operation3"
     public static let document = "query Operation3($c0: Boolean!, $c1: Boolean!) { root0: allObject7 { __typename ... on Object7 @include(if: $c1) { i2f1 { __typename o1f2 { __typename } } alias_i1f0: i1f0 __typename } ... @skip(if: $c0) { ... on Union2 { ... on Union2 { __typename } ... @skip(if: $c0) { __typename } } } i2f1 { __typename } } }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Fragment0: Fragment {
+nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename } } ... { alias_name: name } } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Fragment1: Fragment {
+nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 } } ... on Object0 { __typename __typename name } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

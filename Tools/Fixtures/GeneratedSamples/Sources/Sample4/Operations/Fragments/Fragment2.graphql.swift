@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Fragment2: Fragment {
+nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 } i2f0 i1f1 ...Fragment1 } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation1Query: GraphQLQuery {
+nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
     public static let document = "query Operation1($c0: Boolean!) { root0: oneInterface1 { __typename alias_name: name @include(if: $c0) } }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation3Query: GraphQLQuery {
+nonisolated public struct Operation3Query: GraphQLQuery {
     public static let operationName = "Operation3"
     public static let document = "query Operation3 { root0: allObject1 { __typename i0f0 } }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Fragment1: Fragment {
+nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object3 { __typename rank }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }

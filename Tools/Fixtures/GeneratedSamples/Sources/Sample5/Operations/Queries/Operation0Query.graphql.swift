@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation0Query: GraphQLQuery {
+nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
     public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allUnion2 { __typename ... on Union1 { ... on Object3 { alias_i1f1: i1f1 { i1f0 i1f0 __typename } } ... on Union2 @include(if: $c2) { ...Fragment1 @include(if: $c1) ... on Union1 { __typename } __typename } ... on Union1 { ... on Object6 { name @include(if: $c1) } } __typename } ...Fragment0 @skip(if: $c0) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 } fragment Fragment1 on Object3 { __typename rank }"
 

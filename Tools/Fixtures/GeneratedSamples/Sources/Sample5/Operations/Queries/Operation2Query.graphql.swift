@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation2Query: GraphQLQuery {
+nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
     public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface0 { __typename i0f1 { __typename ...Fragment2 o6f0 ... on Object6 { o6f0 @include(if: $c2) __typename } o6f0 } ... on Object1 { alias_o1f2: o1f2 { __typename ... on Object2 { o2f2 @skip(if: $c0) } ... { ...Fragment0 } ... on Object2 { __typename } } alias_i2f1: i2f1 ... on Object1 { i0f0 { __typename i3f0 { __typename } } } i0f1 @include(if: $c2) { __typename i4f0 @skip(if: $c0) } } ... on Object1 { i4f0 ... on Object1 { id ...Fragment2 __typename i4f0 } } } root1: allObject2 { __typename name ... on Interface0 @include(if: $c1) { i0f2 @include(if: $c2) __typename ... on Interface0 { alias_i0f0: i0f0 { __typename } i0f2 @include(if: $c1) i0f2 id @include(if: $c0) } } name alias_o2f1: o2f1 @skip(if: $c1) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } }"
 

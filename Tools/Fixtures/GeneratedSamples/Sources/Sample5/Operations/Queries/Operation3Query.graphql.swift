@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation3Query: GraphQLQuery {
+nonisolated public struct Operation3Query: GraphQLQuery {
     public static let operationName = "Operation3"
     public static let document = "query Operation3($c1: Boolean!, $c2: Boolean!) { root0: oneInterface2 { __typename ... on Interface4 { ... on Union0 @include(if: $c1) { ... on Object5 { alias_o5f0: o5f0 @skip(if: $c1) } ... on Interface4 { ...Fragment2 alias_i4f0: i4f0 i4f0 } ... on Object5 { i3f0 { __typename } i1f0 } } ... on Interface4 @skip(if: $c2) { name ... on Object5 { __typename } } i4f0 ... on Interface2 { ... on Interface1 { i1f1 { __typename } ...Fragment0 } ... on Object1 @include(if: $c1) { i0f1 { __typename } } } } } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } }"
 

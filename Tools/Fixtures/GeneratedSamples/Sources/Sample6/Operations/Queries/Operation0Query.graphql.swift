@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation0Query: GraphQLQuery {
+nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
     public static let document = "query Operation0($c1: Boolean!, $c2: Boolean!) { root0: allUnion0 { __typename ... on Object5 { i2f0 ... on Interface0 { __typename alias_i0f0: i0f0 { __typename } alias_name: name } ... on Interface3 { alias_i3f2: i3f2 } ... on Union0 { ... on Interface0 { i0f0 { __typename } } ... on Interface0 { alias_name: name @include(if: $c2) id alias_id: id @skip(if: $c1) __typename } } } ... on Union0 @include(if: $c2) { ... on Object5 { i1f0 { __typename i1f1 { __typename } } i2f1 { __typename ...Fragment1 } } ... on Interface1 { ... on Object6 { __typename i0f0 { __typename } alias_i2f1: i2f1 { __typename } } id __typename __typename } } ...Fragment0 } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name } fragment Fragment1 on Union2 { __typename ...Fragment0 }"
 

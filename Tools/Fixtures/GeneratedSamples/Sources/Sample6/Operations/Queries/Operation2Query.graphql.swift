@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct Operation2Query: GraphQLQuery {
+nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
     public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename ... @include(if: $c0) { alias_i3f0: i3f0 @include(if: $c2) i3f1 ... on Object0 { i3f0 } id } ... { id i3f1 } ... on Interface3 { i3f0 } i3f0 } root1: allUnion0 { __typename ... on Object5 { ... { i1f0 { __typename ...Fragment0 id i1f1 @include(if: $c2) { __typename } } __typename } ... on Object5 { ... { ...Fragment0 } ...Fragment0 i3f0 i2f2 { __typename } } alias_i3f2: i3f2 @include(if: $c0) } ...Fragment0 @include(if: $c1) ... on Interface2 { ... on Union2 { ... on Interface3 { ...Fragment0 } } id name } ... on Interface3 { ... on Object5 { rank @skip(if: $c1) id @include(if: $c0) } id } } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name }"
 

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct CharacterAppearsIn: Fragment {
+nonisolated public struct CharacterAppearsIn: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterAppearsIn on Character { __typename appearsIn }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -12,6 +12,14 @@ public struct CharacterAppearsIn: Fragment {
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
         .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "appearsIn": appearsIn._outputJSON]))
+    }
 
     /// The movies this character appears in
     public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct CharacterName: Fragment {
+nonisolated public struct CharacterName: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterName on Character { __typename name }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -12,6 +12,14 @@ public struct CharacterName: Fragment {
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
         .field(Field("name", .nonNull(.scalar(String.self)))),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        name: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+    }
 
     /// The name of the character
     public var name: String { __data["name"] }

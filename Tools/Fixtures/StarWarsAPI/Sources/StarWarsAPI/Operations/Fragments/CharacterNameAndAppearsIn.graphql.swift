@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct CharacterNameAndAppearsIn: Fragment {
+nonisolated public struct CharacterNameAndAppearsIn: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameAndAppearsIn on Character { __typename name appearsIn }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -13,6 +13,15 @@ public struct CharacterNameAndAppearsIn: Fragment {
         .field(Field("name", .nonNull(.scalar(String.self)))),
         .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        name: String,
+        appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "appearsIn": appearsIn._outputJSON]))
+    }
 
     /// The name of the character
     public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct CharacterNameAndDroidPrimaryFunction: Fragment {
+nonisolated public struct CharacterNameAndDroidPrimaryFunction: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameAndDroidPrimaryFunction on Character { __typename ...CharacterName ...DroidPrimaryFunction }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -13,6 +13,17 @@ public struct CharacterNameAndDroidPrimaryFunction: Fragment {
         .field(Field("name", .nonNull(.scalar(String.self)))),
         .inlineFragment(AsDroid.self),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        name: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+    }
+
+    /// A `Droid`'s data, built by its type case, as this type.
+    public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
     /// The name of the character
     public var name: String { __data["name"] }
@@ -35,6 +46,14 @@ public struct CharacterNameAndDroidPrimaryFunction: Fragment {
             .field(Field("name", .nonNull(.scalar(String.self)))),
             .field(Field("primaryFunction", .scalar(String.self))),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init(
+            name: String,
+            primaryFunction: String? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "primaryFunction": primaryFunction._outputJSON]))
+        }
 
         /// What others call this droid
         public var name: String { __data["name"] }

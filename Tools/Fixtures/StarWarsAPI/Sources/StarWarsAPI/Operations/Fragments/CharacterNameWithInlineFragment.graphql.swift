@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct CharacterNameWithInlineFragment: Fragment {
+nonisolated public struct CharacterNameWithInlineFragment: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameWithInlineFragment on Character { __typename ... on Human { friends { __typename appearsIn } } ... on Droid { ...CharacterName ...FriendsNames } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -13,6 +13,19 @@ public struct CharacterNameWithInlineFragment: Fragment {
         .inlineFragment(AsHuman.self),
         .inlineFragment(AsDroid.self),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+    }
+
+    /// A `Human`'s data, built by its type case, as this type.
+    public init(_ value: AsHuman) { self.init(_dataDict: value.__data) }
+
+    /// A `Droid`'s data, built by its type case, as this type.
+    public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
     public var asHuman: AsHuman? { _asInlineFragment() }
     public var asDroid: AsDroid? { _asInlineFragment() }
@@ -27,6 +40,13 @@ public struct CharacterNameWithInlineFragment: Fragment {
             .field(Field("friends", .list(.object(Friend.self)))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            friends: [Friend?]? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Human", "friends": friends._outputJSON]))
+        }
+
         /// This human's friends, or an empty list if they have none
         public var friends: [Friend?]? { __data["friends"] }
 
@@ -39,6 +59,14 @@ public struct CharacterNameWithInlineFragment: Fragment {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "appearsIn": appearsIn._outputJSON]))
+            }
 
             /// The movies this character appears in
             public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }
@@ -55,6 +83,14 @@ public struct CharacterNameWithInlineFragment: Fragment {
             .field(Field("name", .nonNull(.scalar(String.self)))),
             .field(Field("friends", .list(.object(Friend.self)))),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init(
+            name: String,
+            friends: [Friend?]? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "friends": friends._outputJSON]))
+        }
 
         /// What others call this droid
         public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct DroidDetails: Fragment {
+nonisolated public struct DroidDetails: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment DroidDetails on Droid { __typename name primaryFunction }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -13,6 +13,14 @@ public struct DroidDetails: Fragment {
         .field(Field("name", .nonNull(.scalar(String.self)))),
         .field(Field("primaryFunction", .scalar(String.self))),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        name: String,
+        primaryFunction: String? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "primaryFunction": primaryFunction._outputJSON]))
+    }
 
     /// What others call this droid
     public var name: String { __data["name"] }

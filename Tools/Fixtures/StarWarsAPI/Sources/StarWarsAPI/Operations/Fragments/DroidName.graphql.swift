@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct DroidName: Fragment {
+nonisolated public struct DroidName: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment DroidName on Droid { __typename name }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -12,6 +12,13 @@ public struct DroidName: Fragment {
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
         .field(Field("name", .nonNull(.scalar(String.self)))),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        name: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON]))
+    }
 
     /// What others call this droid
     public var name: String { __data["name"] }

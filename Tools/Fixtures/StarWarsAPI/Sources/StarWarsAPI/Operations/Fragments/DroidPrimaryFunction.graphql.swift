@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct DroidPrimaryFunction: Fragment {
+nonisolated public struct DroidPrimaryFunction: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment DroidPrimaryFunction on Droid { __typename primaryFunction }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -12,6 +12,13 @@ public struct DroidPrimaryFunction: Fragment {
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
         .field(Field("primaryFunction", .scalar(String.self))),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        primaryFunction: String? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "primaryFunction": primaryFunction._outputJSON]))
+    }
 
     /// This droid's primary function
     public var primaryFunction: String? { __data["primaryFunction"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct FriendsNames: Fragment {
+nonisolated public struct FriendsNames: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment FriendsNames on Character { __typename friends { __typename name } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -12,6 +12,14 @@ public struct FriendsNames: Fragment {
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
         .field(Field("friends", .list(.object(Friend.self)))),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        friends: [Friend?]? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "friends": friends._outputJSON]))
+    }
 
     /// The friends of the character, or an empty list if they have none
     public var friends: [Friend?]? { __data["friends"] }
@@ -25,6 +33,14 @@ public struct FriendsNames: Fragment {
             .field(Field("__typename", .nonNull(.scalar(String.self)))),
             .field(Field("name", .nonNull(.scalar(String.self)))),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String,
+            name: String
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+        }
 
         /// The name of the character
         public var name: String { __data["name"] }

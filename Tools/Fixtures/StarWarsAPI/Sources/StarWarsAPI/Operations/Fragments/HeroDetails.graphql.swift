@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroDetails: Fragment {
+nonisolated public struct HeroDetails: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment HeroDetails on Character { __typename name ... on Human { height } ... on Droid { primaryFunction } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -14,6 +14,20 @@ public struct HeroDetails: Fragment {
         .inlineFragment(AsHuman.self),
         .inlineFragment(AsDroid.self),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        name: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+    }
+
+    /// A `Human`'s data, built by its type case, as this type.
+    public init(_ value: AsHuman) { self.init(_dataDict: value.__data) }
+
+    /// A `Droid`'s data, built by its type case, as this type.
+    public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
     /// The name of the character
     public var name: String { __data["name"] }
@@ -31,6 +45,14 @@ public struct HeroDetails: Fragment {
             .field(Field("height", .scalar(Double.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            name: String,
+            height: Double? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Human", "name": name._outputJSON, "height": height._outputJSON]))
+        }
+
         /// What this human calls themselves
         public var name: String { __data["name"] }
         /// Height in the preferred unit, default is meters
@@ -47,6 +69,14 @@ public struct HeroDetails: Fragment {
             .field(Field("name", .nonNull(.scalar(String.self)))),
             .field(Field("primaryFunction", .scalar(String.self))),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init(
+            name: String,
+            primaryFunction: String? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "primaryFunction": primaryFunction._outputJSON]))
+        }
 
         /// What others call this droid
         public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HumanHeightWithVariable: Fragment {
+nonisolated public struct HumanHeightWithVariable: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment HumanHeightWithVariable on Human { __typename height(unit: $heightUnit) }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
@@ -12,6 +12,13 @@ public struct HumanHeightWithVariable: Fragment {
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
         .field(Field("height", .scalar(Double.self), arguments: ["unit": .variable("heightUnit")])),
     ]
+
+    /// Data with these values, as a server would send it.
+    public init(
+        height: Double? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Human", "height": height._outputJSON]))
+    }
 
     /// Height in the preferred unit, default is meters
     public var height: Double? { __data["height"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct CreateAwesomeReviewMutation: GraphQLMutation {
+nonisolated public struct CreateAwesomeReviewMutation: GraphQLMutation {
     public static let operationName = "CreateAwesomeReview"
     public static let document = #"mutation CreateAwesomeReview { createReview(episode: JEDI, review: {stars: 10, commentary: "This is awesome!"}) { __typename stars commentary } }"#
 
@@ -17,6 +17,13 @@ public struct CreateAwesomeReviewMutation: GraphQLMutation {
             .field(Field("createReview", .object(CreateReview.self), arguments: ["episode": .value("JEDI"), "review": .value(["stars": 10, "commentary": "This is awesome!"])])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            createReview: CreateReview? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["createReview": createReview._outputJSON]))
+        }
+
         public var createReview: CreateReview? { __data["createReview"] }
 
         /// Represents a review for a movie
@@ -29,6 +36,14 @@ public struct CreateAwesomeReviewMutation: GraphQLMutation {
                 .field(Field("stars", .nonNull(.scalar(Int.self)))),
                 .field(Field("commentary", .scalar(String.self))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                stars: Int,
+                commentary: String? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Review", "stars": stars._outputJSON, "commentary": commentary._outputJSON]))
+            }
 
             /// The number of stars this review gave, 1-5
             public var stars: Int { __data["stars"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct CreateReviewForEpisodeMutation: GraphQLMutation {
+nonisolated public struct CreateReviewForEpisodeMutation: GraphQLMutation {
     public static let operationName = "CreateReviewForEpisode"
     public static let document = "mutation CreateReviewForEpisode($episode: Episode!, $review: ReviewInput!) { createReview(episode: $episode, review: $review) { __typename stars commentary } }"
 
@@ -25,6 +25,13 @@ public struct CreateReviewForEpisodeMutation: GraphQLMutation {
             .field(Field("createReview", .object(CreateReview.self), arguments: ["episode": .variable("episode"), "review": .variable("review")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            createReview: CreateReview? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["createReview": createReview._outputJSON]))
+        }
+
         public var createReview: CreateReview? { __data["createReview"] }
 
         /// Represents a review for a movie
@@ -37,6 +44,14 @@ public struct CreateReviewForEpisodeMutation: GraphQLMutation {
                 .field(Field("stars", .nonNull(.scalar(Int.self)))),
                 .field(Field("commentary", .scalar(String.self))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                stars: Int,
+                commentary: String? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Review", "stars": stars._outputJSON, "commentary": commentary._outputJSON]))
+            }
 
             /// The number of stars this review gave, 1-5
             public var stars: Int { __data["stars"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct DroidDetailsWithFragmentQuery: GraphQLQuery {
+nonisolated public struct DroidDetailsWithFragmentQuery: GraphQLQuery {
     public static let operationName = "DroidDetailsWithFragment"
     public static let document = "query DroidDetailsWithFragment($episode: Episode) { hero(episode: $episode) { __typename ...DroidDetails } } fragment DroidDetails on Droid { __typename name primaryFunction }"
 
@@ -23,6 +23,13 @@ public struct DroidDetailsWithFragmentQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -34,6 +41,16 @@ public struct DroidDetailsWithFragmentQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .inlineFragment(AsDroid.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
+
+            /// A `Droid`'s data, built by its type case, as this type.
+            public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
             public var asDroid: AsDroid? { _asInlineFragment() }
 
@@ -47,6 +64,14 @@ public struct DroidDetailsWithFragmentQuery: GraphQLQuery {
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                     .field(Field("primaryFunction", .scalar(String.self))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    name: String,
+                    primaryFunction: String? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "primaryFunction": primaryFunction._outputJSON]))
+                }
 
                 /// What others call this droid
                 public var name: String { __data["name"] }

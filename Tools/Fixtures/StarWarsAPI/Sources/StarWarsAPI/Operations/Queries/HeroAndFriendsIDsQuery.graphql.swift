@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroAndFriendsIDsQuery: GraphQLQuery {
+nonisolated public struct HeroAndFriendsIDsQuery: GraphQLQuery {
     public static let operationName = "HeroAndFriendsIDs"
     public static let document = "query HeroAndFriendsIDs($episode: Episode) { hero(episode: $episode) { __typename id name friends { __typename id } } }"
 
@@ -23,6 +23,13 @@ public struct HeroAndFriendsIDsQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -36,6 +43,16 @@ public struct HeroAndFriendsIDsQuery: GraphQLQuery {
                 .field(Field("name", .nonNull(.scalar(String.self)))),
                 .field(Field("friends", .list(.object(Friend.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                id: String,
+                name: String,
+                friends: [Friend?]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "name": name._outputJSON, "friends": friends._outputJSON]))
+            }
 
             /// The ID of the character
             public var id: String { __data["id"] }
@@ -53,6 +70,14 @@ public struct HeroAndFriendsIDsQuery: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("id", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    id: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON]))
+                }
 
                 /// The ID of the character
                 public var id: String { __data["id"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuery {
+nonisolated public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuery {
     public static let operationName = "HeroAndFriendsNamesWithFragmentTwice"
     public static let document = "query HeroAndFriendsNamesWithFragmentTwice($episode: Episode) { hero(episode: $episode) { __typename friends { __typename ...CharacterName } ... on Droid { friends { __typename ...CharacterName } } } } fragment CharacterName on Character { __typename name }"
 
@@ -23,6 +23,13 @@ public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -35,6 +42,17 @@ public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuery {
                 .field(Field("friends", .list(.object(Friend.self)))),
                 .inlineFragment(AsDroid.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                friends: [Friend?]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "friends": friends._outputJSON]))
+            }
+
+            /// A `Droid`'s data, built by its type case, as this type.
+            public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
             /// The friends of the character, or an empty list if they have none
             public var friends: [Friend?]? { __data["friends"] }
@@ -50,6 +68,13 @@ public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuery {
                     .field(Field("friends", .list(.object(Friend.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    friends: [Friend?]? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "friends": friends._outputJSON]))
+                }
+
                 /// This droid's friends, or an empty list if they have none
                 public var friends: [Friend?]? { __data["friends"] }
 
@@ -62,6 +87,14 @@ public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("name", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                    }
 
                     /// The name of the character
                     public var name: String { __data["name"] }
@@ -84,6 +117,14 @@ public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                }
 
                 /// The name of the character
                 public var name: String { __data["name"] }

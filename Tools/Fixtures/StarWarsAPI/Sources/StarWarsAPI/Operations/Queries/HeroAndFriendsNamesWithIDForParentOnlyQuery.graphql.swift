@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQuery {
+nonisolated public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQuery {
     public static let operationName = "HeroAndFriendsNamesWithIDForParentOnly"
     public static let document = "query HeroAndFriendsNamesWithIDForParentOnly($episode: Episode) { hero(episode: $episode) { __typename id name friends { __typename name } } }"
 
@@ -23,6 +23,13 @@ public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -36,6 +43,16 @@ public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQuery {
                 .field(Field("name", .nonNull(.scalar(String.self)))),
                 .field(Field("friends", .list(.object(Friend.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                id: String,
+                name: String,
+                friends: [Friend?]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "name": name._outputJSON, "friends": friends._outputJSON]))
+            }
 
             /// The ID of the character
             public var id: String { __data["id"] }
@@ -53,6 +70,14 @@ public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                }
 
                 /// The name of the character
                 public var name: String { __data["name"] }

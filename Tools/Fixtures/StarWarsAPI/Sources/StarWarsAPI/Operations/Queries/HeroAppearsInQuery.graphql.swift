@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroAppearsInQuery: GraphQLQuery {
+nonisolated public struct HeroAppearsInQuery: GraphQLQuery {
     public static let operationName = "HeroAppearsIn"
     public static let document = "query HeroAppearsIn { hero { __typename appearsIn } }"
 
@@ -17,6 +17,13 @@ public struct HeroAppearsInQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -28,6 +35,14 @@ public struct HeroAppearsInQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "appearsIn": appearsIn._outputJSON]))
+            }
 
             /// The movies this character appears in
             public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }

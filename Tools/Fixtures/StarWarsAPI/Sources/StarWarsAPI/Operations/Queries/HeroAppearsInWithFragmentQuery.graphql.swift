@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
+nonisolated public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
     public static let operationName = "HeroAppearsInWithFragment"
     public static let document = "query HeroAppearsInWithFragment($episode: Episode) { hero(episode: $episode) { __typename ...CharacterAppearsIn } } fragment CharacterAppearsIn on Character { __typename appearsIn }"
 
@@ -23,6 +23,13 @@ public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -34,6 +41,14 @@ public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "appearsIn": appearsIn._outputJSON]))
+            }
 
             /// The movies this character appears in
             public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }

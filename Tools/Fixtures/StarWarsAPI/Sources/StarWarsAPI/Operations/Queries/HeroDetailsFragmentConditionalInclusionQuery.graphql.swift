@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQuery {
+nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQuery {
     public static let operationName = "HeroDetailsFragmentConditionalInclusion"
     public static let document = "query HeroDetailsFragmentConditionalInclusion($includeDetails: Boolean!) { hero { __typename ...HeroDetails @include(if: $includeDetails) } } fragment HeroDetails on Character { __typename name ... on Human { height } ... on Droid { primaryFunction } }"
 
@@ -23,6 +23,13 @@ public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -36,6 +43,22 @@ public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQuery {
                 .inlineFragment(AsHuman.self),
                 .inlineFragment(AsDroid.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String? = nil
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename)]
+                if let name { __json["name"] = name._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
+            /// A `Human`'s data, built by its type case, as this type.
+            public init(_ value: AsHuman) { self.init(_dataDict: value.__data) }
+
+            /// A `Droid`'s data, built by its type case, as this type.
+            public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
             /// The name of the character
             public var name: String? { __data["name"] }
@@ -60,6 +83,17 @@ public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQuery {
                     .conditional([.include(if: "includeDetails")], [.field(Field("height", .scalar(Double.self)))]),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    name: String? = nil,
+                    height: Double? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Human"]
+                    if let name { __json["name"] = name._outputJSON }
+                    if let height { __json["height"] = height._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
                 /// What this human calls themselves
                 public var name: String? { __data["name"] }
                 /// Height in the preferred unit, default is meters
@@ -83,6 +117,17 @@ public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQuery {
                     .conditional([.include(if: "includeDetails")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
                     .conditional([.include(if: "includeDetails")], [.field(Field("primaryFunction", .scalar(String.self)))]),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    name: String? = nil,
+                    primaryFunction: String? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Droid"]
+                    if let name { __json["name"] = name._outputJSON }
+                    if let primaryFunction { __json["primaryFunction"] = primaryFunction._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
 
                 /// What others call this droid
                 public var name: String? { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroDetailsInlineConditionalInclusionQuery: GraphQLQuery {
+nonisolated public struct HeroDetailsInlineConditionalInclusionQuery: GraphQLQuery {
     public static let operationName = "HeroDetailsInlineConditionalInclusion"
     public static let document = "query HeroDetailsInlineConditionalInclusion($includeDetails: Boolean!) { hero { __typename ... @include(if: $includeDetails) { name appearsIn } } }"
 
@@ -23,6 +23,13 @@ public struct HeroDetailsInlineConditionalInclusionQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -35,6 +42,18 @@ public struct HeroDetailsInlineConditionalInclusionQuery: GraphQLQuery {
                 .conditional([.include(if: "includeDetails")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
                 .conditional([.include(if: "includeDetails")], [.field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self)))))]),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String? = nil,
+                appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]? = nil
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename)]
+                if let name { __json["name"] = name._outputJSON }
+                if let appearsIn { __json["appearsIn"] = appearsIn._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
 
             /// The name of the character
             public var name: String? { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroDetailsWithFragmentQuery: GraphQLQuery {
+nonisolated public struct HeroDetailsWithFragmentQuery: GraphQLQuery {
     public static let operationName = "HeroDetailsWithFragment"
     public static let document = "query HeroDetailsWithFragment($episode: Episode) { hero(episode: $episode) { __typename ...HeroDetails } } fragment HeroDetails on Character { __typename name ... on Human { height } ... on Droid { primaryFunction } }"
 
@@ -23,6 +23,13 @@ public struct HeroDetailsWithFragmentQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -36,6 +43,20 @@ public struct HeroDetailsWithFragmentQuery: GraphQLQuery {
                 .inlineFragment(AsHuman.self),
                 .inlineFragment(AsDroid.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+            }
+
+            /// A `Human`'s data, built by its type case, as this type.
+            public init(_ value: AsHuman) { self.init(_dataDict: value.__data) }
+
+            /// A `Droid`'s data, built by its type case, as this type.
+            public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
             /// The name of the character
             public var name: String { __data["name"] }
@@ -60,6 +81,14 @@ public struct HeroDetailsWithFragmentQuery: GraphQLQuery {
                     .field(Field("height", .scalar(Double.self))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    name: String,
+                    height: Double? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Human", "name": name._outputJSON, "height": height._outputJSON]))
+                }
+
                 /// What this human calls themselves
                 public var name: String { __data["name"] }
                 /// Height in the preferred unit, default is meters
@@ -83,6 +112,14 @@ public struct HeroDetailsWithFragmentQuery: GraphQLQuery {
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                     .field(Field("primaryFunction", .scalar(String.self))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    name: String,
+                    primaryFunction: String? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "primaryFunction": primaryFunction._outputJSON]))
+                }
 
                 /// What others call this droid
                 public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQuery {
+nonisolated public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQuery {
     public static let operationName = "HeroFriendsDetailsConditionalInclusion"
     public static let document = "query HeroFriendsDetailsConditionalInclusion($includeFriendsDetails: Boolean!) { hero { __typename friends @include(if: $includeFriendsDetails) { __typename name ... on Droid { primaryFunction } } } }"
 
@@ -23,6 +23,13 @@ public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -34,6 +41,16 @@ public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .conditional([.include(if: "includeFriendsDetails")], [.field(Field("friends", .list(.object(Friend.self))))]),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                friends: [Friend?]? = nil
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename)]
+                if let friends { __json["friends"] = friends._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
 
             /// The friends of the character, or an empty list if they have none
             public var friends: [Friend?]? { __data["friends"] }
@@ -49,6 +66,17 @@ public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQuery {
                     .inlineFragment(AsDroid.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                }
+
+                /// A `Droid`'s data, built by its type case, as this type.
+                public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
+
                 /// The name of the character
                 public var name: String { __data["name"] }
                 public var asDroid: AsDroid? { _asInlineFragment() }
@@ -63,6 +91,14 @@ public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQuery {
                         .field(Field("name", .nonNull(.scalar(String.self)))),
                         .field(Field("primaryFunction", .scalar(String.self))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        name: String,
+                        primaryFunction: String? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "primaryFunction": primaryFunction._outputJSON]))
+                    }
 
                     /// What others call this droid
                     public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery: GraphQLQuery {
+nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery: GraphQLQuery {
     public static let operationName = "HeroFriendsDetailsUnconditionalAndConditionalInclusion"
     public static let document = "query HeroFriendsDetailsUnconditionalAndConditionalInclusion($includeFriendsDetails: Boolean!) { hero { __typename friends { __typename name } friends @include(if: $includeFriendsDetails) { __typename name ... on Droid { primaryFunction } } } }"
 
@@ -23,6 +23,13 @@ public struct HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery: Graph
             .field(Field("hero", .object(Hero.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -34,6 +41,14 @@ public struct HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery: Graph
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("friends", .list(.object(Friend.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                friends: [Friend?]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "friends": friends._outputJSON]))
+            }
 
             /// The friends of the character, or an empty list if they have none
             public var friends: [Friend?]? { __data["friends"] }
@@ -49,6 +64,17 @@ public struct HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery: Graph
                     .inlineFragment(AsDroid.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                }
+
+                /// A `Droid`'s data, built by its type case, as this type.
+                public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
+
                 /// The name of the character
                 public var name: String { __data["name"] }
                 public var asDroid: AsDroid? { _asInlineFragment() }
@@ -63,6 +89,16 @@ public struct HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery: Graph
                         .field(Field("name", .nonNull(.scalar(String.self)))),
                         .conditional([.include(if: "includeFriendsDetails")], [.field(Field("primaryFunction", .scalar(String.self)))]),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        name: String,
+                        primaryFunction: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Droid", "name": name._outputJSON]
+                        if let primaryFunction { __json["primaryFunction"] = primaryFunction._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     /// What others call this droid
                     public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroFriendsOfFriendsNamesQuery: GraphQLQuery {
+nonisolated public struct HeroFriendsOfFriendsNamesQuery: GraphQLQuery {
     public static let operationName = "HeroFriendsOfFriendsNames"
     public static let document = "query HeroFriendsOfFriendsNames($episode: Episode) { hero(episode: $episode) { __typename friends { __typename id friends { __typename name } } } }"
 
@@ -23,6 +23,13 @@ public struct HeroFriendsOfFriendsNamesQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -34,6 +41,14 @@ public struct HeroFriendsOfFriendsNamesQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("friends", .list(.object(Friend.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                friends: [Friend?]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "friends": friends._outputJSON]))
+            }
 
             /// The friends of the character, or an empty list if they have none
             public var friends: [Friend?]? { __data["friends"] }
@@ -49,6 +64,15 @@ public struct HeroFriendsOfFriendsNamesQuery: GraphQLQuery {
                     .field(Field("friends", .list(.object(Friend.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    id: String,
+                    friends: [Friend?]? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "friends": friends._outputJSON]))
+                }
+
                 /// The ID of the character
                 public var id: String { __data["id"] }
                 /// The friends of the character, or an empty list if they have none
@@ -63,6 +87,14 @@ public struct HeroFriendsOfFriendsNamesQuery: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("name", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                    }
 
                     /// The name of the character
                     public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroNameAndAppearsInWithFragmentQuery: GraphQLQuery {
+nonisolated public struct HeroNameAndAppearsInWithFragmentQuery: GraphQLQuery {
     public static let operationName = "HeroNameAndAppearsInWithFragment"
     public static let document = "query HeroNameAndAppearsInWithFragment($episode: Episode) { hero(episode: $episode) { __typename ...CharacterNameAndAppearsIn } } fragment CharacterNameAndAppearsIn on Character { __typename name appearsIn }"
 
@@ -23,6 +23,13 @@ public struct HeroNameAndAppearsInWithFragmentQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -35,6 +42,15 @@ public struct HeroNameAndAppearsInWithFragmentQuery: GraphQLQuery {
                 .field(Field("name", .nonNull(.scalar(String.self)))),
                 .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String,
+                appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "appearsIn": appearsIn._outputJSON]))
+            }
 
             /// The name of the character
             public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroNameConditionalBothQuery: GraphQLQuery {
+nonisolated public struct HeroNameConditionalBothQuery: GraphQLQuery {
     public static let operationName = "HeroNameConditionalBoth"
     public static let document = "query HeroNameConditionalBoth($skipName: Boolean!, $includeName: Boolean!) { hero { __typename name @skip(if: $skipName) @include(if: $includeName) } }"
 
@@ -25,6 +25,13 @@ public struct HeroNameConditionalBothQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -36,6 +43,16 @@ public struct HeroNameConditionalBothQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .conditional([.include(if: "includeName"), .skip(if: "skipName")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String? = nil
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename)]
+                if let name { __json["name"] = name._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
 
             /// The name of the character
             public var name: String? { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQLQuery {
+nonisolated public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQLQuery {
     public static let operationName = "HeroNameTypeSpecificConditionalInclusion"
     public static let document = "query HeroNameTypeSpecificConditionalInclusion($episode: Episode, $includeName: Boolean!) { hero(episode: $episode) { __typename name @include(if: $includeName) ... on Droid { name } } }"
 
@@ -25,6 +25,13 @@ public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -37,6 +44,19 @@ public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQLQuery {
                 .conditional([.include(if: "includeName")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
                 .inlineFragment(AsDroid.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String? = nil
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename)]
+                if let name { __json["name"] = name._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
+            /// A `Droid`'s data, built by its type case, as this type.
+            public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
             /// The name of the character
             public var name: String? { __data["name"] }
@@ -51,6 +71,13 @@ public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    name: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON]))
+                }
 
                 /// What others call this droid
                 public var name: String { __data["name"] }

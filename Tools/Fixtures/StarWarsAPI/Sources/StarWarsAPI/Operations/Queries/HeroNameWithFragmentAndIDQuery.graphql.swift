@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroNameWithFragmentAndIDQuery: GraphQLQuery {
+nonisolated public struct HeroNameWithFragmentAndIDQuery: GraphQLQuery {
     public static let operationName = "HeroNameWithFragmentAndID"
     public static let document = "query HeroNameWithFragmentAndID($episode: Episode) { hero(episode: $episode) { __typename id ...CharacterName } } fragment CharacterName on Character { __typename name }"
 
@@ -23,6 +23,13 @@ public struct HeroNameWithFragmentAndIDQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -35,6 +42,15 @@ public struct HeroNameWithFragmentAndIDQuery: GraphQLQuery {
                 .field(Field("id", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                id: String,
+                name: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "name": name._outputJSON]))
+            }
 
             /// The ID of the character
             public var id: String { __data["id"] }

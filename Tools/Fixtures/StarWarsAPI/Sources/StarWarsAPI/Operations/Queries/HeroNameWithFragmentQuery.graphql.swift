@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroNameWithFragmentQuery: GraphQLQuery {
+nonisolated public struct HeroNameWithFragmentQuery: GraphQLQuery {
     public static let operationName = "HeroNameWithFragment"
     public static let document = "query HeroNameWithFragment($episode: Episode) { hero(episode: $episode) { __typename ...CharacterName } } fragment CharacterName on Character { __typename name }"
 
@@ -23,6 +23,13 @@ public struct HeroNameWithFragmentQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -34,6 +41,14 @@ public struct HeroNameWithFragmentQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+            }
 
             /// The name of the character
             public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
+nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
     public static let operationName = "HeroParentTypeDependentField"
     public static let document = "query HeroParentTypeDependentField($episode: Episode) { hero(episode: $episode) { __typename name ... on Human { friends { __typename name ... on Human { height(unit: FOOT) } } } ... on Droid { friends { __typename name ... on Human { height(unit: METER) } } } } }"
 
@@ -23,6 +23,13 @@ public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -36,6 +43,20 @@ public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                 .inlineFragment(AsHuman.self),
                 .inlineFragment(AsDroid.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+            }
+
+            /// A `Human`'s data, built by its type case, as this type.
+            public init(_ value: AsHuman) { self.init(_dataDict: value.__data) }
+
+            /// A `Droid`'s data, built by its type case, as this type.
+            public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
             /// The name of the character
             public var name: String { __data["name"] }
@@ -53,6 +74,14 @@ public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                     .field(Field("friends", .list(.object(Friend.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    name: String,
+                    friends: [Friend?]? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Human", "name": name._outputJSON, "friends": friends._outputJSON]))
+                }
+
                 /// What this human calls themselves
                 public var name: String { __data["name"] }
                 /// This human's friends, or an empty list if they have none
@@ -69,6 +98,17 @@ public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                         .inlineFragment(AsHuman.self),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                    }
+
+                    /// A `Human`'s data, built by its type case, as this type.
+                    public init(_ value: AsHuman) { self.init(_dataDict: value.__data) }
+
                     /// The name of the character
                     public var name: String { __data["name"] }
                     public var asHuman: AsHuman? { _asInlineFragment() }
@@ -83,6 +123,14 @@ public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                             .field(Field("name", .nonNull(.scalar(String.self)))),
                             .field(Field("height", .scalar(Double.self), arguments: ["unit": .value("FOOT")])),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            name: String,
+                            height: Double? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Human", "name": name._outputJSON, "height": height._outputJSON]))
+                        }
 
                         /// What this human calls themselves
                         public var name: String { __data["name"] }
@@ -103,6 +151,14 @@ public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                     .field(Field("friends", .list(.object(Friend.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    name: String,
+                    friends: [Friend?]? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "friends": friends._outputJSON]))
+                }
+
                 /// What others call this droid
                 public var name: String { __data["name"] }
                 /// This droid's friends, or an empty list if they have none
@@ -119,6 +175,17 @@ public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                         .inlineFragment(AsHuman.self),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                    }
+
+                    /// A `Human`'s data, built by its type case, as this type.
+                    public init(_ value: AsHuman) { self.init(_dataDict: value.__data) }
+
                     /// The name of the character
                     public var name: String { __data["name"] }
                     public var asHuman: AsHuman? { _asInlineFragment() }
@@ -133,6 +200,14 @@ public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                             .field(Field("name", .nonNull(.scalar(String.self)))),
                             .field(Field("height", .scalar(Double.self), arguments: ["unit": .value("METER")])),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            name: String,
+                            height: Double? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Human", "name": name._outputJSON, "height": height._outputJSON]))
+                        }
 
                         /// What this human calls themselves
                         public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
+nonisolated public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
     public static let operationName = "HeroTypeDependentAliasedField"
     public static let document = "query HeroTypeDependentAliasedField($episode: Episode) { hero(episode: $episode) { __typename ... on Human { property: homePlanet } ... on Droid { property: primaryFunction } } }"
 
@@ -23,6 +23,13 @@ public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
             .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
 
         /// A character from the Star Wars universe
@@ -35,6 +42,19 @@ public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
                 .inlineFragment(AsHuman.self),
                 .inlineFragment(AsDroid.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
+
+            /// A `Human`'s data, built by its type case, as this type.
+            public init(_ value: AsHuman) { self.init(_dataDict: value.__data) }
+
+            /// A `Droid`'s data, built by its type case, as this type.
+            public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
 
             public var asHuman: AsHuman? { _asInlineFragment() }
             public var asDroid: AsDroid? { _asInlineFragment() }
@@ -49,6 +69,13 @@ public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
                     .field(Field("homePlanet", alias: "property", .scalar(String.self))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    property: String? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Human", "property": property._outputJSON]))
+                }
+
                 /// The home planet of the human, or null if unknown
                 public var property: String? { __data["property"] }
             }
@@ -62,6 +89,13 @@ public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("primaryFunction", alias: "property", .scalar(String.self))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    property: String? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "property": property._outputJSON]))
+                }
 
                 /// This droid's primary function
                 public var property: String? { __data["property"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct HumanQuery: GraphQLQuery {
+nonisolated public struct HumanQuery: GraphQLQuery {
     public static let operationName = "Human"
     public static let document = "query Human($id: ID!) { human(id: $id) { __typename name mass } }"
 
@@ -23,6 +23,13 @@ public struct HumanQuery: GraphQLQuery {
             .field(Field("human", .object(Human.self), arguments: ["id": .variable("id")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            human: Human? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["human": human._outputJSON]))
+        }
+
         public var human: Human? { __data["human"] }
 
         /// A humanoid creature from the Star Wars universe
@@ -35,6 +42,14 @@ public struct HumanQuery: GraphQLQuery {
                 .field(Field("name", .nonNull(.scalar(String.self)))),
                 .field(Field("mass", .scalar(Double.self))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                name: String,
+                mass: Double? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Human", "name": name._outputJSON, "mass": mass._outputJSON]))
+            }
 
             /// What this human calls themselves
             public var name: String { __data["name"] }

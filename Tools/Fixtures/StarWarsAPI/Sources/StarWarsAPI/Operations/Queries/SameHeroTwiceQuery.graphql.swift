@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct SameHeroTwiceQuery: GraphQLQuery {
+nonisolated public struct SameHeroTwiceQuery: GraphQLQuery {
     public static let operationName = "SameHeroTwice"
     public static let document = "query SameHeroTwice { hero { __typename name } r2: hero { __typename appearsIn } }"
 
@@ -18,6 +18,14 @@ public struct SameHeroTwiceQuery: GraphQLQuery {
             .field(Field("hero", alias: "r2", .object(R2.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            hero: Hero? = nil,
+            r2: R2? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON, "r2": r2._outputJSON]))
+        }
+
         public var hero: Hero? { __data["hero"] }
         public var r2: R2? { __data["r2"] }
 
@@ -30,6 +38,14 @@ public struct SameHeroTwiceQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+            }
 
             /// The name of the character
             public var name: String { __data["name"] }
@@ -44,6 +60,14 @@ public struct SameHeroTwiceQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "appearsIn": appearsIn._outputJSON]))
+            }
 
             /// The movies this character appears in
             public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }

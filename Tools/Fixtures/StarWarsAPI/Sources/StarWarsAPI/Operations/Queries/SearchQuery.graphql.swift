@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct SearchQuery: GraphQLQuery {
+nonisolated public struct SearchQuery: GraphQLQuery {
     public static let operationName = "Search"
     public static let document = "query Search($term: String) { search(text: $term) { __typename ... on Human { id name } ... on Droid { id name } ... on Starship { id name } } }"
 
@@ -23,6 +23,13 @@ public struct SearchQuery: GraphQLQuery {
             .field(Field("search", .list(.object(Search.self)), arguments: ["text": .variable("term")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            search: [Search?]? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["search": search._outputJSON]))
+        }
+
         public var search: [Search?]? { __data["search"] }
 
         public struct Search: SelectionSet {
@@ -35,6 +42,22 @@ public struct SearchQuery: GraphQLQuery {
                 .inlineFragment(AsDroid.self),
                 .inlineFragment(AsStarship.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
+
+            /// A `Human`'s data, built by its type case, as this type.
+            public init(_ value: AsHuman) { self.init(_dataDict: value.__data) }
+
+            /// A `Droid`'s data, built by its type case, as this type.
+            public init(_ value: AsDroid) { self.init(_dataDict: value.__data) }
+
+            /// A `Starship`'s data, built by its type case, as this type.
+            public init(_ value: AsStarship) { self.init(_dataDict: value.__data) }
 
             public var asHuman: AsHuman? { _asInlineFragment() }
             public var asDroid: AsDroid? { _asInlineFragment() }
@@ -50,6 +73,14 @@ public struct SearchQuery: GraphQLQuery {
                     .field(Field("id", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    id: String,
+                    name: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Human", "id": id._outputJSON, "name": name._outputJSON]))
+                }
 
                 /// The ID of the human
                 public var id: String { __data["id"] }
@@ -68,6 +99,14 @@ public struct SearchQuery: GraphQLQuery {
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    id: String,
+                    name: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "id": id._outputJSON, "name": name._outputJSON]))
+                }
+
                 /// The ID of the droid
                 public var id: String { __data["id"] }
                 /// What others call this droid
@@ -83,6 +122,14 @@ public struct SearchQuery: GraphQLQuery {
                     .field(Field("id", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    id: String,
+                    name: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Starship", "id": id._outputJSON, "name": name._outputJSON]))
+                }
 
                 /// The ID of the starship
                 public var id: String { __data["id"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct StarshipCoordinatesQuery: GraphQLQuery {
+nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
     public static let operationName = "StarshipCoordinates"
     public static let document = "query StarshipCoordinates($coordinates: [[Float!]!]) { starshipCoordinates(coordinates: $coordinates) { __typename name coordinates length } }"
 
@@ -23,6 +23,13 @@ public struct StarshipCoordinatesQuery: GraphQLQuery {
             .field(Field("starshipCoordinates", .object(StarshipCoordinates.self), arguments: ["coordinates": .variable("coordinates")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            starshipCoordinates: StarshipCoordinates? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["starshipCoordinates": starshipCoordinates._outputJSON]))
+        }
+
         public var starshipCoordinates: StarshipCoordinates? { __data["starshipCoordinates"] }
 
         public struct StarshipCoordinates: SelectionSet {
@@ -35,6 +42,15 @@ public struct StarshipCoordinatesQuery: GraphQLQuery {
                 .field(Field("coordinates", .list(.nonNull(.list(.nonNull(.scalar(Double.self))))))),
                 .field(Field("length", .scalar(Double.self))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                name: String,
+                coordinates: [[Double]]? = nil,
+                length: Double? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Starship", "name": name._outputJSON, "coordinates": coordinates._outputJSON, "length": length._outputJSON]))
+            }
 
             /// The name of the starship
             public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct StarshipQuery: GraphQLQuery {
+nonisolated public struct StarshipQuery: GraphQLQuery {
     public static let operationName = "Starship"
     public static let document = "query Starship { starship(id: 3000) { __typename name coordinates } }"
 
@@ -17,6 +17,13 @@ public struct StarshipQuery: GraphQLQuery {
             .field(Field("starship", .object(Starship.self), arguments: ["id": .value(3000)])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            starship: Starship? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["starship": starship._outputJSON]))
+        }
+
         public var starship: Starship? { __data["starship"] }
 
         public struct Starship: SelectionSet {
@@ -28,6 +35,14 @@ public struct StarshipQuery: GraphQLQuery {
                 .field(Field("name", .nonNull(.scalar(String.self)))),
                 .field(Field("coordinates", .list(.nonNull(.list(.nonNull(.scalar(Double.self))))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                name: String,
+                coordinates: [[Double]]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Starship", "name": name._outputJSON, "coordinates": coordinates._outputJSON]))
+            }
 
             /// The name of the starship
             public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct TwoHeroesQuery: GraphQLQuery {
+nonisolated public struct TwoHeroesQuery: GraphQLQuery {
     public static let operationName = "TwoHeroes"
     public static let document = "query TwoHeroes { r2: hero { __typename name } luke: hero(episode: EMPIRE) { __typename name } }"
 
@@ -18,6 +18,14 @@ public struct TwoHeroesQuery: GraphQLQuery {
             .field(Field("hero", alias: "luke", .object(Luke.self), arguments: ["episode": .value("EMPIRE")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            r2: R2? = nil,
+            luke: Luke? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["r2": r2._outputJSON, "luke": luke._outputJSON]))
+        }
+
         public var r2: R2? { __data["r2"] }
         public var luke: Luke? { __data["luke"] }
 
@@ -30,6 +38,14 @@ public struct TwoHeroesQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+            }
 
             /// The name of the character
             public var name: String { __data["name"] }
@@ -44,6 +60,14 @@ public struct TwoHeroesQuery: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+            }
 
             /// The name of the character
             public var name: String { __data["name"] }

@@ -3,7 +3,7 @@
 
 @_spi(Generated) import APICore
 
-public struct ReviewAddedSubscription: GraphQLSubscription {
+nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
     public static let operationName = "ReviewAdded"
     public static let document = "subscription ReviewAdded($episode: Episode) { reviewAdded(episode: $episode) { __typename episode stars commentary } }"
 
@@ -23,6 +23,13 @@ public struct ReviewAddedSubscription: GraphQLSubscription {
             .field(Field("reviewAdded", .object(ReviewAdded.self), arguments: ["episode": .variable("episode")])),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            reviewAdded: ReviewAdded? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["reviewAdded": reviewAdded._outputJSON]))
+        }
+
         public var reviewAdded: ReviewAdded? { __data["reviewAdded"] }
 
         /// Represents a review for a movie
@@ -36,6 +43,15 @@ public struct ReviewAddedSubscription: GraphQLSubscription {
                 .field(Field("stars", .nonNull(.scalar(Int.self)))),
                 .field(Field("commentary", .scalar(String.self))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                episode: GraphQLEnum<StarWarsAPI.Episode>? = nil,
+                stars: Int,
+                commentary: String? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Review", "episode": episode._outputJSON, "stars": stars._outputJSON, "commentary": commentary._outputJSON]))
+            }
 
             /// The movie
             public var episode: GraphQLEnum<StarWarsAPI.Episode>? { __data["episode"] }
