@@ -67,7 +67,7 @@ package enum IntrospectionSDL {
                 }
                 text += "}"
             case "INPUT_OBJECT":
-                text += "input \(name) {\n"
+                text += "input \(name)\(type["isOneOf"] as? Bool == true ? " @oneOf" : "") {\n"
                 for field in type["inputFields"] as? [[String: Any]] ?? [] {
                     text += description(field["description"], indent: "  ")
                     text += "  " + inputValue(field) + deprecation(field) + "\n"

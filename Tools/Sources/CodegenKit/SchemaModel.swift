@@ -92,6 +92,8 @@ final class SchemaModel {
         var keyFields: [String]?
         /// Fields whose pages the cache merges into one list (`@typePolicy(connectionFields:)`).
         var connectionFields: [String] = []
+        /// An input object marked `@oneOf`: a value sets exactly one of its fields.
+        var isOneOf = false
         let location: Location?
 
         init(name: String, kind: Kind, description: String?, location: Location?) {
@@ -228,6 +230,7 @@ final class SchemaModel {
                 case let input as InputObjectTypeDefinition:
                     model.define(input.name, .inputObject, input.description, input.loc, &diagnostics) { type in
                         type.inputFields = input.fields.map(inputValue)
+                        type.isOneOf = input.directives.contains { $0.name.value == "oneOf" }
                     }
                 case let scalar as ScalarTypeDefinition:
                     model.define(scalar.name, .scalar, scalar.description, scalar.loc, &diagnostics) { _ in }
@@ -259,7 +262,10 @@ final class SchemaModel {
                     extensions.append((enumeration.name.value, ext.loc, { type in type.enumValues += enumeration.values.map(enumValue) }))
                 case let ext as InputObjectExtensionDefinition:
                     let input = ext.definition
-                    extensions.append((input.name.value, ext.loc, { type in type.inputFields += input.fields.map(inputValue) }))
+                    extensions.append((input.name.value, ext.loc, { type in
+                        type.inputFields += input.fields.map(inputValue)
+                        if input.directives.contains(where: { $0.name.value == "oneOf" }) { type.isOneOf = true }
+                    }))
                 case let ext as SchemaExtensionDefinition:
                     for operationType in ext.definition.operationTypes {
                         model.rootTypes[operationType.operation] = operationType.type.name.value

@@ -14,6 +14,7 @@ struct SchemaRules {
         rules.checkDirectives(documents)
         rules.checkImplementations()
         rules.checkInputCycles()
+        rules.checkOneOf()
         return rules.diagnostics
     }
 
@@ -257,6 +258,23 @@ struct SchemaRules {
                 reported.formUnion(path.map(\.type))
                 let chain = path.map { "\($0.type).\($0.field)" }.joined(separator: " → ")
                 report(start.location, "input object '\(start.name)' contains itself through non-null fields: \(chain) → \(start.name)")
+            }
+        }
+    }
+
+    /// A `@oneOf` input object's fields are all nullable and without a default: a value sets
+    /// exactly one of them (GraphQL spec, OneOf Input Objects).
+    private mutating func checkOneOf() {
+        for type in model.types.values.sorted(by: { $0.name < $1.name }) where type.kind == .inputObject && type.isOneOf {
+            for field in type.inputFields {
+                if field.type.isNonNull {
+                    report(
+                        field.typeLocation ?? field.location,
+                        "@oneOf input object '\(type.name)': field '\(field.name)' is '\(field.type)'; it must be nullable, since a value sets only one field")
+                }
+                if field.hasDefault {
+                    report(field.location, "@oneOf input object '\(type.name)': field '\(field.name)' has a default value; a @oneOf field cannot have one")
+                }
             }
         }
     }

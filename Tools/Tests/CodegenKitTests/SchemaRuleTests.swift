@@ -115,6 +115,21 @@ struct SchemaRuleTests {
         }
     }
 
+    @Test("@oneOf input objects: every field nullable and without a default")
+    func oneOf() throws {
+        #expect(errors("input K @oneOf { id: ID!\n  name: String = \"x\" }") == [
+            "schema.graphqls:2:22: error: @oneOf input object 'K': field 'id' is 'ID!'; it must be nullable, since a value sets only one field",
+            "schema.graphqls:3:3: error: @oneOf input object 'K': field 'name' has a default value; a @oneOf field cannot have one",
+        ])
+        let files = try generate(
+            schema: "type Query { find(key: K!): Int }\ninput K @oneOf { id: ID\n  tags: [String!]\n  in: I }\ninput I { a: Int }",
+            operations: "query Q($key: K!) { find(key: $key) }")
+        let input = try #require(files.first { $0.path.hasSuffix("InputObjects/K.graphql.swift") }).contents
+        #expect(input.contains("enum K: InputObject {"))
+        #expect(input.contains("case id(String)") && input.contains("case tags([String])") && input.contains("case `in`(TestAPI.I)"))
+        #expect(input.contains(#"case .`in`(let value): return InputDict(["in": value])"#))
+    }
+
     @Test("directives: defined, allowed where used, repeated only when repeatable")
     func directives() {
         #expect(errors("type A { x: Int @unknown }") == [

@@ -10,6 +10,10 @@ struct InputObjectTemplate {
         var w = context.newFile(source: nil)
         w.block("\(GenerationContext.topLevel)extension \(context.namespace)") { w in
             if context.includeDocs { w.doc(type?.description) }
+            if type?.isOneOf == true {
+                writeOneOf(name, fields: fields, into: &w)
+                return
+            }
             w.block("\(access)struct \(name): InputObject") { w in
                 var parameters: [String] = []
                 for field in fields {
@@ -31,5 +35,33 @@ struct InputObjectTemplate {
             }
         }
         return GeneratedFile(path: context.layout.schemaFile("InputObjects/\(name).graphql.swift"), contents: w.text, overwrite: true)
+    }
+
+    /// A `@oneOf` input object: an enum with a case per field, holding the field's value (never
+    /// `null`), so that a value sets exactly one field.
+    private func writeOneOf(_ name: String, fields: [SchemaModel.InputValue], into w: inout SwiftWriter) {
+        let access = context.schemaAccess
+        w.block("\(access)enum \(name): InputObject") { w in
+            for field in fields {
+                if context.includeDocs { w.doc(field.description) }
+                if let reason = field.deprecationReason {
+                    w.line("/// - Important: Deprecated: \(reason)")
+                }
+                w.line("case \(SwiftNames.identifier(field.name))(\(context.types.input(.nonNull(field.type.nullable)).type))")
+            }
+            w.line()
+            w.line("/// The one field set.")
+            w.block("\(GenerationContext.generatedOnly(access))var __data: InputDict") { w in
+                if fields.isEmpty {
+                    w.line("InputDict()")
+                    return
+                }
+                w.line("switch self {")
+                for field in fields {
+                    w.line("case .\(SwiftNames.identifier(field.name))(let value): return InputDict([\(SwiftNames.stringLiteral(field.name)): value])")
+                }
+                w.line("}")
+            }
+        }
     }
 }
