@@ -223,14 +223,16 @@ package struct ResponseRecords {
         return key
     }
 
-    /// `Typename:value` from the type's key function or key fields, when the object has them.
+    /// `Typename:value` from the key function or key fields of the object's runtime type
+    /// (`__typename`), whatever type the field declares, when the object has them.
     func cacheKey(for object: JSONObject, parent: ParentType) -> String? {
         let typename = object["__typename"]?.stringValue ?? parent.name
         if !keyFunctions.isEmpty, let function = keyFunctions[typename] {
             return function(object).map { "\(typename):\($0)" }
         }
+        let keyFields = parent.keyFields(forTypename: typename)
         var key = typename
-        for field in parent.keyFields {
+        for field in keyFields {
             key += ":"
             switch object[field] {
             case .string(let string)?: key += string
@@ -239,6 +241,6 @@ package struct ResponseRecords {
             default: return nil
             }
         }
-        return parent.keyFields.isEmpty ? nil : key
+        return keyFields.isEmpty ? nil : key
     }
 }

@@ -18,15 +18,26 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     /// The fields that identify an object of this type in the cache (from `@typePolicy(keyFields:)`
     /// or `id`), empty when it has none.
     public let keyFields: [String]
+    /// For an interface or union: the key fields of the possible types whose own differ from
+    /// ``keyFields`` (a `User` under an `Actor` without `id` is still keyed by its `id`).
+    public let keyFieldsByType: [String: [String]]
 
     /// An object type.
     public static func object(_ name: String, keyFields: [String] = []) -> ParentType {
-        ParentType(name: name, possibleTypes: [name], keyFields: keyFields)
+        ParentType(name: name, possibleTypes: [name], keyFields: keyFields, keyFieldsByType: [:])
     }
 
-    /// An interface or union with the object types that implement or belong to it.
-    public static func abstract(_ name: String, possibleTypes: Set<String>, keyFields: [String] = []) -> ParentType {
-        ParentType(name: name, possibleTypes: possibleTypes, keyFields: keyFields)
+    /// An interface or union with the object types that implement or belong to it, and the key
+    /// fields of those whose own differ from the abstract type's.
+    public static func abstract(
+        _ name: String, possibleTypes: Set<String>, keyFields: [String] = [], keyFieldsByType: [String: [String]] = [:]
+    ) -> ParentType {
+        ParentType(name: name, possibleTypes: possibleTypes, keyFields: keyFields, keyFieldsByType: keyFieldsByType)
+    }
+
+    /// The key fields of an object of this runtime type: its own type's, not the declared one's.
+    @inlinable public func keyFields(forTypename typename: String) -> [String] {
+        keyFieldsByType.isEmpty ? keyFields : keyFieldsByType[typename] ?? keyFields
     }
 
     /// Whether an object whose `__typename` is `typename` satisfies this type.
@@ -92,19 +103,26 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     /// the cache keys the field without them and merges its pages into one list. `nil` for any
     /// other field.
     public let pagination: Set<String>?
+    /// For a field with `@fieldPolicy(forField:keyArgs:)`, the arguments whose values are the key
+    /// fields of the object it returns: when the cache has not stored the field, a read finds the
+    /// object's record by them (`book(id: "1")` reads `Book:1`; a list argument gives a list).
+    public let keyArgs: [String]?
 
     /// The key under which the response holds the field: the alias, else the name.
     public var responseKey: String { alias ?? name }
 
-    /// Describes a field; `pagination` names the page arguments of a connection field.
+    /// Describes a field; `pagination` names the page arguments of a connection field, `keyArgs`
+    /// the arguments of a field policy.
     public init(
-        _ name: String, alias: String? = nil, _ type: OutputType, arguments: [String: ArgumentValue] = [:], pagination: Set<String>? = nil
+        _ name: String, alias: String? = nil, _ type: OutputType, arguments: [String: ArgumentValue] = [:], pagination: Set<String>? = nil,
+        keyArgs: [String]? = nil
     ) {
         self.name = name
         self.alias = alias
         self.type = type
         self.arguments = arguments
         self.pagination = pagination
+        self.keyArgs = keyArgs
     }
 }
 

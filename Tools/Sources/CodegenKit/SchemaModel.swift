@@ -94,6 +94,9 @@ final class SchemaModel {
         var connectionFields: [String] = []
         /// An input object marked `@oneOf`: a value sets exactly one of its fields.
         var isOneOf = false
+        /// `@fieldPolicy(forField:keyArgs:)`: by field name, the arguments whose values are the key
+        /// fields of the object the field returns, with where the directive was written.
+        var fieldPolicies: [String: (keyArgs: [String], location: Location?)] = [:]
         let location: Location?
 
         init(name: String, kind: Kind, description: String?, location: Location?) {
@@ -211,6 +214,7 @@ final class SchemaModel {
                         type.interfaces = object.interfaces.map(\.name.value)
                         type.keyFields = keyFields(object.directives)
                         type.connectionFields = policyList("connectionFields", object.directives) ?? []
+                        type.fieldPolicies.merge(fieldPolicies(object.directives)) { _, new in new }
                     }
                 case let interface as InterfaceTypeDefinition:
                     model.define(interface.name, .interface, interface.description, interface.loc, &diagnostics) { type in
@@ -218,6 +222,7 @@ final class SchemaModel {
                         type.interfaces = interface.interfaces.map(\.name.value)
                         type.keyFields = keyFields(interface.directives)
                         type.connectionFields = policyList("connectionFields", interface.directives) ?? []
+                        type.fieldPolicies.merge(fieldPolicies(interface.directives)) { _, new in new }
                     }
                 case let union as UnionTypeDefinition:
                     model.define(union.name, .union, union.description, union.loc, &diagnostics) { type in
@@ -245,6 +250,7 @@ final class SchemaModel {
                         type.interfaces += object.interfaces.map(\.name.value)
                         if let keys = keyFields(object.directives) { type.keyFields = keys }
                         type.connectionFields += policyList("connectionFields", object.directives) ?? []
+                        type.fieldPolicies.merge(fieldPolicies(object.directives)) { _, new in new }
                     }))
                 case let ext as InterfaceExtensionDefinition:
                     let interface = ext.definition
@@ -253,6 +259,7 @@ final class SchemaModel {
                         type.interfaces += interface.interfaces.map(\.name.value)
                         if let keys = keyFields(interface.directives) { type.keyFields = keys }
                         type.connectionFields += policyList("connectionFields", interface.directives) ?? []
+                        type.fieldPolicies.merge(fieldPolicies(interface.directives)) { _, new in new }
                     }))
                 case let ext as UnionExtensionDefinition:
                     let union = ext.definition
@@ -345,6 +352,18 @@ final class SchemaModel {
         guard let directive = directives.first(where: { $0.name.value == "deprecated" }) else { return nil }
         let reason = directive.arguments.first { $0.name.value == "reason" }?.value as? StringValue
         return reason?.value ?? "No longer supported"
+    }
+
+    /// Every `@fieldPolicy(forField: "book", keyArgs: "id")` (repeatable), by field.
+    private static func fieldPolicies(_ directives: [Directive]) -> [String: (keyArgs: [String], location: Location?)] {
+        var policies: [String: (keyArgs: [String], location: Location?)] = [:]
+        for directive in directives where directive.name.value == "fieldPolicy" {
+            guard let field = directive.arguments.first(where: { $0.name.value == "forField" })?.value as? StringValue,
+                let keyArgs = directive.arguments.first(where: { $0.name.value == "keyArgs" })?.value as? StringValue
+            else { continue }
+            policies[field.value] = (keyArgs.value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init), directive.loc)
+        }
+        return policies
     }
 
     private static func keyFields(_ directives: [Directive]) -> [String]? {

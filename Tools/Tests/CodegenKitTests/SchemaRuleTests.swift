@@ -130,6 +130,30 @@ struct SchemaRuleTests {
         #expect(input.contains(#"case .`in`(let value): return InputDict(["in": value])"#))
     }
 
+    @Test("@fieldPolicy: the field and its key arguments exist, it returns an object type with as many key fields; the metadata carries keyArgs")
+    func fieldPolicy() throws {
+        let book = "type Book { id: ID! title: String }\ntype Edition @typePolicy(keyFields: \"isbn year\") { isbn: String! year: Int! }\n"
+        #expect(errors(book + "extend type Query @fieldPolicy(forField: \"nope\", keyArgs: \"id\")") == [
+            "schema.graphqls:4:19: error: @fieldPolicy(forField: \"nope\") on 'Query': 'Query' has no field 'nope'"
+        ])
+        #expect(errors(book + "type Lib @fieldPolicy(forField: \"book\", keyArgs: \"isbn\") { book(id: ID): Book title: String }") == [
+            "schema.graphqls:4:10: error: @fieldPolicy(forField: \"book\") on 'Lib': 'Lib.book' has no argument 'isbn'"
+        ])
+        #expect(errors(book + "type Lib @fieldPolicy(forField: \"title\", keyArgs: \"id\") { title(id: ID): String }") == [
+            "schema.graphqls:4:10: error: @fieldPolicy(forField: \"title\") on 'Lib': the field returns 'String', not an object type, whose records its arguments could name"
+        ])
+        #expect(errors(book + "type Lib @fieldPolicy(forField: \"edition\", keyArgs: \"isbn\") { edition(isbn: String): Edition }") == [
+            "schema.graphqls:4:10: error: @fieldPolicy(forField: \"edition\") on 'Lib': keyArgs names 1 argument(s) but 'Edition' has 2 key field(s) (isbn, year)"
+        ])
+        let files = try generate(
+            schema: "type Query @fieldPolicy(forField: \"book\", keyArgs: \"id\") @fieldPolicy(forField: \"books\", keyArgs: \"ids\") {\n"
+                + "  book(id: ID!): Book\n  books(ids: [ID!]!): [Book]\n}\ntype Book { id: ID! title: String }",
+            operations: "query Q($id: ID!) { book(id: $id) { title } books(ids: [\"1\", \"2\"]) { title } }")
+        let query = try #require(files.first { $0.path.hasSuffix("QQuery.graphql.swift") }).contents
+        #expect(query.contains(#"arguments: ["id": .variable("id")], keyArgs: ["id"]))"#))
+        #expect(query.contains(#"keyArgs: ["ids"]))"#))
+    }
+
     @Test("directives: defined, allowed where used, repeated only when repeatable")
     func directives() {
         #expect(errors("type A { x: Int @unknown }") == [

@@ -100,4 +100,21 @@ struct CachePolicyTests {
             #expect(await (try store(of: client)).record("Human:Luke Skywalker") != nil)
         }
     }
+
+    @Test("a field policy redirects a read: human(id:) is a cache hit once any query wrote Human:<id>, and the server sees no request")
+    func fieldPolicyRedirect() async throws {
+        try await withCachingServer { server, client in
+            _ = try await client.fetch(CharacterPageQuery(first: 3), cachePolicy: .networkOnly)
+            let sent = server.requests(to: "/graphql").count
+            let response = try await client.fetch(HumanByKeyQuery(id: "1000"))
+            #expect(response.value.human?.name == "Luke Skywalker")
+            #expect(response.metadata.source == .cache)
+            #expect(server.requests(to: "/graphql").count == sent, "the redirect answered from the cache")
+            // A key the cache does not hold is a miss, fetched from the server as usual.
+            let other = try await client.fetch(HumanByKeyQuery(id: "1003"))
+            #expect(other.value.human?.name == "Leia Organa" && other.metadata.source == .server)
+            #expect(server.requests(to: "/graphql").count == sent + 1)
+        }
+    }
 }
+

@@ -33,11 +33,16 @@ package struct CacheReader: SelectionVisitor {
         // A root record is depended on field by field (see `visit`).
         let isRoot = CacheNaming.isRoot(key)
         if !isRoot { dependencies.insert(key) }
-        guard let record = lookup(key) else {
-            if isRoot { dependencies.insert(CacheNaming.anyField(of: key)) }
-            throw Miss()
+        let record: CacheRecord
+        if let found = lookup(key) {
+            record = found
+            if isExpired(record) { sawExpired = true }
+        } else {
+            guard isRoot else { throw Miss() }
+            // No root yet: its fields are missing, unless a field policy finds them elsewhere.
+            dependencies.insert(CacheNaming.anyField(of: key))
+            record = CacheRecord(key: key, fields: [:], receivedAt: .distantPast)
         }
-        if isExpired(record) { sawExpired = true }
         var read = Read(
             record: record.fields, expires: record.expires, out: JSONObject(minimumCapacity: selections.count), root: isRoot ? key : nil)
         try walk(selections, parent: parent, in: &read)
@@ -62,9 +67,53 @@ package struct CacheReader: SelectionVisitor {
     package mutating func visit(_ field: Field, in read: inout Read) throws(Miss) {
         let storageKey = CacheNaming.storageKey(field, variables: variables)
         if let root = read.root { dependencies.insert(CacheNaming.fieldDependency(root, storageKey)) }
-        guard let value = read.record[storageKey] else { throw Miss() }
+        guard let value = read.record[storageKey] ?? redirect(field) else { throw Miss() }
         if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
         read.out[field.responseKey] = try readValue(value, as: field.type)
+    }
+
+    /// Where a field the record lacks is found by its field policy: a reference to the record
+    /// its key arguments name (`Book:1`), or a list of them when one argument is a list and the
+    /// field a list. `nil` without a policy, or when the field returns an interface or union
+    /// (whose records are keyed by a type the arguments do not say).
+    private func redirect(_ field: Field) -> JSONValue? {
+        guard let keyArgs = field.keyArgs, !keyArgs.isEmpty, let (typename, isList) = Self.objectType(of: field.type) else { return nil }
+        let values = keyArgs.map { field.arguments[$0]?.resolved(with: variables) ?? .null }
+        func key(_ parts: [JSONValue]) -> JSONValue? {
+            var key = typename
+            for part in parts {
+                switch part {
+                case .string(let string): key += ":" + string
+                case .int(let int): key += ":" + String(int)
+                case .number(let number): key += ":" + number.text
+                default: return nil
+                }
+            }
+            return CacheNaming.reference(to: key)
+        }
+        guard isList else { return key(values) }
+        // One list argument: a reference per element, the other arguments the same for each.
+        guard let listIndex = values.firstIndex(where: { $0.arrayValue != nil }), let elements = values[listIndex].arrayValue else { return nil }
+        var references: [JSONValue] = []
+        for element in elements {
+            var parts = values
+            parts[listIndex] = element
+            guard let reference = key(parts) else { return nil }
+            references.append(reference)
+        }
+        return .array(references)
+    }
+
+    /// The object type a field returns, and whether in a list; `nil` for a leaf or an abstract type.
+    private static func objectType(of type: OutputType) -> (String, Bool)? {
+        switch type {
+        case .nonNull(let inner): return objectType(of: inner)
+        case .list(let element): return objectType(of: element).map { ($0.0, true) }
+        case .scalar: return nil
+        case .object(let selectionSet):
+            let parent = selectionSet.__parentType
+            return parent.possibleTypes == [parent.name] ? (parent.name, false) : nil
+        }
     }
 
     /// All of it, or pending: the records it needs stay dependencies, so a watcher reads again

@@ -255,6 +255,40 @@ public struct HumanQuery: GraphQLQuery {
     }
 }
 
+/// `query HumanByKey($id: ID!) { human(id: $id) { __typename id name } }` with
+/// `extend type Query @fieldPolicy(forField: "human", keyArgs: "id")`: a read finds `Human:<id>`
+/// when the cache has not stored `human(id:)` itself.
+public struct HumanByKeyQuery: GraphQLQuery {
+    public static let operationName = "HumanByKey"
+    public static let document = "query HumanByKey($id: ID!) { human(id: $id) { __typename id name } }"
+    public var id: String
+    public init(id: String) { self.id = id }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["id": id]) }
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field("human", .object(Human.self), arguments: ["id": .variable("id")], keyArgs: ["id"]))
+        ]
+        public var human: Human? { __data["human"] }
+
+        public struct Human: SelectionSet {
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.human
+            @_spi(Generated) public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+            ]
+            public var id: String { __data["id"] }
+            public var name: String { __data["name"] }
+        }
+    }
+}
+
 /// `query HumanName($id: ID!) @apollo_client_ios_localCacheMutation { human(id: $id) { __typename id name } }`:
 /// read and changed in the cache only.
 public struct HumanNameLocalCacheMutation: LocalCacheMutation {

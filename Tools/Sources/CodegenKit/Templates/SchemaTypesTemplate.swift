@@ -29,8 +29,14 @@ struct SchemaTypesTemplate {
                         if kind == .object {
                             w.line("\(spi)static let \(name) = ParentType.object(\(SwiftNames.stringLiteral(name))\(keyArgument))")
                         } else {
-                            let possible = schema.possibleTypes(of: name).sorted().map(SwiftNames.stringLiteral).joined(separator: ", ")
-                            w.line("\(spi)static let \(name) = ParentType.abstract(\(SwiftNames.stringLiteral(name)), possibleTypes: [\(possible)]\(keyArgument))")
+                            let possibleTypes = schema.possibleTypes(of: name).sorted()
+                            let possible = possibleTypes.map(SwiftNames.stringLiteral).joined(separator: ", ")
+                            // Objects are keyed by their runtime type's key fields, not the declared type's.
+                            let differing = possibleTypes.map { ($0, schema.keyFields(of: $0)) }.filter { $0.1 != keys && !$0.1.isEmpty }
+                            let byType = differing.isEmpty ? "" : ", keyFieldsByType: [" + differing.map { type, fields in
+                                "\(SwiftNames.stringLiteral(type)): [\(fields.map(SwiftNames.stringLiteral).joined(separator: ", "))]"
+                            }.joined(separator: ", ") + "]"
+                            w.line("\(spi)static let \(name) = ParentType.abstract(\(SwiftNames.stringLiteral(name)), possibleTypes: [\(possible)]\(keyArgument)\(byType))")
                         }
                     }
                 }

@@ -210,9 +210,13 @@ struct SelectionSetTemplate {
                 let names = field.definition.arguments.map(\.name).filter(SchemaModel.pageArgumentNames.contains).sorted()
                 pagination = ", pagination: [" + names.map(SwiftNames.stringLiteral).joined(separator: ", ") + "]"
             }
+            var keyArgs = ""
+            if let policy = context.schema.type(named: ir.typeName)?.fieldPolicies[field.definition.name] {
+                keyArgs = ", keyArgs: [" + policy.keyArgs.map(SwiftNames.stringLiteral).joined(separator: ", ") + "]"
+            }
             let entry = ".field(Field(\(SwiftNames.stringLiteral(field.definition.name))\(alias), "
                 + context.types.metadata(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName) + arguments
-                + pagination + "))"
+                + pagination + keyArgs + "))"
             if field.isConditional {
                 for conditions in field.conditionSets {
                     entries.append(".conditional([\(conditions.map(conditionCode).joined(separator: ", "))], [\(entry)])")

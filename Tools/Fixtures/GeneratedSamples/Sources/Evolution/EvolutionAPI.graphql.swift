@@ -13,13 +13,13 @@ nonisolated public enum EvolutionAPI {
     /// Interfaces, with the object types that implement them.
     public enum Interfaces {
         @_spi(Generated) public static let Child = ParentType.abstract("Child", possibleTypes: ["ChildA"], keyFields: ["id"])
-        @_spi(Generated) public static let Named = ParentType.abstract("Named", possibleTypes: ["Gift", "Product"])
+        @_spi(Generated) public static let Named = ParentType.abstract("Named", possibleTypes: ["Gift", "Product"], keyFieldsByType: ["Gift": ["id"], "Product": ["id"]])
         @_spi(Generated) public static let Node = ParentType.abstract("Node", possibleTypes: ["ChildA", "Gift", "Product"], keyFields: ["id"])
-        @_spi(Generated) public static let Priced = ParentType.abstract("Priced", possibleTypes: ["Coupon", "Product"])
+        @_spi(Generated) public static let Priced = ParentType.abstract("Priced", possibleTypes: ["Coupon", "Product"], keyFieldsByType: ["Product": ["id"]])
     }
 
     /// Unions, with their member types.
     public enum Unions {
-        @_spi(Generated) public static let Thing = ParentType.abstract("Thing", possibleTypes: ["Coupon", "Gift", "Product"])
+        @_spi(Generated) public static let Thing = ParentType.abstract("Thing", possibleTypes: ["Coupon", "Gift", "Product"], keyFieldsByType: ["Gift": ["id"], "Product": ["id"]])
     }
 }

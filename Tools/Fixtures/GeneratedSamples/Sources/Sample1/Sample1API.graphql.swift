@@ -26,8 +26,8 @@ nonisolated public enum Sample1API {
 
     /// Unions, with their member types.
     public enum Unions {
-        @_spi(Generated) public static let Union0 = ParentType.abstract("Union0", possibleTypes: ["Object2", "Object3"])
-        @_spi(Generated) public static let Union1 = ParentType.abstract("Union1", possibleTypes: ["Object4", "Object5"])
-        @_spi(Generated) public static let Union2 = ParentType.abstract("Union2", possibleTypes: ["Object4", "Object7"])
+        @_spi(Generated) public static let Union0 = ParentType.abstract("Union0", possibleTypes: ["Object2", "Object3"], keyFieldsByType: ["Object3": ["id"]])
+        @_spi(Generated) public static let Union1 = ParentType.abstract("Union1", possibleTypes: ["Object4", "Object5"], keyFieldsByType: ["Object4": ["id"], "Object5": ["id"]])
+        @_spi(Generated) public static let Union2 = ParentType.abstract("Union2", possibleTypes: ["Object4", "Object7"], keyFieldsByType: ["Object4": ["id"]])
     }
 }

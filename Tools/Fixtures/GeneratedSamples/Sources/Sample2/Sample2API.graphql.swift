@@ -17,12 +17,12 @@ nonisolated public enum Sample2API {
 
     /// Interfaces, with the object types that implement them.
     public enum Interfaces {
-        @_spi(Generated) public static let Interface1 = ParentType.abstract("Interface1", possibleTypes: ["Object1", "Object2", "Object3", "Object4", "Object5"])
+        @_spi(Generated) public static let Interface1 = ParentType.abstract("Interface1", possibleTypes: ["Object1", "Object2", "Object3", "Object4", "Object5"], keyFieldsByType: ["Object1": ["id"], "Object2": ["id"], "Object4": ["id"], "Object5": ["id"]])
         @_spi(Generated) public static let Interface3 = ParentType.abstract("Interface3", possibleTypes: ["Object2", "Object4"], keyFields: ["id"])
     }
 
     /// Unions, with their member types.
     public enum Unions {
-        @_spi(Generated) public static let Union1 = ParentType.abstract("Union1", possibleTypes: ["Object1", "Object3", "Object4"])
+        @_spi(Generated) public static let Union1 = ParentType.abstract("Union1", possibleTypes: ["Object1", "Object3", "Object4"], keyFieldsByType: ["Object1": ["id"], "Object4": ["id"]])
     }
 }

@@ -19,15 +19,15 @@ nonisolated public enum Sample3API {
     /// Interfaces, with the object types that implement them.
     public enum Interfaces {
         @_spi(Generated) public static let Interface0 = ParentType.abstract("Interface0", possibleTypes: ["Object0", "Object1", "Object2"], keyFields: ["id"])
-        @_spi(Generated) public static let Interface1 = ParentType.abstract("Interface1", possibleTypes: ["Object0", "Object1", "Object2", "Object4", "Object5", "Object6", "Object7"])
-        @_spi(Generated) public static let Interface2 = ParentType.abstract("Interface2", possibleTypes: ["Object0", "Object1", "Object2", "Object4", "Object5", "Object6", "Object7"])
-        @_spi(Generated) public static let Interface4 = ParentType.abstract("Interface4", possibleTypes: ["Object0"])
+        @_spi(Generated) public static let Interface1 = ParentType.abstract("Interface1", possibleTypes: ["Object0", "Object1", "Object2", "Object4", "Object5", "Object6", "Object7"], keyFieldsByType: ["Object0": ["id"], "Object1": ["id"], "Object2": ["id"]])
+        @_spi(Generated) public static let Interface2 = ParentType.abstract("Interface2", possibleTypes: ["Object0", "Object1", "Object2", "Object4", "Object5", "Object6", "Object7"], keyFieldsByType: ["Object0": ["id"], "Object1": ["id"], "Object2": ["id"]])
+        @_spi(Generated) public static let Interface4 = ParentType.abstract("Interface4", possibleTypes: ["Object0"], keyFieldsByType: ["Object0": ["id"]])
     }
 
     /// Unions, with their member types.
     public enum Unions {
-        @_spi(Generated) public static let Union0 = ParentType.abstract("Union0", possibleTypes: ["Object0"])
-        @_spi(Generated) public static let Union1 = ParentType.abstract("Union1", possibleTypes: ["Object0", "Object4", "Object5", "Object7"])
+        @_spi(Generated) public static let Union0 = ParentType.abstract("Union0", possibleTypes: ["Object0"], keyFieldsByType: ["Object0": ["id"]])
+        @_spi(Generated) public static let Union1 = ParentType.abstract("Union1", possibleTypes: ["Object0", "Object4", "Object5", "Object7"], keyFieldsByType: ["Object0": ["id"]])
         @_spi(Generated) public static let Union2 = ParentType.abstract("Union2", possibleTypes: ["Object4", "Object6", "Object7"])
     }
 }

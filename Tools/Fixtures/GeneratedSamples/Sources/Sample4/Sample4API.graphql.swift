@@ -17,8 +17,8 @@ nonisolated public enum Sample4API {
 
     /// Interfaces, with the object types that implement them.
     public enum Interfaces {
-        @_spi(Generated) public static let Interface1 = ParentType.abstract("Interface1", possibleTypes: ["Object0", "Object1", "Object2", "Object3", "Object5", "Object6", "Object7"])
-        @_spi(Generated) public static let Interface2 = ParentType.abstract("Interface2", possibleTypes: ["Object0", "Object2", "Object5", "Object6"])
+        @_spi(Generated) public static let Interface1 = ParentType.abstract("Interface1", possibleTypes: ["Object0", "Object1", "Object2", "Object3", "Object5", "Object6", "Object7"], keyFieldsByType: ["Object2": ["id"], "Object5": ["id"]])
+        @_spi(Generated) public static let Interface2 = ParentType.abstract("Interface2", possibleTypes: ["Object0", "Object2", "Object5", "Object6"], keyFieldsByType: ["Object2": ["id"], "Object5": ["id"]])
         @_spi(Generated) public static let Interface3 = ParentType.abstract("Interface3", possibleTypes: ["Object0", "Object3", "Object7"])
         @_spi(Generated) public static let Interface4 = ParentType.abstract("Interface4", possibleTypes: ["Object0"])
     }

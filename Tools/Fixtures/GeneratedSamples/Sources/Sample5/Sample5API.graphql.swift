@@ -18,15 +18,15 @@ nonisolated public enum Sample5API {
     /// Interfaces, with the object types that implement them.
     public enum Interfaces {
         @_spi(Generated) public static let Interface0 = ParentType.abstract("Interface0", possibleTypes: ["Object1", "Object2", "Object4"], keyFields: ["id"])
-        @_spi(Generated) public static let Interface1 = ParentType.abstract("Interface1", possibleTypes: ["Object0", "Object3", "Object4", "Object5"])
+        @_spi(Generated) public static let Interface1 = ParentType.abstract("Interface1", possibleTypes: ["Object0", "Object3", "Object4", "Object5"], keyFieldsByType: ["Object4": ["id"]])
         @_spi(Generated) public static let Interface2 = ParentType.abstract("Interface2", possibleTypes: ["Object1", "Object4"], keyFields: ["id"])
-        @_spi(Generated) public static let Interface3 = ParentType.abstract("Interface3", possibleTypes: ["Object0", "Object4", "Object5"])
-        @_spi(Generated) public static let Interface4 = ParentType.abstract("Interface4", possibleTypes: ["Object1", "Object5", "Object6"])
+        @_spi(Generated) public static let Interface3 = ParentType.abstract("Interface3", possibleTypes: ["Object0", "Object4", "Object5"], keyFieldsByType: ["Object4": ["id"]])
+        @_spi(Generated) public static let Interface4 = ParentType.abstract("Interface4", possibleTypes: ["Object1", "Object5", "Object6"], keyFieldsByType: ["Object1": ["id"]])
     }
 
     /// Unions, with their member types.
     public enum Unions {
-        @_spi(Generated) public static let Union0 = ParentType.abstract("Union0", possibleTypes: ["Object2", "Object5"])
+        @_spi(Generated) public static let Union0 = ParentType.abstract("Union0", possibleTypes: ["Object2", "Object5"], keyFieldsByType: ["Object2": ["id"]])
         @_spi(Generated) public static let Union1 = ParentType.abstract("Union1", possibleTypes: ["Object3", "Object6", "Object7"])
         @_spi(Generated) public static let Union2 = ParentType.abstract("Union2", possibleTypes: ["Object3"])
     }

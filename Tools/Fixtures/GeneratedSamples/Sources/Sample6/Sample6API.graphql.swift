@@ -26,7 +26,7 @@ nonisolated public enum Sample6API {
 
     /// Unions, with their member types.
     public enum Unions {
-        @_spi(Generated) public static let Union0 = ParentType.abstract("Union0", possibleTypes: ["Object5"])
-        @_spi(Generated) public static let Union2 = ParentType.abstract("Union2", possibleTypes: ["Object0", "Object1", "Object6", "Object7"])
+        @_spi(Generated) public static let Union0 = ParentType.abstract("Union0", possibleTypes: ["Object5"], keyFieldsByType: ["Object5": ["id"]])
+        @_spi(Generated) public static let Union2 = ParentType.abstract("Union2", possibleTypes: ["Object0", "Object1", "Object6", "Object7"], keyFieldsByType: ["Object0": ["id"], "Object6": ["id"]])
     }
 }

@@ -22,6 +22,6 @@ nonisolated public enum StarWarsAPI {
 
     /// Unions, with their member types.
     public enum Unions {
-        @_spi(Generated) public static let SearchResult = ParentType.abstract("SearchResult", possibleTypes: ["Droid", "Human", "Starship"])
+        @_spi(Generated) public static let SearchResult = ParentType.abstract("SearchResult", possibleTypes: ["Droid", "Human", "Starship"], keyFieldsByType: ["Droid": ["id"], "Human": ["id"], "Starship": ["id"]])
     }
 }
