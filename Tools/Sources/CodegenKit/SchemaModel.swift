@@ -186,6 +186,17 @@ final class SchemaModel {
     /// `page`).
     static let pageArgumentNames: Set<String> = ["first", "after", "last", "before", "offset", "limit", "page"]
 
+    /// The key fields that `@typePolicy(keyFields:)` declares for a type (or an interface it
+    /// implements); empty when none does (the implicit `id` of ``keyFields(of:)`` aside).
+    func declaredKeyFields(of name: String) -> [String] {
+        guard let type = types[name] else { return [] }
+        if let keys = type.keyFields { return keys }
+        for interface in type.interfaces.sorted() {
+            if let keys = types[interface]?.keyFields { return keys }
+        }
+        return []
+    }
+
     func keyFields(of name: String) -> [String] {
         guard let type = types[name] else { return [] }
         if let keys = type.keyFields { return keys }

@@ -315,4 +315,27 @@ struct GlobTests {
     func match(patterns: [String], path: String, expected: Bool) {
         #expect(Glob(patterns).matches(path) == expected)
     }
+
+    @Test("key fields that @typePolicy declares are added where a selection lacks them, per possible type on an interface, without accessors")
+    func keyFieldsAdded() throws {
+        let schema = """
+            type Query { comments: [Comment!]! viewer: User! }
+            type Comment { author: Actor }
+            interface Actor { login: String! }
+            type User implements Actor @typePolicy(keyFields: "id") { id: ID! login: String! }
+            type Bot implements Actor { login: String! }
+            """
+        let files = try generate(schema: schema, operations: """
+            query Comments { comments { author { login } } viewer { login } }
+            fragment ViewerLogin on User { login }
+            query Viewer { viewer { ...ViewerLogin id } }
+            """)
+        let comments = try #require(files.first { $0.path.hasSuffix("CommentsQuery.graphql.swift") }).contents
+        #expect(comments.contains(#"static let document = "query Comments { comments { __typename author { __typename login ... on User { id } } } viewer { __typename login id } }""#))
+        #expect(!comments.contains("public var id") && !comments.contains("var id:"), "the app did not ask for id: no accessor")
+        let viewer = try #require(files.first { $0.path.hasSuffix("ViewerQuery.graphql.swift") }).contents
+        // Selected already: not added again; the fragment gets its own.
+        #expect(viewer.contains(#"query Viewer { viewer { __typename ...ViewerLogin id } } fragment ViewerLogin on User { __typename login id }"#))
+    }
 }
+

@@ -10,7 +10,7 @@ struct OperationManifestTemplate {
 
     func render(_ manifest: CodegenConfiguration.OperationManifest) -> GeneratedFile {
         let entries = operations.filter { !$0.directives.isLocalCacheMutation }.map { operation in
-            let body = DocumentPrinter.document(of: operation, fragments: context.fragments)
+            let body = DocumentPrinter.document(of: operation, fragments: context.fragments, schema: context.schema)
             return (id: SHA256.hexDigest(body), body: body, name: operation.name, type: operation.kind.rawValue)
         }
         let json: JSONValue

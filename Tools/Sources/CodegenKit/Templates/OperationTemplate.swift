@@ -28,7 +28,7 @@ struct OperationTemplate {
             }
             w.line("\(access)static let operationName = \(SwiftNames.stringLiteral(operation.name))")
             if !isLocal {
-                let document = DocumentPrinter.document(of: operation, fragments: context.fragments)
+                let document = DocumentPrinter.document(of: operation, fragments: context.fragments, schema: context.schema)
                 w.line("\(access)static let document = \(SwiftNames.stringLiteral(document))")
                 if context.configuration.operationManifest != nil {
                     w.line("\(access)static let operationIdentifier: String? = \(SwiftNames.stringLiteral(SHA256.hexDigest(document)))")
