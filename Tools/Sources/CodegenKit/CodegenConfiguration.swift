@@ -90,6 +90,26 @@ public struct CodegenConfiguration: Sendable, Equatable {
     public var schemaDownload: SchemaDownload? = nil
     /// Which selection sets get memberwise initializers (`options.selectionSetInitializers`).
     public var selectionSetInitializers = SelectionSetInitializers()
+    /// Swift names for schema types, by GraphQL name (`options.schemaCustomization.customTypeNames`).
+    public var customTypeNames: [String: CustomTypeName] = [:]
+
+    /// A schema type's Swift name, and for an enum its cases' or for an input object its fields'
+    /// Swift names, by GraphQL name. What is sent and read stays the schema's.
+    public struct CustomTypeName: Sendable, Equatable {
+        /// The type's Swift name.
+        public var name: String
+        /// An enum's cases: GraphQL value → Swift case.
+        public var enumCases: [String: String] = [:]
+        /// An input object's fields: GraphQL name → Swift property (or `@oneOf` case).
+        public var inputFields: [String: String] = [:]
+
+        /// A renamed type.
+        public init(name: String, enumCases: [String: String] = [:], inputFields: [String: String] = [:]) {
+            self.name = name
+            self.enumCases = enumCases
+            self.inputFields = inputFields
+        }
+    }
 
     /// `options.selectionSetInitializers`, as Apollo iOS spells it: memberwise initializers for
     /// the selection sets of all operations, all named fragments, all local cache mutations
@@ -216,6 +236,50 @@ private struct Reader {
         return string
     }
 
+    /// `customTypeNames`: by GraphQL type name, a Swift name, or `{"enum": {"name": …, "cases":
+    /// {…}}}` / `{"inputObject": {"name": …, "fields": {…}}}`; every name a Swift identifier.
+    mutating func customTypeNames(_ value: Any?) throws(CodegenConfigurationError) -> [String: CodegenConfiguration.CustomTypeName] {
+        let path = "options.schemaCustomization.customTypeNames"
+        guard let value else { return [:] }
+        guard let entries = value as? [String: Any] else { throw fail("'\(path)' must be an object") }
+        var result: [String: CodegenConfiguration.CustomTypeName] = [:]
+        func identifier(_ value: Any?, at path: String) throws(CodegenConfigurationError) -> String {
+            guard let name = try string(value, at: path) else { throw fail("'\(path)' is required") }
+            guard let first = name.unicodeScalars.first, first == "_" || CharacterSet.letters.contains(first),
+                name.unicodeScalars.allSatisfy({ $0 == "_" || CharacterSet.alphanumerics.contains($0) })
+            else { throw fail("'\(path)' must be a Swift identifier, not '\(name)'") }
+            return name
+        }
+        func names(_ value: Any?, at path: String) throws(CodegenConfigurationError) -> [String: String] {
+            guard let value else { return [:] }
+            guard let object = value as? [String: Any] else { throw fail("'\(path)' must be an object") }
+            var names: [String: String] = [:]
+            for (key, name) in object { names[key] = try identifier(name, at: "\(path).\(key)") }
+            return names
+        }
+        for (type, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            let at = "\(path).\(type)"
+            if entry is String {
+                result[type] = CodegenConfiguration.CustomTypeName(name: try identifier(entry, at: at))
+                continue
+            }
+            switch try tagged(entry, at: at, cases: ["enum", "inputObject"]) {
+            case ("enum", let payload)?:
+                _ = try object(payload, at: "\(at).enum", known: ["name", "cases"])
+                result[type] = CodegenConfiguration.CustomTypeName(
+                    name: try identifier(payload["name"], at: "\(at).enum.name"), enumCases: try names(payload["cases"], at: "\(at).enum.cases"))
+            case (_, let payload)?:
+                _ = try object(payload, at: "\(at).inputObject", known: ["name", "fields"])
+                result[type] = CodegenConfiguration.CustomTypeName(
+                    name: try identifier(payload["name"], at: "\(at).inputObject.name"),
+                    inputFields: try names(payload["fields"], at: "\(at).inputObject.fields"))
+            case nil:
+                break
+            }
+        }
+        return result
+    }
+
     func bool(_ value: Any?, at path: String) throws(CodegenConfigurationError) -> Bool? {
         guard let value else { return nil }
         guard let bool = value as? Bool else { throw fail("'\(path)' must be true or false") }
@@ -318,7 +382,7 @@ private struct Reader {
             testMocks = .absolute(path: path, accessModifier: try access(payload["accessModifier"], at: "output.testMocks.absolute.accessModifier", default: .internal))
         default: testMocks = .none
         }
-        let options = try object(top["options"], at: "options", known: ["deprecatedEnumCases", "schemaDocumentation", "selectionSetInitializers"])
+        let options = try object(top["options"], at: "options", known: ["deprecatedEnumCases", "schemaDocumentation", "selectionSetInitializers", "schemaCustomization"])
         var initializers = CodegenConfiguration.SelectionSetInitializers()
         if options["selectionSetInitializers"] != nil {
             let path = "options.selectionSetInitializers"
@@ -328,6 +392,8 @@ private struct Reader {
             initializers.localCacheMutations = try bool(object["localCacheMutations"], at: "\(path).localCacheMutations") ?? false
             initializers.definitionsNamed = Set(try strings(object["definitionsNamed"], at: "\(path).definitionsNamed") ?? [])
         }
+        let customization = try object(options["schemaCustomization"], at: "options.schemaCustomization", known: ["customTypeNames"])
+        let customTypeNames = try self.customTypeNames(customization["customTypeNames"])
         var manifest: CodegenConfiguration.OperationManifest?
         if top["operationManifest"] != nil {
             let object = try object(top["operationManifest"], at: "operationManifest", known: ["path", "version", "generateManifestOnCodeGeneration"])
@@ -357,6 +423,7 @@ private struct Reader {
         )
         configuration.schemaDownload = try schemaDownload(top["schemaDownload"], baseURL: baseURL)
         configuration.selectionSetInitializers = initializers
+        configuration.customTypeNames = customTypeNames
         return configuration
     }
 

@@ -77,7 +77,7 @@ struct GenerationContext {
         sourceFiles = compilation.sourceFiles
         types = TypeMapping(
             schema: compilation.schema, namespace: configuration.schemaNamespace, sharedTypes: sharedTypes,
-            sharedNamespace: configuration.sharedSchema?.namespace)
+            sharedNamespace: configuration.sharedSchema?.namespace, customNames: configuration.customTypeNames)
         layout = FileLayout(configuration: configuration)
     }
 

@@ -8,6 +8,21 @@ struct TypeMapping {
     /// Types the shared schema module defines, and its namespace, when the config names one.
     let sharedTypes: Set<String>
     let sharedNamespace: String?
+    /// `schemaCustomization.customTypeNames`.
+    var customNames: [String: CodegenConfiguration.CustomTypeName] = [:]
+
+    /// The Swift name of a schema type: its custom name, else its GraphQL name.
+    func swiftName(_ name: String) -> String { customNames[name]?.name ?? name }
+
+    /// The Swift name of an enum value (its custom case, else the usual case name) or of an input
+    /// object's field (its custom property, else the field's name as an identifier).
+    func swiftCase(_ value: String, of type: String) -> String {
+        customNames[type]?.enumCases[value].map(SwiftNames.identifier) ?? SwiftNames.enumCase(value)
+    }
+
+    func swiftField(_ field: String, of type: String) -> String {
+        SwiftNames.identifier(customNames[type]?.inputFields[field] ?? field)
+    }
 
     /// Enums, input objects and custom scalars of the shared schema come from its module; object
     /// and interface metadata stays in each module, which sees its own possible types.
@@ -29,8 +44,8 @@ struct TypeMapping {
         let owner = isShared(name) ? sharedNamespace ?? namespace : namespace
         switch kind {
         case .scalar where name == "Upload": return "GraphQLFile"  // files travel as parts of a multipart request, as in Apollo
-        case .scalar, .inputObject: return "\(owner).\(name)"
-        case .enumeration: return "GraphQLEnum<\(owner).\(name)>"
+        case .scalar, .inputObject: return "\(owner).\(swiftName(name))"
+        case .enumeration: return "GraphQLEnum<\(owner).\(swiftName(name))>"
         default: return nil
         }
     }

@@ -337,5 +337,59 @@ struct GlobTests {
         // Selected already: not added again; the fragment gets its own.
         #expect(viewer.contains(#"query Viewer { viewer { __typename ...ViewerLogin id } } fragment ViewerLogin on User { __typename login id }"#))
     }
+
+    @Test("schemaCustomization.customTypeNames renames types, enum cases and input fields in Swift only; a name that is not an identifier is refused")
+    func customTypeNames() throws {
+        let configuration = try CodegenConfiguration.parse(
+            Data("""
+                {
+                  "schemaNamespace": "TestAPI",
+                  "input": { "operationSearchPaths": ["*.graphql"], "schemaSearchPaths": ["*.graphqls"] },
+                  "output": { "schemaTypes": { "path": "Generated", "moduleType": { "embeddedInTarget": { "name": "App" } } }, "operations": { "inSchemaModule": {} } },
+                  "options": { "schemaCustomization": { "customTypeNames": {
+                    "Item": "Thing",
+                    "Kind": { "enum": { "name": "ItemKind", "cases": { "A_ONE": "alpha" } } },
+                    "Filter": { "inputObject": { "name": "ItemFilter", "fields": { "kind": "itemKind" } } },
+                    "Date": "Day"
+                  } } }
+                }
+                """.utf8),
+            file: "apollo-codegen-config.json", baseURL: URL(fileURLWithPath: "/nonexistent"))
+        #expect(configuration.unknownKeys.isEmpty)
+        let files = try Codegen.generate(
+            schemaFiles: [("schema.graphqls", """
+                scalar Date
+                type Query { item(filter: Filter): Item }
+                type Item { kind: Kind when: Date }
+                enum Kind { A_ONE B_TWO }
+                input Filter { kind: Kind }
+                """)],
+            operationFiles: [("operations.graphql", "query Q($filter: Filter) { item(filter: $filter) { kind when } }")], configuration: configuration)
+        let text = { (suffix: String) in files.first { $0.path.hasSuffix(suffix) }?.contents ?? "" }
+        #expect(text("Enums/ItemKind.graphql.swift").contains("enum ItemKind: String, EnumType"))
+        #expect(text("Enums/ItemKind.graphql.swift").contains(#"case alpha = "A_ONE""#) && text("Enums/ItemKind.graphql.swift").contains(#"case bTwo = "B_TWO""#))
+        let filter = text("InputObjects/ItemFilter.graphql.swift")
+        #expect(filter.contains("struct ItemFilter: InputObject") && filter.contains("var itemKind: GraphQLNullable<GraphQLEnum<TestAPI.ItemKind>>"))
+        #expect(filter.contains(#"InputDict(["kind": itemKind])"#))
+        #expect(text("CustomScalars/Day.scalar.swift").contains("typealias Day = String"))
+        let query = text("QQuery.graphql.swift")
+        #expect(query.contains("var filter: GraphQLNullable<TestAPI.ItemFilter>") && query.contains("TestAPI.Objects.Thing"))
+        #expect(query.contains(#"item(filter: $filter)"#), "the document keeps the schema's names")
+        #expect(text("TestAPI.graphql.swift").contains(#"static let Thing = ParentType.object("Item")"#))
+
+        let bad = """
+            {
+              "schemaNamespace": "TestAPI",
+              "output": { "schemaTypes": { "path": "Generated", "moduleType": { "embeddedInTarget": { "name": "App" } } }, "operations": { "inSchemaModule": {} } },
+              "options": { "schemaCustomization": { "customTypeNames": { "Kind": { "enum": { "name": "Kind", "cases": { "A": "not a name" } } } } } }
+            }
+            """
+        do {
+            _ = try CodegenConfiguration.parse(Data(bad.utf8), file: "c.json", baseURL: URL(fileURLWithPath: "/nonexistent"))
+            Issue.record("a case name that is not an identifier was accepted")
+        } catch {
+            #expect(error.message == "'options.schemaCustomization.customTypeNames.Kind.enum.cases.A' must be a Swift identifier, not 'not a name'")
+        }
+    }
 }
 

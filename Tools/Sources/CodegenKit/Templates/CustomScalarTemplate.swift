@@ -12,8 +12,8 @@ struct CustomScalarTemplate {
         writer.line()
         writer.block("\(GenerationContext.topLevel)extension \(context.namespace)") { w in
             if context.includeDocs { w.doc(context.schema.type(named: name)?.description) }
-            w.line("\(context.schemaAccess)typealias \(name) = String")
+            w.line("\(context.schemaAccess)typealias \(context.types.swiftName(name)) = String")
         }
-        return GeneratedFile(path: context.layout.schemaFile("CustomScalars/\(name).scalar.swift"), contents: writer.text, overwrite: false)
+        return GeneratedFile(path: context.layout.schemaFile("CustomScalars/\(context.types.swiftName(name)).scalar.swift"), contents: writer.text, overwrite: false)
     }
 }

@@ -9,17 +9,17 @@ struct EnumTemplate {
         var w = context.newFile(source: nil)
         w.block("\(GenerationContext.topLevel)extension \(context.namespace)") { w in
             if context.includeDocs { w.doc(type?.description) }
-            w.block("\(access)enum \(name): String, EnumType") { w in
+            w.block("\(access)enum \(context.types.swiftName(name)): String, EnumType") { w in
                 for value in type?.enumValues ?? [] {
                     if value.deprecationReason != nil && context.configuration.deprecatedEnumCases == .exclude { continue }
                     if context.includeDocs { w.doc(value.description) }
                     if let reason = value.deprecationReason {
                         w.line("/// - Important: Deprecated: \(reason)")
                     }
-                    w.line("case \(SwiftNames.enumCase(value.name)) = \(SwiftNames.stringLiteral(value.name))")
+                    w.line("case \(context.types.swiftCase(value.name, of: name)) = \(SwiftNames.stringLiteral(value.name))")
                 }
             }
         }
-        return GeneratedFile(path: context.layout.schemaFile("Enums/\(name).graphql.swift"), contents: w.text, overwrite: true)
+        return GeneratedFile(path: context.layout.schemaFile("Enums/\(context.types.swiftName(name)).graphql.swift"), contents: w.text, overwrite: true)
     }
 }

@@ -14,7 +14,7 @@ struct InputObjectTemplate {
                 writeOneOf(name, fields: fields, into: &w)
                 return
             }
-            w.block("\(access)struct \(name): InputObject") { w in
+            w.block("\(access)struct \(context.types.swiftName(name)): InputObject") { w in
                 var parameters: [String] = []
                 for field in fields {
                     let (swiftType, omittable) = context.types.input(field.type, optionalDefault: field.hasDefault)
@@ -22,32 +22,32 @@ struct InputObjectTemplate {
                     if let reason = field.deprecationReason {
                         w.line("/// - Important: Deprecated: \(reason)")
                     }
-                    w.line("\(access)var \(SwiftNames.identifier(field.name)): \(swiftType)")
-                    parameters.append("\(SwiftNames.identifier(field.name)): \(swiftType)" + (omittable ? " = nil" : ""))
+                    w.line("\(access)var \(context.types.swiftField(field.name, of: name)): \(swiftType)")
+                    parameters.append("\(context.types.swiftField(field.name, of: name)): \(swiftType)" + (omittable ? " = nil" : ""))
                 }
                 w.line()
                 w.block("\(access)init(\(parameters.joined(separator: ", ")))") { w in
-                    for field in fields { w.line("self.\(SwiftNames.identifier(field.name)) = \(SwiftNames.identifier(field.name))") }
+                    for field in fields { w.line("self.\(context.types.swiftField(field.name, of: name)) = \(context.types.swiftField(field.name, of: name))") }
                 }
                 w.line()
-                let entries = fields.map { "\(SwiftNames.stringLiteral($0.name)): \(SwiftNames.identifier($0.name))" }
+                let entries = fields.map { "\(SwiftNames.stringLiteral($0.name)): \(context.types.swiftField($0.name, of: name))" }
                 w.line("\(GenerationContext.generatedOnly(access))var __data: InputDict { InputDict([\(entries.isEmpty ? ":" : entries.joined(separator: ", "))]) }")
             }
         }
-        return GeneratedFile(path: context.layout.schemaFile("InputObjects/\(name).graphql.swift"), contents: w.text, overwrite: true)
+        return GeneratedFile(path: context.layout.schemaFile("InputObjects/\(context.types.swiftName(name)).graphql.swift"), contents: w.text, overwrite: true)
     }
 
     /// A `@oneOf` input object: an enum with a case per field, holding the field's value (never
     /// `null`), so that a value sets exactly one field.
     private func writeOneOf(_ name: String, fields: [SchemaModel.InputValue], into w: inout SwiftWriter) {
         let access = context.schemaAccess
-        w.block("\(access)enum \(name): InputObject") { w in
+        w.block("\(access)enum \(context.types.swiftName(name)): InputObject") { w in
             for field in fields {
                 if context.includeDocs { w.doc(field.description) }
                 if let reason = field.deprecationReason {
                     w.line("/// - Important: Deprecated: \(reason)")
                 }
-                w.line("case \(SwiftNames.identifier(field.name))(\(context.types.input(.nonNull(field.type.nullable)).type))")
+                w.line("case \(context.types.swiftField(field.name, of: name))(\(context.types.input(.nonNull(field.type.nullable)).type))")
             }
             w.line()
             w.line("/// The one field set.")
@@ -58,7 +58,7 @@ struct InputObjectTemplate {
                 }
                 w.line("switch self {")
                 for field in fields {
-                    w.line("case .\(SwiftNames.identifier(field.name))(let value): return InputDict([\(SwiftNames.stringLiteral(field.name)): value])")
+                    w.line("case .\(context.types.swiftField(field.name, of: name))(let value): return InputDict([\(SwiftNames.stringLiteral(field.name)): value])")
                 }
                 w.line("}")
             }

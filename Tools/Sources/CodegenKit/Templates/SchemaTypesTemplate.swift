@@ -27,7 +27,7 @@ struct SchemaTypesTemplate {
                         let keys = schema.keyFields(of: name)
                         let keyArgument = keys.isEmpty ? "" : ", keyFields: [\(keys.map(SwiftNames.stringLiteral).joined(separator: ", "))]"
                         if kind == .object {
-                            w.line("\(spi)static let \(name) = ParentType.object(\(SwiftNames.stringLiteral(name))\(keyArgument))")
+                            w.line("\(spi)static let \(context.types.swiftName(name)) = ParentType.object(\(SwiftNames.stringLiteral(name))\(keyArgument))")
                         } else {
                             let possibleTypes = schema.possibleTypes(of: name).sorted()
                             let possible = possibleTypes.map(SwiftNames.stringLiteral).joined(separator: ", ")
@@ -36,7 +36,7 @@ struct SchemaTypesTemplate {
                             let byType = differing.isEmpty ? "" : ", keyFieldsByType: [" + differing.map { type, fields in
                                 "\(SwiftNames.stringLiteral(type)): [\(fields.map(SwiftNames.stringLiteral).joined(separator: ", "))]"
                             }.joined(separator: ", ") + "]"
-                            w.line("\(spi)static let \(name) = ParentType.abstract(\(SwiftNames.stringLiteral(name)), possibleTypes: [\(possible)]\(keyArgument)\(byType))")
+                            w.line("\(spi)static let \(context.types.swiftName(name)) = ParentType.abstract(\(SwiftNames.stringLiteral(name)), possibleTypes: [\(possible)]\(keyArgument)\(byType))")
                         }
                     }
                 }

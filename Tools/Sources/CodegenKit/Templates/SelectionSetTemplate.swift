@@ -189,7 +189,7 @@ struct SelectionSetTemplate {
         case .union: group = "Unions"
         default: group = "Objects"
         }
-        return "\(context.namespace).\(group).\(typeName)"
+        return "\(context.namespace).\(group).\(context.types.swiftName(typeName))"
     }
 
     /// The `__selections` entries: every merged field (under its conditions), then the type cases.

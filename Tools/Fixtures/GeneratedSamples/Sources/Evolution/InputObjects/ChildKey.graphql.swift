@@ -8,8 +8,8 @@ nonisolated extension EvolutionAPI {
         case id(String)
         case name(String)
         /// A toy the child has, and how it is written.
-        case toy(EvolutionAPI.ToyFilter)
-        case ages([Int])
+        case toy(EvolutionAPI.ToyQuery)
+        case byAges([Int])
 
         /// The one field set.
         @_spi(Generated) public var __data: InputDict {
@@ -17,7 +17,7 @@ nonisolated extension EvolutionAPI {
             case .id(let value): return InputDict(["id": value])
             case .name(let value): return InputDict(["name": value])
             case .toy(let value): return InputDict(["toy": value])
-            case .ages(let value): return InputDict(["ages": value])
+            case .byAges(let value): return InputDict(["ages": value])
             }
         }
     }
