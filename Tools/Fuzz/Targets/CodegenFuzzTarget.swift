@@ -83,7 +83,7 @@ package enum CodegenFuzzTarget {
     }
 
     /// Schema types and operations in one module, as a kit's configuration puts them, with test
-    /// mocks and a manifest: every output is generated.
+    /// mocks, a manifest and selection-set initializers: every output is generated.
     static let configuration: CodegenConfiguration = {
         let json = """
             {
@@ -94,7 +94,8 @@ package enum CodegenFuzzTarget {
                 "operations": { "inSchemaModule": {} },
                 "testMocks": { "absolute": { "path": "Mocks" } }
               },
-              "operationManifest": { "path": "manifest.json" }
+              "operationManifest": { "path": "manifest.json" },
+              "options": { "selectionSetInitializers": { "operations": true, "namedFragments": true, "localCacheMutations": true } }
             }
             """
         guard let configuration = try? CodegenConfiguration.parse(Data(json.utf8), file: "fuzz.json", baseURL: URL(fileURLWithPath: "/nonexistent"))

@@ -18,6 +18,18 @@ nonisolated public struct Fragment0: Fragment {
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        id: String,
+        i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+        i0f0: GraphQLEnum<Sample1API.Enum1>,
+        name: String? = nil,
+        rank: Int? = nil,
+        i2f0: GraphQLEnum<Sample1API.Enum0>? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "id": id._outputJSON, "i4f0": i4f0._outputJSON, "i0f0": i0f0._outputJSON, "name": name._outputJSON, "rank": rank._outputJSON, "i2f0": i2f0._outputJSON]))
+    }
+
     public var id: String { __data["id"] }
     public var i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["i4f0"] }
     public var i0f0: GraphQLEnum<Sample1API.Enum1> { __data["i0f0"] }

@@ -17,6 +17,17 @@ nonisolated public struct Fragment1: Fragment {
         .field(Field("id", .nonNull(.scalar(String.self)))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        alias_i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+        alias_id: String,
+        i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+        i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+        id: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_i4f0": alias_i4f0._outputJSON, "alias_id": alias_id._outputJSON, "i2f0": i2f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON]))
+    }
+
     public var alias_i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["alias_i4f0"] }
     public var alias_id: String { __data["alias_id"] }
     public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }

@@ -13,6 +13,16 @@ nonisolated public struct Fragment2: Fragment {
         .inlineFragment(AsObject3.self),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+    }
+
+    /// A `Object3`'s data, built by its type case, as this type.
+    public init(_ value: AsObject3) { self.init(_dataDict: value.__data) }
+
     public var asObject3: AsObject3? { _asInlineFragment() }
 
     public struct AsObject3: SelectionSet {
@@ -24,6 +34,14 @@ nonisolated public struct Fragment2: Fragment {
             .field(Field("o3f0", .scalar(String.self))),
             .field(Field("id", .nonNull(.scalar(String.self)))),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init(
+            o3f0: String? = nil,
+            id: String
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f0": o3f0._outputJSON, "id": id._outputJSON]))
+        }
 
         public var o3f0: String? { __data["o3f0"] }
         public var id: String { __data["id"] }

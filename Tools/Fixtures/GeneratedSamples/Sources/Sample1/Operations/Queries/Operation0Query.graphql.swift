@@ -26,6 +26,14 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             .field(Field("allInterface0", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: Root0? = nil,
+            root1: [Root1]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: Root0? { __data["root0"] }
         public var root1: [Root1] { __data["root1"] }
 
@@ -38,6 +46,16 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                 .conditional([.include(if: "c1")], [.field(Field("name", .scalar(String.self)))]),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                name: String? = nil
+            ) {
+                var __json: JSONObject = ["__typename": "Object4", "i4f0": i4f0._outputJSON]
+                if let name { __json["name"] = name._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
 
             public var i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["i4f0"] }
             public var name: String? { __data["name"] }
@@ -55,6 +73,23 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 .inlineFragment(AsUnion1.self),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String? = nil,
+                alias_name: String? = nil
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]
+                if let name { __json["name"] = name._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
+            /// A `Interface4`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface4) { self.init(_dataDict: value.__data) }
+
+            /// A `Union1`'s data, built by its type case, as this type.
+            public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
             public var name: String? { __data["name"] }
             public var alias_name: String? { __data["alias_name"] }
             public var asInterface4: AsInterface4? { _asInlineFragment() }
@@ -70,6 +105,20 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .field(Field("name", alias: "alias_name", .scalar(String.self))),
                     .inlineFragment(AsObject1.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String? = nil,
+                    alias_name: String? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]
+                    if let name { __json["name"] = name._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
+                /// A `Object1`'s data, built by its type case, as this type.
+                public init(_ value: AsObject1) { self.init(_dataDict: value.__data) }
 
                 public var name: String? { __data["name"] }
                 public var alias_name: String? { __data["alias_name"] }
@@ -89,6 +138,19 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("name", alias: "alias_name", .scalar(String.self))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        id: String,
+                        i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                        i0f0: GraphQLEnum<Sample1API.Enum1>,
+                        name: String? = nil,
+                        rank: Int? = nil,
+                        i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                        alias_name: String? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "id": id._outputJSON, "i4f0": i4f0._outputJSON, "i0f0": i0f0._outputJSON, "name": name._outputJSON, "rank": rank._outputJSON, "i2f0": i2f0._outputJSON, "alias_name": alias_name._outputJSON]))
+                    }
 
                     public var id: String { __data["id"] }
                     public var i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["i4f0"] }
@@ -119,6 +181,23 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .inlineFragment(AsObject4.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String? = nil,
+                    alias_name: String? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]
+                    if let name { __json["name"] = name._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
+                /// A `Union2`'s data, built by its type case, as this type.
+                public init(_ value: AsUnion2) { self.init(_dataDict: value.__data) }
+
+                /// A `Object4`'s data, built by its type case, as this type.
+                public init(_ value: AsObject4) { self.init(_dataDict: value.__data) }
+
                 public var name: String? { __data["name"] }
                 public var alias_name: String? { __data["alias_name"] }
                 public var asUnion2: AsUnion2? { _asInlineFragment() }
@@ -134,6 +213,17 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String? = nil,
+                        alias_name: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]
+                        if let name { __json["name"] = name._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
                     public var name: String? { __data["name"] }
                     public var alias_name: String? { __data["alias_name"] }
                 }
@@ -148,6 +238,18 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .field(Field("name", alias: "alias_name", .scalar(String.self))),
                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        name: String? = nil,
+                        alias_name: String? = nil,
+                        id: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object4", "alias_name": alias_name._outputJSON]
+                        if let name { __json["name"] = name._outputJSON }
+                        if let id { __json["id"] = id._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     public var name: String? { __data["name"] }
                     public var alias_name: String? { __data["alias_name"] }

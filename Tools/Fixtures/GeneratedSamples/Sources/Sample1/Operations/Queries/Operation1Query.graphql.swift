@@ -28,6 +28,14 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             .field(Field("oneObject1", alias: "root1", .object(Root1.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0],
+            root1: Root1? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
         public var root1: Root1? { __data["root1"] }
 
@@ -45,6 +53,26 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 .conditional([.skip(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
                 .inlineFragment(AsObject5.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                alias_rank: Int? = nil,
+                name: String? = nil,
+                alias_name: String? = nil,
+                id: String? = nil,
+                i0f0: GraphQLEnum<Sample1API.Enum1>,
+                alias_id: String? = nil
+            ) {
+                var __json: JSONObject = ["__typename": "Object4", "name": name._outputJSON, "i0f0": i0f0._outputJSON]
+                if let alias_rank { __json["alias_rank"] = alias_rank._outputJSON }
+                if let alias_name { __json["alias_name"] = alias_name._outputJSON }
+                if let id { __json["id"] = id._outputJSON }
+                if let alias_id { __json["alias_id"] = alias_id._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
+            /// A `Object5`'s data, built by its type case, as this type.
+            public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
             public var alias_rank: Int? { __data["alias_rank"] }
             public var name: String? { __data["name"] }
@@ -70,6 +98,24 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    alias_i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                    alias_id: String,
+                    i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                    i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                    id: String,
+                    alias_rank: Int? = nil,
+                    name: String? = nil,
+                    alias_name: String? = nil,
+                    i0f0: GraphQLEnum<Sample1API.Enum1>
+                ) {
+                    var __json: JSONObject = ["__typename": "Object5", "alias_i4f0": alias_i4f0._outputJSON, "alias_id": alias_id._outputJSON, "i2f0": i2f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "name": name._outputJSON, "i0f0": i0f0._outputJSON]
+                    if let alias_rank { __json["alias_rank"] = alias_rank._outputJSON }
+                    if let alias_name { __json["alias_name"] = alias_name._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
 
                 public var alias_i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["alias_i4f0"] }
                 public var alias_id: String { __data["alias_id"] }
@@ -101,6 +147,19 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 .inlineFragment(AsObject0.self),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                id: String,
+                i2f0: GraphQLEnum<Sample1API.Enum0>? = nil
+            ) {
+                var __json: JSONObject = ["__typename": "Object1", "id": id._outputJSON]
+                if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
+            /// A `Object0`'s data, built by its type case, as this type.
+            public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
+
             public var id: String { __data["id"] }
             public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
             public var asObject0: AsObject0? { _asInlineFragment() }
@@ -116,6 +175,18 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .conditional([.skip(if: "c0")], [.field(Field("o0f0", .nonNull(.object(O0f0.self))))]),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    id: String,
+                    i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                    o0f0: O0f0? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Object0", "id": id._outputJSON]
+                    if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                    if let o0f0 { __json["o0f0"] = o0f0._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
                 public var id: String { __data["id"] }
                 public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
                 public var o0f0: O0f0? { __data["o0f0"] }
@@ -128,6 +199,14 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("name", alias: "alias_name", .scalar(String.self))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        alias_name: String? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]))
+                    }
 
                     public var alias_name: String? { __data["alias_name"] }
                 }

@@ -18,6 +18,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             .field(Field("oneObject5", alias: "root1", .object(Root1.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: Root0? = nil,
+            root1: Root1? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: Root0? { __data["root0"] }
         public var root1: Root1? { __data["root1"] }
 
@@ -28,6 +36,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init() {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object6"]))
+            }
         }
 
         public struct Root1: SelectionSet {
@@ -42,6 +55,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                 .field(Field("id", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                alias_i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                alias_id: String,
+                i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                id: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_i4f0": alias_i4f0._outputJSON, "alias_id": alias_id._outputJSON, "i2f0": i2f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON]))
+            }
 
             public var alias_i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["alias_i4f0"] }
             public var alias_id: String { __data["alias_id"] }

@@ -28,6 +28,14 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             .field(Field("allObject0", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0],
+            root1: [Root1]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
         public var root1: [Root1] { __data["root1"] }
 
@@ -42,6 +50,18 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 .field(Field("rank", .scalar(Int.self))),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                i3f1: I3f1? = nil,
+                name: String? = nil,
+                rank: Int? = nil
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "rank": rank._outputJSON]
+                if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
             public var i3f1: I3f1? { __data["i3f1"] }
             public var name: String? { __data["name"] }
             public var rank: Int? { __data["rank"] }
@@ -55,6 +75,16 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     .field(Field("o2f0", .list(.list(.object(O2f0.self))))),
                     .inlineFragment(AsObject3.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    o2f0: [[O2f0?]?]? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "o2f0": o2f0._outputJSON]))
+                }
+
+                /// A `Object3`'s data, built by its type case, as this type.
+                public init(_ value: AsObject3) { self.init(_dataDict: value.__data) }
 
                 public var o2f0: [[O2f0?]?]? { __data["o2f0"] }
                 public var asObject3: AsObject3? { _asInlineFragment() }
@@ -76,6 +106,15 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("o2f0", .list(.list(.object(O2f0.self))))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        o3f0: String? = nil,
+                        id: String,
+                        o2f0: [[O2f0?]?]? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f0": o3f0._outputJSON, "id": id._outputJSON, "o2f0": o2f0._outputJSON]))
+                    }
 
                     public var o3f0: String? { __data["o3f0"] }
                     public var id: String { __data["id"] }
@@ -102,6 +141,23 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         .inlineFragment(AsObject5.self),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                        name: String? = nil,
+                        i0f0: GraphQLEnum<Sample1API.Enum1>? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename)]
+                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                        if let name { __json["name"] = name._outputJSON }
+                        if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
+                    /// A `Object5`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
                     public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
                     public var name: String? { __data["name"] }
                     public var i0f0: GraphQLEnum<Sample1API.Enum1>? { __data["i0f0"] }
@@ -122,6 +178,22 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             .field(Field("id", .nonNull(.scalar(String.self)))),
                             .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self))))]),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                            name: String? = nil,
+                            alias_i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                            alias_id: String,
+                            i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                            id: String,
+                            i0f0: GraphQLEnum<Sample1API.Enum1>? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object5", "i2f0": i2f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "alias_id": alias_id._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON]
+                            if let name { __json["name"] = name._outputJSON }
+                            if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
 
                         public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
                         public var name: String? { __data["name"] }
@@ -155,6 +227,18 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 .field(Field("name", .scalar(String.self))),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                o0f1: [O0f1?]? = nil,
+                rank: Int? = nil,
+                i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                name: String? = nil
+            ) {
+                var __json: JSONObject = ["__typename": "Object0", "o0f1": o0f1._outputJSON, "i2f0": i2f0._outputJSON, "name": name._outputJSON]
+                if let rank { __json["rank"] = rank._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
             public var o0f1: [O0f1?]? { __data["o0f1"] }
             public var rank: Int? { __data["rank"] }
             public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
@@ -169,6 +253,16 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     .inlineFragment(AsUnion1.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                }
+
+                /// A `Union1`'s data, built by its type case, as this type.
+                public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
                 public var asUnion1: AsUnion1? { _asInlineFragment() }
 
                 public struct AsUnion1: SelectionSet {
@@ -180,6 +274,19 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         .inlineFragment(AsObject5.self),
                         .inlineFragment(AsInterface4.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                    }
+
+                    /// A `Object5`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
+                    /// A `Interface4`'s data, built by its type case, as this type.
+                    public init(_ value: AsInterface4) { self.init(_dataDict: value.__data) }
 
                     public var asObject5: AsObject5? { _asInlineFragment() }
                     public var asInterface4: AsInterface4? { _asInlineFragment() }
@@ -198,6 +305,19 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             .field(Field("name", .scalar(String.self))),
                             .field(Field("i2f0", alias: "alias_i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            alias_i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                            alias_id: String,
+                            i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                            i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                            id: String,
+                            name: String? = nil,
+                            alias_i2f0: GraphQLEnum<Sample1API.Enum0>? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_i4f0": alias_i4f0._outputJSON, "alias_id": alias_id._outputJSON, "i2f0": i2f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "name": name._outputJSON, "alias_i2f0": alias_i2f0._outputJSON]))
+                        }
 
                         public var alias_i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["alias_i4f0"] }
                         public var alias_id: String { __data["alias_id"] }
@@ -225,6 +345,16 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             .field(Field("i2f0", alias: "alias_i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                             .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            name: String? = nil,
+                            alias_i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
+                            i2f0: GraphQLEnum<Sample1API.Enum0>? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "alias_i2f0": alias_i2f0._outputJSON, "i2f0": i2f0._outputJSON]))
+                        }
 
                         public var name: String? { __data["name"] }
                         public var alias_i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["alias_i2f0"] }

@@ -15,6 +15,17 @@ nonisolated public struct Fragment0: Fragment {
         .inlineFragment(AsObject2.self),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        i0f0: [[I0f0?]?]? = nil,
+        alias_rank: Int? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON]))
+    }
+
+    /// A `Object2`'s data, built by its type case, as this type.
+    public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
+
     public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
     public var alias_rank: Int? { __data["alias_rank"] }
     public var asObject2: AsObject2? { _asInlineFragment() }
@@ -31,6 +42,16 @@ nonisolated public struct Fragment0: Fragment {
             .field(Field("o2f0", alias: "alias_o2f0", .list(.nonNull(.scalar(String.self))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            i0f0: [[I0f0?]?]? = nil,
+            alias_rank: Int? = nil,
+            i1f2: String,
+            alias_o2f0: [String]? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "i1f2": i1f2._outputJSON, "alias_o2f0": alias_o2f0._outputJSON]))
+        }
+
         public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
         public var alias_rank: Int? { __data["alias_rank"] }
         public var i1f2: String { __data["i1f2"] }
@@ -46,6 +67,14 @@ nonisolated public struct Fragment0: Fragment {
             .field(Field("i1f2", .nonNull(.scalar(String.self)))),
             .field(Field("name", alias: "alias_name", .scalar(String.self))),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init(
+            i1f2: String,
+            alias_name: String? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON]))
+        }
 
         public var i1f2: String { __data["i1f2"] }
         public var alias_name: String? { __data["alias_name"] }

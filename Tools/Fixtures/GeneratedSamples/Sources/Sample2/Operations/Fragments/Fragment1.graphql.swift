@@ -14,6 +14,14 @@ nonisolated public struct Fragment1: Fragment {
         .field(Field("o0f1", .scalar(Int.self))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        alias_o0f2: [Int?],
+        o0f1: Int? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_o0f2": alias_o0f2._outputJSON, "o0f1": o0f1._outputJSON]))
+    }
+
     public var alias_o0f2: [Int?] { __data["alias_o0f2"] }
     public var o0f1: Int? { __data["o0f1"] }
 }

@@ -13,5 +13,12 @@ nonisolated public struct Fragment2: Fragment {
         .field(Field("o0f1", .scalar(Int.self))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        o0f1: Int? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "o0f1": o0f1._outputJSON]))
+    }
+
     public var o0f1: Int? { __data["o0f1"] }
 }

@@ -23,6 +23,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             .field(Field("oneObject5", alias: "root0", .object(Root0.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: Root0? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: Root0? { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -36,6 +43,18 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 .field(Field("o5f0", .object(O5f0.self))),
                 .inlineFragment(AsObject2.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                i0f0: [[I0f0?]?]? = nil,
+                alias_rank: Int? = nil,
+                o5f0: O5f0? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "o5f0": o5f0._outputJSON]))
+            }
+
+            /// A `Object2`'s data, built by its type case, as this type.
+            public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
 
             public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
             public var alias_rank: Int? { __data["alias_rank"] }
@@ -61,6 +80,17 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("o2f0", alias: "alias_o2f0", .list(.nonNull(.scalar(String.self))))),
                     .field(Field("o5f0", .object(O5f0.self))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    i0f0: [[I0f0?]?]? = nil,
+                    alias_rank: Int? = nil,
+                    i1f2: String,
+                    alias_o2f0: [String]? = nil,
+                    o5f0: O5f0? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "i1f2": i1f2._outputJSON, "alias_o2f0": alias_o2f0._outputJSON, "o5f0": o5f0._outputJSON]))
+                }
 
                 public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
                 public var alias_rank: Int? { __data["alias_rank"] }
@@ -90,6 +120,24 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .inlineFragment(AsObject5.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    i1f2: String,
+                    alias_name: String? = nil,
+                    alias_id: String? = nil,
+                    alias_i1f2: String? = nil,
+                    i1f0: [I1f0?]? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Object4", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON]
+                    if let alias_id { __json["alias_id"] = alias_id._outputJSON }
+                    if let alias_i1f2 { __json["alias_i1f2"] = alias_i1f2._outputJSON }
+                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
+                /// A `Object5`'s data, built by its type case, as this type.
+                public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
                 public var i1f2: String { __data["i1f2"] }
                 public var alias_name: String? { __data["alias_name"] }
                 public var alias_id: String? { __data["alias_id"] }
@@ -112,6 +160,28 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .conditional([.include(if: "c1")], [.field(Field("i1f0", .list(.object(I1f0.self))))]),
                         .inlineFragment(AsObject2.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i1f2: String,
+                        alias_name: String? = nil,
+                        alias_id: String? = nil,
+                        alias_i1f2: String? = nil,
+                        i0f0: [[I0f0?]?]? = nil,
+                        alias_rank: Int? = nil,
+                        i1f0: [I1f0?]? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object5", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON]
+                        if let alias_id { __json["alias_id"] = alias_id._outputJSON }
+                        if let alias_i1f2 { __json["alias_i1f2"] = alias_i1f2._outputJSON }
+                        if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
+                        if let alias_rank { __json["alias_rank"] = alias_rank._outputJSON }
+                        if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
+                    /// A `Object2`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
 
                     public var i1f2: String { __data["i1f2"] }
                     public var alias_name: String? { __data["alias_name"] }
@@ -145,6 +215,27 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             .conditional([.include(if: "c1")], [.field(Field("i1f0", .list(.object(I1f0.self))))]),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i1f2: String,
+                            alias_name: String? = nil,
+                            alias_id: String? = nil,
+                            alias_i1f2: String? = nil,
+                            i0f0: [[I0f0?]?]? = nil,
+                            alias_rank: Int? = nil,
+                            alias_o2f0: [String]? = nil,
+                            i1f0: [I1f0?]? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object2", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON]
+                            if let alias_id { __json["alias_id"] = alias_id._outputJSON }
+                            if let alias_i1f2 { __json["alias_i1f2"] = alias_i1f2._outputJSON }
+                            if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
+                            if let alias_rank { __json["alias_rank"] = alias_rank._outputJSON }
+                            if let alias_o2f0 { __json["alias_o2f0"] = alias_o2f0._outputJSON }
+                            if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
                         public var i1f2: String { __data["i1f2"] }
                         public var alias_name: String? { __data["alias_name"] }
                         public var alias_id: String? { __data["alias_id"] }
@@ -176,6 +267,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i0f0: [[I0f0?]?]? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": i0f0._outputJSON]))
+                    }
+
                     public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
 
                     public struct I0f0: SelectionSet {
@@ -185,6 +283,11 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object4"]))
+                        }
                     }
                 }
             }
@@ -199,6 +302,15 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("i1f1", .nonNull(.object(I1f1.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    i0f0: [[I0f0?]?]? = nil,
+                    i1f1: I1f1
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f0": i0f0._outputJSON, "i1f1": i1f1._outputJSON]))
+                }
+
                 public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
                 public var i1f1: I1f1 { __data["i1f1"] }
 
@@ -211,6 +323,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("i1f1", .nonNull(.object(I1f1.self)))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i1f1: I1f1
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i1f1": i1f1._outputJSON]))
+                    }
+
                     public var i1f1: I1f1 { __data["i1f1"] }
 
                     public struct I1f1: SelectionSet {
@@ -220,6 +339,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                        }
                     }
                 }
 
@@ -232,6 +358,16 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .inlineFragment(AsUnion1.self),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                    }
+
+                    /// A `Union1`'s data, built by its type case, as this type.
+                    public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
                     public var asUnion1: AsUnion1? { _asInlineFragment() }
 
                     public struct AsUnion1: SelectionSet {
@@ -241,6 +377,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                        }
                     }
                 }
             }

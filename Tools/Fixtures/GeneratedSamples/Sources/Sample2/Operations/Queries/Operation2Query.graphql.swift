@@ -23,6 +23,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             .field(Field("allObject1", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -34,6 +41,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 .field(Field("rank", .scalar(Int.self))),
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                i1f1: I1f1,
+                rank: Int? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i1f1": i1f1._outputJSON, "rank": rank._outputJSON]))
+            }
 
             public var i1f1: I1f1 { __data["i1f1"] }
             public var rank: Int? { __data["rank"] }
@@ -48,6 +63,20 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .conditional([.include(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                     .inlineFragment(AsObject2.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    i0f0: [[I0f0?]?]? = nil,
+                    id: String? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename), "i0f0": i0f0._outputJSON]
+                    if let id { __json["id"] = id._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
+                /// A `Object2`'s data, built by its type case, as this type.
+                public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
 
                 public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
                 public var id: String? { __data["id"] }
@@ -64,6 +93,18 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .conditional([.include(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i0f0: [[I0f0?]?]? = nil,
+                        o2f0: [String]? = nil,
+                        id: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object2", "i0f0": i0f0._outputJSON]
+                        if let o2f0 { __json["o2f0"] = o2f0._outputJSON }
+                        if let id { __json["id"] = id._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
                     public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
                     public var o2f0: [String]? { __data["o2f0"] }
                     public var id: String? { __data["id"] }
@@ -76,6 +117,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init() {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object4"]))
+                    }
                 }
             }
         }

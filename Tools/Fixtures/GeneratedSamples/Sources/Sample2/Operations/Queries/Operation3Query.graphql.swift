@@ -23,6 +23,13 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             .field(Field("allObject0", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -36,6 +43,19 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 .conditional([.include(if: "c0")], [.field(Field("o0f1", alias: "alias_o0f1", .scalar(Int.self)))]),
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                alias_o0f2: [Int?],
+                o0f1: Int? = nil,
+                o0f0: [String]? = nil,
+                alias_o0f1: Int? = nil
+            ) {
+                var __json: JSONObject = ["__typename": "Object0", "alias_o0f2": alias_o0f2._outputJSON, "o0f1": o0f1._outputJSON]
+                if let o0f0 { __json["o0f0"] = o0f0._outputJSON }
+                if let alias_o0f1 { __json["alias_o0f1"] = alias_o0f1._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
 
             public var alias_o0f2: [Int?] { __data["alias_o0f2"] }
             public var o0f1: Int? { __data["o0f1"] }

@@ -14,6 +14,14 @@ nonisolated public struct Fragment0: Fragment {
         .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        i2f0: [I2f0?]? = nil,
+        i1f0: Int
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON]))
+    }
+
     public var i2f0: [I2f0?]? { __data["i2f0"] }
     public var i1f0: Int { __data["i1f0"] }
 
@@ -24,5 +32,10 @@ nonisolated public struct Fragment0: Fragment {
         @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("__typename", .nonNull(.scalar(String.self)))),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init() {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+        }
     }
 }

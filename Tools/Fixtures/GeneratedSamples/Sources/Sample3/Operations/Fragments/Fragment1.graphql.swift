@@ -14,6 +14,14 @@ nonisolated public struct Fragment1: Fragment {
         .field(Field("id", .nonNull(.scalar(String.self)))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        i1f0: Int,
+        id: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i1f0": i1f0._outputJSON, "id": id._outputJSON]))
+    }
+
     public var i1f0: Int { __data["i1f0"] }
     public var id: String { __data["id"] }
 }

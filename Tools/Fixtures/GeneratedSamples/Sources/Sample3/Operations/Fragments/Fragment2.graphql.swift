@@ -14,6 +14,17 @@ nonisolated public struct Fragment2: Fragment {
         .inlineFragment(AsObject0.self),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        i1f0: Int
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+    }
+
+    /// A `Object0`'s data, built by its type case, as this type.
+    public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
+
     public var i1f0: Int { __data["i1f0"] }
     public var asObject0: AsObject0? { _asInlineFragment() }
 
@@ -26,6 +37,14 @@ nonisolated public struct Fragment2: Fragment {
             .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
             .field(Field("i2f0", .list(.object(I2f0.self)))),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init(
+            i1f0: Int,
+            i2f0: [I2f0?]? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON]))
+        }
 
         public var i1f0: Int { __data["i1f0"] }
         public var i2f0: [I2f0?]? { __data["i2f0"] }

@@ -28,6 +28,14 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             .field(Field("oneObject5", alias: "root1", .object(Root1.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: Root0? = nil,
+            root1: Root1? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: Root0? { __data["root0"] }
         public var root1: Root1? { __data["root1"] }
 
@@ -39,6 +47,16 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .inlineFragment(AsUnion1.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
+
+            /// A `Union1`'s data, built by its type case, as this type.
+            public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
 
             public var asUnion1: AsUnion1? { _asInlineFragment() }
 
@@ -53,6 +71,22 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .inlineFragment(AsInterface4.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                }
+
+                /// A `Union2`'s data, built by its type case, as this type.
+                public init(_ value: AsUnion2) { self.init(_dataDict: value.__data) }
+
+                /// A `Object7`'s data, built by its type case, as this type.
+                public init(_ value: AsObject7) { self.init(_dataDict: value.__data) }
+
+                /// A `Interface4`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface4) { self.init(_dataDict: value.__data) }
+
                 public var asUnion2: AsUnion2? { _asInlineFragment() }
                 public var asObject7: AsObject7? { _asInlineFragment() }
                 public var asInterface4: AsInterface4? { _asInlineFragment() }
@@ -64,6 +98,13 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                    }
                 }
 
                 public struct AsObject7: SelectionSet {
@@ -75,6 +116,17 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .conditional([.include(if: "c1"), .skip(if: "c1")], [.field(Field("o7f0", alias: "alias_o7f0", .object(Alias_o7f0.self)))]),
                         .conditional([.include(if: "c0"), .include(if: "c1")], [.field(Field("o7f0", .object(O7f0.self)))]),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        alias_o7f0: Alias_o7f0? = nil,
+                        o7f0: O7f0? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object7"]
+                        if let alias_o7f0 { __json["alias_o7f0"] = alias_o7f0._outputJSON }
+                        if let o7f0 { __json["o7f0"] = o7f0._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     public var alias_o7f0: Alias_o7f0? { __data["alias_o7f0"] }
                     public var o7f0: O7f0? { __data["o7f0"] }
@@ -88,6 +140,16 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
                             .inlineFragment(AsObject0.self),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i1f0: Int
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON]))
+                        }
+
+                        /// A `Object0`'s data, built by its type case, as this type.
+                        public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                         public var i1f0: Int { __data["i1f0"] }
                         public var asObject0: AsObject0? { _asInlineFragment() }
@@ -108,6 +170,16 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                                 .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
                                 .conditional([.include(if: "c2")], [.field(Field("i2f0", .list(.object(I2f0.self))))]),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                i1f0: Int,
+                                i2f0: [I2f0?]? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
+                                if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
 
                             public var i1f0: Int { __data["i1f0"] }
                             public var i2f0: [I2f0?]? { __data["i2f0"] }
@@ -131,6 +203,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object5"]))
+                        }
                     }
                 }
 
@@ -145,6 +222,19 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(Int.self)))),
                         .inlineFragment(AsObject0.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i1f0: Int,
+                        i4f0: [[I4f0?]?]? = nil,
+                        alias_i1f0: Int
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
+                    }
+
+                    /// A `Object0`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                     public var i1f0: Int { __data["i1f0"] }
                     public var i4f0: [[I4f0?]?]? { __data["i4f0"] }
@@ -169,6 +259,16 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             .field(Field("i4f0", .list(.list(.object(I4f0.self))))),
                             .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(Int.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i1f0: Int,
+                            i2f0: [I2f0?]? = nil,
+                            i4f0: [[I4f0?]?]? = nil,
+                            alias_i1f0: Int
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
+                        }
 
                         public var i1f0: Int { __data["i1f0"] }
                         public var i2f0: [I2f0?]? { __data["i2f0"] }
@@ -195,6 +295,14 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             .field(Field("i0f0", .object(I0f0.self))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i0f0: I0f0? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f0": i0f0._outputJSON]))
+                        }
+
                         public var i0f0: I0f0? { __data["i0f0"] }
 
                         public struct I0f0: SelectionSet {
@@ -204,6 +312,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init() {
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object1"]))
+                            }
                         }
                     }
                 }
@@ -220,6 +333,16 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 .inlineFragment(AsObject2.self),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                i2f0: [I2f0?]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i2f0": i2f0._outputJSON]))
+            }
+
+            /// A `Object2`'s data, built by its type case, as this type.
+            public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
+
             public var i2f0: [I2f0?]? { __data["i2f0"] }
             public var asObject2: AsObject2? { _asInlineFragment() }
 
@@ -233,6 +356,15 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
                     .field(Field("id", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    i2f0: [I2f0?]? = nil,
+                    i1f0: Int,
+                    id: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON]))
+                }
 
                 public var i2f0: [I2f0?]? { __data["i2f0"] }
                 public var i1f0: Int { __data["i1f0"] }
@@ -253,6 +385,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init() {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                }
             }
         }
     }

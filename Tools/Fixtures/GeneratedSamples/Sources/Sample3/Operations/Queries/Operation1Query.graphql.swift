@@ -25,6 +25,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             .field(Field("allInterface2", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -37,6 +44,18 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 .field(Field("i2f0", .list(.object(I2f0.self)))),
                 .inlineFragment(AsObject1.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                i2f1: I2f1,
+                i2f0: [I2f0?]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i2f0": i2f0._outputJSON]))
+            }
+
+            /// A `Object1`'s data, built by its type case, as this type.
+            public init(_ value: AsObject1) { self.init(_dataDict: value.__data) }
 
             public var i2f1: I2f1 { __data["i2f1"] }
             public var i2f0: [I2f0?]? { __data["i2f0"] }
@@ -55,6 +74,20 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("o1f1", .nonNull(.list(.scalar(Int.self))))),
                     .inlineFragment(AsObject0.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    i2f1: I2f1,
+                    i2f0: [I2f0?]? = nil,
+                    i1f0: Int,
+                    o1f2: O1f2? = nil,
+                    o1f1: [Int?]
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i2f1": i2f1._outputJSON, "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON, "o1f2": o1f2._outputJSON, "o1f1": o1f1._outputJSON]))
+                }
+
+                /// A `Object0`'s data, built by its type case, as this type.
+                public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                 public var i2f1: I2f1 { __data["i2f1"] }
                 public var i2f0: [I2f0?]? { __data["i2f0"] }
@@ -83,6 +116,17 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("o1f1", .nonNull(.list(.scalar(Int.self))))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i2f1: I2f1,
+                        i2f0: [I2f0?]? = nil,
+                        i1f0: Int,
+                        o1f2: O1f2? = nil,
+                        o1f1: [Int?]
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i2f1": i2f1._outputJSON, "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON, "o1f2": o1f2._outputJSON, "o1f1": o1f1._outputJSON]))
+                    }
+
                     public var i2f1: I2f1 { __data["i2f1"] }
                     public var i2f0: [I2f0?]? { __data["i2f0"] }
                     public var i1f0: Int { __data["i1f0"] }
@@ -108,6 +152,18 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            o3f1: String? = nil,
+                            alias_o3f0: Alias_o3f0? = nil,
+                            o3f0: O3f0? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object3", "o3f1": o3f1._outputJSON]
+                            if let alias_o3f0 { __json["alias_o3f0"] = alias_o3f0._outputJSON }
+                            if let o3f0 { __json["o3f0"] = o3f0._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
                         public var o3f1: String? { __data["o3f1"] }
                         public var alias_o3f0: Alias_o3f0? { __data["alias_o3f0"] }
                         public var o3f0: O3f0? { __data["o3f0"] }
@@ -120,6 +176,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                i1f0: Int
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i1f0": i1f0._outputJSON]))
+                            }
 
                             public var i1f0: Int { __data["i1f0"] }
                         }
@@ -135,6 +198,15 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                                 .field(Field("rank", .scalar(Int.self))),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                i2f1: I2f1,
+                                i1f0: Int,
+                                rank: Int? = nil
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
+                            }
+
                             public var i2f1: I2f1 { __data["i2f1"] }
                             public var i1f0: Int { __data["i1f0"] }
                             public var rank: Int? { __data["rank"] }
@@ -146,6 +218,11 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init() {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1"]))
+                                }
                             }
                         }
                     }
@@ -160,6 +237,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        o3f1: String? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f1": o3f1._outputJSON]))
+                    }
+
                     public var o3f1: String? { __data["o3f1"] }
                 }
             }
@@ -171,6 +255,11 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init() {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1"]))
+                }
             }
 
             public struct I2f0: SelectionSet {
@@ -184,6 +273,18 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    o3f1: String? = nil,
+                    alias_o3f0: Alias_o3f0? = nil,
+                    o3f0: O3f0? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Object3", "o3f1": o3f1._outputJSON]
+                    if let alias_o3f0 { __json["alias_o3f0"] = alias_o3f0._outputJSON }
+                    if let o3f0 { __json["o3f0"] = o3f0._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
                 public var o3f1: String? { __data["o3f1"] }
                 public var alias_o3f0: Alias_o3f0? { __data["alias_o3f0"] }
                 public var o3f0: O3f0? { __data["o3f0"] }
@@ -196,6 +297,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i1f0: Int
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i1f0": i1f0._outputJSON]))
+                    }
 
                     public var i1f0: Int { __data["i1f0"] }
                 }
@@ -211,6 +319,15 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("rank", .scalar(Int.self))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i2f1: I2f1,
+                        i1f0: Int,
+                        rank: Int? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
+                    }
+
                     public var i2f1: I2f1 { __data["i2f1"] }
                     public var i1f0: Int { __data["i1f0"] }
                     public var rank: Int? { __data["rank"] }
@@ -222,6 +339,11 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object1"]))
+                        }
                     }
                 }
             }

@@ -23,6 +23,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             .field(Field("allObject2", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -34,6 +41,15 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 .conditional([.skip(if: "c0")], [.field(Field("o2f1", .nonNull(.list(.nonNull(.object(O2f1.self))))))]),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                o2f1: [O2f1]? = nil
+            ) {
+                var __json: JSONObject = ["__typename": "Object2"]
+                if let o2f1 { __json["o2f1"] = o2f1._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
             public var o2f1: [O2f1]? { __data["o2f1"] }
 
             public struct O2f1: SelectionSet {
@@ -43,6 +59,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                }
             }
         }
     }

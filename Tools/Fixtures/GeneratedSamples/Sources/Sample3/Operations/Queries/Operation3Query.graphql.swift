@@ -25,6 +25,13 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             .field(Field("allObject7", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -38,6 +45,16 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                i2f1: I2f1,
+                alias_i1f0: Int? = nil
+            ) {
+                var __json: JSONObject = ["__typename": "Object7", "i2f1": i2f1._outputJSON]
+                if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
             public var i2f1: I2f1 { __data["i2f1"] }
             public var alias_i1f0: Int? { __data["alias_i1f0"] }
 
@@ -50,6 +67,15 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    o1f2: O1f2? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Object1"]
+                    if let o1f2 { __json["o1f2"] = o1f2._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
                 public var o1f2: O1f2? { __data["o1f2"] }
 
                 public struct O1f2: SelectionSet {
@@ -59,6 +85,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init() {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                    }
                 }
             }
         }

@@ -16,6 +16,16 @@ nonisolated public struct Fragment0: Fragment {
         .field(Field("i1f0", alias: "alias_i1f0", .object(Alias_i1f0.self))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        i0f0: [String]? = nil,
+        o7f0: O7f0? = nil,
+        i3f0: String,
+        alias_i1f0: Alias_i1f0? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i0f0": i0f0._outputJSON, "o7f0": o7f0._outputJSON, "i3f0": i3f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
+    }
+
     public var i0f0: [String]? { __data["i0f0"] }
     public var o7f0: O7f0? { __data["o7f0"] }
     public var i3f0: String { __data["i3f0"] }
@@ -30,6 +40,16 @@ nonisolated public struct Fragment0: Fragment {
             .inlineFragment(AsUnion0.self),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+        }
+
+        /// A `Union0`'s data, built by its type case, as this type.
+        public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
+
         public var asUnion0: AsUnion0? { _asInlineFragment() }
 
         public struct AsUnion0: SelectionSet {
@@ -39,6 +59,13 @@ nonisolated public struct Fragment0: Fragment {
             @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
         }
     }
 
@@ -52,6 +79,15 @@ nonisolated public struct Fragment0: Fragment {
             .field(Field("name", alias: "alias_name", .scalar(String.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String,
+            i1f0: I1f0? = nil,
+            alias_name: String? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_name": alias_name._outputJSON]))
+        }
+
         public var i1f0: I1f0? { __data["i1f0"] }
         public var alias_name: String? { __data["alias_name"] }
 
@@ -62,6 +98,13 @@ nonisolated public struct Fragment0: Fragment {
             @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
         }
     }
 }

@@ -16,6 +16,21 @@ nonisolated public struct Fragment1: Fragment {
         .inlineFragment(AsObject0.self),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        alias_i0f0: [String]? = nil,
+        i1f2: I1f2
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+    }
+
+    /// A `Union1`'s data, built by its type case, as this type.
+    public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+    /// A `Object0`'s data, built by its type case, as this type.
+    public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
+
     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
     public var i1f2: I1f2 { __data["i1f2"] }
     public var asUnion1: AsUnion1? { _asInlineFragment() }
@@ -32,6 +47,18 @@ nonisolated public struct Fragment1: Fragment {
             .inlineFragment(AsObject6.self),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String,
+            alias_i0f0: [String]? = nil,
+            i1f2: I1f2
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+        }
+
+        /// A `Object6`'s data, built by its type case, as this type.
+        public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
         public var i1f2: I1f2 { __data["i1f2"] }
         public var asObject6: AsObject6? { _asInlineFragment() }
@@ -47,6 +74,16 @@ nonisolated public struct Fragment1: Fragment {
                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                i2f0: String,
+                alias_i1f1: String,
+                alias_i0f0: [String]? = nil,
+                i1f2: I1f2
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+            }
 
             public var i2f0: String { __data["i2f0"] }
             public var alias_i1f1: String { __data["alias_i1f1"] }
@@ -66,6 +103,15 @@ nonisolated public struct Fragment1: Fragment {
             .field(Field("name", .scalar(String.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            alias_i0f0: [String]? = nil,
+            i1f2: I1f2,
+            name: String? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]))
+        }
+
         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
         public var i1f2: I1f2 { __data["i1f2"] }
         public var name: String? { __data["name"] }
@@ -80,6 +126,14 @@ nonisolated public struct Fragment1: Fragment {
             .field(Field("i1f0", .object(I1f0.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String,
+            i1f0: I1f0? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+        }
+
         public var i1f0: I1f0? { __data["i1f0"] }
 
         public struct I1f0: SelectionSet {
@@ -90,6 +144,14 @@ nonisolated public struct Fragment1: Fragment {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                i2f1: Int
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]))
+            }
 
             public var i2f1: Int { __data["i2f1"] }
         }

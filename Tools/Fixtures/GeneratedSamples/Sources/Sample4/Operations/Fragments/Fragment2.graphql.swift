@@ -18,6 +18,22 @@ nonisolated public struct Fragment2: Fragment {
         .inlineFragment(AsObject0.self),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        i1f2: I1f2,
+        i2f0: String,
+        i1f1: String,
+        alias_i0f0: [String]? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+    }
+
+    /// A `Union1`'s data, built by its type case, as this type.
+    public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+    /// A `Object0`'s data, built by its type case, as this type.
+    public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
+
     public var i1f2: I1f2 { __data["i1f2"] }
     public var i2f0: String { __data["i2f0"] }
     public var i1f1: String { __data["i1f1"] }
@@ -45,6 +61,20 @@ nonisolated public struct Fragment2: Fragment {
             .inlineFragment(AsObject6.self),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String,
+            i1f2: I1f2,
+            i2f0: String,
+            i1f1: String,
+            alias_i0f0: [String]? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+        }
+
+        /// A `Object6`'s data, built by its type case, as this type.
+        public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
         public var i1f2: I1f2 { __data["i1f2"] }
         public var i2f0: String { __data["i2f0"] }
         public var i1f1: String { __data["i1f1"] }
@@ -70,6 +100,17 @@ nonisolated public struct Fragment2: Fragment {
                 .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                i1f2: I1f2,
+                i2f0: String,
+                i1f1: String,
+                alias_i1f1: String,
+                alias_i0f0: [String]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+            }
 
             public var i1f2: I1f2 { __data["i1f2"] }
             public var i2f0: String { __data["i2f0"] }
@@ -99,6 +140,17 @@ nonisolated public struct Fragment2: Fragment {
             .field(Field("name", .scalar(String.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            i1f2: I1f2,
+            i2f0: String,
+            i1f1: String,
+            alias_i0f0: [String]? = nil,
+            name: String? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
+        }
+
         public var i1f2: I1f2 { __data["i1f2"] }
         public var i2f0: String { __data["i2f0"] }
         public var i1f1: String { __data["i1f1"] }
@@ -123,6 +175,17 @@ nonisolated public struct Fragment2: Fragment {
             .inlineFragment(AsInterface2.self),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String,
+            i1f0: I1f0? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+        }
+
+        /// A `Interface2`'s data, built by its type case, as this type.
+        public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
         public var i1f0: I1f0? { __data["i1f0"] }
         public var asInterface2: AsInterface2? { _asInlineFragment() }
 
@@ -138,6 +201,22 @@ nonisolated public struct Fragment2: Fragment {
                 .inlineFragment(AsUnion1.self),
                 .inlineFragment(AsObject0.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                alias_i0f0: [String]? = nil,
+                i1f2: I1f2,
+                i1f0: I1f0? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+            }
+
+            /// A `Union1`'s data, built by its type case, as this type.
+            public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+            /// A `Object0`'s data, built by its type case, as this type.
+            public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
             public var i1f2: I1f2 { __data["i1f2"] }
@@ -164,6 +243,19 @@ nonisolated public struct Fragment2: Fragment {
                     .inlineFragment(AsObject6.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    alias_i0f0: [String]? = nil,
+                    i1f2: I1f2,
+                    i1f0: I1f0? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+                }
+
+                /// A `Object6`'s data, built by its type case, as this type.
+                public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                 public var i1f2: I1f2 { __data["i1f2"] }
                 public var i1f0: I1f0? { __data["i1f0"] }
@@ -188,6 +280,17 @@ nonisolated public struct Fragment2: Fragment {
                         .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                         .field(Field("i1f0", .object(I1f0.self))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i2f0: String,
+                        alias_i1f1: String,
+                        alias_i0f0: [String]? = nil,
+                        i1f2: I1f2,
+                        i1f0: I1f0? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+                    }
 
                     public var i2f0: String { __data["i2f0"] }
                     public var alias_i1f1: String { __data["alias_i1f1"] }
@@ -220,6 +323,16 @@ nonisolated public struct Fragment2: Fragment {
                     .field(Field("i1f0", .object(I1f0.self))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    alias_i0f0: [String]? = nil,
+                    i1f2: I1f2,
+                    name: String? = nil,
+                    i1f0: I1f0? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
+                }
+
                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                 public var i1f2: I1f2 { __data["i1f2"] }
                 public var name: String? { __data["name"] }
@@ -246,6 +359,14 @@ nonisolated public struct Fragment2: Fragment {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                i2f1: Int
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]))
+            }
 
             public var i2f1: Int { __data["i2f1"] }
         }

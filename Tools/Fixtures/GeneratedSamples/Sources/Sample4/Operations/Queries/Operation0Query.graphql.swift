@@ -24,6 +24,14 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             .field(Field("allInterface1", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0],
+            root1: [Root1]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
         public var root1: [Root1] { __data["root1"] }
 
@@ -34,6 +42,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init() {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object4"]))
+            }
         }
 
         public struct Root1: SelectionSet {
@@ -46,6 +59,17 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 .field(Field("i1f1", .nonNull(.scalar(String.self)))),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                i1f2: I1f2? = nil,
+                i1f1: String
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON]
+                if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
             public var i1f2: I1f2? { __data["i1f2"] }
             public var i1f1: String { __data["i1f1"] }
 
@@ -57,6 +81,14 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    alias_i1f1: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i1f1": alias_i1f1._outputJSON]))
+                }
 
                 public var alias_i1f1: String { __data["alias_i1f1"] }
             }

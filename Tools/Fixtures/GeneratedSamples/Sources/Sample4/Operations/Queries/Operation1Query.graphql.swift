@@ -23,6 +23,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             .field(Field("oneInterface1", alias: "root0", .object(Root0.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: Root0? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: Root0? { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -33,6 +40,16 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .conditional([.include(if: "c0")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                alias_name: String? = nil
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename)]
+                if let alias_name { __json["alias_name"] = alias_name._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
 
             public var alias_name: String? { __data["alias_name"] }
         }

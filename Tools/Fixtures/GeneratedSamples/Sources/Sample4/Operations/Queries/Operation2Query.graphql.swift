@@ -28,6 +28,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             .field(Field("oneInterface1", alias: "root1", .object(Root1.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: Root0? = nil,
+            root1: Root1? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: Root0? { __data["root0"] }
         public var root1: Root1? { __data["root1"] }
 
@@ -43,6 +51,20 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 .conditional([.include(if: "c1")], [.field(Field("i3f1", .nonNull(.list(.nonNull(.object(I3f1.self))))))]),
                 .field(Field("i0f0", .list(.nonNull(.scalar(String.self))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                i1f0: I1f0? = nil,
+                rank: Int? = nil,
+                i3f0: String? = nil,
+                i3f1: [I3f1]? = nil,
+                i0f0: [String]? = nil
+            ) {
+                var __json: JSONObject = ["__typename": "Object7", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "i0f0": i0f0._outputJSON]
+                if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
+                if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
 
             public var i1f0: I1f0? { __data["i1f0"] }
             public var rank: Int? { __data["rank"] }
@@ -61,6 +83,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .inlineFragment(AsUnion1.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                }
+
+                /// A `Interface3`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
+
+                /// A `Interface4`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface4) { self.init(_dataDict: value.__data) }
+
+                /// A `Union1`'s data, built by its type case, as this type.
+                public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
                 public var asInterface3: AsInterface3? { _asInlineFragment() }
                 public var asInterface4: AsInterface4? { _asInlineFragment() }
                 public var asUnion1: AsUnion1? { _asInlineFragment() }
@@ -75,6 +113,18 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .inlineFragment(AsObject7.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i1f0: I1f0? = nil,
+                        rank: Int? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
+                    }
+
+                    /// A `Object7`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject7) { self.init(_dataDict: value.__data) }
 
                     public var i1f0: I1f0? { __data["i1f0"] }
                     public var rank: Int? { __data["rank"] }
@@ -93,6 +143,18 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("rank", .scalar(Int.self))),
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i0f0: [String]? = nil,
+                            o7f0: O7f0? = nil,
+                            i3f0: String,
+                            alias_i1f0: Alias_i1f0? = nil,
+                            i1f0: I1f0? = nil,
+                            rank: Int? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i0f0": i0f0._outputJSON, "o7f0": o7f0._outputJSON, "i3f0": i3f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
+                        }
 
                         public var i0f0: [String]? { __data["i0f0"] }
                         public var o7f0: O7f0? { __data["o7f0"] }
@@ -120,6 +182,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                        }
                     }
                 }
 
@@ -133,6 +202,15 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i1f0: I1f0? = nil,
+                        rank: Int? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
+                    }
+
                     public var i1f0: I1f0? { __data["i1f0"] }
                     public var rank: Int? { __data["rank"] }
 
@@ -143,6 +221,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                        }
                     }
                 }
 
@@ -157,6 +242,24 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .inlineFragment(AsObject6.self),
                         .inlineFragment(AsObject0.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        alias_i0f0: [String]? = nil,
+                        i1f2: I1f2? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename)]
+                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
+                    /// A `Object6`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
+                    /// A `Object0`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                     public var i1f2: I1f2? { __data["i1f2"] }
@@ -181,6 +284,21 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .conditional([.skip(if: "c1")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                             .conditional([.skip(if: "c1")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i2f0: String? = nil,
+                            alias_i1f1: String? = nil,
+                            alias_i0f0: [String]? = nil,
+                            i1f2: I1f2? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object6"]
+                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
+                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
 
                         public var i2f0: String? { __data["i2f0"] }
                         public var alias_i1f1: String? { __data["alias_i1f1"] }
@@ -210,6 +328,21 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .conditional([.skip(if: "c1")], [.field(Field("name", .scalar(String.self)))]),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i1f0: I1f0? = nil,
+                            rank: Int? = nil,
+                            alias_i0f0: [String]? = nil,
+                            i1f2: I1f2? = nil,
+                            name: String? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]
+                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                            if let name { __json["name"] = name._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
                         public var i1f0: I1f0? { __data["i1f0"] }
                         public var rank: Int? { __data["rank"] }
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -230,6 +363,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                            }
                         }
 
                         public typealias I1f2 = Fragment1.I1f2
@@ -249,6 +389,16 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .field(Field("o5f1", .list(.list(.object(O5f1.self))))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    alias_id: String? = nil,
+                    o5f1: [[O5f1?]?]? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Object5", "o5f1": o5f1._outputJSON]
+                    if let alias_id { __json["alias_id"] = alias_id._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
                 public var alias_id: String? { __data["alias_id"] }
                 public var o5f1: [[O5f1?]?]? { __data["o5f1"] }
 
@@ -261,6 +411,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("o7f0", alias: "alias_o7f0", .object(Alias_o7f0.self))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        alias_o7f0: Alias_o7f0? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "alias_o7f0": alias_o7f0._outputJSON]))
+                    }
+
                     public var alias_o7f0: Alias_o7f0? { __data["alias_o7f0"] }
 
                     public struct Alias_o7f0: SelectionSet {
@@ -270,6 +427,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                        }
                     }
                 }
             }
@@ -283,6 +447,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                i1f2: I1f2
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f2": i1f2._outputJSON]))
+            }
 
             public var i1f2: I1f2 { __data["i1f2"] }
 
@@ -300,6 +472,31 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .inlineFragment(AsUnion1.self),
                     .inlineFragment(AsInterface2.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String? = nil,
+                    i1f1: String? = nil,
+                    i1f0: I1f0? = nil,
+                    i1f2: I1f2? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename)]
+                    if let name { __json["name"] = name._outputJSON }
+                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
+                /// A `Object5`'s data, built by its type case, as this type.
+                public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
+                /// A `Union1`'s data, built by its type case, as this type.
+                public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                /// A `Interface2`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
                 public var name: String? { __data["name"] }
                 public var i1f1: String? { __data["i1f1"] }
@@ -326,6 +523,35 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .inlineFragment(AsUnion1.self),
                         .inlineFragment(AsObject0.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i1f2: I1f2? = nil,
+                        i2f0: String? = nil,
+                        i1f1: String? = nil,
+                        alias_i0f0: [String]? = nil,
+                        o5f1: [[O5f1?]?]? = nil,
+                        alias_name: String? = nil,
+                        name: String? = nil,
+                        i1f0: I1f0? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object5"]
+                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                        if let o5f1 { __json["o5f1"] = o5f1._outputJSON }
+                        if let alias_name { __json["alias_name"] = alias_name._outputJSON }
+                        if let name { __json["name"] = name._outputJSON }
+                        if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
+                    /// A `Union1`'s data, built by its type case, as this type.
+                    public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                    /// A `Object0`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                     public var i1f2: I1f2? { __data["i1f2"] }
                     public var i2f0: String? { __data["i2f0"] }
@@ -363,6 +589,30 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .inlineFragment(AsObject6.self),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f2: I1f2,
+                            i2f0: String? = nil,
+                            i1f1: String? = nil,
+                            alias_i0f0: [String]? = nil,
+                            o5f1: [[O5f1?]?]? = nil,
+                            alias_name: String? = nil,
+                            i1f0: I1f0? = nil,
+                            name: String? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": .string(__typename), "i1f2": i1f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f0": i1f0._outputJSON]
+                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                            if let o5f1 { __json["o5f1"] = o5f1._outputJSON }
+                            if let alias_name { __json["alias_name"] = alias_name._outputJSON }
+                            if let name { __json["name"] = name._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
+                        /// A `Object6`'s data, built by its type case, as this type.
+                        public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                         public var i1f2: I1f2 { __data["i1f2"] }
                         public var i2f0: String? { __data["i2f0"] }
                         public var i1f1: String? { __data["i1f1"] }
@@ -398,6 +648,26 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                i1f2: I1f2,
+                                i2f0: String,
+                                i1f1: String? = nil,
+                                alias_i1f1: String,
+                                alias_i0f0: [String]? = nil,
+                                o5f1: [[O5f1?]?]? = nil,
+                                alias_name: String? = nil,
+                                i1f0: I1f0? = nil,
+                                name: String? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object6", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f0": i1f0._outputJSON]
+                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                if let o5f1 { __json["o5f1"] = o5f1._outputJSON }
+                                if let alias_name { __json["alias_name"] = alias_name._outputJSON }
+                                if let name { __json["name"] = name._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var i1f2: I1f2 { __data["i1f2"] }
                             public var i2f0: String { __data["i2f0"] }
                             public var i1f1: String? { __data["i1f1"] }
@@ -428,6 +698,20 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .inlineFragment(AsObject5.self),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                i1f0: I1f0? = nil
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+                            }
+
+                            /// A `Interface2`'s data, built by its type case, as this type.
+                            public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
+                            /// A `Object5`'s data, built by its type case, as this type.
+                            public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var asInterface2: AsInterface2? { _asInlineFragment() }
                             public var asObject5: AsObject5? { _asInlineFragment() }
@@ -444,6 +728,25 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .inlineFragment(AsUnion1.self),
                                     .inlineFragment(AsObject0.self),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    alias_i0f0: [String]? = nil,
+                                    i1f2: I1f2? = nil,
+                                    i1f0: I1f0? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
+                                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
+                                /// A `Union1`'s data, built by its type case, as this type.
+                                public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                                /// A `Object0`'s data, built by its type case, as this type.
+                                public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2? { __data["i1f2"] }
@@ -470,6 +773,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .inlineFragment(AsObject6.self),
                                     ]
 
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String,
+                                        alias_i0f0: [String]? = nil,
+                                        i1f2: I1f2? = nil,
+                                        i1f0: I1f0? = nil
+                                    ) {
+                                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
+                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
+
+                                    /// A `Object6`'s data, built by its type case, as this type.
+                                    public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
                                     public var i1f0: I1f0? { __data["i1f0"] }
@@ -494,6 +813,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                                             .field(Field("i1f0", .object(I1f0.self))),
                                         ]
+
+                                        /// Data with these values, as a server would send it.
+                                        public init(
+                                            i2f0: String? = nil,
+                                            alias_i1f1: String? = nil,
+                                            alias_i0f0: [String]? = nil,
+                                            i1f2: I1f2? = nil,
+                                            i1f0: I1f0? = nil
+                                        ) {
+                                            var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON]
+                                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
+                                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                            self.init(_dataDict: DataDict(_data: __json))
+                                        }
 
                                         public var i2f0: String? { __data["i2f0"] }
                                         public var alias_i1f1: String? { __data["alias_i1f1"] }
@@ -525,6 +860,20 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                                         .field(Field("i1f0", .object(I1f0.self))),
                                     ]
+
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        alias_i0f0: [String]? = nil,
+                                        i1f2: I1f2? = nil,
+                                        name: String? = nil,
+                                        i1f0: I1f0? = nil
+                                    ) {
+                                        var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
+                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                        if let name { __json["name"] = name._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
 
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
@@ -561,6 +910,32 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .inlineFragment(AsObject0.self),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    alias_i0f0: [String]? = nil,
+                                    i1f2: I1f2? = nil,
+                                    i1f0: I1f0? = nil,
+                                    alias_i2f1: Int? = nil,
+                                    id: String? = nil,
+                                    i2f0: String? = nil,
+                                    i1f1: String? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON]
+                                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                    if let id { __json["id"] = id._outputJSON }
+                                    if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
+                                /// A `Union1`'s data, built by its type case, as this type.
+                                public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                                /// A `Object0`'s data, built by its type case, as this type.
+                                public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
+
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2? { __data["i1f2"] }
                                 public var i1f0: I1f0? { __data["i1f0"] }
@@ -595,6 +970,30 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .inlineFragment(AsObject6.self),
                                     ]
 
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String,
+                                        alias_i0f0: [String]? = nil,
+                                        i1f2: I1f2? = nil,
+                                        i1f0: I1f0? = nil,
+                                        alias_i2f1: Int? = nil,
+                                        id: String? = nil,
+                                        i2f0: String? = nil,
+                                        i1f1: String? = nil
+                                    ) {
+                                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
+                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                        if let id { __json["id"] = id._outputJSON }
+                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
+
+                                    /// A `Object6`'s data, built by its type case, as this type.
+                                    public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
                                     public var i1f0: I1f0? { __data["i1f0"] }
@@ -627,6 +1026,28 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                                         ]
+
+                                        /// Data with these values, as a server would send it.
+                                        public init(
+                                            i2f0: String? = nil,
+                                            alias_i1f1: String? = nil,
+                                            alias_i0f0: [String]? = nil,
+                                            i1f2: I1f2? = nil,
+                                            i1f0: I1f0? = nil,
+                                            alias_i2f1: Int? = nil,
+                                            id: String? = nil,
+                                            i1f1: String? = nil
+                                        ) {
+                                            var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON]
+                                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
+                                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                            if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                            if let id { __json["id"] = id._outputJSON }
+                                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                            self.init(_dataDict: DataDict(_data: __json))
+                                        }
 
                                         public var i2f0: String? { __data["i2f0"] }
                                         public var alias_i1f1: String? { __data["alias_i1f1"] }
@@ -663,6 +1084,28 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                                     ]
 
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        alias_i0f0: [String]? = nil,
+                                        i1f2: I1f2? = nil,
+                                        name: String? = nil,
+                                        i1f0: I1f0? = nil,
+                                        alias_i2f1: Int? = nil,
+                                        id: String? = nil,
+                                        i2f0: String? = nil,
+                                        i1f1: String? = nil
+                                    ) {
+                                        var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
+                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                        if let name { __json["name"] = name._outputJSON }
+                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                        if let id { __json["id"] = id._outputJSON }
+                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
+
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
                                     public var name: String? { __data["name"] }
@@ -691,6 +1134,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .inlineFragment(AsInterface2.self),
                                     ]
 
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String,
+                                        i1f0: I1f0? = nil
+                                    ) {
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+                                    }
+
+                                    /// A `Interface2`'s data, built by its type case, as this type.
+                                    public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
                                     public var i1f0: I1f0? { __data["i1f0"] }
                                     public var asInterface2: AsInterface2? { _asInlineFragment() }
 
@@ -706,6 +1160,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .inlineFragment(AsUnion1.self),
                                             .inlineFragment(AsObject0.self),
                                         ]
+
+                                        /// Data with these values, as a server would send it.
+                                        public init(
+                                            __typename: String,
+                                            i1f0: I1f0? = nil,
+                                            alias_i0f0: [String]? = nil,
+                                            i1f2: I1f2
+                                        ) {
+                                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+                                        }
+
+                                        /// A `Union1`'s data, built by its type case, as this type.
+                                        public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                                        /// A `Object0`'s data, built by its type case, as this type.
+                                        public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                                         public var i1f0: I1f0? { __data["i1f0"] }
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -732,6 +1202,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                 .inlineFragment(AsObject6.self),
                                             ]
 
+                                            /// Data with these values, as a server would send it.
+                                            public init(
+                                                __typename: String,
+                                                i1f0: I1f0? = nil,
+                                                alias_i0f0: [String]? = nil,
+                                                i1f2: I1f2
+                                            ) {
+                                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+                                            }
+
+                                            /// A `Object6`'s data, built by its type case, as this type.
+                                            public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                                             public var i1f0: I1f0? { __data["i1f0"] }
                                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                             public var i1f2: I1f2 { __data["i1f2"] }
@@ -756,6 +1239,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                     .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                                                 ]
+
+                                                /// Data with these values, as a server would send it.
+                                                public init(
+                                                    i1f0: I1f0? = nil,
+                                                    i2f0: String,
+                                                    alias_i1f1: String,
+                                                    alias_i0f0: [String]? = nil,
+                                                    i1f2: I1f2
+                                                ) {
+                                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+                                                }
 
                                                 public var i1f0: I1f0? { __data["i1f0"] }
                                                 public var i2f0: String { __data["i2f0"] }
@@ -788,6 +1282,16 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                 .field(Field("name", .scalar(String.self))),
                                             ]
 
+                                            /// Data with these values, as a server would send it.
+                                            public init(
+                                                i1f0: I1f0? = nil,
+                                                alias_i0f0: [String]? = nil,
+                                                i1f2: I1f2,
+                                                name: String? = nil
+                                            ) {
+                                                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]))
+                                            }
+
                                             public var i1f0: I1f0? { __data["i1f0"] }
                                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                             public var i1f2: I1f2 { __data["i1f2"] }
@@ -815,6 +1319,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
                                         ]
 
+                                        /// Data with these values, as a server would send it.
+                                        public init(
+                                            __typename: String,
+                                            i2f1: Int
+                                        ) {
+                                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]))
+                                        }
+
                                         public var i2f1: Int { __data["i2f1"] }
                                     }
                                 }
@@ -830,6 +1342,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .conditional([.skip(if: "c0")], [.field(Field("i1f0", .object(I1f0.self)))]),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    i2f1: Int,
+                                    i1f0: I1f0? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]
+                                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
                                 public var i2f1: Int { __data["i2f1"] }
                                 public var i1f0: I1f0? { __data["i1f0"] }
 
@@ -840,6 +1363,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public static let __selections: [Selection] = [
                                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     ]
+
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String
+                                    ) {
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                                    }
                                 }
                             }
                         }
@@ -852,6 +1382,16 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                i1f1: String? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": .string(__typename)]
+                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
 
                             public var i1f1: String? { __data["i1f1"] }
                         }
@@ -872,6 +1412,29 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
                             .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .object(I1f0.self)))]),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i1f2: I1f2? = nil,
+                            i2f0: String? = nil,
+                            i1f1: String? = nil,
+                            alias_i0f0: [String]? = nil,
+                            name: String? = nil,
+                            o5f1: [[O5f1?]?]? = nil,
+                            alias_name: String? = nil,
+                            i1f0: I1f0? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object0"]
+                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                            if let name { __json["name"] = name._outputJSON }
+                            if let o5f1 { __json["o5f1"] = o5f1._outputJSON }
+                            if let alias_name { __json["alias_name"] = alias_name._outputJSON }
+                            if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
 
                         public var i1f2: I1f2? { __data["i1f2"] }
                         public var i2f0: String? { __data["i2f0"] }
@@ -902,6 +1465,20 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .inlineFragment(AsObject5.self),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f0: I1f0? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+                        }
+
+                        /// A `Interface2`'s data, built by its type case, as this type.
+                        public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
+                        /// A `Object5`'s data, built by its type case, as this type.
+                        public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
                         public var i1f0: I1f0? { __data["i1f0"] }
                         public var asInterface2: AsInterface2? { _asInlineFragment() }
                         public var asObject5: AsObject5? { _asInlineFragment() }
@@ -918,6 +1495,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .inlineFragment(AsUnion1.self),
                                 .inlineFragment(AsObject0.self),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                alias_i0f0: [String]? = nil,
+                                i1f2: I1f2,
+                                i1f0: I1f0? = nil
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+                            }
+
+                            /// A `Union1`'s data, built by its type case, as this type.
+                            public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                            /// A `Object0`'s data, built by its type case, as this type.
+                            public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                             public var i1f2: I1f2 { __data["i1f2"] }
@@ -944,6 +1537,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .inlineFragment(AsObject6.self),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    alias_i0f0: [String]? = nil,
+                                    i1f2: I1f2,
+                                    i1f0: I1f0? = nil
+                                ) {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+                                }
+
+                                /// A `Object6`'s data, built by its type case, as this type.
+                                public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
                                 public var i1f0: I1f0? { __data["i1f0"] }
@@ -968,6 +1574,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                                         .field(Field("i1f0", .object(I1f0.self))),
                                     ]
+
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        i2f0: String,
+                                        alias_i1f1: String,
+                                        alias_i0f0: [String]? = nil,
+                                        i1f2: I1f2,
+                                        i1f0: I1f0? = nil
+                                    ) {
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+                                    }
 
                                     public var i2f0: String { __data["i2f0"] }
                                     public var alias_i1f1: String { __data["alias_i1f1"] }
@@ -999,6 +1616,16 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("name", .scalar(String.self))),
                                     .field(Field("i1f0", .object(I1f0.self))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    alias_i0f0: [String]? = nil,
+                                    i1f2: I1f2,
+                                    name: String? = nil,
+                                    i1f0: I1f0? = nil
+                                ) {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
+                                }
 
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
@@ -1035,6 +1662,27 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .inlineFragment(AsObject0.self),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                alias_i0f0: [String]? = nil,
+                                i1f2: I1f2,
+                                i1f0: I1f0? = nil,
+                                alias_i2f1: Int? = nil,
+                                id: String,
+                                i2f0: String,
+                                i1f1: String
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object5", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]
+                                if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
+                            /// A `Union1`'s data, built by its type case, as this type.
+                            public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                            /// A `Object0`'s data, built by its type case, as this type.
+                            public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
+
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                             public var i1f2: I1f2 { __data["i1f2"] }
                             public var i1f0: I1f0? { __data["i1f0"] }
@@ -1069,6 +1717,25 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .inlineFragment(AsObject6.self),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    alias_i0f0: [String]? = nil,
+                                    i1f2: I1f2,
+                                    i1f0: I1f0? = nil,
+                                    alias_i2f1: Int? = nil,
+                                    id: String,
+                                    i2f0: String,
+                                    i1f1: String
+                                ) {
+                                    var __json: JSONObject = ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]
+                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
+                                /// A `Object6`'s data, built by its type case, as this type.
+                                public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
                                 public var i1f0: I1f0? { __data["i1f0"] }
@@ -1101,6 +1768,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .field(Field("id", .nonNull(.scalar(String.self)))),
                                         .field(Field("i1f1", .nonNull(.scalar(String.self)))),
                                     ]
+
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        i2f0: String,
+                                        alias_i1f1: String,
+                                        alias_i0f0: [String]? = nil,
+                                        i1f2: I1f2,
+                                        i1f0: I1f0? = nil,
+                                        alias_i2f1: Int? = nil,
+                                        id: String,
+                                        i1f1: String
+                                    ) {
+                                        var __json: JSONObject = ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]
+                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
 
                                     public var i2f0: String { __data["i2f0"] }
                                     public var alias_i1f1: String { __data["alias_i1f1"] }
@@ -1137,6 +1820,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("i1f1", .nonNull(.scalar(String.self)))),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    alias_i0f0: [String]? = nil,
+                                    i1f2: I1f2,
+                                    name: String? = nil,
+                                    i1f0: I1f0? = nil,
+                                    alias_i2f1: Int? = nil,
+                                    id: String,
+                                    i2f0: String,
+                                    i1f1: String
+                                ) {
+                                    var __json: JSONObject = ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]
+                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
                                 public var name: String? { __data["name"] }
@@ -1165,6 +1864,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .inlineFragment(AsInterface2.self),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    i1f0: I1f0? = nil
+                                ) {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+                                }
+
+                                /// A `Interface2`'s data, built by its type case, as this type.
+                                public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
                                 public var i1f0: I1f0? { __data["i1f0"] }
                                 public var asInterface2: AsInterface2? { _asInlineFragment() }
 
@@ -1180,6 +1890,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .inlineFragment(AsUnion1.self),
                                         .inlineFragment(AsObject0.self),
                                     ]
+
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String,
+                                        i1f0: I1f0? = nil,
+                                        alias_i0f0: [String]? = nil,
+                                        i1f2: I1f2
+                                    ) {
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+                                    }
+
+                                    /// A `Union1`'s data, built by its type case, as this type.
+                                    public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                                    /// A `Object0`'s data, built by its type case, as this type.
+                                    public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                                     public var i1f0: I1f0? { __data["i1f0"] }
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -1206,6 +1932,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .inlineFragment(AsObject6.self),
                                         ]
 
+                                        /// Data with these values, as a server would send it.
+                                        public init(
+                                            __typename: String,
+                                            i1f0: I1f0? = nil,
+                                            alias_i0f0: [String]? = nil,
+                                            i1f2: I1f2
+                                        ) {
+                                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+                                        }
+
+                                        /// A `Object6`'s data, built by its type case, as this type.
+                                        public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                                         public var i1f0: I1f0? { __data["i1f0"] }
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                         public var i1f2: I1f2 { __data["i1f2"] }
@@ -1230,6 +1969,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                                             ]
+
+                                            /// Data with these values, as a server would send it.
+                                            public init(
+                                                i1f0: I1f0? = nil,
+                                                i2f0: String,
+                                                alias_i1f1: String,
+                                                alias_i0f0: [String]? = nil,
+                                                i1f2: I1f2
+                                            ) {
+                                                self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+                                            }
 
                                             public var i1f0: I1f0? { __data["i1f0"] }
                                             public var i2f0: String { __data["i2f0"] }
@@ -1262,6 +2012,16 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .field(Field("name", .scalar(String.self))),
                                         ]
 
+                                        /// Data with these values, as a server would send it.
+                                        public init(
+                                            i1f0: I1f0? = nil,
+                                            alias_i0f0: [String]? = nil,
+                                            i1f2: I1f2,
+                                            name: String? = nil
+                                        ) {
+                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]))
+                                        }
+
                                         public var i1f0: I1f0? { __data["i1f0"] }
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                         public var i1f2: I1f2 { __data["i1f2"] }
@@ -1289,6 +2049,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
                                     ]
 
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String,
+                                        i2f1: Int
+                                    ) {
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]))
+                                    }
+
                                     public var i2f1: Int { __data["i2f1"] }
                                 }
                             }
@@ -1304,6 +2072,15 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .field(Field("i1f0", .object(I1f0.self))),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                i2f1: Int,
+                                i1f0: I1f0? = nil
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON]))
+                            }
+
                             public var i2f1: Int { __data["i2f1"] }
                             public var i1f0: I1f0? { __data["i1f0"] }
 
@@ -1314,6 +2091,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String
+                                ) {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                                }
                             }
                         }
                     }
@@ -1329,6 +2113,21 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .conditional([.include(if: "c2")], [.field(Field("i3f0", .nonNull(.scalar(String.self))))]),
                             .conditional([.include(if: "c2")], [.field(Field("i1f0", alias: "alias_i1f0", .object(Alias_i1f0.self)))]),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i0f0: [String]? = nil,
+                            o7f0: O7f0? = nil,
+                            i3f0: String? = nil,
+                            alias_i1f0: Alias_i1f0? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object7"]
+                            if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
+                            if let o7f0 { __json["o7f0"] = o7f0._outputJSON }
+                            if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
+                            if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
 
                         public var i0f0: [String]? { __data["i0f0"] }
                         public var o7f0: O7f0? { __data["o7f0"] }
@@ -1361,6 +2160,24 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .inlineFragment(AsInterface2.self),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i1f0: I1f0? = nil,
+                        name: String? = nil,
+                        i1f1: String? = nil,
+                        i1f2: I1f2? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
+                        if let name { __json["name"] = name._outputJSON }
+                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
+                    /// A `Interface2`'s data, built by its type case, as this type.
+                    public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
                     public var i1f0: I1f0? { __data["i1f0"] }
                     public var name: String? { __data["name"] }
                     public var i1f1: String? { __data["i1f1"] }
@@ -1381,6 +2198,27 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .inlineFragment(AsObject6.self),
                             .inlineFragment(AsObject0.self),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f0: I1f0? = nil,
+                            alias_i0f0: [String]? = nil,
+                            i1f2: I1f2,
+                            name: String? = nil,
+                            i1f1: String? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]
+                            if let name { __json["name"] = name._outputJSON }
+                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
+                        /// A `Object6`'s data, built by its type case, as this type.
+                        public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
+                        /// A `Object0`'s data, built by its type case, as this type.
+                        public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                         public var i1f0: I1f0? { __data["i1f0"] }
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -1412,6 +2250,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                i1f0: I1f0? = nil,
+                                i2f0: String,
+                                alias_i1f1: String,
+                                alias_i0f0: [String]? = nil,
+                                i1f2: I1f2,
+                                name: String? = nil,
+                                i1f1: String? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]
+                                if let name { __json["name"] = name._outputJSON }
+                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var i2f0: String { __data["i2f0"] }
                             public var alias_i1f1: String { __data["alias_i1f1"] }
@@ -1441,6 +2295,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                i1f0: I1f0? = nil,
+                                alias_i0f0: [String]? = nil,
+                                i1f2: I1f2,
+                                name: String? = nil,
+                                i1f1: String? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]
+                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                             public var i1f2: I1f2 { __data["i1f2"] }
@@ -1465,6 +2332,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .inlineFragment(AsObject5.self),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                i1f0: I1f0? = nil
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+                            }
+
+                            /// A `Object5`'s data, built by its type case, as this type.
+                            public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var asObject5: AsObject5? { _asInlineFragment() }
 
@@ -1484,6 +2362,32 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .inlineFragment(AsUnion1.self),
                                     .inlineFragment(AsObject0.self),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    i1f0: I1f0? = nil,
+                                    alias_i2f1: Int? = nil,
+                                    id: String? = nil,
+                                    i1f2: I1f2? = nil,
+                                    i2f0: String? = nil,
+                                    i1f1: String? = nil,
+                                    alias_i0f0: [String]? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON]
+                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                    if let id { __json["id"] = id._outputJSON }
+                                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                    if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
+                                /// A `Union1`'s data, built by its type case, as this type.
+                                public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                                /// A `Object0`'s data, built by its type case, as this type.
+                                public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                                 public var i1f0: I1f0? { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -1519,6 +2423,30 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .inlineFragment(AsObject6.self),
                                     ]
 
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String,
+                                        i1f0: I1f0? = nil,
+                                        alias_i2f1: Int? = nil,
+                                        id: String? = nil,
+                                        i1f2: I1f2? = nil,
+                                        i2f0: String? = nil,
+                                        i1f1: String? = nil,
+                                        alias_i0f0: [String]? = nil
+                                    ) {
+                                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
+                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                        if let id { __json["id"] = id._outputJSON }
+                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
+
+                                    /// A `Object6`'s data, built by its type case, as this type.
+                                    public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                                     public var i1f0: I1f0? { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
@@ -1551,6 +2479,28 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                         ]
+
+                                        /// Data with these values, as a server would send it.
+                                        public init(
+                                            i1f0: I1f0? = nil,
+                                            alias_i2f1: Int? = nil,
+                                            id: String? = nil,
+                                            i1f2: I1f2? = nil,
+                                            i2f0: String? = nil,
+                                            i1f1: String? = nil,
+                                            alias_i1f1: String? = nil,
+                                            alias_i0f0: [String]? = nil
+                                        ) {
+                                            var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON]
+                                            if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                            if let id { __json["id"] = id._outputJSON }
+                                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
+                                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                            self.init(_dataDict: DataDict(_data: __json))
+                                        }
 
                                         public var i1f0: I1f0? { __data["i1f0"] }
                                         public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -1591,6 +2541,28 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                                     ]
 
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        i1f0: I1f0? = nil,
+                                        alias_i2f1: Int? = nil,
+                                        id: String? = nil,
+                                        i1f2: I1f2? = nil,
+                                        i2f0: String? = nil,
+                                        i1f1: String? = nil,
+                                        alias_i0f0: [String]? = nil,
+                                        name: String? = nil
+                                    ) {
+                                        var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
+                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                        if let id { __json["id"] = id._outputJSON }
+                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                        if let name { __json["name"] = name._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
+
                                     public var i1f0: I1f0? { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
@@ -1624,6 +2596,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .conditional([.skip(if: "c0")], [.field(Field("i1f0", .object(I1f0.self)))]),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    i2f1: Int,
+                                    i1f0: I1f0? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]
+                                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
                                 public var i2f1: Int { __data["i2f1"] }
                                 public var i1f0: I1f0? { __data["i1f0"] }
 
@@ -1634,6 +2617,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public static let __selections: [Selection] = [
                                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     ]
+
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String
+                                    ) {
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                                    }
                                 }
                             }
                         }
@@ -1647,6 +2637,16 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f1: String? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": .string(__typename)]
+                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
 
                         public var i1f1: String? { __data["i1f1"] }
                     }
@@ -1666,6 +2666,30 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .inlineFragment(AsUnion1.self),
                         .inlineFragment(AsObject0.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String? = nil,
+                        i1f1: String? = nil,
+                        i1f0: I1f0? = nil,
+                        i1f2: I1f2? = nil,
+                        alias_i0f0: [String]? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename)]
+                        if let name { __json["name"] = name._outputJSON }
+                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                        if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
+                    /// A `Union1`'s data, built by its type case, as this type.
+                    public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                    /// A `Object0`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                     public var name: String? { __data["name"] }
                     public var i1f1: String? { __data["i1f1"] }
@@ -1696,6 +2720,24 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .inlineFragment(AsObject6.self),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f0: I1f0? = nil,
+                            alias_i0f0: [String]? = nil,
+                            i1f2: I1f2,
+                            name: String? = nil,
+                            i1f1: String? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]
+                            if let name { __json["name"] = name._outputJSON }
+                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
+                        /// A `Object6`'s data, built by its type case, as this type.
+                        public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                         public var i1f0: I1f0? { __data["i1f0"] }
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                         public var i1f2: I1f2 { __data["i1f2"] }
@@ -1725,6 +2767,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                i1f0: I1f0? = nil,
+                                i2f0: String,
+                                alias_i1f1: String,
+                                alias_i0f0: [String]? = nil,
+                                i1f2: I1f2,
+                                name: String? = nil,
+                                i1f1: String? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]
+                                if let name { __json["name"] = name._outputJSON }
+                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var i2f0: String { __data["i2f0"] }
                             public var alias_i1f1: String { __data["alias_i1f1"] }
@@ -1750,6 +2808,16 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                i1f1: String? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": .string(__typename)]
+                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var i1f1: String? { __data["i1f1"] }
                         }
 
@@ -1762,6 +2830,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .field(Field("i1f0", .object(I1f0.self))),
                                 .inlineFragment(AsObject5.self),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                i1f0: I1f0? = nil
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+                            }
+
+                            /// A `Object5`'s data, built by its type case, as this type.
+                            public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var asObject5: AsObject5? { _asInlineFragment() }
@@ -1782,6 +2861,32 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .inlineFragment(AsUnion1.self),
                                     .inlineFragment(AsObject0.self),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    i1f0: I1f0? = nil,
+                                    alias_i2f1: Int? = nil,
+                                    id: String? = nil,
+                                    i1f2: I1f2? = nil,
+                                    i2f0: String? = nil,
+                                    i1f1: String? = nil,
+                                    alias_i0f0: [String]? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON]
+                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                    if let id { __json["id"] = id._outputJSON }
+                                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                    if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
+                                /// A `Union1`'s data, built by its type case, as this type.
+                                public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                                /// A `Object0`'s data, built by its type case, as this type.
+                                public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                                 public var i1f0: I1f0? { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -1817,6 +2922,30 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .inlineFragment(AsObject6.self),
                                     ]
 
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String,
+                                        i1f0: I1f0? = nil,
+                                        alias_i2f1: Int? = nil,
+                                        id: String? = nil,
+                                        i1f2: I1f2? = nil,
+                                        i2f0: String? = nil,
+                                        i1f1: String? = nil,
+                                        alias_i0f0: [String]? = nil
+                                    ) {
+                                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
+                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                        if let id { __json["id"] = id._outputJSON }
+                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
+
+                                    /// A `Object6`'s data, built by its type case, as this type.
+                                    public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                                     public var i1f0: I1f0? { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
@@ -1849,6 +2978,28 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                         ]
+
+                                        /// Data with these values, as a server would send it.
+                                        public init(
+                                            i1f0: I1f0? = nil,
+                                            alias_i2f1: Int? = nil,
+                                            id: String? = nil,
+                                            i1f2: I1f2? = nil,
+                                            i2f0: String? = nil,
+                                            i1f1: String? = nil,
+                                            alias_i1f1: String? = nil,
+                                            alias_i0f0: [String]? = nil
+                                        ) {
+                                            var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON]
+                                            if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                            if let id { __json["id"] = id._outputJSON }
+                                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
+                                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                            self.init(_dataDict: DataDict(_data: __json))
+                                        }
 
                                         public var i1f0: I1f0? { __data["i1f0"] }
                                         public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -1889,6 +3040,28 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                                     ]
 
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        i1f0: I1f0? = nil,
+                                        alias_i2f1: Int? = nil,
+                                        id: String? = nil,
+                                        i1f2: I1f2? = nil,
+                                        i2f0: String? = nil,
+                                        i1f1: String? = nil,
+                                        alias_i0f0: [String]? = nil,
+                                        name: String? = nil
+                                    ) {
+                                        var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
+                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                        if let id { __json["id"] = id._outputJSON }
+                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
+                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                                        if let name { __json["name"] = name._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
+
                                     public var i1f0: I1f0? { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
@@ -1922,6 +3095,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .conditional([.skip(if: "c0")], [.field(Field("i1f0", .object(I1f0.self)))]),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    i2f1: Int,
+                                    i1f0: I1f0? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]
+                                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
                                 public var i2f1: Int { __data["i2f1"] }
                                 public var i1f0: I1f0? { __data["i1f0"] }
 
@@ -1932,6 +3116,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public static let __selections: [Selection] = [
                                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     ]
+
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        __typename: String
+                                    ) {
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                                    }
                                 }
                             }
                         }
@@ -1949,6 +3140,23 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                             .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            name: String? = nil,
+                            i1f1: String? = nil,
+                            i1f0: I1f0? = nil,
+                            i1f2: I1f2? = nil,
+                            alias_i0f0: [String]? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object0"]
+                            if let name { __json["name"] = name._outputJSON }
+                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                            if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
+                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
 
                         public var name: String? { __data["name"] }
                         public var i1f1: String? { __data["i1f1"] }
@@ -1974,6 +3182,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .inlineFragment(AsObject5.self),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f0: I1f0? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+                        }
+
+                        /// A `Object5`'s data, built by its type case, as this type.
+                        public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
                         public var i1f0: I1f0? { __data["i1f0"] }
                         public var asObject5: AsObject5? { _asInlineFragment() }
 
@@ -1993,6 +3212,27 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .inlineFragment(AsUnion1.self),
                                 .inlineFragment(AsObject0.self),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                i1f0: I1f0? = nil,
+                                alias_i2f1: Int? = nil,
+                                id: String,
+                                i1f2: I1f2,
+                                i2f0: String,
+                                i1f1: String,
+                                alias_i0f0: [String]? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
+                                if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
+                            /// A `Union1`'s data, built by its type case, as this type.
+                            public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                            /// A `Object0`'s data, built by its type case, as this type.
+                            public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -2028,6 +3268,25 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .inlineFragment(AsObject6.self),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    i1f0: I1f0? = nil,
+                                    alias_i2f1: Int? = nil,
+                                    id: String,
+                                    i1f2: I1f2,
+                                    i2f0: String,
+                                    i1f1: String,
+                                    alias_i0f0: [String]? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
+                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
+                                /// A `Object6`'s data, built by its type case, as this type.
+                                public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                                 public var i1f0: I1f0? { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                 public var id: String { __data["id"] }
@@ -2060,6 +3319,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
                                         .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                     ]
+
+                                    /// Data with these values, as a server would send it.
+                                    public init(
+                                        i1f0: I1f0? = nil,
+                                        alias_i2f1: Int? = nil,
+                                        id: String,
+                                        i1f2: I1f2,
+                                        i2f0: String,
+                                        i1f1: String,
+                                        alias_i1f1: String,
+                                        alias_i0f0: [String]? = nil
+                                    ) {
+                                        var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
+                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                        self.init(_dataDict: DataDict(_data: __json))
+                                    }
 
                                     public var i1f0: I1f0? { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -2099,6 +3374,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .field(Field("name", .scalar(String.self))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    i1f0: I1f0? = nil,
+                                    alias_i2f1: Int? = nil,
+                                    id: String,
+                                    i1f2: I1f2,
+                                    i2f0: String,
+                                    i1f1: String,
+                                    alias_i0f0: [String]? = nil,
+                                    name: String? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]
+                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
 
                                 public var i1f0: I1f0? { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -2133,6 +3424,15 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                i1f0: I1f0? = nil,
+                                i2f1: Int
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "i2f1": i2f1._outputJSON]))
+                            }
+
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var i2f1: Int { __data["i2f1"] }
 
@@ -2143,6 +3443,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String
+                                ) {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                                }
                             }
                         }
                     }
@@ -2157,6 +3464,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("i1f1", .nonNull(.scalar(String.self)))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i1f1: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON]))
+                    }
+
                     public var i1f1: String { __data["i1f1"] }
                 }
 
@@ -2169,6 +3484,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("i1f0", .object(I1f0.self))),
                         .inlineFragment(AsObject5.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i1f0: I1f0? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+                    }
+
+                    /// A `Object5`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
                     public var i1f0: I1f0? { __data["i1f0"] }
                     public var asObject5: AsObject5? { _asInlineFragment() }
@@ -2189,6 +3515,27 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .inlineFragment(AsUnion1.self),
                             .inlineFragment(AsObject0.self),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i1f0: I1f0? = nil,
+                            alias_i2f1: Int? = nil,
+                            id: String,
+                            i1f2: I1f2,
+                            i2f0: String,
+                            i1f1: String,
+                            alias_i0f0: [String]? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
+                            if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
+                        /// A `Union1`'s data, built by its type case, as this type.
+                        public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+                        /// A `Object0`'s data, built by its type case, as this type.
+                        public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                         public var i1f0: I1f0? { __data["i1f0"] }
                         public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -2224,6 +3571,25 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .inlineFragment(AsObject6.self),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                i1f0: I1f0? = nil,
+                                alias_i2f1: Int? = nil,
+                                id: String,
+                                i1f2: I1f2,
+                                i2f0: String,
+                                i1f1: String,
+                                alias_i0f0: [String]? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
+                                if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
+                            /// A `Object6`'s data, built by its type case, as this type.
+                            public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var alias_i2f1: Int? { __data["alias_i2f1"] }
                             public var id: String { __data["id"] }
@@ -2256,6 +3622,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
                                     .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    i1f0: I1f0? = nil,
+                                    alias_i2f1: Int? = nil,
+                                    id: String,
+                                    i1f2: I1f2,
+                                    i2f0: String,
+                                    i1f1: String,
+                                    alias_i1f1: String,
+                                    alias_i0f0: [String]? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
+                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
 
                                 public var i1f0: I1f0? { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -2296,6 +3678,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .field(Field("name", .scalar(String.self))),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                i1f0: I1f0? = nil,
+                                alias_i2f1: Int? = nil,
+                                id: String,
+                                i1f2: I1f2,
+                                i2f0: String,
+                                i1f1: String,
+                                alias_i0f0: [String]? = nil,
+                                name: String? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]
+                                if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var i1f0: I1f0? { __data["i1f0"] }
                             public var alias_i2f1: Int? { __data["alias_i2f1"] }
                             public var id: String { __data["id"] }
@@ -2328,6 +3726,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("i1f0", .object(I1f0.self))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f0: I1f0? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+                        }
+
                         public var i1f0: I1f0? { __data["i1f0"] }
 
                         public struct I1f0: SelectionSet {
@@ -2337,6 +3743,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                            }
                         }
                     }
                 }

@@ -17,6 +17,13 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             .field(Field("allObject1", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -27,6 +34,13 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("i0f0", .list(.nonNull(.scalar(String.self))))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                i0f0: [String]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i0f0": i0f0._outputJSON]))
+            }
 
             public var i0f0: [String]? { __data["i0f0"] }
         }

@@ -14,6 +14,15 @@ nonisolated public struct Fragment0: Fragment {
         .field(Field("i1f0", .nonNull(.scalar(String.self)))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        alias_i1f0: String,
+        i1f0: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]))
+    }
+
     public var alias_i1f0: String { __data["alias_i1f0"] }
     public var i1f0: String { __data["i1f0"] }
 }

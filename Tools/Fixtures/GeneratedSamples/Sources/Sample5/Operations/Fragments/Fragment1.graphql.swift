@@ -13,5 +13,12 @@ nonisolated public struct Fragment1: Fragment {
         .field(Field("rank", .scalar(Int.self))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        rank: Int? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "rank": rank._outputJSON]))
+    }
+
     public var rank: Int? { __data["rank"] }
 }

@@ -13,6 +13,16 @@ nonisolated public struct Fragment2: Fragment {
         .inlineFragment(AsInterface3.self),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+    }
+
+    /// A `Interface3`'s data, built by its type case, as this type.
+    public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
+
     public var asInterface3: AsInterface3? { _asInlineFragment() }
 
     public struct AsInterface3: SelectionSet {
@@ -25,6 +35,18 @@ nonisolated public struct Fragment2: Fragment {
             .field(Field("i1f0", .nonNull(.scalar(String.self)))),
             .inlineFragment(AsUnion0.self),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String,
+            i1f1: [[I1f1?]?]? = nil,
+            i1f0: String
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON]))
+        }
+
+        /// A `Union0`'s data, built by its type case, as this type.
+        public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
         public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
         public var i1f0: String { __data["i1f0"] }
@@ -40,6 +62,15 @@ nonisolated public struct Fragment2: Fragment {
                 .field(Field("i1f0", .nonNull(.scalar(String.self)))),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                i1f1: [[I1f1?]?]? = nil,
+                i1f0: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON]))
+            }
+
             public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
             public var i1f0: String { __data["i1f0"] }
         }
@@ -53,6 +84,13 @@ nonisolated public struct Fragment2: Fragment {
                 .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                alias_i1f1: [[Alias_i1f1?]?]? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+            }
+
             public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
 
             public struct Alias_i1f1: SelectionSet {
@@ -62,6 +100,11 @@ nonisolated public struct Fragment2: Fragment {
                 @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init() {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                }
             }
         }
     }

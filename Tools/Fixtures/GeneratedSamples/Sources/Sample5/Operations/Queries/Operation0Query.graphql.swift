@@ -27,6 +27,13 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             .field(Field("allUnion2", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -38,6 +45,19 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 .inlineFragment(AsUnion1.self),
                 .inlineFragment(AsInterface1.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
+
+            /// A `Union1`'s data, built by its type case, as this type.
+            public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+            /// A `Interface1`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface1) { self.init(_dataDict: value.__data) }
 
             public var asUnion1: AsUnion1? { _asInlineFragment() }
             public var asInterface1: AsInterface1? { _asInlineFragment() }
@@ -51,6 +71,19 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .inlineFragment(AsObject3.self),
                     .inlineFragment(AsObject6.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                }
+
+                /// A `Object3`'s data, built by its type case, as this type.
+                public init(_ value: AsObject3) { self.init(_dataDict: value.__data) }
+
+                /// A `Object6`'s data, built by its type case, as this type.
+                public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
 
                 public var asObject3: AsObject3? { _asInlineFragment() }
                 public var asObject6: AsObject6? { _asInlineFragment() }
@@ -66,6 +99,20 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .conditional([.skip(if: "c0")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self))))]),
                         .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.scalar(String.self))))]),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        alias_i1f1: [[Alias_i1f1?]?]? = nil,
+                        rank: Int? = nil,
+                        alias_i1f0: String? = nil,
+                        i1f0: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]
+                        if let rank { __json["rank"] = rank._outputJSON }
+                        if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
+                        if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
                     public var rank: Int? { __data["rank"] }
@@ -89,6 +136,13 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            i1f0: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "i1f0": i1f0._outputJSON]))
+                        }
+
                         public var i1f0: String { __data["i1f0"] }
                     }
                 }
@@ -101,6 +155,15 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .conditional([.include(if: "c1")], [.field(Field("name", .scalar(String.self)))]),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        name: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object6"]
+                        if let name { __json["name"] = name._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     public var name: String? { __data["name"] }
                 }
@@ -115,6 +178,18 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                     .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.scalar(String.self))))]),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    alias_i1f0: String? = nil,
+                    i1f0: String? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename)]
+                    if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
+                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
 
                 public var alias_i1f0: String? { __data["alias_i1f0"] }
                 public var i1f0: String? { __data["i1f0"] }

@@ -28,6 +28,14 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             .field(Field("allObject1", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0],
+            root1: [Root1]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
         public var root1: [Root1] { __data["root1"] }
 
@@ -39,6 +47,14 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("i1f0", .nonNull(.scalar(String.self)))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                i1f0: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
+            }
 
             public var i1f0: String { __data["i1f0"] }
         }
@@ -59,6 +75,27 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 .inlineFragment(AsUnion1.self),
                 .inlineFragment(AsInterface1.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                id: String,
+                i0f0: I0f0,
+                i2f1: Int? = nil,
+                alias_i4f0: Int? = nil,
+                i4f0: Int? = nil,
+                alias_i0f2: GraphQLEnum<Sample5API.Enum1>
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]))
+            }
+
+            /// A `Interface3`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
+
+            /// A `Union1`'s data, built by its type case, as this type.
+            public init(_ value: AsUnion1) { self.init(_dataDict: value.__data) }
+
+            /// A `Interface1`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface1) { self.init(_dataDict: value.__data) }
 
             public var id: String { __data["id"] }
             public var i0f0: I0f0 { __data["i0f0"] }
@@ -94,6 +131,27 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("i0f2", alias: "alias_i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self)))),
                     .inlineFragment(AsUnion0.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    i1f1: [[I1f1?]?]? = nil,
+                    i1f0: String,
+                    id: String,
+                    i0f0: I0f0,
+                    i2f1: Int? = nil,
+                    alias_i4f0: Int? = nil,
+                    i4f0: Int? = nil,
+                    alias_i1f0: String? = nil,
+                    alias_i0f2: GraphQLEnum<Sample5API.Enum1>
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]
+                    if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
+                /// A `Union0`'s data, built by its type case, as this type.
+                public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
                 public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
                 public var i1f0: String { __data["i1f0"] }
@@ -131,6 +189,24 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("i0f2", alias: "alias_i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self)))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i1f1: [[I1f1?]?]? = nil,
+                        i1f0: String,
+                        id: String,
+                        i0f0: I0f0,
+                        i2f1: Int? = nil,
+                        alias_i4f0: Int? = nil,
+                        i4f0: Int? = nil,
+                        alias_i1f0: String? = nil,
+                        alias_i0f2: GraphQLEnum<Sample5API.Enum1>
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]
+                        if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
                     public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
                     public var i1f0: String { __data["i1f0"] }
                     public var id: String { __data["id"] }
@@ -159,6 +235,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        alias_i1f1: [[Alias_i1f1?]?]? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                    }
+
                     public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
 
                     public struct Alias_i1f1: SelectionSet {
@@ -168,6 +251,11 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                        }
                     }
                 }
             }
@@ -185,6 +273,19 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("i4f0", .scalar(Int.self))),
                     .field(Field("i0f2", alias: "alias_i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    id: String,
+                    i0f0: I0f0,
+                    i2f1: Int? = nil,
+                    alias_i4f0: Int? = nil,
+                    i4f0: Int? = nil,
+                    alias_i0f2: GraphQLEnum<Sample5API.Enum1>
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]))
+                }
 
                 public var id: String { __data["id"] }
                 public var i0f0: I0f0 { __data["i0f0"] }
@@ -217,6 +318,24 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("i0f2", alias: "alias_i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    id: String,
+                    i0f0: I0f0,
+                    i2f1: Int? = nil,
+                    alias_i4f0: Int? = nil,
+                    i4f0: Int? = nil,
+                    alias_i1f0: String? = nil,
+                    i1f0: String? = nil,
+                    alias_i0f2: GraphQLEnum<Sample5API.Enum1>
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename), "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]
+                    if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
+                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
                 public var id: String { __data["id"] }
                 public var i0f0: I0f0 { __data["i0f0"] }
                 public var i2f1: Int? { __data["i2f1"] }
@@ -246,6 +365,15 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    alias_i1f0: String,
+                    i1f0: String,
+                    i1f1: [[I1f1?]?]? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON, "i1f1": i1f1._outputJSON]))
+                }
+
                 public var alias_i1f0: String { __data["alias_i1f0"] }
                 public var i1f0: String { __data["i1f0"] }
                 public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
@@ -265,6 +393,15 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .conditional([.include(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        name: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object3"]
+                        if let name { __json["name"] = name._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     public var name: String? { __data["name"] }
                 }

@@ -28,6 +28,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             .field(Field("allObject2", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: Root0? = nil,
+            root1: [Root1]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: Root0? { __data["root0"] }
         public var root1: [Root1] { __data["root1"] }
 
@@ -40,6 +48,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 .field(Field("i0f1", .object(I0f1.self))),
                 .inlineFragment(AsObject1.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                i0f1: I0f1? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f1": i0f1._outputJSON]))
+            }
+
+            /// A `Object1`'s data, built by its type case, as this type.
+            public init(_ value: AsObject1) { self.init(_dataDict: value.__data) }
 
             public var i0f1: I0f1? { __data["i0f1"] }
             public var asObject1: AsObject1? { _asInlineFragment() }
@@ -58,6 +77,21 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .inlineFragment(AsInterface3.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    i0f1: I0f1? = nil,
+                    alias_o1f2: [Alias_o1f2?]? = nil,
+                    alias_i2f1: Int? = nil,
+                    i0f0: I0f0,
+                    i4f0: Int? = nil,
+                    id: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i0f1": i0f1._outputJSON, "alias_o1f2": alias_o1f2._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON]))
+                }
+
+                /// A `Interface3`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
 
                 public var i0f1: I0f1? { __data["i0f1"] }
                 public var alias_o1f2: [Alias_o1f2?]? { __data["alias_o1f2"] }
@@ -90,6 +124,24 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("i1f0", .nonNull(.scalar(String.self)))),
                         .inlineFragment(AsUnion0.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i0f1: I0f1? = nil,
+                        alias_o1f2: [Alias_o1f2?]? = nil,
+                        alias_i2f1: Int? = nil,
+                        i0f0: I0f0,
+                        i4f0: Int? = nil,
+                        id: String,
+                        i1f1: [[I1f1?]?]? = nil,
+                        i1f0: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f1": i0f1._outputJSON, "alias_o1f2": alias_o1f2._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON]))
+                    }
+
+                    /// A `Union0`'s data, built by its type case, as this type.
+                    public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
                     public var i0f1: I0f1? { __data["i0f1"] }
                     public var alias_o1f2: [Alias_o1f2?]? { __data["alias_o1f2"] }
@@ -124,6 +176,21 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("i1f0", .nonNull(.scalar(String.self)))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i0f1: I0f1? = nil,
+                            alias_o1f2: [Alias_o1f2?]? = nil,
+                            alias_i2f1: Int? = nil,
+                            i0f0: I0f0,
+                            i4f0: Int? = nil,
+                            id: String,
+                            i1f1: [[I1f1?]?]? = nil,
+                            i1f0: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f1": i0f1._outputJSON, "alias_o1f2": alias_o1f2._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON]))
+                        }
+
                         public var i0f1: I0f1? { __data["i0f1"] }
                         public var alias_o1f2: [Alias_o1f2?]? { __data["alias_o1f2"] }
                         public var alias_i2f1: Int? { __data["alias_i2f1"] }
@@ -150,6 +217,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            alias_i1f1: [[Alias_i1f1?]?]? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                        }
+
                         public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
 
                         public struct Alias_i1f1: SelectionSet {
@@ -159,6 +233,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init() {
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                            }
                         }
                     }
                 }
@@ -173,6 +252,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("i4f0", .scalar(Int.self)))]),
                         .inlineFragment(AsInterface3.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        o6f0: Int,
+                        i4f0: Int? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object6", "o6f0": o6f0._outputJSON]
+                        if let i4f0 { __json["i4f0"] = i4f0._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
+                    /// A `Interface3`'s data, built by its type case, as this type.
+                    public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
 
                     public var o6f0: Int { __data["o6f0"] }
                     public var i4f0: Int? { __data["i4f0"] }
@@ -197,6 +289,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("i4f0", .scalar(Int.self)))]),
                             .inlineFragment(AsUnion0.self),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f1: [[I1f1?]?]? = nil,
+                            i1f0: String,
+                            o6f0: Int,
+                            i4f0: Int? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]
+                            if let i4f0 { __json["i4f0"] = i4f0._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
+                        /// A `Union0`'s data, built by its type case, as this type.
+                        public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
                         public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
                         public var i1f0: String { __data["i1f0"] }
@@ -223,6 +331,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("i4f0", .scalar(Int.self)))]),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                i1f1: [[I1f1?]?]? = nil,
+                                i1f0: String,
+                                o6f0: Int,
+                                i4f0: Int? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]
+                                if let i4f0 { __json["i4f0"] = i4f0._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
                             public var i1f0: String { __data["i1f0"] }
                             public var o6f0: Int { __data["o6f0"] }
@@ -245,6 +366,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                alias_i1f1: [[Alias_i1f1?]?]? = nil
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                            }
+
                             public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
 
                             public struct Alias_i1f1: SelectionSet {
@@ -254,6 +382,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init() {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                                }
                             }
                         }
                     }
@@ -269,6 +402,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .inlineFragment(AsInterface1.self),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                    }
+
+                    /// A `Object2`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
+
+                    /// A `Interface1`'s data, built by its type case, as this type.
+                    public init(_ value: AsInterface1) { self.init(_dataDict: value.__data) }
+
                     public var asObject2: AsObject2? { _asInlineFragment() }
                     public var asInterface1: AsInterface1? { _asInlineFragment() }
 
@@ -280,6 +426,15 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .conditional([.skip(if: "c0")], [.field(Field("o2f2", .nonNull(.scalar(Int.self))))]),
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            o2f2: Int? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object2"]
+                            if let o2f2 { __json["o2f2"] = o2f2._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
 
                         public var o2f2: Int? { __data["o2f2"] }
                     }
@@ -293,6 +448,15 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .field(Field("i1f0", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            alias_i1f0: String,
+                            i1f0: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]))
+                        }
 
                         public var alias_i1f0: String { __data["alias_i1f0"] }
                         public var i1f0: String { __data["i1f0"] }
@@ -315,6 +479,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("i3f0", .nonNull(.object(I3f0.self)))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i3f0: I3f0
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i3f0": i3f0._outputJSON]))
+                    }
+
                     public var i3f0: I3f0 { __data["i3f0"] }
 
                     public struct I3f0: SelectionSet {
@@ -324,6 +495,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6"]))
+                        }
                     }
                 }
             }
@@ -337,6 +513,16 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .inlineFragment(AsInterface3.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    o6f0: Int
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "o6f0": o6f0._outputJSON]))
+                }
+
+                /// A `Interface3`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
 
                 public var o6f0: Int { __data["o6f0"] }
                 public var asInterface3: AsInterface3? { _asInlineFragment() }
@@ -359,6 +545,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("o6f0", .nonNull(.scalar(Int.self)))),
                         .inlineFragment(AsUnion0.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i1f1: [[I1f1?]?]? = nil,
+                        i1f0: String,
+                        o6f0: Int
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]))
+                    }
+
+                    /// A `Union0`'s data, built by its type case, as this type.
+                    public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
                     public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
                     public var i1f0: String { __data["i1f0"] }
@@ -383,6 +582,16 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("o6f0", .nonNull(.scalar(Int.self)))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f1: [[I1f1?]?]? = nil,
+                            i1f0: String,
+                            o6f0: Int
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]))
+                        }
+
                         public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
                         public var i1f0: String { __data["i1f0"] }
                         public var o6f0: Int { __data["o6f0"] }
@@ -404,6 +613,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            alias_i1f1: [[Alias_i1f1?]?]? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                        }
+
                         public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
 
                         public struct Alias_i1f1: SelectionSet {
@@ -413,6 +629,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init() {
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                            }
                         }
                     }
                 }
@@ -433,6 +654,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 .conditional([.skip(if: "c1")], [.field(Field("o2f1", alias: "alias_o2f1", .nonNull(.scalar(Int.self))))]),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                name: String? = nil,
+                i0f2: GraphQLEnum<Sample5API.Enum1>? = nil,
+                alias_i0f0: Alias_i0f0? = nil,
+                id: String? = nil,
+                alias_o2f1: Int? = nil
+            ) {
+                var __json: JSONObject = ["__typename": "Object2", "name": name._outputJSON]
+                if let i0f2 { __json["i0f2"] = i0f2._outputJSON }
+                if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                if let id { __json["id"] = id._outputJSON }
+                if let alias_o2f1 { __json["alias_o2f1"] = alias_o2f1._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
             public var name: String? { __data["name"] }
             public var i0f2: GraphQLEnum<Sample5API.Enum1>? { __data["i0f2"] }
             public var alias_i0f0: Alias_i0f0? { __data["alias_i0f0"] }
@@ -446,6 +683,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init() {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0"]))
+                }
             }
         }
     }

@@ -25,6 +25,13 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             .field(Field("oneInterface2", alias: "root0", .object(Root0.self))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: Root0? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: Root0? { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -35,6 +42,16 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .inlineFragment(AsInterface4.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
+
+            /// A `Interface4`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface4) { self.init(_dataDict: value.__data) }
 
             public var asInterface4: AsInterface4? { _asInlineFragment() }
 
@@ -51,6 +68,29 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     .inlineFragment(AsInterface1.self),
                     .inlineFragment(AsObject1.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String? = nil,
+                    i4f0: Int? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename), "i4f0": i4f0._outputJSON]
+                    if let name { __json["name"] = name._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
+                /// A `Union0`'s data, built by its type case, as this type.
+                public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
+
+                /// A `Object5`'s data, built by its type case, as this type.
+                public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
+                /// A `Interface1`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface1) { self.init(_dataDict: value.__data) }
+
+                /// A `Object1`'s data, built by its type case, as this type.
+                public init(_ value: AsObject1) { self.init(_dataDict: value.__data) }
 
                 public var name: String? { __data["name"] }
                 public var i4f0: Int? { __data["i4f0"] }
@@ -71,6 +111,25 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         .inlineFragment(AsObject5.self),
                         .inlineFragment(AsInterface3.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        alias_i4f0: Int? = nil,
+                        i4f0: Int? = nil,
+                        name: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename), "i4f0": i4f0._outputJSON]
+                        if let alias_i4f0 { __json["alias_i4f0"] = alias_i4f0._outputJSON }
+                        if let name { __json["name"] = name._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
+                    /// A `Object5`'s data, built by its type case, as this type.
+                    public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
+                    /// A `Interface3`'s data, built by its type case, as this type.
+                    public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
 
                     public var alias_i4f0: Int? { __data["alias_i4f0"] }
                     public var i4f0: Int? { __data["i4f0"] }
@@ -101,6 +160,25 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            alias_o5f0: GraphQLEnum<Sample5API.Enum0>? = nil,
+                            i1f1: [[I1f1?]?]? = nil,
+                            i1f0: String,
+                            alias_i4f0: Int? = nil,
+                            i4f0: Int? = nil,
+                            i3f0: I3f0? = nil,
+                            name: String? = nil,
+                            alias_i1f0: String
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object5", "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]
+                            if let alias_o5f0 { __json["alias_o5f0"] = alias_o5f0._outputJSON }
+                            if let alias_i4f0 { __json["alias_i4f0"] = alias_i4f0._outputJSON }
+                            if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
+                            if let name { __json["name"] = name._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
                         public var alias_o5f0: GraphQLEnum<Sample5API.Enum0>? { __data["alias_o5f0"] }
                         public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
                         public var i1f0: String { __data["i1f0"] }
@@ -127,6 +205,15 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                alias_i1f1: [[Alias_i1f1?]?]? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object3"]
+                                if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
 
                             public struct Alias_i1f1: SelectionSet {
@@ -136,6 +223,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init() {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                                }
                             }
                         }
 
@@ -146,6 +238,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init() {
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object6"]))
+                            }
                         }
                     }
 
@@ -162,6 +259,22 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
                             .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            i1f1: [[I1f1?]?]? = nil,
+                            i1f0: String,
+                            alias_i4f0: Int? = nil,
+                            i4f0: Int? = nil,
+                            name: String? = nil,
+                            alias_i1f0: String
+                        ) {
+                            var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]
+                            if let alias_i4f0 { __json["alias_i4f0"] = alias_i4f0._outputJSON }
+                            if let name { __json["name"] = name._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
 
                         public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
                         public var i1f0: String { __data["i1f0"] }
@@ -187,6 +300,15 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                alias_i1f1: [[Alias_i1f1?]?]? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": "Object3"]
+                                if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
 
                             public struct Alias_i1f1: SelectionSet {
@@ -196,6 +318,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init() {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                                }
                             }
                         }
                     }
@@ -216,6 +343,25 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
                         .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        alias_o5f0: GraphQLEnum<Sample5API.Enum0>? = nil,
+                        i1f1: [[I1f1?]?]? = nil,
+                        i1f0: String,
+                        alias_i4f0: Int? = nil,
+                        i4f0: Int? = nil,
+                        i3f0: I3f0? = nil,
+                        name: String? = nil,
+                        alias_i1f0: String
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object5", "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]
+                        if let alias_o5f0 { __json["alias_o5f0"] = alias_o5f0._outputJSON }
+                        if let alias_i4f0 { __json["alias_i4f0"] = alias_i4f0._outputJSON }
+                        if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
+                        if let name { __json["name"] = name._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     public var alias_o5f0: GraphQLEnum<Sample5API.Enum0>? { __data["alias_o5f0"] }
                     public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
@@ -243,6 +389,15 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            alias_i1f1: [[Alias_i1f1?]?]? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": "Object3"]
+                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
                         public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
 
                         public struct Alias_i1f1: SelectionSet {
@@ -252,6 +407,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init() {
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                            }
                         }
                     }
 
@@ -262,6 +422,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6"]))
+                        }
                     }
                 }
 
@@ -277,6 +442,20 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
                         .field(Field("i1f0", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String? = nil,
+                        i4f0: Int? = nil,
+                        i1f1: [[I1f1?]?]? = nil,
+                        alias_i1f0: String,
+                        i1f0: String
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename), "i4f0": i4f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]
+                        if let name { __json["name"] = name._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     public var name: String? { __data["name"] }
                     public var i4f0: Int? { __data["i4f0"] }
@@ -298,6 +477,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
+                        }
                     }
                 }
 
@@ -312,6 +496,18 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         .conditional([.include(if: "c1")], [.field(Field("i0f1", .object(I0f1.self)))]),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        name: String? = nil,
+                        i4f0: Int? = nil,
+                        i0f1: I0f1? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object1", "i4f0": i4f0._outputJSON]
+                        if let name { __json["name"] = name._outputJSON }
+                        if let i0f1 { __json["i0f1"] = i0f1._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
                     public var name: String? { __data["name"] }
                     public var i4f0: Int? { __data["i4f0"] }
                     public var i0f1: I0f1? { __data["i0f1"] }
@@ -323,6 +519,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6"]))
+                        }
                     }
                 }
             }

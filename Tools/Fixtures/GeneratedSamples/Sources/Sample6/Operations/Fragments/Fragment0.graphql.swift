@@ -14,6 +14,17 @@ nonisolated public struct Fragment0: Fragment {
         .inlineFragment(AsInterface2.self),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        name: String? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+    }
+
+    /// A `Interface2`'s data, built by its type case, as this type.
+    public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
     public var name: String? { __data["name"] }
     public var asInterface2: AsInterface2? { _asInlineFragment() }
 
@@ -27,6 +38,17 @@ nonisolated public struct Fragment0: Fragment {
             .inlineFragment(AsUnion0.self),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String,
+            name: String? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+        }
+
+        /// A `Union0`'s data, built by its type case, as this type.
+        public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
+
         public var name: String? { __data["name"] }
         public var asUnion0: AsUnion0? { _asInlineFragment() }
 
@@ -38,6 +60,14 @@ nonisolated public struct Fragment0: Fragment {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .scalar(String.self))),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+            }
 
             public var name: String? { __data["name"] }
         }

@@ -13,6 +13,16 @@ nonisolated public struct Fragment1: Fragment {
         .inlineFragment(AsInterface0.self),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+    }
+
+    /// A `Interface0`'s data, built by its type case, as this type.
+    public init(_ value: AsInterface0) { self.init(_dataDict: value.__data) }
+
     public var asInterface0: AsInterface0? { _asInlineFragment() }
 
     public struct AsInterface0: SelectionSet {
@@ -24,6 +34,17 @@ nonisolated public struct Fragment1: Fragment {
             .field(Field("name", .scalar(String.self))),
             .inlineFragment(AsInterface2.self),
         ]
+
+        /// Data with these values, as a server would send it.
+        public init(
+            __typename: String,
+            name: String? = nil
+        ) {
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+        }
+
+        /// A `Interface2`'s data, built by its type case, as this type.
+        public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
         public var name: String? { __data["name"] }
         public var asInterface2: AsInterface2? { _asInlineFragment() }
@@ -45,6 +66,17 @@ nonisolated public struct Fragment1: Fragment {
                 .inlineFragment(AsUnion0.self),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                name: String? = nil
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+            }
+
+            /// A `Union0`'s data, built by its type case, as this type.
+            public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
+
             public var name: String? { __data["name"] }
             public var asUnion0: AsUnion0? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -63,6 +95,14 @@ nonisolated public struct Fragment1: Fragment {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .scalar(String.self))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                }
 
                 public var name: String? { __data["name"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }

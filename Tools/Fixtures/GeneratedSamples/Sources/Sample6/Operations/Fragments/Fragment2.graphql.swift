@@ -13,5 +13,13 @@ nonisolated public struct Fragment2: Fragment {
         .field(Field("i4f1", .list(.nonNull(.scalar(String.self))))),
     ]
 
+    /// Data with these values, as a server would send it.
+    public init(
+        __typename: String,
+        i4f1: [String]? = nil
+    ) {
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i4f1": i4f1._outputJSON]))
+    }
+
     public var i4f1: [String]? { __data["i4f1"] }
 }

@@ -25,6 +25,13 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             .field(Field("allUnion0", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -37,6 +44,22 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 .inlineFragment(AsInterface1.self),
                 .inlineFragment(AsInterface0.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
+
+            /// A `Object5`'s data, built by its type case, as this type.
+            public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
+            /// A `Interface1`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface1) { self.init(_dataDict: value.__data) }
+
+            /// A `Interface0`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface0) { self.init(_dataDict: value.__data) }
 
             public var asObject5: AsObject5? { _asInlineFragment() }
             public var asInterface1: AsInterface1? { _asInlineFragment() }
@@ -59,6 +82,26 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .conditional([.include(if: "c2")], [.field(Field("i2f1", .nonNull(.object(I2f1.self))))]),
                     .field(Field("name", .scalar(String.self))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    i2f0: String,
+                    alias_i0f0: Alias_i0f0? = nil,
+                    alias_name: String? = nil,
+                    alias_i3f2: [Int?],
+                    i0f0: I0f0? = nil,
+                    id: String,
+                    alias_id: String? = nil,
+                    i1f0: [I1f0?]? = nil,
+                    i2f1: I2f1? = nil,
+                    name: String? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Object5", "i2f0": i2f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "alias_name": alias_name._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "i0f0": i0f0._outputJSON, "id": id._outputJSON, "name": name._outputJSON]
+                    if let alias_id { __json["alias_id"] = alias_id._outputJSON }
+                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
+                    if let i2f1 { __json["i2f1"] = i2f1._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
 
                 public var i2f0: String { __data["i2f0"] }
                 public var alias_i0f0: Alias_i0f0? { __data["alias_i0f0"] }
@@ -85,6 +128,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init() {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object2"]))
+                    }
                 }
 
                 public struct I0f0: SelectionSet {
@@ -94,6 +142,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init() {
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object2"]))
+                    }
                 }
 
                 public struct I1f0: SelectionSet {
@@ -105,6 +158,14 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .field(Field("i1f1", .object(I1f1.self))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        i1f1: I1f1? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON]))
+                    }
+
                     public var i1f1: I1f1? { __data["i1f1"] }
 
                     public struct I1f1: SelectionSet {
@@ -114,6 +175,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object2"]))
+                        }
                     }
                 }
 
@@ -125,6 +191,16 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .inlineFragment(AsInterface0.self),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                    }
+
+                    /// A `Interface0`'s data, built by its type case, as this type.
+                    public init(_ value: AsInterface0) { self.init(_dataDict: value.__data) }
 
                     public var asInterface0: AsInterface0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -144,6 +220,17 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             .field(Field("name", .scalar(String.self))),
                             .inlineFragment(AsInterface2.self),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            name: String? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                        }
+
+                        /// A `Interface2`'s data, built by its type case, as this type.
+                        public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
                         public var name: String? { __data["name"] }
                         public var asInterface2: AsInterface2? { _asInlineFragment() }
@@ -166,6 +253,17 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                                 .inlineFragment(AsUnion0.self),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                name: String? = nil
+                            ) {
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                            }
+
+                            /// A `Union0`'s data, built by its type case, as this type.
+                            public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
+
                             public var name: String? { __data["name"] }
                             public var asUnion0: AsUnion0? { _asInlineFragment() }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -185,6 +283,14 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .field(Field("name", .scalar(String.self))),
                                 ]
+
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    name: String? = nil
+                                ) {
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                                }
 
                                 public var name: String? { __data["name"] }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -212,6 +318,20 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .inlineFragment(AsObject6.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    id: String? = nil,
+                    name: String? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON]
+                    if let id { __json["id"] = id._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
+                /// A `Object6`'s data, built by its type case, as this type.
+                public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
+
                 public var id: String? { __data["id"] }
                 public var name: String? { __data["name"] }
                 public var asObject6: AsObject6? { _asInlineFragment() }
@@ -235,6 +355,20 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .field(Field("name", .scalar(String.self))),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i0f0: I0f0? = nil,
+                        alias_i2f1: Alias_i2f1? = nil,
+                        id: String? = nil,
+                        name: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object6", "name": name._outputJSON]
+                        if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
+                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
+                        if let id { __json["id"] = id._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
                     public var i0f0: I0f0? { __data["i0f0"] }
                     public var alias_i2f1: Alias_i2f1? { __data["alias_i2f1"] }
                     public var id: String? { __data["id"] }
@@ -254,6 +388,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object2"]))
+                        }
                     }
 
                     public struct Alias_i2f1: SelectionSet {
@@ -263,6 +402,13 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                        }
                     }
                 }
             }
@@ -276,6 +422,17 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .field(Field("name", .scalar(String.self))),
                     .inlineFragment(AsInterface2.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                }
+
+                /// A `Interface2`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
                 public var name: String? { __data["name"] }
                 public var asInterface2: AsInterface2? { _asInlineFragment() }
@@ -296,6 +453,17 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("name", .scalar(String.self))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        id: String? = nil,
+                        name: String? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON]
+                        if let id { __json["id"] = id._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     public var id: String? { __data["id"] }
                     public var name: String? { __data["name"] }

@@ -23,6 +23,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             .field(Field("allObject4", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -39,6 +46,27 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 .inlineFragment(AsUnion0.self),
                 .inlineFragment(AsObject5.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                id: String? = nil,
+                i3f1: [String]? = nil,
+                name: String? = nil,
+                alias_i0f0: Alias_i0f0? = nil,
+                i2f0: String
+            ) {
+                var __json: JSONObject = ["__typename": "Object4", "name": name._outputJSON, "i2f0": i2f0._outputJSON]
+                if let id { __json["id"] = id._outputJSON }
+                if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
+                if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
+            /// A `Union0`'s data, built by its type case, as this type.
+            public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
+
+            /// A `Object5`'s data, built by its type case, as this type.
+            public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
             public var id: String? { __data["id"] }
             public var i3f1: [String]? { __data["i3f1"] }
@@ -68,6 +96,22 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("i2f0", .nonNull(.scalar(String.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    id: String? = nil,
+                    i3f1: [String]? = nil,
+                    name: String? = nil,
+                    alias_i0f0: Alias_i0f0? = nil,
+                    i2f0: String
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "i2f0": i2f0._outputJSON]
+                    if let id { __json["id"] = id._outputJSON }
+                    if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
+                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
                 public var id: String? { __data["id"] }
                 public var i3f1: [String]? { __data["i3f1"] }
                 public var name: String? { __data["name"] }
@@ -96,6 +140,22 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("i2f0", .nonNull(.scalar(String.self)))),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    id: String? = nil,
+                    i3f1: [String]? = nil,
+                    name: String? = nil,
+                    i2f2: [I2f2?]? = nil,
+                    alias_i0f0: Alias_i0f0? = nil,
+                    i2f0: String
+                ) {
+                    var __json: JSONObject = ["__typename": "Object5", "name": name._outputJSON, "i2f2": i2f2._outputJSON, "i2f0": i2f0._outputJSON]
+                    if let id { __json["id"] = id._outputJSON }
+                    if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
+                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
                 public var id: String? { __data["id"] }
                 public var i3f1: [String]? { __data["i3f1"] }
                 public var name: String? { __data["name"] }
@@ -117,6 +177,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                    }
                 }
             }
 
@@ -129,6 +196,16 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("name", .scalar(String.self))),
                     .inlineFragment(AsInterface2.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    name: String? = nil
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "name": name._outputJSON]))
+                }
+
+                /// A `Interface2`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
                 public var name: String? { __data["name"] }
                 public var asInterface2: AsInterface2? { _asInlineFragment() }
@@ -150,6 +227,17 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .inlineFragment(AsUnion0.self),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String? = nil
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                    }
+
+                    /// A `Union0`'s data, built by its type case, as this type.
+                    public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
+
                     public var name: String? { __data["name"] }
                     public var asUnion0: AsUnion0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -168,6 +256,14 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .field(Field("name", .scalar(String.self))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            name: String? = nil
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
+                        }
 
                         public var name: String? { __data["name"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }

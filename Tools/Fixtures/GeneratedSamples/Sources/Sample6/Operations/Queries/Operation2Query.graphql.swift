@@ -28,6 +28,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             .field(Field("allUnion0", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0],
+            root1: [Root1]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
         public var root1: [Root1] { __data["root1"] }
 
@@ -43,6 +51,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 .field(Field("i3f0", .list(.nonNull(.scalar(String.self))))),
                 .inlineFragment(AsObject0.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String,
+                alias_i3f0: [String]? = nil,
+                i3f1: [String]? = nil,
+                id: String,
+                i3f0: [String]? = nil
+            ) {
+                var __json: JSONObject = ["__typename": .string(__typename), "i3f1": i3f1._outputJSON, "id": id._outputJSON, "i3f0": i3f0._outputJSON]
+                if let alias_i3f0 { __json["alias_i3f0"] = alias_i3f0._outputJSON }
+                self.init(_dataDict: DataDict(_data: __json))
+            }
+
+            /// A `Object0`'s data, built by its type case, as this type.
+            public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
             public var alias_i3f0: [String]? { __data["alias_i3f0"] }
             public var i3f1: [String]? { __data["i3f1"] }
@@ -61,6 +85,18 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .field(Field("i3f0", .list(.nonNull(.scalar(String.self))))),
                     .field(Field("id", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    alias_i3f0: [String]? = nil,
+                    i3f1: [String]? = nil,
+                    i3f0: [String]? = nil,
+                    id: String
+                ) {
+                    var __json: JSONObject = ["__typename": "Object0", "i3f1": i3f1._outputJSON, "i3f0": i3f0._outputJSON, "id": id._outputJSON]
+                    if let alias_i3f0 { __json["alias_i3f0"] = alias_i3f0._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
 
                 public var alias_i3f0: [String]? { __data["alias_i3f0"] }
                 public var i3f1: [String]? { __data["i3f1"] }
@@ -81,6 +117,25 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 .inlineFragment(AsInterface3.self),
             ]
 
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
+
+            /// A `Object5`'s data, built by its type case, as this type.
+            public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
+            /// A `Interface0`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface0) { self.init(_dataDict: value.__data) }
+
+            /// A `Interface2`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
+            /// A `Interface3`'s data, built by its type case, as this type.
+            public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
+
             public var asObject5: AsObject5? { _asInlineFragment() }
             public var asInterface0: AsInterface0? { _asInlineFragment() }
             public var asInterface2: AsInterface2? { _asInlineFragment() }
@@ -100,6 +155,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .field(Field("id", .nonNull(.scalar(String.self)))),
                     .conditional([.skip(if: "c1")], [.field(Field("rank", .scalar(Int.self)))]),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    i1f0: [I1f0?]? = nil,
+                    name: String? = nil,
+                    i3f0: [String]? = nil,
+                    i2f2: [I2f2?]? = nil,
+                    alias_i3f2: [Int?]? = nil,
+                    id: String,
+                    rank: Int? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "id": id._outputJSON]
+                    if let alias_i3f2 { __json["alias_i3f2"] = alias_i3f2._outputJSON }
+                    if let rank { __json["rank"] = rank._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
 
                 public var i1f0: [I1f0?]? { __data["i1f0"] }
                 public var name: String? { __data["name"] }
@@ -128,6 +199,21 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .inlineFragment(AsInterface2.self),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String? = nil,
+                        id: String,
+                        i1f1: I1f1? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
+                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
+
+                    /// A `Interface2`'s data, built by its type case, as this type.
+                    public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
                     public var name: String? { __data["name"] }
                     public var id: String { __data["id"] }
                     public var i1f1: I1f1? { __data["i1f1"] }
@@ -152,6 +238,21 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .inlineFragment(AsUnion0.self),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            name: String? = nil,
+                            id: String,
+                            i1f1: I1f1? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
+                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
+                        /// A `Union0`'s data, built by its type case, as this type.
+                        public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
+
                         public var name: String? { __data["name"] }
                         public var id: String { __data["id"] }
                         public var i1f1: I1f1? { __data["i1f1"] }
@@ -175,6 +276,18 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .conditional([.include(if: "c2")], [.field(Field("i1f1", .object(I1f1.self)))]),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                name: String? = nil,
+                                id: String,
+                                i1f1: I1f1? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
+                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
                             public var name: String? { __data["name"] }
                             public var id: String { __data["id"] }
                             public var i1f1: I1f1? { __data["i1f1"] }
@@ -195,6 +308,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init() {
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object2"]))
+                        }
                     }
                 }
 
@@ -205,6 +323,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                    }
                 }
             }
 
@@ -217,6 +342,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .conditional([.include(if: "c1")], [.field(Field("name", .scalar(String.self)))]),
                     .inlineFragment(AsInterface2.self),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": .string(__typename)]
+                    if let name { __json["name"] = name._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
+
+                /// A `Interface2`'s data, built by its type case, as this type.
+                public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
                 public var name: String? { __data["name"] }
                 public var asInterface2: AsInterface2? { _asInlineFragment() }
@@ -237,6 +375,15 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("name", .scalar(String.self))),
                         .field(Field("id", .nonNull(.scalar(String.self)))),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String? = nil,
+                        id: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]))
+                    }
 
                     public var name: String? { __data["name"] }
                     public var id: String { __data["id"] }
@@ -261,6 +408,18 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .inlineFragment(AsUnion2.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    name: String? = nil,
+                    id: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]))
+                }
+
+                /// A `Union2`'s data, built by its type case, as this type.
+                public init(_ value: AsUnion2) { self.init(_dataDict: value.__data) }
+
                 public var name: String? { __data["name"] }
                 public var id: String { __data["id"] }
                 public var asUnion2: AsUnion2? { _asInlineFragment() }
@@ -283,6 +442,18 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .inlineFragment(AsInterface3.self),
                     ]
 
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        __typename: String,
+                        name: String? = nil,
+                        id: String
+                    ) {
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]))
+                    }
+
+                    /// A `Interface3`'s data, built by its type case, as this type.
+                    public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
+
                     public var name: String? { __data["name"] }
                     public var id: String { __data["id"] }
                     public var asInterface3: AsInterface3? { _asInlineFragment() }
@@ -303,6 +474,15 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("name", .scalar(String.self))),
                             .field(Field("id", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            name: String? = nil,
+                            id: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]))
+                        }
 
                         public var name: String? { __data["name"] }
                         public var id: String { __data["id"] }
@@ -327,6 +507,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .inlineFragment(AsObject5.self),
                 ]
 
+                /// Data with these values, as a server would send it.
+                public init(
+                    __typename: String,
+                    id: String
+                ) {
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON]))
+                }
+
+                /// A `Object5`'s data, built by its type case, as this type.
+                public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
+
                 public var id: String { __data["id"] }
                 public var asObject5: AsObject5? { _asInlineFragment() }
 
@@ -344,6 +535,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("id", .nonNull(.scalar(String.self)))),
                         .conditional([.skip(if: "c1")], [.field(Field("rank", .scalar(Int.self)))]),
                     ]
+
+                    /// Data with these values, as a server would send it.
+                    public init(
+                        i1f0: [I1f0?]? = nil,
+                        name: String? = nil,
+                        i3f0: [String]? = nil,
+                        i2f2: [I2f2?]? = nil,
+                        alias_i3f2: [Int?]? = nil,
+                        id: String,
+                        rank: Int? = nil
+                    ) {
+                        var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "id": id._outputJSON]
+                        if let alias_i3f2 { __json["alias_i3f2"] = alias_i3f2._outputJSON }
+                        if let rank { __json["rank"] = rank._outputJSON }
+                        self.init(_dataDict: DataDict(_data: __json))
+                    }
 
                     public var i1f0: [I1f0?]? { __data["i1f0"] }
                     public var name: String? { __data["name"] }
@@ -372,6 +579,21 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .inlineFragment(AsInterface2.self),
                         ]
 
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String,
+                            name: String? = nil,
+                            id: String,
+                            i1f1: I1f1? = nil
+                        ) {
+                            var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
+                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                            self.init(_dataDict: DataDict(_data: __json))
+                        }
+
+                        /// A `Interface2`'s data, built by its type case, as this type.
+                        public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
+
                         public var name: String? { __data["name"] }
                         public var id: String { __data["id"] }
                         public var i1f1: I1f1? { __data["i1f1"] }
@@ -396,6 +618,21 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .inlineFragment(AsUnion0.self),
                             ]
 
+                            /// Data with these values, as a server would send it.
+                            public init(
+                                __typename: String,
+                                name: String? = nil,
+                                id: String,
+                                i1f1: I1f1? = nil
+                            ) {
+                                var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
+                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                self.init(_dataDict: DataDict(_data: __json))
+                            }
+
+                            /// A `Union0`'s data, built by its type case, as this type.
+                            public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
+
                             public var name: String? { __data["name"] }
                             public var id: String { __data["id"] }
                             public var i1f1: I1f1? { __data["i1f1"] }
@@ -419,6 +656,18 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .conditional([.include(if: "c2")], [.field(Field("i1f1", .object(I1f1.self)))]),
                                 ]
 
+                                /// Data with these values, as a server would send it.
+                                public init(
+                                    __typename: String,
+                                    name: String? = nil,
+                                    id: String,
+                                    i1f1: I1f1? = nil
+                                ) {
+                                    var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
+                                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
+                                    self.init(_dataDict: DataDict(_data: __json))
+                                }
+
                                 public var name: String? { __data["name"] }
                                 public var id: String { __data["id"] }
                                 public var i1f1: I1f1? { __data["i1f1"] }
@@ -439,6 +688,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             ]
+
+                            /// Data with these values, as a server would send it.
+                            public init() {
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object2"]))
+                            }
                         }
                     }
 
@@ -449,6 +703,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
+
+                        /// Data with these values, as a server would send it.
+                        public init(
+                            __typename: String
+                        ) {
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+                        }
                     }
                 }
             }

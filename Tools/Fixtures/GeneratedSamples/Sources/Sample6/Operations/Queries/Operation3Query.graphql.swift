@@ -23,6 +23,13 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             .field(Field("allInterface3", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
         ]
 
+        /// Data with these values, as a server would send it.
+        public init(
+            root0: [Root0]
+        ) {
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+        }
+
         public var root0: [Root0] { __data["root0"] }
 
         public struct Root0: SelectionSet {
@@ -33,6 +40,16 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .inlineFragment(AsObject3.self),
             ]
+
+            /// Data with these values, as a server would send it.
+            public init(
+                __typename: String
+            ) {
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename)]))
+            }
+
+            /// A `Object3`'s data, built by its type case, as this type.
+            public init(_ value: AsObject3) { self.init(_dataDict: value.__data) }
 
             public var asObject3: AsObject3? { _asInlineFragment() }
 
@@ -48,6 +65,23 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     .conditional([.include(if: "c2")], [.field(Field("i3f1", .list(.nonNull(.scalar(String.self)))))]),
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 ]
+
+                /// Data with these values, as a server would send it.
+                public init(
+                    i3f2: [Int?]? = nil,
+                    alias_i3f2: [Int?]? = nil,
+                    i3f0: [String]? = nil,
+                    id: String? = nil,
+                    i3f1: [String]? = nil
+                ) {
+                    var __json: JSONObject = ["__typename": "Object3"]
+                    if let i3f2 { __json["i3f2"] = i3f2._outputJSON }
+                    if let alias_i3f2 { __json["alias_i3f2"] = alias_i3f2._outputJSON }
+                    if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
+                    if let id { __json["id"] = id._outputJSON }
+                    if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
+                    self.init(_dataDict: DataDict(_data: __json))
+                }
 
                 public var i3f2: [Int?]? { __data["i3f2"] }
                 public var alias_i3f2: [Int?]? { __data["alias_i3f2"] }
