@@ -13,15 +13,13 @@ extension LiveAPIClient: GraphQLCache {
 
     func readInMemory<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) -> Response<Value>? {
         let start = ContinuousClock.now
-        let selection = CacheSelection(
-            key: CacheNaming.rootKey(for: .query), selections: Query.Data.__selections, parent: Query.Data.__parentType,
-            variables: request.operation.variablesJSON)
+        let selection = CacheSelection(Query.Data.self, at: CacheNaming.rootKey(for: .query), variables: request.operation.variablesJSON)
         guard let read = store?.readInMemory(selection, requestMaxAge: request.cacheMaxAge), let data = read.data else { return nil }
         return try? Self.cachedResponse(request, read: read, data: data, start: start).get()
     }
 
     func readInMemory<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> Fragment? {
-        let selection = CacheSelection(key: key, selections: Fragment.__selections, parent: Fragment.__parentType, variables: variables)
+        let selection = CacheSelection(Fragment.self, at: key, variables: variables)
         return store?.readInMemory(selection, requestMaxAge: nil)?.data.map { Fragment(_dataDict: DataDict(_data: $0)) }
     }
 
@@ -56,7 +54,7 @@ extension LiveAPIClient: GraphQLCache {
         _: Data.Type, at key: String, named name: String, variables: JSONObject, _ body: @Sendable (inout Data) -> Void
     ) async throws(APIError) -> Data {
         guard let store else { throw .invalidRequest("this client has no cache") }
-        let reading = CacheSelection(key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables)
+        let reading = CacheSelection(Data.self, at: key, variables: variables)
         return try await cacheUpdates.run { () async throws(APIError) -> Data in
             for _ in 0..<8 {
                 guard let object = await store.read(reading, layered: false).data else { throw .cacheMiss(name) }

@@ -13,7 +13,7 @@ extension LiveAPIClient {
         let refetch = Locked<Task<Void, Never>?>(nil)
         let variables = request.operation.variablesJSON
         return watchStore(
-            CacheSelection(key: CacheNaming.rootKey(for: .query), selections: Query.Data.__selections, parent: Query.Data.__parentType, variables: variables),
+            CacheSelection(Query.Data.self, at: CacheNaming.rootKey(for: .query), variables: variables),
             first: { continuation in
                 for await result in self.responses(request, cachePolicy: cachePolicy) { continuation.yield(result) }
             },
@@ -41,7 +41,7 @@ extension LiveAPIClient {
                 continuation.finish()
             }
         }
-        let selection = CacheSelection(key: key, selections: Fragment.__selections, parent: Fragment.__parentType, variables: variables)
+        let selection = CacheSelection(Fragment.self, at: key, variables: variables)
         let result: @Sendable (CacheRead) -> Result<Fragment, APIError> = { read in
             read.data.map { .success(Fragment(_dataDict: DataDict(_data: $0))) } ?? .failure(.cacheMiss("\(Fragment.self) at \(key)"))
         }

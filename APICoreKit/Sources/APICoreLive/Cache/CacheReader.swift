@@ -250,6 +250,19 @@ package struct CacheSelection: Sendable {
     package var selections: [Selection]
     package var parent: ParentType
     package var variables: JSONObject
+
+    /// A selection set's selections on the record at `key`.
+    package init(key: String, selections: [Selection], parent: ParentType, variables: JSONObject) {
+        self.key = key
+        self.selections = selections
+        self.parent = parent
+        self.variables = variables
+    }
+
+    /// `Data`'s selections on the record at `key` (a query's root, a fragment's record).
+    package init<Data: SelectionSet>(_: Data.Type, at key: String, variables: JSONObject) {
+        self.init(key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables)
+    }
 }
 
 /// What a read of the cache found.
