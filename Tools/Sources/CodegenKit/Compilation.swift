@@ -27,6 +27,8 @@ package struct Compilation {
          "directive @apollo_client_ios_localCacheMutation on QUERY | MUTATION | SUBSCRIPTION | FRAGMENT_DEFINITION"),
         ("import", "directive @import(module: String!) repeatable on QUERY | MUTATION | SUBSCRIPTION | FRAGMENT_DEFINITION"),
         ("nonnull", "directive @nonnull on FIELD"),
+        // The nullability RFC's: a field the server sets to null only with an error.
+        ("semanticNonNull", "directive @semanticNonNull(levels: [Int] = [0]) on FIELD_DEFINITION"),
     ]
 
     /// A parsed and validated schema, ready for any number of operation sets.

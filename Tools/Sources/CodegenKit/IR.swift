@@ -226,6 +226,12 @@ struct IRBuilder {
                     if field.directives.contains(where: { $0.name == "nonnull" }), !definition.type.isNonNull {
                         definition.type = .nonNull(definition.type)
                     }
+                    // `@semanticNonNull(levels:)`: null only with an error there, so the accessor is
+                    // non-optional at those levels and a null fails the data (the server's error is
+                    // what the operation throws; a null without one is a decoding error).
+                    if !definition.semanticNonNullLevels.isEmpty {
+                        definition.type = definition.type.nonNull(atLevels: definition.semanticNonNullLevels)
+                    }
                     let collected: FieldIR
                     if let existing = fieldsByKey[key] {
                         collected = existing

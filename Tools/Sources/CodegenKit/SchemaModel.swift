@@ -29,6 +29,14 @@ indirect enum TypeRef: Hashable, Sendable, CustomStringConvertible {
         return self
     }
 
+    /// The type with non-null at the list depths in `levels` as well (0: the value itself, 1: a
+    /// list's items, …), for `@semanticNonNull(levels:)`.
+    func nonNull(atLevels levels: Set<Int>, depth: Int = 0) -> TypeRef {
+        var inner = nullable
+        if case .list(let element) = inner { inner = .list(element.nonNull(atLevels: levels, depth: depth + 1)) }
+        return isNonNull || levels.contains(depth) ? .nonNull(inner) : inner
+    }
+
     var description: String {
         switch self {
         case .named(let name): return name
@@ -72,6 +80,8 @@ final class SchemaModel {
         var typeLocation: Location? = nil
         var arguments: [InputValue]
         var deprecationReason: String?
+        /// `@semanticNonNull(levels:)`: the list depths the server sets to null only with an error.
+        var semanticNonNullLevels: Set<Int> = []
     }
 
     struct EnumValue {
@@ -377,6 +387,13 @@ final class SchemaModel {
         return policies
     }
 
+    /// `@semanticNonNull` (levels `[0]` by default), or no levels without the directive.
+    private static func semanticNonNullLevels(_ directives: [Directive]) -> Set<Int> {
+        guard let directive = directives.first(where: { $0.name.value == "semanticNonNull" }) else { return [] }
+        guard let levels = directive.arguments.first(where: { $0.name.value == "levels" })?.value as? ListValue else { return [0] }
+        return Set(levels.values.compactMap { ($0 as? IntValue).flatMap { Int($0.value) } })
+    }
+
     private static func keyFields(_ directives: [Directive]) -> [String]? {
         policyList("keyFields", directives)
     }
@@ -394,7 +411,8 @@ final class SchemaModel {
     private static func fieldDefinition(_ field: GraphQL.FieldDefinition) -> FieldDefinition {
         FieldDefinition(
             name: field.name.value, location: field.name.loc, description: field.description?.value, type: TypeRef(field.type), typeLocation: field.type.loc,
-            arguments: field.arguments.map(inputValue), deprecationReason: deprecationReason(field.directives))
+            arguments: field.arguments.map(inputValue), deprecationReason: deprecationReason(field.directives),
+            semanticNonNullLevels: semanticNonNullLevels(field.directives))
     }
 
     private static func inputValue(_ value: InputValueDefinition) -> InputValue {

@@ -391,5 +391,27 @@ struct GlobTests {
             #expect(error.message == "'options.schemaCustomization.customTypeNames.Kind.enum.cases.A' must be a Swift identifier, not 'not a name'")
         }
     }
+
+    @Test("@semanticNonNull(levels:) makes the accessor and the metadata non-null at those levels only")
+    func semanticNonNull() throws {
+        let files = try generate(
+            schema: """
+                type Query { user: User }
+                type User {
+                  name: String @semanticNonNull
+                  tags: [String] @semanticNonNull(levels: [0, 1])
+                  friends: [User] @semanticNonNull(levels: [1])
+                  nick: String
+                }
+                """,
+            operations: "query U { user { name tags friends { nick } nick } }")
+        let query = try #require(files.first { $0.path.hasSuffix("UQuery.graphql.swift") }).contents
+        #expect(query.contains("var name: String {") && query.contains("var tags: [String] {"))
+        #expect(query.contains("var friends: [Friend]? {") && query.contains("var nick: String? {"))
+        #expect(query.contains(#"Field("name", .nonNull(.scalar(String.self)))"#))
+        #expect(query.contains(#"Field("tags", .nonNull(.list(.nonNull(.scalar(String.self)))))"#))
+        #expect(query.contains(#"Field("friends", .list(.nonNull(.object(Friend.self))))"#))
+        #expect(query.contains(#"query U { user { __typename name tags friends { __typename nick } nick } }"#), "the document is unchanged")
+    }
 }
 
