@@ -42,6 +42,22 @@ package enum CacheNaming {
     /// What a watcher that found no root record at all depends on: any field of it.
     package static func anyField(of root: String) -> String { root + "\u{1F}*" }
 
+    /// `Typename:value:…`, an object's record key from the values of its key fields (strings and
+    /// numbers); `nil` when one is missing or anything else.
+    package static func objectKey(_ typename: String, keyValues: [JSONValue?]) -> String? {
+        var key = typename
+        for value in keyValues {
+            key += ":"
+            switch value {
+            case .string(let string)?: key += string
+            case .int(let int)?: key += String(int)
+            case .number(let number)?: key += number.text
+            default: return nil
+            }
+        }
+        return key
+    }
+
     /// The reference to a record, as stored in a field.
     package static func reference(to key: String) -> JSONValue { .object([reference: .string(key)]) }
 
@@ -231,16 +247,6 @@ package struct ResponseRecords {
             return function(object).map { "\(typename):\($0)" }
         }
         let keyFields = parent.keyFields(forTypename: typename)
-        var key = typename
-        for field in keyFields {
-            key += ":"
-            switch object[field] {
-            case .string(let string)?: key += string
-            case .int(let int)?: key += String(int)
-            case .number(let number)?: key += number.text
-            default: return nil
-            }
-        }
-        return keyFields.isEmpty ? nil : key
+        return keyFields.isEmpty ? nil : CacheNaming.objectKey(typename, keyValues: keyFields.map { object[$0] })
     }
 }

@@ -207,13 +207,11 @@ final class SchemaModel {
         return []
     }
 
+    /// The fields that key an object of this type in the cache: the declared ones, else `id` when
+    /// the type (not a union) has one.
     func keyFields(of name: String) -> [String] {
-        guard let type = types[name] else { return [] }
-        if let keys = type.keyFields { return keys }
-        for interface in type.interfaces.sorted() {
-            if let keys = types[interface]?.keyFields { return keys }
-        }
-        if type.kind == .union { return [] }
+        let declared = declaredKeyFields(of: name)
+        guard declared.isEmpty, let type = types[name], type.kind != .union else { return declared }
         return type.field(named: "id") != nil ? ["id"] : []
     }
 

@@ -79,18 +79,7 @@ package struct CacheReader: SelectionVisitor {
     private func redirect(_ field: Field) -> JSONValue? {
         guard let keyArgs = field.keyArgs, !keyArgs.isEmpty, let (typename, isList) = Self.objectType(of: field.type) else { return nil }
         let values = keyArgs.map { field.arguments[$0]?.resolved(with: variables) ?? .null }
-        func key(_ parts: [JSONValue]) -> JSONValue? {
-            var key = typename
-            for part in parts {
-                switch part {
-                case .string(let string): key += ":" + string
-                case .int(let int): key += ":" + String(int)
-                case .number(let number): key += ":" + number.text
-                default: return nil
-                }
-            }
-            return CacheNaming.reference(to: key)
-        }
+        func key(_ parts: [JSONValue]) -> JSONValue? { CacheNaming.objectKey(typename, keyValues: parts).map(CacheNaming.reference(to:)) }
         guard isList else { return key(values) }
         // One list argument: a reference per element, the other arguments the same for each.
         guard let listIndex = values.firstIndex(where: { $0.arrayValue != nil }), let elements = values[listIndex].arrayValue else { return nil }
@@ -177,8 +166,15 @@ extension NormalizedStore {
             if persistence.hasManyUses { persist([], removing: []) }
             evictIfOverLimit()
         }
+        return Self.run(&reader, key: key, selections: selections, parent: parent, layers: withLayers ? layers : nil)
+    }
+
+    /// What `reader` finds at `key`, and whether one of `layers` lay over a record it read.
+    private nonisolated static func run(
+        _ reader: inout CacheReader, key: String, selections: [Selection], parent: ParentType, layers: OptimisticLayers?
+    ) -> CacheRead {
         let data = try? reader.read(key: key, selections: selections, parent: parent)
-        let optimistic = withLayers && reader.dependencies.contains { layers.covers(CacheNaming.recordKey(ofDependency: $0)) }
+        let optimistic = layers.map { layers in reader.dependencies.contains { layers.covers(CacheNaming.recordKey(ofDependency: $0)) } } ?? false
         return CacheRead(data: data, dependencies: reader.dependencies, stale: reader.sawExpired, optimistic: optimistic)
     }
 
@@ -200,9 +196,8 @@ extension NormalizedStore {
                 variables: selection.variables, now: now,
                 lookup: { key in withLayers ? layers.lay(key, over: records[key], now: now) : records[key] },
                 isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
-            guard let data = try? reader.read(key: selection.key, selections: selection.selections, parent: selection.parent) else { return nil }
-            let optimistic = withLayers && reader.dependencies.contains { layers.covers(CacheNaming.recordKey(ofDependency: $0)) }
-            return CacheRead(data: data, dependencies: reader.dependencies, stale: reader.sawExpired, optimistic: optimistic)
+            let read = Self.run(&reader, key: selection.key, selections: selection.selections, parent: selection.parent, layers: withLayers ? layers : nil)
+            return read.data == nil ? nil : read
         }
     }
 
