@@ -31,13 +31,18 @@ public struct ResponseMetadata: Sendable, Hashable {
     /// The `extensions` of a GraphQL server's answer (cost, tracing, whatever the server adds);
     /// `nil` from the cache, for REST, and when the answer had none.
     public var extensions: JSONObject?
+    /// The errors of the server's answer that fields with `@catch(to: NULL | RESULT)` caught: the
+    /// data holds each where it was caught (a `null`, or a `Result.failure`). Empty otherwise.
+    public var caughtErrors: [GraphQLError]
 
     /// Creates metadata.
     public init(
         source: ResponseSource, statusCode: Int?, headers: [String: String], duration: Duration, operationName: String,
-        isStale: Bool = false, isOfflineFallback: Bool = false, isOptimistic: Bool = false, extensions: JSONObject? = nil
+        isStale: Bool = false, isOfflineFallback: Bool = false, isOptimistic: Bool = false, extensions: JSONObject? = nil,
+        caughtErrors: [GraphQLError] = []
     ) {
         self.extensions = extensions
+        self.caughtErrors = caughtErrors
         self.source = source
         self.statusCode = statusCode
         self.headers = headers

@@ -199,7 +199,8 @@ package struct ResponseRecords {
 
     static func plainLeafCount(of selections: [Selection]) -> Int? {
         for selection in selections {
-            guard case .field(let field) = selection, field.alias == nil, field.arguments.isEmpty, !field.type.holdsObjects else { return nil }
+            guard case .field(let field) = selection, field.alias == nil, field.arguments.isEmpty, field.catchTo == nil,
+                  !field.type.holdsObjects else { return nil }
         }
         return selections.count
     }

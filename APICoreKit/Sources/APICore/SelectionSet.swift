@@ -107,16 +107,28 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     /// fields of the object it returns: when the cache has not stored the field, a read finds the
     /// object's record by them (`book(id: "1")` reads `Book:1`; a list argument gives a list).
     public let keyArgs: [String]?
+    /// What `@catch(to:)` makes of an error at the field or below it; `nil` when the error goes on
+    /// up (`THROW`, the default): to a catching field above, else to the caller.
+    public let catchTo: CatchTo?
+
+    /// Where a caught error goes.
+    public enum CatchTo: Sendable, Hashable {
+        /// The field is `null` (its accessor optional).
+        case null
+        /// The field holds the error (its accessor a `Result<Value, GraphQLError>`).
+        case result
+    }
 
     /// The key under which the response holds the field: the alias, else the name.
     public var responseKey: String { alias ?? name }
 
     /// Describes a field; `pagination` names the page arguments of a connection field, `keyArgs`
-    /// the arguments of a field policy.
+    /// the arguments of a field policy, `catchTo` what `@catch` makes of an error.
     public init(
         _ name: String, alias: String? = nil, _ type: OutputType, arguments: [String: ArgumentValue] = [:], pagination: Set<String>? = nil,
-        keyArgs: [String]? = nil
+        keyArgs: [String]? = nil, catchTo: CatchTo? = nil
     ) {
+        self.catchTo = catchTo
         self.name = name
         self.alias = alias
         self.type = type

@@ -89,6 +89,8 @@ package struct SelectionValidator: SelectionVisitor {
         guard let value = object.fields[key] else {
             throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
         }
+        // An error `@catch(to: RESULT)` put in its field: read by the accessor, never cached.
+        if field.catchTo == .result, ErrorCatching.isCaughtError(value) { return }
         // Where the value goes in the object's record (nowhere when the walk builds no records, when
         // the record is the object itself, or when an error of the response names the field).
         var slot: ResponseRecords.Slot?

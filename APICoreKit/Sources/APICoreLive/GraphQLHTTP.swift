@@ -139,7 +139,11 @@ enum GraphQLHTTP {
     /// well-formed GraphQL response with errors becomes ``APIError/graphQL(_:)`` whatever its
     /// status; any other status outside 2xx becomes an HTTP error; 2xx bodies that are not GraphQL
     /// responses, or that have no data, are invalid.
-    static func classify(_ response: TransportResponse, operationName: String) throws(APIError) -> JSONValue {
+    /// Errors that fields of `catching` (the operation's selections) catch are not failures: the
+    /// envelope comes back with the caught data, the errors under ``caughtErrorsKey``.
+    static func classify(_ response: TransportResponse, operationName: String, catching selections: [Selection] = []) throws(APIError)
+        -> JSONValue
+    {
         let status = response.statusCode
         let success = (200..<300).contains(status)
         if status == 401 {
@@ -156,7 +160,13 @@ enum GraphQLHTTP {
             }
             throw httpError(response)
         }
-        switch try GraphQLResponseReading.read(parsed, statusCode: status, operationName: operationName) {
+        switch try GraphQLResponseReading.read(parsed, statusCode: status, operationName: operationName, catching: selections) {
+        case .caught(let data, let errors):
+            guard success, case .object(var envelope) = parsed else { throw httpError(response) }
+            envelope["data"] = .object(data)
+            envelope["errors"] = nil
+            envelope[caughtErrorsKey] = .array(errors.map(ErrorCatching.json(of:)))
+            return .object(envelope)
         case .notGraphQL:
             guard success else { throw httpError(response) }
             throw .invalidResponse(InvalidResponse(
@@ -171,6 +181,9 @@ enum GraphQLHTTP {
         }
         return parsed
     }
+
+    /// Where a classified envelope keeps the errors that `@catch` fields caught.
+    static let caughtErrorsKey = "__caughtErrors"
 
     static func httpError(_ response: TransportResponse) -> APIError {
         .httpStatus(HTTPFailure(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url))

@@ -37,6 +37,8 @@ extension LiveAPIClient {
         var cachePolicy: ServerCachePolicy
         /// The answer's `extensions`.
         var extensions: JSONObject?
+        /// The errors that fields with `@catch` caught (the data holds them).
+        var caughtErrors: [GraphQLError] = []
     }
 
     /// An answer delivered in parts (`@defer`).
@@ -168,7 +170,8 @@ extension LiveAPIClient {
             throw error
         }
         let storing = storing && !answer.cachePolicy.noStore
-        let checked = try check(answer.data, of: request, policy: answer.cachePolicy, recording: storing, response: answer.response)
+        let checked = try check(
+            answer.data, of: request, errors: answer.caughtErrors, policy: answer.cachePolicy, recording: storing, response: answer.response)
         let response = try respond(request, validated: checked.data, answer: answer, since: start)
         if storing { await cacheWriter.write(checked, removingLayer: layer) }
         guard let incremental = answer.incremental else {
@@ -313,7 +316,10 @@ extension LiveAPIClient {
     ) throws(APIError) -> Response<Value> {
         let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: validated)))
         return Response(
-            value: value, metadata: metadata(for: answer.response, operationName: Operation.operationName, since: start, extensions: answer.extensions))
+            value: value,
+            metadata: metadata(
+                for: answer.response, operationName: Operation.operationName, since: start, extensions: answer.extensions,
+                caughtErrors: answer.caughtErrors))
     }
 
     /// Cached data, mapped, marked as the cache's. The cache reader checked every field it read
@@ -456,9 +462,11 @@ extension LiveAPIClient {
         let context = RequestContext(
             kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent,
             documentID: Self.documentID(of: Operation.self), values: request.values)
-        let exchange = graphQLExchange(reading: incremental ? .streamed : .whole, timeout: request.timeout, operationName: Operation.operationName)
+        let exchange = graphQLExchange(
+            reading: incremental ? .streamed : .whole, timeout: request.timeout, operationName: Operation.operationName,
+            catching: Operation.Data.__selections)
         let response = try await runChain(urlRequest, context: context, exchange: exchange)
-        return try await readAnswer(response, operationName: Operation.operationName)
+        return try await readAnswer(response, operationName: Operation.operationName, catching: Operation.Data.__selections)
     }
 
     /// How the innermost step reads a GraphQL answer.
@@ -475,8 +483,9 @@ extension LiveAPIClient {
     /// The innermost step of the chain for a GraphQL request: the answer is parsed and classified
     /// (a status, GraphQL errors and a body that is not a GraphQL response become `APIError`s),
     /// and the parse travels with the response. An answer that streams (`multipart/mixed`)
-    /// reaches middleware as its head, carrying its chunks.
-    func graphQLExchange(reading: Reading, timeout: Duration?, operationName: String) -> MiddlewareNext {
+    /// reaches middleware as its head, carrying its chunks. Errors that fields of `catching` (the
+    /// operation's selections, `@catch`) catch are not failures.
+    func graphQLExchange(reading: Reading, timeout: Duration?, operationName: String, catching selections: [Selection] = []) -> MiddlewareNext {
         let transport = self.transport
         let timeout = timeout ?? configuration.timeout
         return { request throws(APIError) in
@@ -492,7 +501,7 @@ extension LiveAPIClient {
                 }
                 response.body = try await LiveAPIClient.collect(streamed.chunks)
             }
-            response.read = .json(try GraphQLHTTP.classify(response, operationName: operationName))
+            response.read = .json(try GraphQLHTTP.classify(response, operationName: operationName, catching: selections))
             return response
         }
     }
@@ -502,26 +511,32 @@ extension LiveAPIClient {
     /// The data of the response the chain returned: from the parse it carries, or, when a
     /// middleware replaced the body, from the new body, checked as the innermost step would have.
     /// An incremental answer's first part is read here, the rest by the policy stage.
-    func readAnswer(_ response: TransportResponse, operationName: String) async throws(APIError) -> ServerAnswer {
+    func readAnswer(_ response: TransportResponse, operationName: String, catching selections: [Selection] = []) async throws(APIError)
+        -> ServerAnswer
+    {
         if case .stream(let chunks)? = response.read, let boundary = GraphQLHTTP.multipartBoundary(of: response) {
             let payloads = IncrementalParts.payloads(of: chunks, boundary: boundary, operationName: operationName)
             var iterator = payloads.makeAsyncIterator()
             guard let first = try await iterator.next()?.get() else {
                 throw .transport(TransportFailure(kind: .connectionLost, url: response.url, underlying: "the incremental response ended before its first part"))
             }
-            guard case .data(let data?) = try GraphQLResponseReading.read(.object(first), statusCode: response.statusCode, operationName: operationName) else {
+            let data: JSONObject, caught: [GraphQLError]
+            switch try GraphQLResponseReading.read(.object(first), statusCode: response.statusCode, operationName: operationName, catching: selections) {
+            case .data(let whole?): (data, caught) = (whole, [])
+            case .caught(let partial, let errors): (data, caught) = (partial, errors)
+            case .data(nil), .notGraphQL:
                 throw .invalidResponse(InvalidResponse(
                     kind: .noData, statusCode: response.statusCode, request: operationName, bodyExcerpt: JSONSerializer.string(.object(first))))
             }
             return ServerAnswer(
                 response: response, data: data, incremental: Incremental(initial: first, later: payloads),
-                cachePolicy: ServerCachePolicy(headers: response.headers, extensions: first["extensions"]?.objectValue))
+                cachePolicy: ServerCachePolicy(headers: response.headers, extensions: first["extensions"]?.objectValue), caughtErrors: caught)
         }
         let body: JSONValue
         if case .json(let parsed)? = response.read {
             body = parsed
         } else {
-            body = try GraphQLHTTP.classify(response, operationName: operationName)
+            body = try GraphQLHTTP.classify(response, operationName: operationName, catching: selections)
         }
         guard let data = body["data"]?.objectValue else {
             throw .invalidResponse(InvalidResponse(
@@ -530,7 +545,7 @@ extension LiveAPIClient {
         let extensions = body["extensions"]?.objectValue
         return ServerAnswer(
             response: response, data: data, cachePolicy: ServerCachePolicy(headers: response.headers, extensions: extensions),
-            extensions: extensions)
+            extensions: extensions, caughtErrors: (body[GraphQLHTTP.caughtErrorsKey]?.arrayValue ?? []).map(GraphQLError.init(json:)))
     }
 
     // MARK: 5. Cache

@@ -244,10 +244,11 @@ final class LiveAPIClient: APIClient {
     }
 
     func metadata(
-        for response: TransportResponse, operationName: String, since start: ContinuousClock.Instant, extensions: JSONObject? = nil
+        for response: TransportResponse, operationName: String, since start: ContinuousClock.Instant, extensions: JSONObject? = nil,
+        caughtErrors: [GraphQLError] = []
     ) -> ResponseMetadata {
         ResponseMetadata(
             source: .server, statusCode: response.statusCode, headers: response.headers,
-            duration: ContinuousClock.now - start, operationName: operationName, extensions: extensions)
+            duration: ContinuousClock.now - start, operationName: operationName, extensions: extensions, caughtErrors: caughtErrors)
     }
 }

@@ -527,7 +527,12 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
         throws(APIError) -> Response<Value>
     {
         let name = Operation.operationName
-        switch try GraphQLResponseReading.read(json, statusCode: 200, operationName: name) {
+        switch try GraphQLResponseReading.read(json, statusCode: 200, operationName: name, catching: Operation.Data.__selections) {
+        case .caught(let data, let errors):
+            let value = try request.value(from: data, statusCode: 200, body: body)
+            var metadata = metadata(name)
+            metadata.caughtErrors = errors
+            return Response(value: value, metadata: metadata)
         case .notGraphQL:
             throw .invalidResponse(InvalidResponse(
                 kind: .notGraphQLResponse, statusCode: 200, request: name, bodyExcerpt: HTTPFailure.excerpt(of: body)))

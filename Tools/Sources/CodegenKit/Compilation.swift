@@ -18,6 +18,9 @@ package struct Compilation {
         self.sourceFiles = sourceFiles
     }
 
+    /// The name of the source that declares the client directives the schema files do not.
+    static let clientDirectivesSource = "(Apollo client directives)"
+
     /// Apollo's client directives, known without being declared in the schema.
     static let clientDirectives: [(name: String, sdl: String)] = [
         ("typePolicy", "directive @typePolicy(keyFields: String! = \"\", connectionFields: String! = \"\") on OBJECT | INTERFACE"),
@@ -29,6 +32,11 @@ package struct Compilation {
         ("nonnull", "directive @nonnull on FIELD"),
         // The nullability RFC's: a field the server sets to null only with an error.
         ("semanticNonNull", "directive @semanticNonNull(levels: [Int] = [0]) on FIELD_DEFINITION"),
+        // Where an error at a field goes: into the field (RESULT), a null (NULL), or on up (THROW);
+        // on an operation, for its fields; on the schema, for every field.
+        ("catch", "directive @catch(to: CatchTo! = RESULT, levels: [Int!]! = [0]) on FIELD | QUERY | MUTATION | SUBSCRIPTION"),
+        ("CatchTo", "enum CatchTo { RESULT NULL THROW }"),
+        ("catchByDefault", "directive @catchByDefault(to: CatchTo!) on SCHEMA"),
     ]
 
     /// A parsed and validated schema, ready for any number of operation sets.
@@ -62,9 +70,11 @@ package struct Compilation {
                 diagnostics.append(Diagnostic(file: file.path, message: "\(error)"))
             }
         }
-        let declared = Set(schemaDocuments.flatMap(\.definitions).compactMap { ($0 as? DirectiveDefinition)?.name.value })
+        let declared = Set(schemaDocuments.flatMap(\.definitions).compactMap { definition -> String? in
+            (definition as? DirectiveDefinition)?.name.value ?? (definition as? EnumTypeDefinition)?.name.value
+        })
         let clientSDL = clientDirectives.filter { !declared.contains($0.name) }.map(\.sdl).joined(separator: "\n")
-        if !clientSDL.isEmpty, let clientDocument = try? parse(source: Source(body: clientSDL, name: "(Apollo client directives)")) {
+        if !clientSDL.isEmpty, let clientDocument = try? parse(source: Source(body: clientSDL, name: clientDirectivesSource)) {
             schemaDocuments.append(clientDocument)
         }
 
@@ -148,6 +158,7 @@ package struct Compilation {
             var deferring = DeferRule(fragments: fragments)
             deferring.check(operations)
             diagnostics += deferring.diagnostics
+            diagnostics += CatchRule.check(operations.map { $0 as Definition } + fragments.values.map { $0 as Definition })
         }
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
         return Compilation(

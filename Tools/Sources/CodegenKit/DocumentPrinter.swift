@@ -7,7 +7,9 @@
 /// Client-only directives are left out.
 enum DocumentPrinter {
     /// Directives that only the client reads: never sent to a server.
-    static let clientOnlyDirectives: Set<String> = ["apollo_client_ios_localCacheMutation", "typePolicy", "fieldPolicy", "import", "nonnull"]
+    static let clientOnlyDirectives: Set<String> = [
+        "apollo_client_ios_localCacheMutation", "typePolicy", "fieldPolicy", "import", "nonnull", "catch", "catchByDefault",
+    ]
 
     /// The document sent for an operation: the operation, then every fragment it uses (at any
     /// depth), by name.

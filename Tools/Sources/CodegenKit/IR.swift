@@ -117,7 +117,11 @@ final class FieldIR {
     /// of a struct, named `typeName`.
     var fragmentType: (typeName: String, target: String)?
 
-    init(responseKey: String, definition: SchemaModel.FieldDefinition, alias: String?, arguments: [GQL.Argument]) {
+    /// Where an error at the field goes (`@catch`, the operation's, the schema's default).
+    let catchTo: CatchTo
+
+    init(responseKey: String, definition: SchemaModel.FieldDefinition, alias: String?, arguments: [GQL.Argument], catchTo: CatchTo = .throw) {
+        self.catchTo = catchTo
         self.responseKey = responseKey
         self.definition = definition
         self.alias = alias
@@ -157,6 +161,15 @@ struct IRBuilder {
     let schema: SchemaModel
     let fragments: [String: GQL.Fragment]
     private let cache = FragmentCache()
+    /// Where errors go at fields without `@catch`: the operation's `@catch`, else the schema's
+    /// `@catchByDefault`.
+    private var defaultCatch: CatchTo
+
+    init(schema: SchemaModel, fragments: [String: GQL.Fragment]) {
+        self.schema = schema
+        self.fragments = fragments
+        defaultCatch = schema.catchByDefault
+    }
 
     final class FragmentCache {
         var built: [String: SelectionSetIR] = [:]
@@ -166,7 +179,9 @@ struct IRBuilder {
     func fragment(_ name: String) -> SelectionSetIR? {
         if let built = cache.built[name] { return built }
         guard let definition = fragments[name] else { return nil }
-        let ir = build(
+        var builder = self
+        builder.defaultCatch = schema.catchByDefault
+        let ir = builder.build(
             typeName: definition.typeCondition, structName: name,
             contributions: [Contribution(
                 selections: definition.selectionSet.selections, parentType: definition.typeCondition, conditions: [], identity: nil)])
@@ -179,7 +194,9 @@ struct IRBuilder {
     /// of its own throughout: they need setters, which a fragment's types do not have.
     func operation(_ operation: GQL.Operation) -> SelectionSetIR {
         let rootType = schema.rootType(of: operation.kind)
-        let ir = build(
+        var builder = self
+        builder.defaultCatch = CatchTo.of(operation.directives) ?? schema.catchByDefault
+        let ir = builder.build(
             typeName: rootType, structName: "Data",
             contributions: [Contribution(selections: operation.selectionSet.selections, parentType: rootType, conditions: [], identity: nil)],
             reusesFragmentTypes: !operation.directives.isLocalCacheMutation)
@@ -229,14 +246,19 @@ struct IRBuilder {
                     // `@semanticNonNull(levels:)`: null only with an error there, so the accessor is
                     // non-optional at those levels and a null fails the data (the server's error is
                     // what the operation throws; a null without one is a decoding error).
-                    if !definition.semanticNonNullLevels.isEmpty {
-                        definition.type = definition.type.nonNull(atLevels: definition.semanticNonNullLevels)
-                    }
+                    // `@catch(to: NULL)`: an error makes the field null, so it is optional whatever
+                    // the schema says (RESULT and THROW keep it non-optional where it is).
+                    let catchTo = fieldsByKey[key]?.catchTo ?? CatchTo.of(field.directives) ?? defaultCatch
+                    var levels = definition.semanticNonNullLevels
+                    if catchTo == .null { levels.remove(0) }
+                    if !levels.isEmpty { definition.type = definition.type.nonNull(atLevels: levels) }
+                    if catchTo == .null { definition.type = definition.type.nullable }
                     let collected: FieldIR
                     if let existing = fieldsByKey[key] {
                         collected = existing
                     } else {
-                        collected = FieldIR(responseKey: key, definition: definition, alias: field.alias, arguments: field.arguments)
+                        collected = FieldIR(
+                            responseKey: key, definition: definition, alias: field.alias, arguments: field.arguments, catchTo: catchTo)
                         fieldsByKey[key] = collected
                         ir.fields.append(collected)
                     }

@@ -123,6 +123,9 @@ final class SchemaModel {
 
     private(set) var types: [String: TypeDefinition] = [:]
     private(set) var rootTypes: [OperationType: String] = [.query: "Query", .mutation: "Mutation", .subscription: "Subscription"]
+    /// `schema @catchByDefault(to:)`: where an error goes at a field without `@catch` (`THROW`, up
+    /// to the operation, when the schema does not say).
+    private(set) var catchByDefault: CatchTo = .throw
 
     /// The root type of an operation kind (`Query` unless the schema names another).
     func rootType(of kind: GQL.OperationKind) -> String {
@@ -224,7 +227,8 @@ final class SchemaModel {
             model.types[scalar] = TypeDefinition(name: scalar, kind: .scalar, description: nil, location: nil)
         }
         var extensions: [(name: String, location: Location?, apply: (TypeDefinition) -> Void)] = []
-        for document in documents {
+        // The client directives' own types (`CatchTo`) are for validating operations, not the app's.
+        for document in documents where document.loc?.source.name != Compilation.clientDirectivesSource {
             for definition in document.definitions {
                 switch definition {
                 case let object as ObjectTypeDefinition:
@@ -262,6 +266,7 @@ final class SchemaModel {
                     for operationType in schema.operationTypes {
                         model.rootTypes[operationType.operation] = operationType.type.name.value
                     }
+                    if let to = CatchTo.byDefault(schema.directives) { model.catchByDefault = to }
                 case let ext as TypeExtensionDefinition:
                     let object = ext.definition
                     extensions.append((object.name.value, ext.loc, { type in
@@ -296,6 +301,7 @@ final class SchemaModel {
                     for operationType in ext.definition.operationTypes {
                         model.rootTypes[operationType.operation] = operationType.type.name.value
                     }
+                    if let to = CatchTo.byDefault(ext.definition.directives) { model.catchByDefault = to }
                 default:
                     break  // directive definitions and scalar extensions need nothing here
                 }
@@ -421,5 +427,39 @@ final class SchemaModel {
 
     private static func enumValue(_ value: EnumValueDefinition) -> EnumValue {
         EnumValue(name: value.name.value, description: value.description?.value, deprecationReason: deprecationReason(value.directives))
+    }
+}
+
+/// `@catch(to:)` (the nullability RFC, as Apollo Kotlin spells it): where an error at a field goes.
+enum CatchTo: String {
+    /// The field holds the error: its accessor is a `Result<Value, GraphQLError>`.
+    case result = "RESULT"
+    /// The field is `null`: its accessor is optional.
+    case null = "NULL"
+    /// The error goes on up, to a catching field above or to the operation (which throws).
+    case `throw` = "THROW"
+
+    /// The `@catch` among `directives` (`to:` is `RESULT` when not given), `nil` without one.
+    static func of(_ directives: [GQL.Directive]) -> CatchTo? {
+        guard let directive = directives.first(where: { $0.name == "catch" }) else { return nil }
+        guard case .enumValue(let name)? = directive.argument("to") else { return .result }
+        return CatchTo(rawValue: name) ?? .result
+    }
+
+    /// `@catchByDefault(to:)` among a schema definition's directives.
+    static func byDefault(_ directives: [Directive]) -> CatchTo? {
+        guard let directive = directives.first(where: { $0.name.value == "catchByDefault" }),
+            let value = directive.arguments.first(where: { $0.name.value == "to" })?.value as? EnumValue
+        else { return nil }
+        return CatchTo(rawValue: value.value)
+    }
+
+    /// What the generated metadata says (`THROW` says nothing: the field does not catch).
+    var metadata: String? {
+        switch self {
+        case .result: return ".result"
+        case .null: return ".null"
+        case .throw: return nil
+        }
     }
 }

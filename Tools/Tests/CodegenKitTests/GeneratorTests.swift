@@ -413,5 +413,45 @@ struct GlobTests {
         #expect(query.contains(#"Field("friends", .list(.nonNull(.object(Friend.self))))"#))
         #expect(query.contains(#"query U { user { __typename name tags friends { __typename nick } nick } }"#), "the document is unchanged")
     }
+
+    @Test("@catch: RESULT wraps the accessor in a Result, NULL makes it optional, THROW keeps @semanticNonNull; the schema's @catchByDefault and an operation's @catch are defaults; none is sent")
+    func catchDirective() throws {
+        let schema = """
+            extend schema @catchByDefault(to: NULL)
+            type Query { user: User }
+            type User {
+              name: String @semanticNonNull
+              age: Int!
+              nick: String
+            }
+            """
+        let files = try generate(
+            schema: schema,
+            operations: """
+                query A { user { name @catch age @catch(to: NULL) nick } }
+                query B @catch(to: THROW) { user { name nick @catch(to: RESULT) } }
+                """)
+        let a = try #require(files.first { $0.path.hasSuffix("AQuery.graphql.swift") }).contents
+        #expect(a.contains("var name: Result<String, GraphQLError> {") && a.contains("var age: Int? {") && a.contains("var nick: String? {"))
+        #expect(a.contains(#"Field("name", .nonNull(.scalar(String.self)), catchTo: .result)"#))
+        #expect(a.contains(#"Field("age", .scalar(Int.self), catchTo: .null)"#))
+        #expect(a.contains(#"Field("user", .object(User.self), catchTo: .null)"#), "the schema's default")
+        #expect(a.contains(#"query A { user { __typename name age nick } }"#))
+        let b = try #require(files.first { $0.path.hasSuffix("BQuery.graphql.swift") }).contents
+        #expect(b.contains("var name: String {") && b.contains("var nick: Result<String?, GraphQLError> {"))
+        #expect(b.contains(#"Field("user", .object(User.self)))"#), "the operation's THROW: no catch")
+        #expect(b.contains(#"query B { user { __typename name nick } }"#))
+        #expect(!files.contains { $0.path.contains("CatchTo") }, "the directive's enum is not the app's")
+    }
+
+    @Test("@catch(levels:) other than [0] is refused with its place")
+    func catchLevels() {
+        do {
+            _ = try generate(schema: "type Query { tags: [String] }", operations: "query T {\n  tags @catch(levels: [1])\n}")
+            Issue.record("levels: [1] was accepted")
+        } catch {
+            #expect("\(error)".contains("@catch(levels:) supports only [0]") && "\(error)".contains(":2:"), "\(error)")
+        }
+    }
 }
 

@@ -97,3 +97,30 @@ struct PartialDataTests {
         }
     }
 }
+
+/// `@catch` through the live engine: the real server fails `failingField`, which catches it.
+@Suite("Caught errors through the engine")
+struct CaughtErrorTests {
+    @Test("a caught error is a success: the field holds the error, the rest is cached, the failed field is not")
+    func caughtThroughTheEngine() async throws {
+        try await withCachingServer { _, client in
+            let response = try await client.fetch(HeroAndCaughtQuery(), cachePolicy: .networkOnly)
+            #expect(response.value.hero?.name == "R2-D2")
+            guard case .failure(let error) = response.value.failingField else {
+                Issue.record("failingField's error was not caught: \(response.value.failingField)")
+                return
+            }
+            #expect(error.path == ["failingField"])
+            #expect(response.metadata.caughtErrors == [error] && response.metadata.source == .server)
+            let root = try #require(await store(of: client).record(CacheNaming.queryRoot))
+            #expect(root.fields["hero"] != nil)
+            #expect(root.fields["failingField"] == nil, "a caught error never reaches the cache")
+            // The failed field was never cached, so a query that needs it is still a miss.
+            let miss = await thrownError { () async throws(APIError) in try await client.fetch(HeroAndFailingQuery(), cachePolicy: .cacheOnly) }
+            guard case .cacheMiss("HeroAndFailing")? = miss else {
+                Issue.record("expected a cache miss, got \(String(describing: miss))")
+                return
+            }
+        }
+    }
+}

@@ -137,8 +137,11 @@ extension LiveAPIClient {
             }
             checked = try check(object, of: request, response: nil)
         } catch {
+            // Errors that `@catch` fields catch leave their fields null or holding the error.
             guard case .graphQL(let failure) = error, let partial = failure.partialData,
-                let partialChecked = try? check(partial, of: request, errors: failure.errors, response: nil)
+                let partialChecked = try? check(
+                    ErrorCatching.catching(failure.errors, in: partial, selections: Subscription.Data.__selections) ?? partial,
+                    of: request, errors: failure.errors, response: nil)
             else { throw error }
             configuration.logger.warning("\(Subscription.operationName): event delivered with field errors: \(failure)")
             checked = partialChecked

@@ -116,6 +116,26 @@ public struct HeroAndFailingQuery: GraphQLQuery {
     }
 }
 
+/// `query HeroAndCaught { hero { __typename name } failingField @catch }`: the server fails
+/// `failingField`, which catches its error (RESULT).
+public struct HeroAndCaughtQuery: GraphQLQuery {
+    public static let operationName = "HeroAndCaught"
+    public static let document = "query HeroAndCaught { hero { __typename name } failingField }"
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field("hero", .object(HeroAndFailingQuery.Data.Hero.self))),
+            .field(Field("failingField", .scalar(String.self), catchTo: .result)),
+        ]
+        public var hero: HeroAndFailingQuery.Data.Hero? { __data["hero"] }
+        public var failingField: Result<String?, GraphQLError> { __data["failingField"] }
+    }
+}
+
 /// `query Protected { protected }`: the server answers `UNAUTHENTICATED`.
 public struct ProtectedQuery: GraphQLQuery {
     public static let operationName = "Protected"

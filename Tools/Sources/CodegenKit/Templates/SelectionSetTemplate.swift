@@ -139,6 +139,7 @@ struct SelectionSetTemplate {
     /// The Swift type of a field's accessor: optional where the schema or a condition makes it so.
     private func accessorType(_ field: FieldIR) -> String {
         var type = context.types.output(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName)
+        if field.catchTo == .result { type = "Result<\(type), GraphQLError>" }
         if field.isConditional && !type.hasSuffix("?") { type += "?" }
         return type
     }
@@ -216,7 +217,7 @@ struct SelectionSetTemplate {
             }
             let entry = ".field(Field(\(SwiftNames.stringLiteral(field.definition.name))\(alias), "
                 + context.types.metadata(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName) + arguments
-                + pagination + keyArgs + "))"
+                + pagination + keyArgs + (field.catchTo.metadata.map { ", catchTo: \($0)" } ?? "") + "))"
             if field.isConditional {
                 for conditions in field.conditionSets {
                     entries.append(".conditional([\(conditions.map(conditionCode).joined(separator: ", "))], [\(entry)])")
