@@ -62,7 +62,7 @@ let package = Package(
         ),
         // Fuzzing the generator's readers (APICoreKit/Fuzz/README.md); the driver file is shared
         // with APICoreKit's fuzzer through a link.
-        .target(name: "CodegenFuzzTargets", dependencies: ["CodegenKit"], path: "Fuzz/Targets"),
+        .target(name: "CodegenFuzzTargets", dependencies: ["CodegenKit", .product(name: "GraphQL", package: "GraphQL")], path: "Fuzz/Targets"),
         .executableTarget(name: "codegen-fuzz", dependencies: ["CodegenFuzzTargets"], path: "Fuzz/Driver"),
         // Property runs of the generator over many seeds, and the writer of the committed samples.
         .executableTarget(name: "codegen-properties", dependencies: ["CodegenFuzzTargets", "CodegenKit"], path: "Fuzz/Properties"),

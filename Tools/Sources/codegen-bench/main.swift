@@ -5,6 +5,37 @@ import CodegenKit
 import Foundation
 
 let arguments = CommandLine.arguments.dropFirst()
+
+/// The value after `--name`, if given.
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), arguments.index(after: index) < arguments.endIndex else { return nil }
+    return arguments[arguments.index(after: index)]
+}
+
+// Compile time and size on a real schema, before and after (`scripts/bench.sh codegen-compare`):
+// `input` writes the workload, `compile` generates and compiles it with one side's generator.
+switch arguments.first {
+case "input":
+    guard let schemaDirectory = option("--schema-dir"), let out = option("--out") else {
+        print("usage: codegen-bench input --schema-dir <dir with schema.graphqls and *.graphql> --out <dir> [--operations N]")
+        exit(2)
+    }
+    try CompareBench.writeInput(schemaDirectory: schemaDirectory, out: out, operations: Int(option("--operations") ?? "") ?? 120)
+    exit(0)
+case "compile":
+    guard let input = option("--input"), let generator = option("--generator"), let apiCoreKit = option("--apicorekit"),
+        let label = option("--label")
+    else {
+        print("usage: codegen-bench compile --input <dir> --generator <apicore-codegen> --apicorekit <dir> --label <name> [--rounds N]")
+        exit(2)
+    }
+    try CompareBench.compile(
+        input: input, generator: generator, apiCoreKit: apiCoreKit, label: label, rounds: Int(option("--rounds") ?? "") ?? 1)
+    exit(0)
+default:
+    break
+}
+
 guard let apiCoreKitIndex = arguments.firstIndex(of: "--apicorekit"), arguments.index(after: apiCoreKitIndex) < arguments.endIndex else {
     print("usage: codegen-bench --apicorekit <path to APICoreKit> [--keep]")
     exit(arguments.contains("--help") ? 0 : 2)
