@@ -7,6 +7,7 @@ import Foundation
 let usage = """
     usage: codegen-properties run [--seeds <count>] [--first <seed>] [--large]
            codegen-properties sample <seed> <folder>
+           codegen-properties round-trip <folder> <module> <file>
 
     run     generates random valid schemas and operations (interfaces, unions, objects with
             several interfaces, overlapping and nested type conditions, fragments, aliases,
@@ -15,6 +16,9 @@ let usage = """
             twice. --large uses the benchmark's size (about 1,000 types, 50 operations).
             Prints the first failing seed and exits 1, else a summary.
     sample  writes the sample of <seed> to <folder>/schema.graphqls and <folder>/operations.graphql.
+    round-trip  writes to <file> the test support that rebuilds the data of <folder>'s operations,
+            generated into <module> with every initializer, through those initializers
+            (Fixtures/GeneratedSamples/Tests/GeneratedSamplesTests/RoundTrip).
     """
 
 func fail(_ message: String) -> Never {
@@ -40,6 +44,17 @@ case "sample":
         try sample.operations.write(to: folder.appendingPathComponent("operations.graphql"), atomically: true, encoding: .utf8)
     } catch {
         fail("codegen-properties: cannot write to \(folder.path): \(error.localizedDescription)")
+    }
+case "round-trip":
+    guard arguments.count == 4 else { fail(usage) }
+    let folder = URL(fileURLWithPath: arguments[1])
+    do {
+        let schema = try String(contentsOf: folder.appendingPathComponent("schema.graphqls"), encoding: .utf8)
+        let operations = try String(contentsOf: folder.appendingPathComponent("operations.graphql"), encoding: .utf8)
+        let source = try InitializerRoundTrip.source(schema: schema, operations: operations, module: arguments[2])
+        try source.write(to: URL(fileURLWithPath: arguments[3]), atomically: true, encoding: .utf8)
+    } catch {
+        fail("codegen-properties: \(error)")
     }
 case "run":
     let count = option("--seeds", default: 1000)

@@ -121,5 +121,12 @@ struct TypeConditionTests {
         let sample = RandomGraphQL.sample(seed: seed)
         #expect(try String(contentsOf: folder.appendingPathComponent("schema.graphqls"), encoding: .utf8) == sample.schema)
         #expect(try String(contentsOf: folder.appendingPathComponent("operations.graphql"), encoding: .utf8) == sample.operations)
+        // And the initializer round trip's rebuilding code is what `codegen-properties round-trip` writes.
+        let roundTrip = repositoryRoot.appendingPathComponent(
+            "Tools/Fixtures/GeneratedSamples/Tests/GeneratedSamplesTests/RoundTrip/Sample\(seed).swift")
+        #expect(
+            try String(contentsOf: roundTrip, encoding: .utf8)
+                == (try InitializerRoundTrip.source(schema: sample.schema, operations: sample.operations, module: "Sample\(seed)")),
+            "regenerate with codegen-properties round-trip Tools/Fixtures/GeneratedSamples/Samples/Seed\(seed) Sample\(seed) \(roundTrip.path)")
     }
 }

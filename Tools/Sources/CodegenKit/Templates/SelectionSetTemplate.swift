@@ -86,8 +86,9 @@ struct SelectionSetTemplate {
     /// A memberwise initializer: a parameter per field, typed as its accessor (optional ones
     /// default to `nil`), and `__typename` where the struct's type is abstract (an object type's is
     /// written for it). The data it builds is the JSON a server sends for the same values: every
-    /// field under its response key, nested objects as their own data, `null` for `nil`, and a
-    /// field that `@include`/`@skip` makes optional left out when `nil`. Deferred fragments are
+    /// field under its response key, nested objects as their own data, `null` for `nil` (a field
+    /// that `@include`/`@skip` makes optional included: checking the data under variables that
+    /// leave it out, as every write and decode does, takes it away). Deferred fragments are
     /// not part of it. A type case's data becomes this type's through `init(_:)`, one per type case.
     private func writeInitializer(_ ir: SelectionSetIR, role: Role, into w: inout SwiftWriter) {
         let access = context.operationAccess
@@ -104,10 +105,12 @@ struct SelectionSetTemplate {
         if hasTypename {
             entries.append("\"__typename\": " + (isObject ? SwiftNames.stringLiteral(ir.typeName) : ".string(__typename)"))
         }
-        for field in fields where !field.isConditional {
+        // A field under `@include`/`@skip` is written too, `null` when nil: the same data for
+        // variables that select it (a null is a value then) and, once checked under variables
+        // that leave it out, without it.
+        for field in fields {
             entries.append("\(SwiftNames.stringLiteral(field.responseKey)): \(SwiftNames.identifier(field.responseKey))._outputJSON")
         }
-        let conditional = fields.filter(\.isConditional)
         w.line()
         w.line("/// Data with these values, as a server would send it.")
         if parameters.isEmpty {
@@ -118,16 +121,7 @@ struct SelectionSetTemplate {
             w.line(") {")
         }
         let literal = entries.isEmpty ? "[:]" : "[" + entries.joined(separator: ", ") + "]"
-        if conditional.isEmpty {
-            w.line("    self.init(_dataDict: DataDict(_data: \(literal)))")
-        } else {
-            w.line("    var __json: JSONObject = \(literal)")
-            for field in conditional {
-                let name = SwiftNames.identifier(field.responseKey)
-                w.line("    if let \(name) { __json[\(SwiftNames.stringLiteral(field.responseKey))] = \(name)._outputJSON }")
-            }
-            w.line("    self.init(_dataDict: DataDict(_data: __json))")
-        }
+        w.line("    self.init(_dataDict: DataDict(_data: \(literal)))")
         w.line("}")
         for typeCase in ir.typeCases {
             w.line()
@@ -196,7 +190,9 @@ struct SelectionSetTemplate {
     /// The `__selections` entries: every merged field (under its conditions), then the type cases.
     func metadata(for ir: SelectionSetIR, addTypename: Bool) -> [String] {
         var entries: [String] = []
-        if addTypename && !ir.fields.contains(where: { $0.responseKey == "__typename" }) {
+        // Every object's `__typename` arrives (the document selects it everywhere), whatever
+        // `@include`/`@skip` a `__typename` of the operation's own is under: type cases need it.
+        if addTypename && !ir.fields.contains(where: { $0.responseKey == "__typename" && !$0.isConditional }) {
             entries.append(".field(Field(\"__typename\", .nonNull(.scalar(String.self))))")
         }
         for field in ir.fields {

@@ -44,11 +44,16 @@ struct InitializerTests {
         #expect(built.search?.last??.asStarship?.name == "Millennium Falcon")
     }
 
-    @Test("a field that @include leaves out when nil, and is sent when given")
+    @Test("a field under @include: nil is written null, which checking under variables that leave the field out takes away; a value is sent")
     func conditional() throws {
         let without = HeroNameConditionalInclusionQuery.Data(hero: .init(__typename: "Droid"))
-        try expectSame(without, HeroNameConditionalInclusionQuery(includeName: false), #"{"data": {"hero": {"__typename": "Droid"}}}"#)
-        #expect(without.hero?.jsonObject["name"] == nil)
+        #expect(without.hero?.jsonObject["name"] == .null && without.hero?.name == nil)
+        let checked = try HeroNameConditionalInclusionQuery.Data(validating: without.jsonObject, variables: ["includeName": false])
+        try expectSame(checked, HeroNameConditionalInclusionQuery(includeName: false), #"{"data": {"hero": {"__typename": "Droid"}}}"#)
+        // `name` is non-null: under variables that select it, a nil is a mistake the check names.
+        #expect(throws: GraphQLDecodingError.self) {
+            try HeroNameConditionalInclusionQuery.Data(validating: without.jsonObject, variables: ["includeName": true])
+        }
         let with = HeroNameConditionalInclusionQuery.Data(hero: .init(__typename: "Droid", name: "R2-D2"))
         try expectSame(with, HeroNameConditionalInclusionQuery(includeName: true), #"{"data": {"hero": {"__typename": "Droid", "name": "R2-D2"}}}"#)
     }

@@ -52,9 +52,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
                 name: String? = nil
             ) {
-                var __json: JSONObject = ["__typename": "Object4", "i4f0": i4f0._outputJSON]
-                if let name { __json["name"] = name._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i4f0": i4f0._outputJSON, "name": name._outputJSON]))
             }
 
             public var i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["i4f0"] }
@@ -79,9 +77,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 name: String? = nil,
                 alias_name: String? = nil
             ) {
-                var __json: JSONObject = ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]
-                if let name { __json["name"] = name._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "alias_name": alias_name._outputJSON]))
             }
 
             /// A `Interface4`'s data, built by its type case, as this type.
@@ -112,9 +108,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     name: String? = nil,
                     alias_name: String? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]
-                    if let name { __json["name"] = name._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "alias_name": alias_name._outputJSON]))
                 }
 
                 /// A `Object1`'s data, built by its type case, as this type.
@@ -187,9 +181,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     name: String? = nil,
                     alias_name: String? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]
-                    if let name { __json["name"] = name._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "alias_name": alias_name._outputJSON]))
                 }
 
                 /// A `Union2`'s data, built by its type case, as this type.
@@ -208,6 +200,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample1API.Unions.Union2
                     @_spi(Generated) public static let __selections: [Selection] = [
+                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                         .field(Field("name", alias: "alias_name", .scalar(String.self))),
                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
@@ -219,9 +212,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         name: String? = nil,
                         alias_name: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]
-                        if let name { __json["name"] = name._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "alias_name": alias_name._outputJSON]))
                     }
 
                     public var name: String? { __data["name"] }
@@ -245,10 +236,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         alias_name: String? = nil,
                         id: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object4", "alias_name": alias_name._outputJSON]
-                        if let name { __json["name"] = name._outputJSON }
-                        if let id { __json["id"] = id._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "name": name._outputJSON, "alias_name": alias_name._outputJSON, "id": id._outputJSON]))
                     }
 
                     public var name: String? { __data["name"] }

@@ -63,12 +63,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 i0f0: GraphQLEnum<Sample1API.Enum1>,
                 alias_id: String? = nil
             ) {
-                var __json: JSONObject = ["__typename": "Object4", "name": name._outputJSON, "i0f0": i0f0._outputJSON]
-                if let alias_rank { __json["alias_rank"] = alias_rank._outputJSON }
-                if let alias_name { __json["alias_name"] = alias_name._outputJSON }
-                if let id { __json["id"] = id._outputJSON }
-                if let alias_id { __json["alias_id"] = alias_id._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "alias_rank": alias_rank._outputJSON, "name": name._outputJSON, "alias_name": alias_name._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "alias_id": alias_id._outputJSON]))
             }
 
             /// A `Object5`'s data, built by its type case, as this type.
@@ -111,10 +106,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_name: String? = nil,
                     i0f0: GraphQLEnum<Sample1API.Enum1>
                 ) {
-                    var __json: JSONObject = ["__typename": "Object5", "alias_i4f0": alias_i4f0._outputJSON, "alias_id": alias_id._outputJSON, "i2f0": i2f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "name": name._outputJSON, "i0f0": i0f0._outputJSON]
-                    if let alias_rank { __json["alias_rank"] = alias_rank._outputJSON }
-                    if let alias_name { __json["alias_name"] = alias_name._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_i4f0": alias_i4f0._outputJSON, "alias_id": alias_id._outputJSON, "i2f0": i2f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "alias_rank": alias_rank._outputJSON, "name": name._outputJSON, "alias_name": alias_name._outputJSON, "i0f0": i0f0._outputJSON]))
                 }
 
                 public var alias_i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["alias_i4f0"] }
@@ -152,9 +144,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 id: String,
                 i2f0: GraphQLEnum<Sample1API.Enum0>? = nil
             ) {
-                var __json: JSONObject = ["__typename": "Object1", "id": id._outputJSON]
-                if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "id": id._outputJSON, "i2f0": i2f0._outputJSON]))
             }
 
             /// A `Object0`'s data, built by its type case, as this type.
@@ -181,10 +171,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
                     o0f0: O0f0? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Object0", "id": id._outputJSON]
-                    if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                    if let o0f0 { __json["o0f0"] = o0f0._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "id": id._outputJSON, "i2f0": i2f0._outputJSON, "o0f0": o0f0._outputJSON]))
                 }
 
                 public var id: String { __data["id"] }

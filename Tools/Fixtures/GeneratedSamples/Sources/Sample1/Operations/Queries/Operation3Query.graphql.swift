@@ -57,9 +57,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 name: String? = nil,
                 rank: Int? = nil
             ) {
-                var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "rank": rank._outputJSON]
-                if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i3f1": i3f1._outputJSON, "name": name._outputJSON, "rank": rank._outputJSON]))
             }
 
             public var i3f1: I3f1? { __data["i3f1"] }
@@ -148,11 +146,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         name: String? = nil,
                         i0f0: GraphQLEnum<Sample1API.Enum1>? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename)]
-                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                        if let name { __json["name"] = name._outputJSON }
-                        if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f0": i2f0._outputJSON, "name": name._outputJSON, "i0f0": i0f0._outputJSON]))
                     }
 
                     /// A `Object5`'s data, built by its type case, as this type.
@@ -189,10 +183,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             id: String,
                             i0f0: GraphQLEnum<Sample1API.Enum1>? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object5", "i2f0": i2f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "alias_id": alias_id._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON]
-                            if let name { __json["name"] = name._outputJSON }
-                            if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i2f0": i2f0._outputJSON, "name": name._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "alias_id": alias_id._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON]))
                         }
 
                         public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
@@ -234,9 +225,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
                 name: String? = nil
             ) {
-                var __json: JSONObject = ["__typename": "Object0", "o0f1": o0f1._outputJSON, "i2f0": i2f0._outputJSON, "name": name._outputJSON]
-                if let rank { __json["rank"] = rank._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "o0f1": o0f1._outputJSON, "rank": rank._outputJSON, "i2f0": i2f0._outputJSON, "name": name._outputJSON]))
             }
 
             public var o0f1: [O0f1?]? { __data["o0f1"] }

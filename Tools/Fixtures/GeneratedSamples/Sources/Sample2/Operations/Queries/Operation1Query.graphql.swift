@@ -111,6 +111,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
                 @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("i1f2", .nonNull(.scalar(String.self)))),
                     .field(Field("name", alias: "alias_name", .scalar(String.self))),
                     .conditional([.include(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
@@ -128,11 +129,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_i1f2: String? = nil,
                     i1f0: [I1f0?]? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Object4", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON]
-                    if let alias_id { __json["alias_id"] = alias_id._outputJSON }
-                    if let alias_i1f2 { __json["alias_i1f2"] = alias_i1f2._outputJSON }
-                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON, "alias_id": alias_id._outputJSON, "alias_i1f2": alias_i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                 }
 
                 /// A `Object5`'s data, built by its type case, as this type.
@@ -150,6 +147,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample2API.Objects.Object5
                     @_spi(Generated) public static let __selections: [Selection] = [
+                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("i1f2", .nonNull(.scalar(String.self)))),
                         .field(Field("name", alias: "alias_name", .scalar(String.self))),
                         .conditional([.include(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
@@ -171,13 +169,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         alias_rank: Int? = nil,
                         i1f0: [I1f0?]? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object5", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON]
-                        if let alias_id { __json["alias_id"] = alias_id._outputJSON }
-                        if let alias_i1f2 { __json["alias_i1f2"] = alias_i1f2._outputJSON }
-                        if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
-                        if let alias_rank { __json["alias_rank"] = alias_rank._outputJSON }
-                        if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON, "alias_id": alias_id._outputJSON, "alias_i1f2": alias_i1f2._outputJSON, "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "i1f0": i1f0._outputJSON]))
                     }
 
                     /// A `Object2`'s data, built by its type case, as this type.
@@ -204,6 +196,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
                         @_spi(Generated) public static let __selections: [Selection] = [
+                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .field(Field("i1f2", .nonNull(.scalar(String.self)))),
                             .field(Field("name", alias: "alias_name", .scalar(String.self))),
                             .conditional([.include(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
@@ -226,14 +219,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             alias_o2f0: [String]? = nil,
                             i1f0: [I1f0?]? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object2", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON]
-                            if let alias_id { __json["alias_id"] = alias_id._outputJSON }
-                            if let alias_i1f2 { __json["alias_i1f2"] = alias_i1f2._outputJSON }
-                            if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
-                            if let alias_rank { __json["alias_rank"] = alias_rank._outputJSON }
-                            if let alias_o2f0 { __json["alias_o2f0"] = alias_o2f0._outputJSON }
-                            if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON, "alias_id": alias_id._outputJSON, "alias_i1f2": alias_i1f2._outputJSON, "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "alias_o2f0": alias_o2f0._outputJSON, "i1f0": i1f0._outputJSON]))
                         }
 
                         public var i1f2: String { __data["i1f2"] }

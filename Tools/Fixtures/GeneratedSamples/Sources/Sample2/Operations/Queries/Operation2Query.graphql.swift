@@ -70,9 +70,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     i0f0: [[I0f0?]?]? = nil,
                     id: String? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename), "i0f0": i0f0._outputJSON]
-                    if let id { __json["id"] = id._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f0": i0f0._outputJSON, "id": id._outputJSON]))
                 }
 
                 /// A `Object2`'s data, built by its type case, as this type.
@@ -99,10 +97,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         o2f0: [String]? = nil,
                         id: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object2", "i0f0": i0f0._outputJSON]
-                        if let o2f0 { __json["o2f0"] = o2f0._outputJSON }
-                        if let id { __json["id"] = id._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": i0f0._outputJSON, "o2f0": o2f0._outputJSON, "id": id._outputJSON]))
                     }
 
                     public var i0f0: [[I0f0?]?]? { __data["i0f0"] }

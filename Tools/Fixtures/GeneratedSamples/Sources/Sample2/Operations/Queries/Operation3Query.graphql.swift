@@ -51,10 +51,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 o0f0: [String]? = nil,
                 alias_o0f1: Int? = nil
             ) {
-                var __json: JSONObject = ["__typename": "Object0", "alias_o0f2": alias_o0f2._outputJSON, "o0f1": o0f1._outputJSON]
-                if let o0f0 { __json["o0f0"] = o0f0._outputJSON }
-                if let alias_o0f1 { __json["alias_o0f1"] = alias_o0f1._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_o0f2": alias_o0f2._outputJSON, "o0f1": o0f1._outputJSON, "o0f0": o0f0._outputJSON, "alias_o0f1": alias_o0f1._outputJSON]))
             }
 
             public var alias_o0f2: [Int?] { __data["alias_o0f2"] }

@@ -122,10 +122,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         alias_o7f0: Alias_o7f0? = nil,
                         o7f0: O7f0? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object7"]
-                        if let alias_o7f0 { __json["alias_o7f0"] = alias_o7f0._outputJSON }
-                        if let o7f0 { __json["o7f0"] = o7f0._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "alias_o7f0": alias_o7f0._outputJSON, "o7f0": o7f0._outputJSON]))
                     }
 
                     public var alias_o7f0: Alias_o7f0? { __data["alias_o7f0"] }
@@ -176,9 +173,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                                 i1f0: Int,
                                 i2f0: [I2f0?]? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
-                                if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON]))
                             }
 
                             public var i1f0: Int { __data["i1f0"] }

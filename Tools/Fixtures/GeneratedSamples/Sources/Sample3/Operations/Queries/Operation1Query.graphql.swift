@@ -158,10 +158,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             alias_o3f0: Alias_o3f0? = nil,
                             o3f0: O3f0? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object3", "o3f1": o3f1._outputJSON]
-                            if let alias_o3f0 { __json["alias_o3f0"] = alias_o3f0._outputJSON }
-                            if let o3f0 { __json["o3f0"] = o3f0._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f1": o3f1._outputJSON, "alias_o3f0": alias_o3f0._outputJSON, "o3f0": o3f0._outputJSON]))
                         }
 
                         public var o3f1: String? { __data["o3f1"] }
@@ -279,10 +276,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_o3f0: Alias_o3f0? = nil,
                     o3f0: O3f0? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Object3", "o3f1": o3f1._outputJSON]
-                    if let alias_o3f0 { __json["alias_o3f0"] = alias_o3f0._outputJSON }
-                    if let o3f0 { __json["o3f0"] = o3f0._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f1": o3f1._outputJSON, "alias_o3f0": alias_o3f0._outputJSON, "o3f0": o3f0._outputJSON]))
                 }
 
                 public var o3f1: String? { __data["o3f1"] }

@@ -45,9 +45,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public init(
                 o2f1: [O2f1]? = nil
             ) {
-                var __json: JSONObject = ["__typename": "Object2"]
-                if let o2f1 { __json["o2f1"] = o2f1._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "o2f1": o2f1._outputJSON]))
             }
 
             public var o2f1: [O2f1]? { __data["o2f1"] }

@@ -39,6 +39,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample3API.Objects.Object7
             @_spi(Generated) public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
                 .conditional([.include(if: "c1")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(Int.self))))]),
                 .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
@@ -50,9 +51,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 i2f1: I2f1,
                 alias_i1f0: Int? = nil
             ) {
-                var __json: JSONObject = ["__typename": "Object7", "i2f1": i2f1._outputJSON]
-                if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i2f1": i2f1._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
             }
 
             public var i2f1: I2f1 { __data["i2f1"] }
@@ -71,9 +70,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public init(
                     o1f2: O1f2? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Object1"]
-                    if let o1f2 { __json["o1f2"] = o1f2._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "o1f2": o1f2._outputJSON]))
                 }
 
                 public var o1f2: O1f2? { __data["o1f2"] }

@@ -65,9 +65,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 i1f2: I1f2? = nil,
                 i1f1: String
             ) {
-                var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON]
-                if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f2": i1f2._outputJSON, "i1f1": i1f1._outputJSON]))
             }
 
             public var i1f2: I1f2? { __data["i1f2"] }

@@ -46,9 +46,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 __typename: String,
                 alias_name: String? = nil
             ) {
-                var __json: JSONObject = ["__typename": .string(__typename)]
-                if let alias_name { __json["alias_name"] = alias_name._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_name": alias_name._outputJSON]))
             }
 
             public var alias_name: String? { __data["alias_name"] }

@@ -60,10 +60,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 i3f1: [I3f1]? = nil,
                 i0f0: [String]? = nil
             ) {
-                var __json: JSONObject = ["__typename": "Object7", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "i0f0": i0f0._outputJSON]
-                if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
-                if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "i3f0": i3f0._outputJSON, "i3f1": i3f1._outputJSON, "i0f0": i0f0._outputJSON]))
             }
 
             public var i1f0: I1f0? { __data["i1f0"] }
@@ -249,10 +246,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         alias_i0f0: [String]? = nil,
                         i1f2: I1f2? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename)]
-                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
                     }
 
                     /// A `Object6`'s data, built by its type case, as this type.
@@ -292,12 +286,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             alias_i0f0: [String]? = nil,
                             i1f2: I1f2? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object6"]
-                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
-                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
                         }
 
                         public var i2f0: String? { __data["i2f0"] }
@@ -336,11 +325,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i1f2: I1f2? = nil,
                             name: String? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]
-                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                            if let name { __json["name"] = name._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]))
                         }
 
                         public var i1f0: I1f0? { __data["i1f0"] }
@@ -394,9 +379,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     alias_id: String? = nil,
                     o5f1: [[O5f1?]?]? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Object5", "o5f1": o5f1._outputJSON]
-                    if let alias_id { __json["alias_id"] = alias_id._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_id": alias_id._outputJSON, "o5f1": o5f1._outputJSON]))
                 }
 
                 public var alias_id: String? { __data["alias_id"] }
@@ -481,12 +464,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     i1f0: I1f0? = nil,
                     i1f2: I1f2? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename)]
-                    if let name { __json["name"] = name._outputJSON }
-                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i1f2": i1f2._outputJSON]))
                 }
 
                 /// A `Object5`'s data, built by its type case, as this type.
@@ -511,6 +489,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
                     @_spi(Generated) public static let __selections: [Selection] = [
+                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                         .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
                         .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
@@ -535,16 +514,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         name: String? = nil,
                         i1f0: I1f0? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object5"]
-                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                        if let o5f1 { __json["o5f1"] = o5f1._outputJSON }
-                        if let alias_name { __json["alias_name"] = alias_name._outputJSON }
-                        if let name { __json["name"] = name._outputJSON }
-                        if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
                     }
 
                     /// A `Union1`'s data, built by its type case, as this type.
@@ -601,13 +571,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i1f0: I1f0? = nil,
                             name: String? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": .string(__typename), "i1f2": i1f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f0": i1f0._outputJSON]
-                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                            if let o5f1 { __json["o5f1"] = o5f1._outputJSON }
-                            if let alias_name { __json["alias_name"] = alias_name._outputJSON }
-                            if let name { __json["name"] = name._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON, "name": name._outputJSON]))
                         }
 
                         /// A `Object6`'s data, built by its type case, as this type.
@@ -660,12 +624,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 i1f0: I1f0? = nil,
                                 name: String? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": "Object6", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f0": i1f0._outputJSON]
-                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                if let o5f1 { __json["o5f1"] = o5f1._outputJSON }
-                                if let alias_name { __json["alias_name"] = alias_name._outputJSON }
-                                if let name { __json["name"] = name._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON, "name": name._outputJSON]))
                             }
 
                             public var i1f2: I1f2 { __data["i1f2"] }
@@ -736,10 +695,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i1f2: I1f2? = nil,
                                     i1f0: I1f0? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
-                                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                                 }
 
                                 /// A `Union1`'s data, built by its type case, as this type.
@@ -766,6 +722,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                                     @_spi(Generated) public static let __selections: [Selection] = [
+                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -780,10 +737,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i1f2: I1f2? = nil,
                                         i1f0: I1f0? = nil
                                     ) {
-                                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
-                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                                     }
 
                                     /// A `Object6`'s data, built by its type case, as this type.
@@ -806,6 +760,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                         @_spi(Generated) public static let __selections: [Selection] = [
+                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                             .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
@@ -822,12 +777,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             i1f2: I1f2? = nil,
                                             i1f0: I1f0? = nil
                                         ) {
-                                            var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON]
-                                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
-                                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                            self.init(_dataDict: DataDict(_data: __json))
+                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                                         }
 
                                         public var i2f0: String? { __data["i2f0"] }
@@ -854,6 +804,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                                     @_spi(Generated) public static let __selections: [Selection] = [
+                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
@@ -868,11 +819,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         name: String? = nil,
                                         i1f0: I1f0? = nil
                                     ) {
-                                        var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
-                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                        if let name { __json["name"] = name._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
                                     }
 
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -920,14 +867,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f0: String? = nil,
                                     i1f1: String? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON]
-                                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                    if let id { __json["id"] = id._outputJSON }
-                                    if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
                                 }
 
                                 /// A `Union1`'s data, built by its type case, as this type.
@@ -959,6 +899,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                                     @_spi(Generated) public static let __selections: [Selection] = [
+                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -981,14 +922,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i2f0: String? = nil,
                                         i1f1: String? = nil
                                     ) {
-                                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
-                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                        if let id { __json["id"] = id._outputJSON }
-                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
                                     }
 
                                     /// A `Object6`'s data, built by its type case, as this type.
@@ -1016,6 +950,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                         @_spi(Generated) public static let __selections: [Selection] = [
+                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                             .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
@@ -1038,15 +973,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             id: String? = nil,
                                             i1f1: String? = nil
                                         ) {
-                                            var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON]
-                                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
-                                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                            if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                            if let id { __json["id"] = id._outputJSON }
-                                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                            self.init(_dataDict: DataDict(_data: __json))
+                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
                                         }
 
                                         public var i2f0: String? { __data["i2f0"] }
@@ -1073,6 +1000,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                                     @_spi(Generated) public static let __selections: [Selection] = [
+                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
@@ -1095,15 +1023,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i2f0: String? = nil,
                                         i1f1: String? = nil
                                     ) {
-                                        var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
-                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                        if let name { __json["name"] = name._outputJSON }
-                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                        if let id { __json["id"] = id._outputJSON }
-                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
                                     }
 
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -1348,9 +1268,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f1: Int,
                                     i1f0: I1f0? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]
-                                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON]))
                                 }
 
                                 public var i2f1: Int { __data["i2f1"] }
@@ -1388,9 +1306,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 __typename: String,
                                 i1f1: String? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": .string(__typename)]
-                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON]))
                             }
 
                             public var i1f1: String? { __data["i1f1"] }
@@ -1402,6 +1318,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                         @_spi(Generated) public static let __selections: [Selection] = [
+                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                             .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
@@ -1424,16 +1341,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             alias_name: String? = nil,
                             i1f0: I1f0? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object0"]
-                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                            if let name { __json["name"] = name._outputJSON }
-                            if let o5f1 { __json["o5f1"] = o5f1._outputJSON }
-                            if let alias_name { __json["alias_name"] = alias_name._outputJSON }
-                            if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON]))
                         }
 
                         public var i1f2: I1f2? { __data["i1f2"] }
@@ -1672,9 +1580,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 i2f0: String,
                                 i1f1: String
                             ) {
-                                var __json: JSONObject = ["__typename": "Object5", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]
-                                if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
                             }
 
                             /// A `Union1`'s data, built by its type case, as this type.
@@ -1728,9 +1634,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f0: String,
                                     i1f1: String
                                 ) {
-                                    var __json: JSONObject = ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]
-                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
                                 }
 
                                 /// A `Object6`'s data, built by its type case, as this type.
@@ -1780,9 +1684,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         id: String,
                                         i1f1: String
                                     ) {
-                                        var __json: JSONObject = ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]
-                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
                                     }
 
                                     public var i2f0: String { __data["i2f0"] }
@@ -1831,9 +1733,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f0: String,
                                     i1f1: String
                                 ) {
-                                    var __json: JSONObject = ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]
-                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
                                 }
 
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -2121,12 +2021,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i3f0: String? = nil,
                             alias_i1f0: Alias_i1f0? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object7"]
-                            if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
-                            if let o7f0 { __json["o7f0"] = o7f0._outputJSON }
-                            if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
-                            if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i0f0": i0f0._outputJSON, "o7f0": o7f0._outputJSON, "i3f0": i3f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
                         }
 
                         public var i0f0: [String]? { __data["i0f0"] }
@@ -2168,11 +2063,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         i1f1: String? = nil,
                         i1f2: I1f2? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
-                        if let name { __json["name"] = name._outputJSON }
-                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f2": i1f2._outputJSON]))
                     }
 
                     /// A `Interface2`'s data, built by its type case, as this type.
@@ -2208,10 +2099,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             name: String? = nil,
                             i1f1: String? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]
-                            if let name { __json["name"] = name._outputJSON }
-                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON]))
                         }
 
                         /// A `Object6`'s data, built by its type case, as this type.
@@ -2260,10 +2148,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 name: String? = nil,
                                 i1f1: String? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]
-                                if let name { __json["name"] = name._outputJSON }
-                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON]))
                             }
 
                             public var i1f0: I1f0? { __data["i1f0"] }
@@ -2303,9 +2188,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 name: String? = nil,
                                 i1f1: String? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]
-                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON]))
                             }
 
                             public var i1f0: I1f0? { __data["i1f0"] }
@@ -2373,14 +2256,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i1f1: String? = nil,
                                     alias_i0f0: [String]? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON]
-                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                    if let id { __json["id"] = id._outputJSON }
-                                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                    if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                 }
 
                                 /// A `Union1`'s data, built by its type case, as this type.
@@ -2412,6 +2288,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                                     @_spi(Generated) public static let __selections: [Selection] = [
+                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                         .field(Field("i1f0", .object(I1f0.self))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
@@ -2434,14 +2311,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i1f1: String? = nil,
                                         alias_i0f0: [String]? = nil
                                     ) {
-                                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
-                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                        if let id { __json["id"] = id._outputJSON }
-                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                     }
 
                                     /// A `Object6`'s data, built by its type case, as this type.
@@ -2469,6 +2339,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                         @_spi(Generated) public static let __selections: [Selection] = [
+                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                             .field(Field("i1f0", .object(I1f0.self))),
                                             .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
@@ -2491,15 +2362,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             alias_i1f1: String? = nil,
                                             alias_i0f0: [String]? = nil
                                         ) {
-                                            var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON]
-                                            if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                            if let id { __json["id"] = id._outputJSON }
-                                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
-                                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                            self.init(_dataDict: DataDict(_data: __json))
+                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                         }
 
                                         public var i1f0: I1f0? { __data["i1f0"] }
@@ -2530,6 +2393,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                                     @_spi(Generated) public static let __selections: [Selection] = [
+                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                         .field(Field("i1f0", .object(I1f0.self))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
@@ -2552,15 +2416,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         alias_i0f0: [String]? = nil,
                                         name: String? = nil
                                     ) {
-                                        var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
-                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                        if let id { __json["id"] = id._outputJSON }
-                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                        if let name { __json["name"] = name._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                                     }
 
                                     public var i1f0: I1f0? { __data["i1f0"] }
@@ -2602,9 +2458,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f1: Int,
                                     i1f0: I1f0? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]
-                                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON]))
                                 }
 
                                 public var i2f1: Int { __data["i2f1"] }
@@ -2643,9 +2497,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             __typename: String,
                             i1f1: String? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": .string(__typename)]
-                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON]))
                         }
 
                         public var i1f1: String? { __data["i1f1"] }
@@ -2676,13 +2528,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         i1f2: I1f2? = nil,
                         alias_i0f0: [String]? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename)]
-                        if let name { __json["name"] = name._outputJSON }
-                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                        if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i1f2": i1f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                     }
 
                     /// A `Union1`'s data, built by its type case, as this type.
@@ -2729,10 +2575,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             name: String? = nil,
                             i1f1: String? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]
-                            if let name { __json["name"] = name._outputJSON }
-                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON]))
                         }
 
                         /// A `Object6`'s data, built by its type case, as this type.
@@ -2777,10 +2620,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 name: String? = nil,
                                 i1f1: String? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]
-                                if let name { __json["name"] = name._outputJSON }
-                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON]))
                             }
 
                             public var i1f0: I1f0? { __data["i1f0"] }
@@ -2813,9 +2653,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 __typename: String,
                                 i1f1: String? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": .string(__typename)]
-                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON]))
                             }
 
                             public var i1f1: String? { __data["i1f1"] }
@@ -2872,14 +2710,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i1f1: String? = nil,
                                     alias_i0f0: [String]? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON]
-                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                    if let id { __json["id"] = id._outputJSON }
-                                    if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                    if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                 }
 
                                 /// A `Union1`'s data, built by its type case, as this type.
@@ -2911,6 +2742,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                                     @_spi(Generated) public static let __selections: [Selection] = [
+                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                         .field(Field("i1f0", .object(I1f0.self))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
@@ -2933,14 +2765,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i1f1: String? = nil,
                                         alias_i0f0: [String]? = nil
                                     ) {
-                                        var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]
-                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                        if let id { __json["id"] = id._outputJSON }
-                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                     }
 
                                     /// A `Object6`'s data, built by its type case, as this type.
@@ -2968,6 +2793,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                         @_spi(Generated) public static let __selections: [Selection] = [
+                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                             .field(Field("i1f0", .object(I1f0.self))),
                                             .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
@@ -2990,15 +2816,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             alias_i1f1: String? = nil,
                                             alias_i0f0: [String]? = nil
                                         ) {
-                                            var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON]
-                                            if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                            if let id { __json["id"] = id._outputJSON }
-                                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                            if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
-                                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                            self.init(_dataDict: DataDict(_data: __json))
+                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                         }
 
                                         public var i1f0: I1f0? { __data["i1f0"] }
@@ -3029,6 +2847,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                                     @_spi(Generated) public static let __selections: [Selection] = [
+                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                         .field(Field("i1f0", .object(I1f0.self))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
@@ -3051,15 +2870,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         alias_i0f0: [String]? = nil,
                                         name: String? = nil
                                     ) {
-                                        var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON]
-                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                        if let id { __json["id"] = id._outputJSON }
-                                        if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                                        if let i2f0 { __json["i2f0"] = i2f0._outputJSON }
-                                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                        if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                                        if let name { __json["name"] = name._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                                     }
 
                                     public var i1f0: I1f0? { __data["i1f0"] }
@@ -3101,9 +2912,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f1: Int,
                                     i1f0: I1f0? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": .string(__typename), "i2f1": i2f1._outputJSON]
-                                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON]))
                                 }
 
                                 public var i2f1: Int { __data["i2f1"] }
@@ -3133,6 +2942,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                         @_spi(Generated) public static let __selections: [Selection] = [
+                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                             .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .object(I1f0.self)))]),
@@ -3149,13 +2959,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i1f2: I1f2? = nil,
                             alias_i0f0: [String]? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object0"]
-                            if let name { __json["name"] = name._outputJSON }
-                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                            if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                            if let i1f2 { __json["i1f2"] = i1f2._outputJSON }
-                            if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i1f2": i1f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                         }
 
                         public var name: String? { __data["name"] }
@@ -3223,9 +3027,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 i1f1: String,
                                 alias_i0f0: [String]? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
-                                if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                             }
 
                             /// A `Union1`'s data, built by its type case, as this type.
@@ -3279,9 +3081,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i1f1: String,
                                     alias_i0f0: [String]? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
-                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                 }
 
                                 /// A `Object6`'s data, built by its type case, as this type.
@@ -3331,9 +3131,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         alias_i1f1: String,
                                         alias_i0f0: [String]? = nil
                                     ) {
-                                        var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
-                                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                        self.init(_dataDict: DataDict(_data: __json))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                     }
 
                                     public var i1f0: I1f0? { __data["i1f0"] }
@@ -3386,9 +3184,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     alias_i0f0: [String]? = nil,
                                     name: String? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]
-                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                                 }
 
                                 public var i1f0: I1f0? { __data["i1f0"] }
@@ -3526,9 +3322,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i1f1: String,
                             alias_i0f0: [String]? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
-                            if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                         }
 
                         /// A `Union1`'s data, built by its type case, as this type.
@@ -3582,9 +3376,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 i1f1: String,
                                 alias_i0f0: [String]? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
-                                if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                             }
 
                             /// A `Object6`'s data, built by its type case, as this type.
@@ -3634,9 +3426,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     alias_i1f1: String,
                                     alias_i0f0: [String]? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": "Object6", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]
-                                    if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                 }
 
                                 public var i1f0: I1f0? { __data["i1f0"] }
@@ -3689,9 +3479,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 alias_i0f0: [String]? = nil,
                                 name: String? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": "Object0", "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]
-                                if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                             }
 
                             public var i1f0: I1f0? { __data["i1f0"] }

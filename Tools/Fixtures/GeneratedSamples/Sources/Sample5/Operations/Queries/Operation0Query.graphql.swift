@@ -107,11 +107,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         alias_i1f0: String? = nil,
                         i1f0: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]
-                        if let rank { __json["rank"] = rank._outputJSON }
-                        if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
-                        if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON, "rank": rank._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]))
                     }
 
                     public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
@@ -160,9 +156,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public init(
                         name: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object6"]
-                        if let name { __json["name"] = name._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "name": name._outputJSON]))
                     }
 
                     public var name: String? { __data["name"] }
@@ -174,6 +168,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
                 @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .conditional([.skip(if: "c0")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self))))]),
                     .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                     .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.scalar(String.self))))]),
@@ -185,10 +180,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     alias_i1f0: String? = nil,
                     i1f0: String? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename)]
-                    if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
-                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]))
                 }
 
                 public var alias_i1f0: String? { __data["alias_i1f0"] }

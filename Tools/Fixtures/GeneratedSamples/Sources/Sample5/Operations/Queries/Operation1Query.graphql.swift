@@ -145,9 +145,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_i1f0: String? = nil,
                     alias_i0f2: GraphQLEnum<Sample5API.Enum1>
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]
-                    if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]))
                 }
 
                 /// A `Union0`'s data, built by its type case, as this type.
@@ -202,9 +200,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         alias_i1f0: String? = nil,
                         alias_i0f2: GraphQLEnum<Sample5API.Enum1>
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]
-                        if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]))
                     }
 
                     public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
@@ -265,6 +261,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Unions.Union1
                 @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("id", .nonNull(.scalar(String.self)))),
                     .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
                     .field(Field("i2f1", .scalar(Int.self))),
@@ -307,6 +304,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
                 @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("id", .nonNull(.scalar(String.self)))),
                     .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
                     .field(Field("i2f1", .scalar(Int.self))),
@@ -330,10 +328,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     i1f0: String? = nil,
                     alias_i0f2: GraphQLEnum<Sample5API.Enum1>
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename), "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]
-                    if let alias_i1f0 { __json["alias_i1f0"] = alias_i1f0._outputJSON }
-                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]))
                 }
 
                 public var id: String { __data["id"] }
@@ -398,9 +393,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public init(
                         name: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object3"]
-                        if let name { __json["name"] = name._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "name": name._outputJSON]))
                     }
 
                     public var name: String? { __data["name"] }

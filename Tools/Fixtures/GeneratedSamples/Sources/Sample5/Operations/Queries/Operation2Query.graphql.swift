@@ -258,9 +258,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         o6f0: Int,
                         i4f0: Int? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object6", "o6f0": o6f0._outputJSON]
-                        if let i4f0 { __json["i4f0"] = i4f0._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "o6f0": o6f0._outputJSON, "i4f0": i4f0._outputJSON]))
                     }
 
                     /// A `Interface3`'s data, built by its type case, as this type.
@@ -298,9 +296,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             o6f0: Int,
                             i4f0: Int? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]
-                            if let i4f0 { __json["i4f0"] = i4f0._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON, "i4f0": i4f0._outputJSON]))
                         }
 
                         /// A `Union0`'s data, built by its type case, as this type.
@@ -339,9 +335,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 o6f0: Int,
                                 i4f0: Int? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]
-                                if let i4f0 { __json["i4f0"] = i4f0._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON, "i4f0": i4f0._outputJSON]))
                             }
 
                             public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
@@ -431,9 +425,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public init(
                             o2f2: Int? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object2"]
-                            if let o2f2 { __json["o2f2"] = o2f2._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "o2f2": o2f2._outputJSON]))
                         }
 
                         public var o2f2: Int? { __data["o2f2"] }
@@ -645,6 +637,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object2
             @_spi(Generated) public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("name", .scalar(String.self))),
                 .conditional([.include(if: "c1"), .include(if: "c2")], [.field(Field("i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self))))]),
                 .conditional([.include(if: "c1")], [.field(Field("i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self))))]),
@@ -662,12 +655,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 id: String? = nil,
                 alias_o2f1: Int? = nil
             ) {
-                var __json: JSONObject = ["__typename": "Object2", "name": name._outputJSON]
-                if let i0f2 { __json["i0f2"] = i0f2._outputJSON }
-                if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                if let id { __json["id"] = id._outputJSON }
-                if let alias_o2f1 { __json["alias_o2f1"] = alias_o2f1._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "name": name._outputJSON, "i0f2": i0f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "id": id._outputJSON, "alias_o2f1": alias_o2f1._outputJSON]))
             }
 
             public var name: String? { __data["name"] }

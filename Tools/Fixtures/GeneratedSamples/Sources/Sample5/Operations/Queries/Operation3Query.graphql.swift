@@ -75,9 +75,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     name: String? = nil,
                     i4f0: Int? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename), "i4f0": i4f0._outputJSON]
-                    if let name { __json["name"] = name._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i4f0": i4f0._outputJSON]))
                 }
 
                 /// A `Union0`'s data, built by its type case, as this type.
@@ -119,10 +117,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         i4f0: Int? = nil,
                         name: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename), "i4f0": i4f0._outputJSON]
-                        if let alias_i4f0 { __json["alias_i4f0"] = alias_i4f0._outputJSON }
-                        if let name { __json["name"] = name._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "name": name._outputJSON]))
                     }
 
                     /// A `Object5`'s data, built by its type case, as this type.
@@ -171,12 +166,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             name: String? = nil,
                             alias_i1f0: String
                         ) {
-                            var __json: JSONObject = ["__typename": "Object5", "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]
-                            if let alias_o5f0 { __json["alias_o5f0"] = alias_o5f0._outputJSON }
-                            if let alias_i4f0 { __json["alias_i4f0"] = alias_i4f0._outputJSON }
-                            if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
-                            if let name { __json["name"] = name._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_o5f0": alias_o5f0._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "i3f0": i3f0._outputJSON, "name": name._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
                         }
 
                         public var alias_o5f0: GraphQLEnum<Sample5API.Enum0>? { __data["alias_o5f0"] }
@@ -209,9 +199,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             public init(
                                 alias_i1f1: [[Alias_i1f1?]?]? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": "Object3"]
-                                if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
                             }
 
                             public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
@@ -270,10 +258,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             name: String? = nil,
                             alias_i1f0: String
                         ) {
-                            var __json: JSONObject = ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]
-                            if let alias_i4f0 { __json["alias_i4f0"] = alias_i4f0._outputJSON }
-                            if let name { __json["name"] = name._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "name": name._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
                         }
 
                         public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
@@ -304,9 +289,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             public init(
                                 alias_i1f1: [[Alias_i1f1?]?]? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": "Object3"]
-                                if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
                             }
 
                             public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
@@ -355,12 +338,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         name: String? = nil,
                         alias_i1f0: String
                     ) {
-                        var __json: JSONObject = ["__typename": "Object5", "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]
-                        if let alias_o5f0 { __json["alias_o5f0"] = alias_o5f0._outputJSON }
-                        if let alias_i4f0 { __json["alias_i4f0"] = alias_i4f0._outputJSON }
-                        if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
-                        if let name { __json["name"] = name._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_o5f0": alias_o5f0._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "i3f0": i3f0._outputJSON, "name": name._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
                     }
 
                     public var alias_o5f0: GraphQLEnum<Sample5API.Enum0>? { __data["alias_o5f0"] }
@@ -393,9 +371,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public init(
                             alias_i1f1: [[Alias_i1f1?]?]? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": "Object3"]
-                            if let alias_i1f1 { __json["alias_i1f1"] = alias_i1f1._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
                         }
 
                         public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
@@ -452,9 +428,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         alias_i1f0: String,
                         i1f0: String
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename), "i4f0": i4f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]
-                        if let name { __json["name"] = name._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i4f0": i4f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]))
                     }
 
                     public var name: String? { __data["name"] }
@@ -502,10 +476,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         i4f0: Int? = nil,
                         i0f1: I0f1? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object1", "i4f0": i4f0._outputJSON]
-                        if let name { __json["name"] = name._outputJSON }
-                        if let i0f1 { __json["i0f1"] = i0f1._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "name": name._outputJSON, "i4f0": i4f0._outputJSON, "i0f1": i0f1._outputJSON]))
                     }
 
                     public var name: String? { __data["name"] }

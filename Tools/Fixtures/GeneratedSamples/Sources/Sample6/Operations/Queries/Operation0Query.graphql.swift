@@ -96,11 +96,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     i2f1: I2f1? = nil,
                     name: String? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Object5", "i2f0": i2f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "alias_name": alias_name._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "i0f0": i0f0._outputJSON, "id": id._outputJSON, "name": name._outputJSON]
-                    if let alias_id { __json["alias_id"] = alias_id._outputJSON }
-                    if let i1f0 { __json["i1f0"] = i1f0._outputJSON }
-                    if let i2f1 { __json["i2f1"] = i2f1._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i2f0": i2f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "alias_name": alias_name._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "i0f0": i0f0._outputJSON, "id": id._outputJSON, "alias_id": alias_id._outputJSON, "i1f0": i1f0._outputJSON, "i2f1": i2f1._outputJSON, "name": name._outputJSON]))
                 }
 
                 public var i2f0: String { __data["i2f0"] }
@@ -324,9 +320,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     id: String? = nil,
                     name: String? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON]
-                    if let id { __json["id"] = id._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "name": name._outputJSON]))
                 }
 
                 /// A `Object6`'s data, built by its type case, as this type.
@@ -362,11 +356,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         id: String? = nil,
                         name: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object6", "name": name._outputJSON]
-                        if let i0f0 { __json["i0f0"] = i0f0._outputJSON }
-                        if let alias_i2f1 { __json["alias_i2f1"] = alias_i2f1._outputJSON }
-                        if let id { __json["id"] = id._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i0f0": i0f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "name": name._outputJSON]))
                     }
 
                     public var i0f0: I0f0? { __data["i0f0"] }
@@ -460,9 +450,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         id: String? = nil,
                         name: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON]
-                        if let id { __json["id"] = id._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "name": name._outputJSON]))
                     }
 
                     public var id: String? { __data["id"] }

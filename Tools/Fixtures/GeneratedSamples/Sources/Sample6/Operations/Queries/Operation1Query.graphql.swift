@@ -55,11 +55,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 alias_i0f0: Alias_i0f0? = nil,
                 i2f0: String
             ) {
-                var __json: JSONObject = ["__typename": "Object4", "name": name._outputJSON, "i2f0": i2f0._outputJSON]
-                if let id { __json["id"] = id._outputJSON }
-                if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
-                if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "id": id._outputJSON, "i3f1": i3f1._outputJSON, "name": name._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i2f0": i2f0._outputJSON]))
             }
 
             /// A `Union0`'s data, built by its type case, as this type.
@@ -105,11 +101,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_i0f0: Alias_i0f0? = nil,
                     i2f0: String
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "i2f0": i2f0._outputJSON]
-                    if let id { __json["id"] = id._outputJSON }
-                    if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
-                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "i3f1": i3f1._outputJSON, "name": name._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i2f0": i2f0._outputJSON]))
                 }
 
                 public var id: String? { __data["id"] }
@@ -149,11 +141,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_i0f0: Alias_i0f0? = nil,
                     i2f0: String
                 ) {
-                    var __json: JSONObject = ["__typename": "Object5", "name": name._outputJSON, "i2f2": i2f2._outputJSON, "i2f0": i2f0._outputJSON]
-                    if let id { __json["id"] = id._outputJSON }
-                    if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
-                    if let alias_i0f0 { __json["alias_i0f0"] = alias_i0f0._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "id": id._outputJSON, "i3f1": i3f1._outputJSON, "name": name._outputJSON, "i2f2": i2f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i2f0": i2f0._outputJSON]))
                 }
 
                 public var id: String? { __data["id"] }

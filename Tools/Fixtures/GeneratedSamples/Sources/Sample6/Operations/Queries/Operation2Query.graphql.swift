@@ -60,9 +60,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 id: String,
                 i3f0: [String]? = nil
             ) {
-                var __json: JSONObject = ["__typename": .string(__typename), "i3f1": i3f1._outputJSON, "id": id._outputJSON, "i3f0": i3f0._outputJSON]
-                if let alias_i3f0 { __json["alias_i3f0"] = alias_i3f0._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i3f0": alias_i3f0._outputJSON, "i3f1": i3f1._outputJSON, "id": id._outputJSON, "i3f0": i3f0._outputJSON]))
             }
 
             /// A `Object0`'s data, built by its type case, as this type.
@@ -93,9 +91,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     i3f0: [String]? = nil,
                     id: String
                 ) {
-                    var __json: JSONObject = ["__typename": "Object0", "i3f1": i3f1._outputJSON, "i3f0": i3f0._outputJSON, "id": id._outputJSON]
-                    if let alias_i3f0 { __json["alias_i3f0"] = alias_i3f0._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i3f0": alias_i3f0._outputJSON, "i3f1": i3f1._outputJSON, "i3f0": i3f0._outputJSON, "id": id._outputJSON]))
                 }
 
                 public var alias_i3f0: [String]? { __data["alias_i3f0"] }
@@ -166,10 +162,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     id: String,
                     rank: Int? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "id": id._outputJSON]
-                    if let alias_i3f2 { __json["alias_i3f2"] = alias_i3f2._outputJSON }
-                    if let rank { __json["rank"] = rank._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "id": id._outputJSON, "rank": rank._outputJSON]))
                 }
 
                 public var i1f0: [I1f0?]? { __data["i1f0"] }
@@ -206,9 +199,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         id: String,
                         i1f1: I1f1? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
-                        if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
                     }
 
                     /// A `Interface2`'s data, built by its type case, as this type.
@@ -245,9 +236,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             id: String,
                             i1f1: I1f1? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
-                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
                         }
 
                         /// A `Union0`'s data, built by its type case, as this type.
@@ -283,9 +272,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 id: String,
                                 i1f1: I1f1? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
-                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
                             }
 
                             public var name: String? { __data["name"] }
@@ -338,6 +325,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
                 @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                     .conditional([.include(if: "c1")], [.field(Field("name", .scalar(String.self)))]),
                     .inlineFragment(AsInterface2.self),
@@ -348,9 +336,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     __typename: String,
                     name: String? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": .string(__typename)]
-                    if let name { __json["name"] = name._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
                 }
 
                 /// A `Interface2`'s data, built by its type case, as this type.
@@ -371,6 +357,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
                     @_spi(Generated) public static let __selections: [Selection] = [
+                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                         .field(Field("name", .scalar(String.self))),
                         .field(Field("id", .nonNull(.scalar(String.self)))),
@@ -402,6 +389,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
                 @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                     .field(Field("name", .scalar(String.self))),
                     .field(Field("id", .nonNull(.scalar(String.self)))),
@@ -436,6 +424,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Unions.Union2
                     @_spi(Generated) public static let __selections: [Selection] = [
+                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                         .field(Field("name", .scalar(String.self))),
                         .field(Field("id", .nonNull(.scalar(String.self)))),
@@ -546,10 +535,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         id: String,
                         rank: Int? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "id": id._outputJSON]
-                        if let alias_i3f2 { __json["alias_i3f2"] = alias_i3f2._outputJSON }
-                        if let rank { __json["rank"] = rank._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "id": id._outputJSON, "rank": rank._outputJSON]))
                     }
 
                     public var i1f0: [I1f0?]? { __data["i1f0"] }
@@ -586,9 +572,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             id: String,
                             i1f1: I1f1? = nil
                         ) {
-                            var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
-                            if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                            self.init(_dataDict: DataDict(_data: __json))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
                         }
 
                         /// A `Interface2`'s data, built by its type case, as this type.
@@ -625,9 +609,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 id: String,
                                 i1f1: I1f1? = nil
                             ) {
-                                var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
-                                if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                self.init(_dataDict: DataDict(_data: __json))
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
                             }
 
                             /// A `Union0`'s data, built by its type case, as this type.
@@ -663,9 +645,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     id: String,
                                     i1f1: I1f1? = nil
                                 ) {
-                                    var __json: JSONObject = ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON]
-                                    if let i1f1 { __json["i1f1"] = i1f1._outputJSON }
-                                    self.init(_dataDict: DataDict(_data: __json))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
                                 }
 
                                 public var name: String? { __data["name"] }

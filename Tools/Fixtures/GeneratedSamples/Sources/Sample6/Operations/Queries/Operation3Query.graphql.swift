@@ -74,13 +74,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     id: String? = nil,
                     i3f1: [String]? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Object3"]
-                    if let i3f2 { __json["i3f2"] = i3f2._outputJSON }
-                    if let alias_i3f2 { __json["alias_i3f2"] = alias_i3f2._outputJSON }
-                    if let i3f0 { __json["i3f0"] = i3f0._outputJSON }
-                    if let id { __json["id"] = id._outputJSON }
-                    if let i3f1 { __json["i3f1"] = i3f1._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "i3f2": i3f2._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "i3f0": i3f0._outputJSON, "id": id._outputJSON, "i3f1": i3f1._outputJSON]))
                 }
 
                 public var i3f2: [Int?]? { __data["i3f2"] }

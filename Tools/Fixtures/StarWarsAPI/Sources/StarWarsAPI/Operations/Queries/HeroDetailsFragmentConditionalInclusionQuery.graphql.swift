@@ -49,9 +49,7 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
                 __typename: String,
                 name: String? = nil
             ) {
-                var __json: JSONObject = ["__typename": .string(__typename)]
-                if let name { __json["name"] = name._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
             }
 
             /// A `Human`'s data, built by its type case, as this type.
@@ -88,10 +86,7 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
                     name: String? = nil,
                     height: Double? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Human"]
-                    if let name { __json["name"] = name._outputJSON }
-                    if let height { __json["height"] = height._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Human", "name": name._outputJSON, "height": height._outputJSON]))
                 }
 
                 /// What this human calls themselves
@@ -123,10 +118,7 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
                     name: String? = nil,
                     primaryFunction: String? = nil
                 ) {
-                    var __json: JSONObject = ["__typename": "Droid"]
-                    if let name { __json["name"] = name._outputJSON }
-                    if let primaryFunction { __json["primaryFunction"] = primaryFunction._outputJSON }
-                    self.init(_dataDict: DataDict(_data: __json))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "primaryFunction": primaryFunction._outputJSON]))
                 }
 
                 /// What others call this droid

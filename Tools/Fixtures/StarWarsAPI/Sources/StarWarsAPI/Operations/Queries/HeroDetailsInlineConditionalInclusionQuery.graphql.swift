@@ -49,10 +49,7 @@ nonisolated public struct HeroDetailsInlineConditionalInclusionQuery: GraphQLQue
                 name: String? = nil,
                 appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]? = nil
             ) {
-                var __json: JSONObject = ["__typename": .string(__typename)]
-                if let name { __json["name"] = name._outputJSON }
-                if let appearsIn { __json["appearsIn"] = appearsIn._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "appearsIn": appearsIn._outputJSON]))
             }
 
             /// The name of the character

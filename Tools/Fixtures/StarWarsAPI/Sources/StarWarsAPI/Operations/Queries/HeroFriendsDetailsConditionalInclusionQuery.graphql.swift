@@ -47,9 +47,7 @@ nonisolated public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQu
                 __typename: String,
                 friends: [Friend?]? = nil
             ) {
-                var __json: JSONObject = ["__typename": .string(__typename)]
-                if let friends { __json["friends"] = friends._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "friends": friends._outputJSON]))
             }
 
             /// The friends of the character, or an empty list if they have none

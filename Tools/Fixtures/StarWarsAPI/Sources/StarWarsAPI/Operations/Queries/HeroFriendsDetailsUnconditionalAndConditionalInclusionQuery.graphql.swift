@@ -95,9 +95,7 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
                         name: String,
                         primaryFunction: String? = nil
                     ) {
-                        var __json: JSONObject = ["__typename": "Droid", "name": name._outputJSON]
-                        if let primaryFunction { __json["primaryFunction"] = primaryFunction._outputJSON }
-                        self.init(_dataDict: DataDict(_data: __json))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "primaryFunction": primaryFunction._outputJSON]))
                     }
 
                     /// What others call this droid

@@ -47,9 +47,7 @@ nonisolated public struct HeroNameConditionalInclusionQuery: GraphQLQuery {
                 __typename: String,
                 name: String? = nil
             ) {
-                var __json: JSONObject = ["__typename": .string(__typename)]
-                if let name { __json["name"] = name._outputJSON }
-                self.init(_dataDict: DataDict(_data: __json))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON]))
             }
 
             /// The name of the character
