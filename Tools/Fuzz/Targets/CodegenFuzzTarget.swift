@@ -144,6 +144,17 @@ package enum CodegenFuzzTarget {
             type Query { things(first: Int = 10): [Thing!]! thing(id: ID!): Thing }
             \u{0}query Things($n: Int) { things(first: $n) { __typename ... on A { a } ... on B { b } ... on Z { z } } }
             """))
+        // The newer directives: a random sample (`@oneOf` input, `@semanticNonNull`, key and field
+        // policies, `@catch` on an operation and its fields), and `@catchByDefault` with levels.
+        let sample = RandomGraphQL.sample(seed: 1)
+        seeds.append(seed(.schemaAndOperations, sample.schema + "\u{0}" + sample.operations))
+        seeds.append(seed(.schemaAndOperations, """
+            extend schema @catchByDefault(to: NULL)
+            input Key @oneOf { id: ID name: String }
+            type User @typePolicy(keyFields: "id") { id: ID! name: String @semanticNonNull tags: [String] @semanticNonNull(levels: [1]) }
+            type Query @fieldPolicy(forField: "user", keyArgs: "id") { user(id: ID!): User find(key: Key!): [User!] }
+            \u{0}query Q($key: Key!) @catch(to: RESULT) { user(id: "1") { name @catch(to: THROW) tags @catch(to: NULL) } find(key: $key) { id } }
+            """))
         seeds.append(seed(.introspection, file(peersFolder.appendingPathComponent("schema.json"))))
         for kit in ["SharedKit", "UserKit", "ProductKit", "HouseholdKit"] {
             seeds.append(seed(.configuration, file(root.appendingPathComponent("\(kit)/apollo-codegen-config.json"))))

@@ -171,6 +171,29 @@ package struct RandomGraphQL {
         }
         add(query)
         computePossibleTypes()
+        addDirectiveFixtures()
+    }
+
+    // MARK: The newer directives, with no random draws (a seed's other text stays as it was)
+
+    /// Object types keyed by `@typePolicy(keyFields: "id")`: every other one with an `id`.
+    private var keyedObjects: [String] = []
+
+    /// `@semanticNonNull` on some nullable fields (by name, so a field has it wherever it is
+    /// declared), `@typePolicy(keyFields:)` on some objects, `byId…(id:)` query fields with
+    /// `@fieldPolicy`, and a `@oneOf` input with a `findBy(key:filter:)` field that takes it.
+    private mutating func addDirectiveFixtures() {
+        let withID = order.filter { types[$0]?.kind == .object && $0 != "Query" && types[$0]?.fields.contains { $0.name == "id" } == true }
+        keyedObjects = withID.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        for name in keyedObjects { types["Query"]?.fields.append(("byId\(name)(id: ID!)", name)) }
+        if let target = order.first(where: { types[$0]?.kind == .object && $0 != "Query" }) {
+            types["Query"]?.fields.append(("findBy(key: OneOfKey!, filter: Filter)", "[\(target)!]"))
+        }
+    }
+
+    /// Whether a nullable field of this name is `@semanticNonNull`.
+    private static func isSemanticNonNull(_ field: String) -> Bool {
+        field.unicodeScalars.reduce(0) { $0 &+ Int($1.value) } % 4 == 0
     }
 
     private func schemaText() -> String {
@@ -185,11 +208,20 @@ package struct RandomGraphQL {
             case .object, .interface:
                 let keyword = type.kind == .object ? "type" : "interface"
                 let implements = type.interfaces.isEmpty ? "" : " implements " + type.interfaces.joined(separator: " & ")
-                lines.append("\(keyword) \(name)\(implements) {")
-                for field in type.fields { lines.append("  \(field.name): \(field.type)") }
+                var directives = keyedObjects.contains(name) ? " @typePolicy(keyFields: \"id\")" : ""
+                if name == "Query" {
+                    directives += keyedObjects.map { " @fieldPolicy(forField: \"byId\($0)\", keyArgs: \"id\")" }.joined()
+                }
+                lines.append("\(keyword) \(name)\(implements)\(directives) {")
+                for field in type.fields {
+                    let semantic = !field.type.hasSuffix("!") && Self.isSemanticNonNull(field.name) ? " @semanticNonNull" : ""
+                    lines.append("  \(field.name): \(field.type)\(semantic)")
+                }
                 lines.append("}")
             }
         }
+        lines.append("input OneOfKey @oneOf { id: ID name: String rank: Int }")
+        lines.append("input Filter { name: String rank: Int = 1 }")
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -302,7 +334,28 @@ package struct RandomGraphQL {
             let signature = variables.isEmpty ? "" : "(\(variables.joined(separator: ", ")))"
             parts.append("query Operation\(index)\(signature) {\n\(roots.joined(separator: "\n"))\n}")
         }
+        parts.append(directivesOperation())
         return parts.joined(separator: "\n\n") + "\n"
+    }
+
+    /// `Directives`: the `@oneOf` input as a variable, a `@fieldPolicy` redirect, and `@catch` on
+    /// the operation (NULL) and on fields (RESULT, THROW).
+    private func directivesOperation() -> String {
+        func leaves(of name: String) -> [String] {
+            (types[name]?.fields ?? []).filter { !(types[Self.namedType($0.type)]?.kind.isComposite ?? false) }.map(\.name)
+        }
+        var roots: [String] = []
+        if let find = types["Query"]?.fields.first(where: { $0.name.hasPrefix("findBy(") }) {
+            let fields = leaves(of: Self.namedType(find.type)).prefix(2)
+            let body = fields.enumerated().map { "    \($0.element)\($0.offset == 0 ? " @catch(to: THROW)" : "")" } + ["    __typename"]
+            roots.append("  found: findBy(key: $key, filter: $filter) @catch {\n\(body.joined(separator: "\n"))\n  }")
+        }
+        if let keyed = keyedObjects.first {
+            let body = ["    id"] + leaves(of: keyed).filter { $0 != "id" }.prefix(1).map { "    \($0) @catch(to: RESULT)" }
+            roots.append("  byId: byId\(keyed)(id: \"1\") {\n\(body.joined(separator: "\n"))\n  }")
+        }
+        roots.append("  __typename")
+        return "query Directives($key: OneOfKey!, $filter: Filter) @catch(to: NULL) {\n\(roots.joined(separator: "\n"))\n}"
     }
 }
 

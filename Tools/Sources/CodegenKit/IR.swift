@@ -248,7 +248,8 @@ struct IRBuilder {
                     // what the operation throws; a null without one is a decoding error).
                     // `@catch(to: NULL)`: an error makes the field null, so it is optional whatever
                     // the schema says (RESULT and THROW keep it non-optional where it is).
-                    let catchTo = fieldsByKey[key]?.catchTo ?? CatchTo.of(field.directives) ?? defaultCatch
+                    // `__typename` never fails, so nothing catches there.
+                    let catchTo = field.name == "__typename" ? .throw : fieldsByKey[key]?.catchTo ?? CatchTo.of(field.directives) ?? defaultCatch
                     var levels = definition.semanticNonNullLevels
                     if catchTo == .null { levels.remove(0) }
                     if !levels.isEmpty { definition.type = definition.type.nonNull(atLevels: levels) }

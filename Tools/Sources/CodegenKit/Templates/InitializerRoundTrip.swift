@@ -42,9 +42,13 @@ package enum InitializerRoundTrip {
                 let name = SwiftNames.identifier(field.responseKey)
                 var value = name
                 if field.nested != nil || field.fragmentType != nil {
-                    value = field.isConditional && field.definition.type.isNonNull
-                        ? "\(name).map { v0 in \(Self.rebuildNonNull(field.definition.type, "v0", depth: 1)) }"
-                        : Self.rebuild(field.definition.type, name, depth: 0)
+                    let type = field.definition.type
+                    switch (field.catchTo == .result, field.isConditional) {
+                    case (true, false): value = "\(name).map { r0 in \(Self.rebuild(type, "r0", depth: 1)) }"
+                    case (true, true): value = "\(name).map { c0 in c0.map { r0 in \(Self.rebuild(type, "r0", depth: 1)) } }"
+                    case (false, true) where type.isNonNull: value = "\(name).map { v0 in \(Self.rebuildNonNull(type, "v0", depth: 1)) }"
+                    case (false, _): value = Self.rebuild(type, name, depth: 0)
+                    }
                 }
                 arguments.append("\(name): \(value)")
             }

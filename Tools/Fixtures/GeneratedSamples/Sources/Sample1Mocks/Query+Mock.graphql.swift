@@ -17,8 +17,10 @@ nonisolated extension Mock {
         @MockIndirect public var oneObject4: Mock.Object4?
         @MockIndirect public var oneObject5: Mock.Object5?
         @MockIndirect public var oneObject6: Mock.Object6?
+        @MockIndirect public var byIdObject0: Mock.Object0?
+        @MockIndirect public var findBy: [Mock.Object0]?
 
-        public init(allInterface0: [any Mock.Interface0]? = nil, allInterface3: [any Mock.Interface3]? = nil, allObject0: [Mock.Object0]? = nil, oneObject1: Mock.Object1? = nil, allObject4: [Mock.Object4]? = nil, oneObject4: Mock.Object4? = nil, oneObject5: Mock.Object5? = nil, oneObject6: Mock.Object6? = nil) {
+        public init(allInterface0: [any Mock.Interface0]? = nil, allInterface3: [any Mock.Interface3]? = nil, allObject0: [Mock.Object0]? = nil, oneObject1: Mock.Object1? = nil, allObject4: [Mock.Object4]? = nil, oneObject4: Mock.Object4? = nil, oneObject5: Mock.Object5? = nil, oneObject6: Mock.Object6? = nil, byIdObject0: Mock.Object0? = nil, findBy: [Mock.Object0]? = nil) {
             self.allInterface0 = allInterface0
             self.allInterface3 = allInterface3
             self.allObject0 = allObject0
@@ -27,6 +29,8 @@ nonisolated extension Mock {
             self.oneObject4 = oneObject4
             self.oneObject5 = oneObject5
             self.oneObject6 = oneObject6
+            self.byIdObject0 = byIdObject0
+            self.findBy = findBy
         }
 
         public var _mockFields: [String: MockValue] {
@@ -39,6 +43,8 @@ nonisolated extension Mock {
             if let value = self.oneObject4 { fields["oneObject4"] = MockValue.object(value) }
             if let value = self.oneObject5 { fields["oneObject5"] = MockValue.object(value) }
             if let value = self.oneObject6 { fields["oneObject6"] = MockValue.object(value) }
+            if let value = self.byIdObject0 { fields["byIdObject0"] = MockValue.object(value) }
+            if let value = self.findBy { fields["findBy"] = MockValue.list(value.map { MockValue.object($0) }) }
             return fields
         }
     }

@@ -9,11 +9,15 @@ nonisolated extension Mock {
     /// naming it where an operation selects it as non-null.
     public struct Object1: MockObject, Mock.Interface1, Mock.Union1 {
         public static let __typename = "Object1"
+        public var o1f0: String?
+        public var id: String?
         public var rank: Int?
         @MockIndirect public var i1f1: (any Mock.Interface3)?
         @MockIndirect public var i0f0: [[Mock.Object4?]?]?
 
-        public init(rank: Int? = nil, i1f1: (any Mock.Interface3)? = nil, i0f0: [[Mock.Object4?]?]? = nil) {
+        public init(o1f0: String? = nil, id: String? = nil, rank: Int? = nil, i1f1: (any Mock.Interface3)? = nil, i0f0: [[Mock.Object4?]?]? = nil) {
+            self.o1f0 = o1f0
+            self.id = id
             self.rank = rank
             self.i1f1 = i1f1
             self.i0f0 = i0f0
@@ -21,6 +25,8 @@ nonisolated extension Mock {
 
         public var _mockFields: [String: MockValue] {
             var fields: [String: MockValue] = [:]
+            if let value = self.o1f0 { fields["o1f0"] = MockValue.leaf(value._outputJSON) }
+            if let value = self.id { fields["id"] = MockValue.leaf(value._outputJSON) }
             if let value = self.rank { fields["rank"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i1f1 { fields["i1f1"] = MockValue.object(value) }
             if let value = self.i0f0 { fields["i0f0"] = MockValue.list(value.map { $0.map { MockValue.list($0.map { $0.map { MockValue.object($0) } ?? MockValue.null }) } ?? MockValue.null }) }

@@ -13,12 +13,16 @@ nonisolated extension Mock {
         @MockIndirect public var allObject1: [Mock.Object1]?
         @MockIndirect public var allObject3: [Mock.Object3]?
         @MockIndirect public var oneObject5: Mock.Object5?
+        @MockIndirect public var byIdObject1: Mock.Object1?
+        @MockIndirect public var findBy: [Mock.Object0]?
 
-        public init(allObject0: [Mock.Object0]? = nil, allObject1: [Mock.Object1]? = nil, allObject3: [Mock.Object3]? = nil, oneObject5: Mock.Object5? = nil) {
+        public init(allObject0: [Mock.Object0]? = nil, allObject1: [Mock.Object1]? = nil, allObject3: [Mock.Object3]? = nil, oneObject5: Mock.Object5? = nil, byIdObject1: Mock.Object1? = nil, findBy: [Mock.Object0]? = nil) {
             self.allObject0 = allObject0
             self.allObject1 = allObject1
             self.allObject3 = allObject3
             self.oneObject5 = oneObject5
+            self.byIdObject1 = byIdObject1
+            self.findBy = findBy
         }
 
         public var _mockFields: [String: MockValue] {
@@ -27,6 +31,8 @@ nonisolated extension Mock {
             if let value = self.allObject1 { fields["allObject1"] = MockValue.list(value.map { MockValue.object($0) }) }
             if let value = self.allObject3 { fields["allObject3"] = MockValue.list(value.map { MockValue.object($0) }) }
             if let value = self.oneObject5 { fields["oneObject5"] = MockValue.object(value) }
+            if let value = self.byIdObject1 { fields["byIdObject1"] = MockValue.object(value) }
+            if let value = self.findBy { fields["findBy"] = MockValue.list(value.map { MockValue.object($0) }) }
             return fields
         }
     }

@@ -9,14 +9,18 @@ nonisolated extension Mock {
     /// naming it where an operation selects it as non-null.
     public struct Object0: MockObject, Mock.Interface0, Mock.Interface1, Mock.Interface2, Mock.Interface4, Mock.Union0, Mock.Union1 {
         public static let __typename = "Object0"
+        public var o0f1: Double?
         @MockIndirect public var i0f0: Mock.Object1?
+        public var id: String?
         @MockIndirect public var i4f0: [[(any Mock.Interface0)?]?]?
         public var i1f0: Int?
         @MockIndirect public var i2f0: [Mock.Object3?]?
         @MockIndirect public var i2f1: Mock.Object1?
 
-        public init(i0f0: Mock.Object1? = nil, i4f0: [[(any Mock.Interface0)?]?]? = nil, i1f0: Int? = nil, i2f0: [Mock.Object3?]? = nil, i2f1: Mock.Object1? = nil) {
+        public init(o0f1: Double? = nil, i0f0: Mock.Object1? = nil, id: String? = nil, i4f0: [[(any Mock.Interface0)?]?]? = nil, i1f0: Int? = nil, i2f0: [Mock.Object3?]? = nil, i2f1: Mock.Object1? = nil) {
+            self.o0f1 = o0f1
             self.i0f0 = i0f0
+            self.id = id
             self.i4f0 = i4f0
             self.i1f0 = i1f0
             self.i2f0 = i2f0
@@ -25,7 +29,9 @@ nonisolated extension Mock {
 
         public var _mockFields: [String: MockValue] {
             var fields: [String: MockValue] = [:]
+            if let value = self.o0f1 { fields["o0f1"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i0f0 { fields["i0f0"] = MockValue.object(value) }
+            if let value = self.id { fields["id"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i4f0 { fields["i4f0"] = MockValue.list(value.map { $0.map { MockValue.list($0.map { $0.map { MockValue.object($0) } ?? MockValue.null }) } ?? MockValue.null }) }
             if let value = self.i1f0 { fields["i1f0"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i2f0 { fields["i2f0"] = MockValue.list(value.map { $0.map { MockValue.object($0) } ?? MockValue.null }) }

@@ -14,13 +14,17 @@ nonisolated extension Mock {
         @MockIndirect public var allObject2: [Mock.Object2]?
         @MockIndirect public var oneObject5: Mock.Object5?
         @MockIndirect public var allObject7: [Mock.Object7]?
+        @MockIndirect public var byIdObject0: Mock.Object0?
+        @MockIndirect public var findBy: [Mock.Object0]?
 
-        public init(oneInterface1: (any Mock.Interface1)? = nil, allInterface2: [any Mock.Interface2]? = nil, allObject2: [Mock.Object2]? = nil, oneObject5: Mock.Object5? = nil, allObject7: [Mock.Object7]? = nil) {
+        public init(oneInterface1: (any Mock.Interface1)? = nil, allInterface2: [any Mock.Interface2]? = nil, allObject2: [Mock.Object2]? = nil, oneObject5: Mock.Object5? = nil, allObject7: [Mock.Object7]? = nil, byIdObject0: Mock.Object0? = nil, findBy: [Mock.Object0]? = nil) {
             self.oneInterface1 = oneInterface1
             self.allInterface2 = allInterface2
             self.allObject2 = allObject2
             self.oneObject5 = oneObject5
             self.allObject7 = allObject7
+            self.byIdObject0 = byIdObject0
+            self.findBy = findBy
         }
 
         public var _mockFields: [String: MockValue] {
@@ -30,6 +34,8 @@ nonisolated extension Mock {
             if let value = self.allObject2 { fields["allObject2"] = MockValue.list(value.map { MockValue.object($0) }) }
             if let value = self.oneObject5 { fields["oneObject5"] = MockValue.object(value) }
             if let value = self.allObject7 { fields["allObject7"] = MockValue.list(value.map { MockValue.object($0) }) }
+            if let value = self.byIdObject0 { fields["byIdObject0"] = MockValue.object(value) }
+            if let value = self.findBy { fields["findBy"] = MockValue.list(value.map { MockValue.object($0) }) }
             return fields
         }
     }

@@ -8,6 +8,7 @@ nonisolated public enum Sample4API {
     public enum Objects {
         @_spi(Generated) public static let Object0 = ParentType.object("Object0")
         @_spi(Generated) public static let Object1 = ParentType.object("Object1")
+        @_spi(Generated) public static let Object2 = ParentType.object("Object2", keyFields: ["id"])
         @_spi(Generated) public static let Object4 = ParentType.object("Object4")
         @_spi(Generated) public static let Object5 = ParentType.object("Object5", keyFields: ["id"])
         @_spi(Generated) public static let Object6 = ParentType.object("Object6")

@@ -9,6 +9,8 @@ nonisolated extension Mock {
     /// naming it where an operation selects it as non-null.
     public struct Object0: MockObject, Mock.Interface1, Mock.Interface2, Mock.Interface3, Mock.Interface4 {
         public static let __typename = "Object0"
+        public var o0f0: String?
+        public var o0f1: Double?
         public var i2f0: String?
         public var i2f1: Int?
         @MockIndirect public var i1f0: (any Mock.Interface2)?
@@ -18,7 +20,9 @@ nonisolated extension Mock {
         public var name: String?
         public var rank: Int?
 
-        public init(i2f0: String? = nil, i2f1: Int? = nil, i1f0: (any Mock.Interface2)? = nil, i1f1: String? = nil, i1f2: (any Mock.Interface1)? = nil, i0f0: [String]? = nil, name: String? = nil, rank: Int? = nil) {
+        public init(o0f0: String? = nil, o0f1: Double? = nil, i2f0: String? = nil, i2f1: Int? = nil, i1f0: (any Mock.Interface2)? = nil, i1f1: String? = nil, i1f2: (any Mock.Interface1)? = nil, i0f0: [String]? = nil, name: String? = nil, rank: Int? = nil) {
+            self.o0f0 = o0f0
+            self.o0f1 = o0f1
             self.i2f0 = i2f0
             self.i2f1 = i2f1
             self.i1f0 = i1f0
@@ -31,6 +35,8 @@ nonisolated extension Mock {
 
         public var _mockFields: [String: MockValue] {
             var fields: [String: MockValue] = [:]
+            if let value = self.o0f0 { fields["o0f0"] = MockValue.leaf(value._outputJSON) }
+            if let value = self.o0f1 { fields["o0f1"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i2f0 { fields["i2f0"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i2f1 { fields["i2f1"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i1f0 { fields["i1f0"] = MockValue.object(value) }

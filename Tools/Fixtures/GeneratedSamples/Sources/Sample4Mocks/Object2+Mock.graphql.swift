@@ -9,6 +9,8 @@ nonisolated extension Mock {
     /// naming it where an operation selects it as non-null.
     public struct Object2: MockObject, Mock.Interface1, Mock.Interface2 {
         public static let __typename = "Object2"
+        public var o2f0: [String]?
+        public var id: String?
         public var name: String?
         public var i2f1: Int?
         @MockIndirect public var i1f0: (any Mock.Interface2)?
@@ -16,7 +18,9 @@ nonisolated extension Mock {
         @MockIndirect public var i1f2: (any Mock.Interface1)?
         public var i0f0: [String]?
 
-        public init(name: String? = nil, i2f1: Int? = nil, i1f0: (any Mock.Interface2)? = nil, i1f1: String? = nil, i1f2: (any Mock.Interface1)? = nil, i0f0: [String]? = nil) {
+        public init(o2f0: [String]? = nil, id: String? = nil, name: String? = nil, i2f1: Int? = nil, i1f0: (any Mock.Interface2)? = nil, i1f1: String? = nil, i1f2: (any Mock.Interface1)? = nil, i0f0: [String]? = nil) {
+            self.o2f0 = o2f0
+            self.id = id
             self.name = name
             self.i2f1 = i2f1
             self.i1f0 = i1f0
@@ -27,6 +31,8 @@ nonisolated extension Mock {
 
         public var _mockFields: [String: MockValue] {
             var fields: [String: MockValue] = [:]
+            if let value = self.o2f0 { fields["o2f0"] = MockValue.leaf(value._outputJSON) }
+            if let value = self.id { fields["id"] = MockValue.leaf(value._outputJSON) }
             if let value = self.name { fields["name"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i2f1 { fields["i2f1"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i1f0 { fields["i1f0"] = MockValue.object(value) }

@@ -14,13 +14,17 @@ nonisolated extension Mock {
         @MockIndirect public var allObject1: [Mock.Object1]?
         @MockIndirect public var allObject4: [Mock.Object4]?
         @MockIndirect public var oneObject7: Mock.Object7?
+        @MockIndirect public var byIdObject2: Mock.Object2?
+        @MockIndirect public var findBy: [Mock.Object0]?
 
-        public init(allInterface1: [any Mock.Interface1]? = nil, oneInterface1: (any Mock.Interface1)? = nil, allObject1: [Mock.Object1]? = nil, allObject4: [Mock.Object4]? = nil, oneObject7: Mock.Object7? = nil) {
+        public init(allInterface1: [any Mock.Interface1]? = nil, oneInterface1: (any Mock.Interface1)? = nil, allObject1: [Mock.Object1]? = nil, allObject4: [Mock.Object4]? = nil, oneObject7: Mock.Object7? = nil, byIdObject2: Mock.Object2? = nil, findBy: [Mock.Object0]? = nil) {
             self.allInterface1 = allInterface1
             self.oneInterface1 = oneInterface1
             self.allObject1 = allObject1
             self.allObject4 = allObject4
             self.oneObject7 = oneObject7
+            self.byIdObject2 = byIdObject2
+            self.findBy = findBy
         }
 
         public var _mockFields: [String: MockValue] {
@@ -30,6 +34,8 @@ nonisolated extension Mock {
             if let value = self.allObject1 { fields["allObject1"] = MockValue.list(value.map { MockValue.object($0) }) }
             if let value = self.allObject4 { fields["allObject4"] = MockValue.list(value.map { MockValue.object($0) }) }
             if let value = self.oneObject7 { fields["oneObject7"] = MockValue.object(value) }
+            if let value = self.byIdObject2 { fields["byIdObject2"] = MockValue.object(value) }
+            if let value = self.findBy { fields["findBy"] = MockValue.list(value.map { MockValue.object($0) }) }
             return fields
         }
     }

@@ -9,13 +9,17 @@ nonisolated extension Mock {
     /// naming it where an operation selects it as non-null.
     public struct Object0: MockObject, Mock.Interface1, Mock.Interface3 {
         public static let __typename = "Object0"
+        public var o0f0: Int?
         @MockIndirect public var i3f0: Mock.Object6?
+        public var rank: Int?
         public var i1f0: String?
         @MockIndirect public var i1f1: [[Mock.Object3?]?]?
         public var name: String?
 
-        public init(i3f0: Mock.Object6? = nil, i1f0: String? = nil, i1f1: [[Mock.Object3?]?]? = nil, name: String? = nil) {
+        public init(o0f0: Int? = nil, i3f0: Mock.Object6? = nil, rank: Int? = nil, i1f0: String? = nil, i1f1: [[Mock.Object3?]?]? = nil, name: String? = nil) {
+            self.o0f0 = o0f0
             self.i3f0 = i3f0
+            self.rank = rank
             self.i1f0 = i1f0
             self.i1f1 = i1f1
             self.name = name
@@ -23,7 +27,9 @@ nonisolated extension Mock {
 
         public var _mockFields: [String: MockValue] {
             var fields: [String: MockValue] = [:]
+            if let value = self.o0f0 { fields["o0f0"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i3f0 { fields["i3f0"] = MockValue.object(value) }
+            if let value = self.rank { fields["rank"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i1f0 { fields["i1f0"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i1f1 { fields["i1f1"] = MockValue.list(value.map { $0.map { MockValue.list($0.map { $0.map { MockValue.object($0) } ?? MockValue.null }) } ?? MockValue.null }) }
             if let value = self.name { fields["name"] = MockValue.leaf(value._outputJSON) }

@@ -9,6 +9,7 @@ nonisolated extension Mock {
     /// naming it where an operation selects it as non-null.
     public struct Object1: MockObject, Mock.Interface0, Mock.Interface2, Mock.Interface4 {
         public static let __typename = "Object1"
+        public var o1f0: GraphQLEnum<Sample5API.Enum0>?
         @MockIndirect public var o1f2: [(any Mock.Union0)?]?
         public var name: String?
         public var i2f1: Int?
@@ -18,7 +19,8 @@ nonisolated extension Mock {
         public var id: String?
         public var i4f0: Int?
 
-        public init(o1f2: [(any Mock.Union0)?]? = nil, name: String? = nil, i2f1: Int? = nil, i0f0: Mock.Object0? = nil, i0f1: Mock.Object6? = nil, i0f2: GraphQLEnum<Sample5API.Enum1>? = nil, id: String? = nil, i4f0: Int? = nil) {
+        public init(o1f0: GraphQLEnum<Sample5API.Enum0>? = nil, o1f2: [(any Mock.Union0)?]? = nil, name: String? = nil, i2f1: Int? = nil, i0f0: Mock.Object0? = nil, i0f1: Mock.Object6? = nil, i0f2: GraphQLEnum<Sample5API.Enum1>? = nil, id: String? = nil, i4f0: Int? = nil) {
+            self.o1f0 = o1f0
             self.o1f2 = o1f2
             self.name = name
             self.i2f1 = i2f1
@@ -31,6 +33,7 @@ nonisolated extension Mock {
 
         public var _mockFields: [String: MockValue] {
             var fields: [String: MockValue] = [:]
+            if let value = self.o1f0 { fields["o1f0"] = MockValue.leaf(value._outputJSON) }
             if let value = self.o1f2 { fields["o1f2"] = MockValue.list(value.map { $0.map { MockValue.object($0) } ?? MockValue.null }) }
             if let value = self.name { fields["name"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i2f1 { fields["i2f1"] = MockValue.leaf(value._outputJSON) }

@@ -15,14 +15,18 @@ nonisolated extension Mock {
         @MockIndirect public var allObject1: [Mock.Object1]?
         @MockIndirect public var allObject2: [Mock.Object2]?
         @MockIndirect public var allUnion2: [any Mock.Union2]?
+        @MockIndirect public var byIdObject1: Mock.Object1?
+        @MockIndirect public var findBy: [Mock.Object0]?
 
-        public init(oneInterface0: (any Mock.Interface0)? = nil, allInterface1: [any Mock.Interface1]? = nil, oneInterface2: (any Mock.Interface2)? = nil, allObject1: [Mock.Object1]? = nil, allObject2: [Mock.Object2]? = nil, allUnion2: [any Mock.Union2]? = nil) {
+        public init(oneInterface0: (any Mock.Interface0)? = nil, allInterface1: [any Mock.Interface1]? = nil, oneInterface2: (any Mock.Interface2)? = nil, allObject1: [Mock.Object1]? = nil, allObject2: [Mock.Object2]? = nil, allUnion2: [any Mock.Union2]? = nil, byIdObject1: Mock.Object1? = nil, findBy: [Mock.Object0]? = nil) {
             self.oneInterface0 = oneInterface0
             self.allInterface1 = allInterface1
             self.oneInterface2 = oneInterface2
             self.allObject1 = allObject1
             self.allObject2 = allObject2
             self.allUnion2 = allUnion2
+            self.byIdObject1 = byIdObject1
+            self.findBy = findBy
         }
 
         public var _mockFields: [String: MockValue] {
@@ -33,6 +37,8 @@ nonisolated extension Mock {
             if let value = self.allObject1 { fields["allObject1"] = MockValue.list(value.map { MockValue.object($0) }) }
             if let value = self.allObject2 { fields["allObject2"] = MockValue.list(value.map { MockValue.object($0) }) }
             if let value = self.allUnion2 { fields["allUnion2"] = MockValue.list(value.map { MockValue.object($0) }) }
+            if let value = self.byIdObject1 { fields["byIdObject1"] = MockValue.object(value) }
+            if let value = self.findBy { fields["findBy"] = MockValue.list(value.map { MockValue.object($0) }) }
             return fields
         }
     }

@@ -9,12 +9,16 @@ nonisolated extension Mock {
     /// naming it where an operation selects it as non-null.
     public struct Object0: MockObject, Mock.Interface3, Mock.Interface4, Mock.Union2 {
         public static let __typename = "Object0"
+        public var o0f0: GraphQLEnum<Sample6API.Enum0>?
+        public var o0f1: GraphQLEnum<Sample6API.Enum0>?
         public var id: String?
         public var i4f1: [String]?
         public var i3f0: [String]?
         public var i3f1: [String]?
 
-        public init(id: String? = nil, i4f1: [String]? = nil, i3f0: [String]? = nil, i3f1: [String]? = nil) {
+        public init(o0f0: GraphQLEnum<Sample6API.Enum0>? = nil, o0f1: GraphQLEnum<Sample6API.Enum0>? = nil, id: String? = nil, i4f1: [String]? = nil, i3f0: [String]? = nil, i3f1: [String]? = nil) {
+            self.o0f0 = o0f0
+            self.o0f1 = o0f1
             self.id = id
             self.i4f1 = i4f1
             self.i3f0 = i3f0
@@ -23,6 +27,8 @@ nonisolated extension Mock {
 
         public var _mockFields: [String: MockValue] {
             var fields: [String: MockValue] = [:]
+            if let value = self.o0f0 { fields["o0f0"] = MockValue.leaf(value._outputJSON) }
+            if let value = self.o0f1 { fields["o0f1"] = MockValue.leaf(value._outputJSON) }
             if let value = self.id { fields["id"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i4f1 { fields["i4f1"] = MockValue.leaf(value._outputJSON) }
             if let value = self.i3f0 { fields["i3f0"] = MockValue.leaf(value._outputJSON) }

@@ -12,11 +12,15 @@ nonisolated extension Mock {
         @MockIndirect public var allInterface3: [any Mock.Interface3]?
         @MockIndirect public var allObject4: [Mock.Object4]?
         @MockIndirect public var allUnion0: [any Mock.Union0]?
+        @MockIndirect public var byIdObject0: Mock.Object0?
+        @MockIndirect public var findBy: [Mock.Object0]?
 
-        public init(allInterface3: [any Mock.Interface3]? = nil, allObject4: [Mock.Object4]? = nil, allUnion0: [any Mock.Union0]? = nil) {
+        public init(allInterface3: [any Mock.Interface3]? = nil, allObject4: [Mock.Object4]? = nil, allUnion0: [any Mock.Union0]? = nil, byIdObject0: Mock.Object0? = nil, findBy: [Mock.Object0]? = nil) {
             self.allInterface3 = allInterface3
             self.allObject4 = allObject4
             self.allUnion0 = allUnion0
+            self.byIdObject0 = byIdObject0
+            self.findBy = findBy
         }
 
         public var _mockFields: [String: MockValue] {
@@ -24,6 +28,8 @@ nonisolated extension Mock {
             if let value = self.allInterface3 { fields["allInterface3"] = MockValue.list(value.map { MockValue.object($0) }) }
             if let value = self.allObject4 { fields["allObject4"] = MockValue.list(value.map { MockValue.object($0) }) }
             if let value = self.allUnion0 { fields["allUnion0"] = MockValue.list(value.map { MockValue.object($0) }) }
+            if let value = self.byIdObject0 { fields["byIdObject0"] = MockValue.object(value) }
+            if let value = self.findBy { fields["findBy"] = MockValue.list(value.map { MockValue.object($0) }) }
             return fields
         }
     }

@@ -2,6 +2,24 @@
 @_spi(Generated) import APICore
 import Sample1
 
+extension Sample1.DirectivesQuery.Data: RebuildsWithInitializers {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(found: found.map { r0 in r0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, byId: byId.map { v0 in v0._rebuiltWithInitializers() })
+    }
+}
+
+extension Sample1.DirectivesQuery.Data.Found {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(i2f0: i2f0, i0f0: i0f0)
+    }
+}
+
+extension Sample1.DirectivesQuery.Data.ById {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(id: id, i2f0: i2f0)
+    }
+}
+
 extension Sample1.Operation0Query.Data: RebuildsWithInitializers {
     func _rebuiltWithInitializers() -> Self {
         return Self(root0: root0.map { v0 in v0._rebuiltWithInitializers() }, root1: root1.map { v0 in v0._rebuiltWithInitializers() })

@@ -2,6 +2,24 @@
 @_spi(Generated) import APICore
 import Sample2
 
+extension Sample2.DirectivesQuery.Data: RebuildsWithInitializers {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(found: found.map { r0 in r0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, byId: byId.map { v0 in v0._rebuiltWithInitializers() })
+    }
+}
+
+extension Sample2.DirectivesQuery.Data.Found {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(o0f0: o0f0, o0f1: o0f1)
+    }
+}
+
+extension Sample2.DirectivesQuery.Data.ById {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(id: id, o1f0: o1f0)
+    }
+}
+
 extension Sample2.Operation0Query.Data: RebuildsWithInitializers {
     func _rebuiltWithInitializers() -> Self {
         return Self(root0: root0.map { v0 in v0._rebuiltWithInitializers() })

@@ -2,9 +2,27 @@
 @_spi(Generated) import APICore
 import Sample3
 
+extension Sample3.DirectivesQuery.Data: RebuildsWithInitializers {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(found: found.map { r0 in r0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, byId: byId.map { v0 in v0._rebuiltWithInitializers() })
+    }
+}
+
+extension Sample3.DirectivesQuery.Data.Found {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(o0f1: o0f1, id: id)
+    }
+}
+
+extension Sample3.DirectivesQuery.Data.ById {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(id: id, o0f1: o0f1)
+    }
+}
+
 extension Sample3.Operation0Query.Data: RebuildsWithInitializers {
     func _rebuiltWithInitializers() -> Self {
-        return Self(root0: root0.map { v0 in v0._rebuiltWithInitializers() }, root1: root1.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(root0: root0._rebuiltWithInitializers(), root1: root1.map { v0 in v0._rebuiltWithInitializers() })
     }
 }
 
@@ -115,13 +133,13 @@ extension Sample3.Operation1Query.Data.Root0 {
 extension Sample3.Operation1Query.Data.Root0.AsObject1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(i2f1: i2f1._rebuiltWithInitializers(), i2f0: i2f0.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, i1f0: i1f0, o1f2: o1f2.map { v0 in v0._rebuiltWithInitializers() }, o1f1: o1f1)
+        return Self(i2f1: i2f1._rebuiltWithInitializers(), i2f0: i2f0.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, i1f0: i1f0, o1f2: o1f2._rebuiltWithInitializers(), o1f1: o1f1)
     }
 }
 
 extension Sample3.Operation1Query.Data.Root0.AsObject1.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i2f1: i2f1._rebuiltWithInitializers(), i2f0: i2f0.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, i1f0: i1f0, o1f2: o1f2.map { v0 in v0._rebuiltWithInitializers() }, o1f1: o1f1)
+        return Self(i2f1: i2f1._rebuiltWithInitializers(), i2f0: i2f0.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, i1f0: i1f0, o1f2: o1f2._rebuiltWithInitializers(), o1f1: o1f1)
     }
 }
 

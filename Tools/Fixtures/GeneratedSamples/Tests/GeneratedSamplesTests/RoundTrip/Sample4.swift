@@ -2,6 +2,24 @@
 @_spi(Generated) import APICore
 import Sample4
 
+extension Sample4.DirectivesQuery.Data: RebuildsWithInitializers {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(found: found.map { r0 in r0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, byId: byId.map { v0 in v0._rebuiltWithInitializers() })
+    }
+}
+
+extension Sample4.DirectivesQuery.Data.Found {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(o0f0: o0f0, o0f1: o0f1)
+    }
+}
+
+extension Sample4.DirectivesQuery.Data.ById {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(id: id, o2f0: o2f0)
+    }
+}
+
 extension Sample4.Operation0Query.Data: RebuildsWithInitializers {
     func _rebuiltWithInitializers() -> Self {
         return Self(root0: root0.map { v0 in v0._rebuiltWithInitializers() }, root1: root1.map { v0 in v0._rebuiltWithInitializers() })
@@ -28,7 +46,7 @@ extension Sample4.Operation0Query.Data.Root1.I1f2 {
 
 extension Sample4.Operation1Query.Data: RebuildsWithInitializers {
     func _rebuiltWithInitializers() -> Self {
-        return Self(root0: root0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(root0: root0._rebuiltWithInitializers())
     }
 }
 
@@ -40,13 +58,13 @@ extension Sample4.Operation1Query.Data.Root0 {
 
 extension Sample4.Operation2Query.Data: RebuildsWithInitializers {
     func _rebuiltWithInitializers() -> Self {
-        return Self(root0: root0.map { v0 in v0._rebuiltWithInitializers() }, root1: root1.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(root0: root0._rebuiltWithInitializers(), root1: root1._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, rank: rank, i3f0: i3f0, i3f1: i3f1.map { v0 in v0.map { v1 in v1._rebuiltWithInitializers() } }, i0f0: i0f0)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), rank: rank, i3f0: i3f0, i3f1: i3f1.map { v0 in v0.map { v1 in v1._rebuiltWithInitializers() } }, i0f0: i0f0)
     }
 }
 
@@ -62,13 +80,13 @@ extension Sample4.Operation2Query.Data.Root0.I1f0 {
 extension Sample4.Operation2Query.Data.Root0.I1f0.AsInterface3 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject7 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, rank: rank)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), rank: rank)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root0.I1f0.AsInterface3.AsObject7 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i0f0: i0f0, o7f0: o7f0.map { v0 in v0._rebuiltWithInitializers() }, i3f0: i3f0, alias_i1f0: alias_i1f0.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, rank: rank)
+        return Self(i0f0: i0f0, o7f0: o7f0._rebuiltWithInitializers(), i3f0: i3f0, alias_i1f0: alias_i1f0._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers(), rank: rank)
     }
 }
 
@@ -80,7 +98,7 @@ extension Sample4.Operation2Query.Data.Root0.I1f0.AsInterface3.I1f0 {
 
 extension Sample4.Operation2Query.Data.Root0.I1f0.AsInterface4 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, rank: rank)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), rank: rank)
     }
 }
 
@@ -106,7 +124,7 @@ extension Sample4.Operation2Query.Data.Root0.I1f0.AsUnion1.AsObject6 {
 
 extension Sample4.Operation2Query.Data.Root0.I1f0.AsUnion1.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, rank: rank, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, name: name)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), rank: rank, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, name: name)
     }
 }
 
@@ -124,7 +142,7 @@ extension Sample4.Operation2Query.Data.Root0.I3f1 {
 
 extension Sample4.Operation2Query.Data.Root0.I3f1.O5f1 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(alias_o7f0: alias_o7f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(alias_o7f0: alias_o7f0._rebuiltWithInitializers())
     }
 }
 
@@ -160,13 +178,13 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5 {
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, o5f1: o5f1.map { v0 in v0.map { v1 in v1.map { v2 in v2.map { v3 in v3.map { v4 in v4._rebuiltWithInitializers() } } } } }, alias_name: alias_name, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, name: name)
+        return Self(__typename: __typename!, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, o5f1: o5f1.map { v0 in v0.map { v1 in v1.map { v2 in v2.map { v3 in v3.map { v4 in v4._rebuiltWithInitializers() } } } } }, alias_name: alias_name, i1f0: i1f0._rebuiltWithInitializers(), name: name)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, o5f1: o5f1.map { v0 in v0.map { v1 in v1.map { v2 in v2.map { v3 in v3.map { v4 in v4._rebuiltWithInitializers() } } } } }, alias_name: alias_name, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, name: name)
+        return Self(i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, o5f1: o5f1.map { v0 in v0.map { v1 in v1.map { v2 in v2.map { v3 in v3.map { v4 in v4._rebuiltWithInitializers() } } } } }, alias_name: alias_name, i1f0: i1f0._rebuiltWithInitializers(), name: name)
     }
 }
 
@@ -174,7 +192,7 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asInterface2 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject5 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -182,26 +200,26 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInte
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, name: name, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, name: name, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -209,33 +227,33 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObje
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
+        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
+        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f1: i1f1)
+        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, name: name, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
+        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, name: name, i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asInterface2 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -243,26 +261,26 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObje
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name)
     }
 }
 
@@ -300,7 +318,7 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asInterface2 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject5 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -308,26 +326,26 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsInterface2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsInterface2.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -335,33 +353,33 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
+        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
+        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f1: i1f1)
+        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
+        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i2f0: i2f0, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asInterface2 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -369,26 +387,26 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name)
     }
 }
 
@@ -400,7 +418,7 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.I1f2.I1f0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(__typename: __typename!, i2f1: i2f1, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i2f1: i2f1, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -419,7 +437,7 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsObject5.O5f1 {
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asInterface2 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, name: name, i1f1: i1f1, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), name: name, i1f1: i1f1, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() })
     }
 }
 
@@ -427,26 +445,26 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsUnion1.AsInterface2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsUnion1.AsInterface2.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsUnion1.AsInterface2.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsUnion1.AsInterface2.I1f2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject5 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -454,26 +472,26 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsO
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, name: name)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, name: name)
     }
 }
 
@@ -506,13 +524,13 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2 {
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f1: i1f1)
     }
 }
 
@@ -525,7 +543,7 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.AsUnion1.I1f0 {
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.AsUnion1.I1f2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject5 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -533,26 +551,26 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsO
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, name: name)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2.map { v0 in v0._rebuiltWithInitializers() }, i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, name: name)
     }
 }
 
@@ -577,7 +595,7 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.AsObject0 {
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.I1f2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject5 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -585,32 +603,32 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.I1f2.AsObject5 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.I1f2.AsObject5.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.I1f2.AsObject5.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.I1f2.AsObject5.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, name: name)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, name: name)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.AsInterface2.I1f2.I1f0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, i2f1: i2f1)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), i2f1: i2f1)
     }
 }
 
@@ -629,7 +647,7 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.I1f0 {
 extension Sample4.Operation2Query.Data.Root1.I1f2.I1f2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject5 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -637,32 +655,32 @@ extension Sample4.Operation2Query.Data.Root1.I1f2.I1f2.AsObject5 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.I1f2.AsObject5.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.I1f2.AsObject5.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.I1f2.AsObject5.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, name: name)
+        return Self(i1f0: i1f0._rebuiltWithInitializers(), alias_i2f1: alias_i2f1, id: id, i1f2: i1f2._rebuiltWithInitializers(), i2f0: i2f0, i1f1: i1f1, alias_i0f0: alias_i0f0, name: name)
     }
 }
 
 extension Sample4.Operation2Query.Data.Root1.I1f2.I1f2.I1f0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -686,7 +704,7 @@ extension Sample4.Operation3Query.Data.Root0 {
 
 extension Sample4.Fragment0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i0f0: i0f0, o7f0: o7f0.map { v0 in v0._rebuiltWithInitializers() }, i3f0: i3f0, alias_i1f0: alias_i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(i0f0: i0f0, o7f0: o7f0._rebuiltWithInitializers(), i3f0: i3f0, alias_i1f0: alias_i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -705,7 +723,7 @@ extension Sample4.Fragment0.O7f0.AsUnion0 {
 
 extension Sample4.Fragment0.Alias_i1f0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() }, alias_name: alias_name)
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers(), alias_name: alias_name)
     }
 }
 
@@ -744,7 +762,7 @@ extension Sample4.Fragment1.AsObject0 {
 
 extension Sample4.Fragment1.I1f2 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -784,7 +802,7 @@ extension Sample4.Fragment2.AsObject0 {
 extension Sample4.Fragment2.I1f2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asInterface2 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
@@ -792,26 +810,26 @@ extension Sample4.Fragment2.I1f2.AsInterface2 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion1 { return Self(value._rebuiltWithInitializers()) }
         if let value = asObject0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Fragment2.I1f2.AsInterface2.AsUnion1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject6 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Fragment2.I1f2.AsInterface2.AsUnion1.AsObject6 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(i2f0: i2f0, alias_i1f1: alias_i1f1, alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 
 extension Sample4.Fragment2.I1f2.AsInterface2.AsObject0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f0: i1f0.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(alias_i0f0: alias_i0f0, i1f2: i1f2._rebuiltWithInitializers(), name: name, i1f0: i1f0._rebuiltWithInitializers())
     }
 }
 

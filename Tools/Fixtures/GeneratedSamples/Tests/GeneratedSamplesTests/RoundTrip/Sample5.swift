@@ -2,6 +2,24 @@
 @_spi(Generated) import APICore
 import Sample5
 
+extension Sample5.DirectivesQuery.Data: RebuildsWithInitializers {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(found: found.map { r0 in r0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, byId: byId.map { v0 in v0._rebuiltWithInitializers() })
+    }
+}
+
+extension Sample5.DirectivesQuery.Data.Found {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(o0f0: o0f0, rank: rank)
+    }
+}
+
+extension Sample5.DirectivesQuery.Data.ById {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(id: id, o1f0: o1f0)
+    }
+}
+
 extension Sample5.Operation0Query.Data: RebuildsWithInitializers {
     func _rebuiltWithInitializers() -> Self {
         return Self(root0: root0.map { v0 in v0._rebuiltWithInitializers() })
@@ -127,27 +145,27 @@ extension Sample5.Operation2Query.Data: RebuildsWithInitializers {
 extension Sample5.Operation2Query.Data.Root0 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asObject1 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i0f1: i0f1.map { v0 in v0._rebuiltWithInitializers() })
+        return Self(__typename: __typename!, i0f1: i0f1._rebuiltWithInitializers())
     }
 }
 
 extension Sample5.Operation2Query.Data.Root0.AsObject1 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asInterface3 { return Self(value._rebuiltWithInitializers()) }
-        return Self(i0f1: i0f1.map { v0 in v0._rebuiltWithInitializers() }, alias_o1f2: alias_o1f2.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, alias_i2f1: alias_i2f1, i0f0: i0f0._rebuiltWithInitializers(), i4f0: i4f0, id: id)
+        return Self(i0f1: i0f1._rebuiltWithInitializers(), alias_o1f2: alias_o1f2.map { v0 in v0.map { v1 in v1._rebuiltWithInitializers() } }, alias_i2f1: alias_i2f1, i0f0: i0f0._rebuiltWithInitializers(), i4f0: i4f0, id: id)
     }
 }
 
 extension Sample5.Operation2Query.Data.Root0.AsObject1.AsInterface3 {
     func _rebuiltWithInitializers() -> Self {
         if let value = asUnion0 { return Self(value._rebuiltWithInitializers()) }
-        return Self(__typename: __typename!, i0f1: i0f1.map { v0 in v0._rebuiltWithInitializers() }, alias_o1f2: alias_o1f2.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, alias_i2f1: alias_i2f1, i0f0: i0f0._rebuiltWithInitializers(), i4f0: i4f0, id: id, i1f1: i1f1.map { v0 in v0.map { v1 in v1.map { v2 in v2.map { v3 in v3.map { v4 in v4._rebuiltWithInitializers() } } } } }, i1f0: i1f0)
+        return Self(__typename: __typename!, i0f1: i0f1._rebuiltWithInitializers(), alias_o1f2: alias_o1f2.map { v0 in v0.map { v1 in v1._rebuiltWithInitializers() } }, alias_i2f1: alias_i2f1, i0f0: i0f0._rebuiltWithInitializers(), i4f0: i4f0, id: id, i1f1: i1f1.map { v0 in v0.map { v1 in v1.map { v2 in v2.map { v3 in v3.map { v4 in v4._rebuiltWithInitializers() } } } } }, i1f0: i1f0)
     }
 }
 
 extension Sample5.Operation2Query.Data.Root0.AsObject1.AsInterface3.AsUnion0 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(__typename: __typename!, i0f1: i0f1.map { v0 in v0._rebuiltWithInitializers() }, alias_o1f2: alias_o1f2.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, alias_i2f1: alias_i2f1, i0f0: i0f0._rebuiltWithInitializers(), i4f0: i4f0, id: id, i1f1: i1f1.map { v0 in v0.map { v1 in v1.map { v2 in v2.map { v3 in v3.map { v4 in v4._rebuiltWithInitializers() } } } } }, i1f0: i1f0)
+        return Self(__typename: __typename!, i0f1: i0f1._rebuiltWithInitializers(), alias_o1f2: alias_o1f2.map { v0 in v0.map { v1 in v1._rebuiltWithInitializers() } }, alias_i2f1: alias_i2f1, i0f0: i0f0._rebuiltWithInitializers(), i4f0: i4f0, id: id, i1f1: i1f1.map { v0 in v0.map { v1 in v1.map { v2 in v2.map { v3 in v3.map { v4 in v4._rebuiltWithInitializers() } } } } }, i1f0: i1f0)
     }
 }
 

@@ -2,6 +2,24 @@
 @_spi(Generated) import APICore
 import Sample6
 
+extension Sample6.DirectivesQuery.Data: RebuildsWithInitializers {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(found: found.map { r0 in r0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, byId: byId.map { v0 in v0._rebuiltWithInitializers() })
+    }
+}
+
+extension Sample6.DirectivesQuery.Data.Found {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(o0f0: o0f0, o0f1: o0f1)
+    }
+}
+
+extension Sample6.DirectivesQuery.Data.ById {
+    func _rebuiltWithInitializers() -> Self {
+        return Self(id: id, o0f0: o0f0)
+    }
+}
+
 extension Sample6.Operation0Query.Data: RebuildsWithInitializers {
     func _rebuiltWithInitializers() -> Self {
         return Self(root0: root0.map { v0 in v0._rebuiltWithInitializers() })
@@ -195,7 +213,7 @@ extension Sample6.Operation2Query.Data.Root1 {
 
 extension Sample6.Operation2Query.Data.Root1.AsObject5 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, name: name, i3f0: i3f0, i2f2: i2f2.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, alias_i3f2: alias_i3f2, id: id, rank: rank)
+        return Self(i1f0: i1f0.map { v0 in v0.map { v1 in v1._rebuiltWithInitializers() } }, name: name, i3f0: i3f0, i2f2: i2f2.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, alias_i3f2: alias_i3f2, id: id, rank: rank)
     }
 }
 
@@ -273,7 +291,7 @@ extension Sample6.Operation2Query.Data.Root1.AsInterface3 {
 
 extension Sample6.Operation2Query.Data.Root1.AsInterface3.AsObject5 {
     func _rebuiltWithInitializers() -> Self {
-        return Self(i1f0: i1f0.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, name: name, i3f0: i3f0, i2f2: i2f2.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, alias_i3f2: alias_i3f2, id: id, rank: rank)
+        return Self(i1f0: i1f0.map { v0 in v0.map { v1 in v1._rebuiltWithInitializers() } }, name: name, i3f0: i3f0, i2f2: i2f2.map { v0 in v0.map { v1 in v1.map { v2 in v2._rebuiltWithInitializers() } } }, alias_i3f2: alias_i3f2, id: id, rank: rank)
     }
 }
 

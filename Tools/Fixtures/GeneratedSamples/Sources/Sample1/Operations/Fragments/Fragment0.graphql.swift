@@ -13,7 +13,7 @@ nonisolated public struct Fragment0: Fragment {
         .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
         .field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self)))),
         .field(Field("name", .scalar(String.self))),
-        .field(Field("rank", .scalar(Int.self))),
+        .field(Field("rank", .nonNull(.scalar(Int.self)))),
         .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
     ]
@@ -24,7 +24,7 @@ nonisolated public struct Fragment0: Fragment {
         i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
         i0f0: GraphQLEnum<Sample1API.Enum1>,
         name: String? = nil,
-        rank: Int? = nil,
+        rank: Int,
         i2f0: GraphQLEnum<Sample1API.Enum0>? = nil
     ) {
         self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "id": id._outputJSON, "i4f0": i4f0._outputJSON, "i0f0": i0f0._outputJSON, "name": name._outputJSON, "rank": rank._outputJSON, "i2f0": i2f0._outputJSON]))
@@ -34,6 +34,6 @@ nonisolated public struct Fragment0: Fragment {
     public var i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["i4f0"] }
     public var i0f0: GraphQLEnum<Sample1API.Enum1> { __data["i0f0"] }
     public var name: String? { __data["name"] }
-    public var rank: Int? { __data["rank"] }
+    public var rank: Int { __data["rank"] }
     public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
 }

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment1: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample1API.Objects.Object5

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } ... on Object3 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample1API.Unions.Union0
@@ -31,19 +31,19 @@ nonisolated public struct Fragment2: Fragment {
         @_spi(Generated) public static let __parentType = Sample1API.Objects.Object3
         @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("o3f0", .scalar(String.self))),
+            .field(Field("o3f0", .nonNull(.scalar(String.self)))),
             .field(Field("id", .nonNull(.scalar(String.self)))),
         ]
 
         /// Data with these values, as a server would send it.
         public init(
-            o3f0: String? = nil,
+            o3f0: String,
             id: String
         ) {
             self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f0": o3f0._outputJSON, "id": id._outputJSON]))
         }
 
-        public var o3f0: String? { __data["o3f0"] }
+        public var o3f0: String { __data["o3f0"] }
         public var id: String { __data["id"] }
     }
 }

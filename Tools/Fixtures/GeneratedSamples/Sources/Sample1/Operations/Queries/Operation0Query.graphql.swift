@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
-    public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!) { root0: oneObject4 { __typename i4f0 name @include(if: $c1) } root1: allInterface0 { __typename ... on Interface4 { ...Fragment0 __typename __typename } name @skip(if: $c0) alias_name: name ... on Union1 @skip(if: $c0) { ... on Union2 { __typename } ... on Object4 { id ... on Union1 { __typename } } } } } fragment Fragment0 on Object1 { __typename ... on Interface0 { id } i4f0 i0f0 ... on Interface2 { name rank i2f0 __typename } }"
+    public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!) { root0: oneObject4 { __typename i4f0 name @include(if: $c1) } root1: allInterface0 { __typename ... on Interface4 { ...Fragment0 __typename __typename } name @skip(if: $c0) alias_name: name ... on Union1 @skip(if: $c0) { ... on Union2 { __typename } ... on Object4 { id ... on Union1 { __typename } } } ... on Object0 { id } ... on Object5 { id } } } fragment Fragment0 on Object1 { __typename ... on Interface0 { id } i4f0 i0f0 ... on Interface2 { name rank i2f0 __typename } }"
 
     public var c0: Bool
     public var c1: Bool
@@ -127,7 +127,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                         .field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self)))),
                         .field(Field("name", .scalar(String.self))),
-                        .field(Field("rank", .scalar(Int.self))),
+                        .field(Field("rank", .nonNull(.scalar(Int.self)))),
                         .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("name", alias: "alias_name", .scalar(String.self))),
@@ -139,7 +139,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         i4f0: GraphQLEnum<Sample1API.Enum0>? = nil,
                         i0f0: GraphQLEnum<Sample1API.Enum1>,
                         name: String? = nil,
-                        rank: Int? = nil,
+                        rank: Int,
                         i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
                         alias_name: String? = nil
                     ) {
@@ -150,7 +150,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public var i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["i4f0"] }
                     public var i0f0: GraphQLEnum<Sample1API.Enum1> { __data["i0f0"] }
                     public var name: String? { __data["name"] }
-                    public var rank: Int? { __data["rank"] }
+                    public var rank: Int { __data["rank"] }
                     public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
                     public var alias_name: String? { __data["alias_name"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
-    public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allObject4 { __typename ... on Union2 { ... on Union1 @skip(if: $c1) { ...Fragment1 ... on Interface0 { alias_rank: rank } ... on Interface0 { name alias_name: name } ... on Interface0 { id } } __typename } ... on Union2 { ... on Union1 { ... on Interface0 { i0f0 alias_id: id @skip(if: $c1) } ... on Object5 @include(if: $c2) { __typename } ...Fragment1 @skip(if: $c2) } ... on Union1 @include(if: $c2) { __typename ... on Union1 { __typename } ... on Union1 { __typename } } ... on Interface4 { ... on Union1 { ...Fragment1 } } ... on Object4 { __typename name ... on Union2 { __typename } __typename } } } root1: oneObject1 { __typename ... on Interface2 @skip(if: $c0) { id i2f0 ... on Object0 { __typename o0f0 { __typename alias_name: name } } } id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } }"
+    public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allObject4 { __typename ... on Union2 { ... on Union1 @skip(if: $c1) { ...Fragment1 ... on Interface0 { alias_rank: rank } ... on Interface0 { name alias_name: name } ... on Interface0 { id } } __typename } ... on Union2 { ... on Union1 { ... on Interface0 { i0f0 alias_id: id @skip(if: $c1) } ... on Object5 @include(if: $c2) { __typename } ...Fragment1 @skip(if: $c2) } ... on Union1 @include(if: $c2) { __typename ... on Union1 { __typename } ... on Union1 { __typename } } ... on Interface4 { ... on Union1 { ...Fragment1 } } ... on Object4 { __typename name ... on Union2 { __typename } __typename } } } root1: oneObject1 { __typename ... on Interface2 @skip(if: $c0) { id i2f0 ... on Object0 { __typename o0f0 { __typename alias_name: name ... on Object0 { id } ... on Object5 { id } } } } id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id }"
 
     public var c0: Bool
     public var c1: Bool
@@ -44,7 +44,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample1API.Objects.Object4
             @_spi(Generated) public static let __selections: [Selection] = [
-                .conditional([.skip(if: "c1")], [.field(Field("rank", alias: "alias_rank", .scalar(Int.self)))]),
+                .conditional([.skip(if: "c1")], [.field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self))))]),
                 .field(Field("name", .scalar(String.self))),
                 .conditional([.skip(if: "c1")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
                 .conditional([.skip(if: "c1")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
@@ -87,7 +87,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                     .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                     .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c1")], [.field(Field("rank", alias: "alias_rank", .scalar(Int.self)))]),
+                    .conditional([.skip(if: "c1")], [.field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self))))]),
                     .field(Field("name", .scalar(String.self))),
                     .conditional([.skip(if: "c1")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),

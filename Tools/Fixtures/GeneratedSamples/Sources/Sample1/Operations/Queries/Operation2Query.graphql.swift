@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
-    public static let document = "query Operation2 { root0: oneObject6 { __typename } root1: oneObject5 { __typename ...Fragment1 } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } }"
+    public static let document = "query Operation2 { root0: oneObject6 { __typename } root1: oneObject5 { __typename ...Fragment1 id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id }"
 
     public init() {}
 

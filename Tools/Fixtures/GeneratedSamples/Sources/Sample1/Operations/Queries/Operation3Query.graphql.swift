@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation3Query: GraphQLQuery {
     public static let operationName = "Operation3"
-    public static let document = "query Operation3($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename i3f1 @skip(if: $c0) { ...Fragment2 __typename ... @include(if: $c0) { o2f0 { __typename i2f0 @skip(if: $c0) name } } ... on Object2 { o2f0 { __typename ...Fragment1 } __typename o2f0 @skip(if: $c0) { __typename name i0f0 @include(if: $c2) } } } name rank } root1: allObject0 { __typename o0f1 { __typename ... on Union1 { ... { __typename } __typename ...Fragment1 ... on Union2 { __typename } } ... on Union1 { ... on Interface4 { name alias_i2f0: i2f0 i2f0 } __typename ... on Union1 { __typename } } } ... on Object0 { ... on Interface2 { ... on Interface2 @include(if: $c2) { __typename } rank @skip(if: $c1) } i2f0 rank @include(if: $c1) } name } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } } fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } }"
+    public static let document = "query Operation3($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename i3f1 @skip(if: $c0) { ...Fragment2 __typename ... @include(if: $c0) { o2f0 { __typename i2f0 @skip(if: $c0) name ... on Object0 { id } ... on Object5 { id } } } ... on Object2 { o2f0 { __typename ...Fragment1 ... on Object0 { id } ... on Object5 { id } } __typename o2f0 @skip(if: $c0) { __typename name i0f0 @include(if: $c2) ... on Object0 { id } ... on Object5 { id } } } } name rank } root1: allObject0 { __typename o0f1 { __typename ... on Union1 { ... { __typename } __typename ...Fragment1 ... on Union2 { __typename } } ... on Union1 { ... on Interface4 { name alias_i2f0: i2f0 i2f0 } __typename ... on Union1 { __typename } } } ... on Object0 { ... on Interface2 { ... on Interface2 @include(if: $c2) { __typename } rank @skip(if: $c1) } i2f0 rank @include(if: $c1) } name id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id } fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } ... on Object3 { id } }"
 
     public var c0: Bool
     public var c1: Bool
@@ -47,7 +47,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .conditional([.skip(if: "c0")], [.field(Field("i3f1", .object(I3f1.self)))]),
                 .field(Field("name", .scalar(String.self))),
-                .field(Field("rank", .scalar(Int.self))),
+                .field(Field("rank", .nonNull(.scalar(Int.self)))),
             ]
 
             /// Data with these values, as a server would send it.
@@ -55,14 +55,14 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 __typename: String,
                 i3f1: I3f1? = nil,
                 name: String? = nil,
-                rank: Int? = nil
+                rank: Int
             ) {
                 self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i3f1": i3f1._outputJSON, "name": name._outputJSON, "rank": rank._outputJSON]))
             }
 
             public var i3f1: I3f1? { __data["i3f1"] }
             public var name: String? { __data["name"] }
-            public var rank: Int? { __data["rank"] }
+            public var rank: Int { __data["rank"] }
 
             public struct I3f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
@@ -99,7 +99,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample1API.Objects.Object3
                     @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("o3f0", .scalar(String.self))),
+                        .field(Field("o3f0", .nonNull(.scalar(String.self)))),
                         .field(Field("id", .nonNull(.scalar(String.self)))),
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("o2f0", .list(.list(.object(O2f0.self))))),
@@ -107,14 +107,14 @@ nonisolated public struct Operation3Query: GraphQLQuery {
 
                     /// Data with these values, as a server would send it.
                     public init(
-                        o3f0: String? = nil,
+                        o3f0: String,
                         id: String,
                         o2f0: [[O2f0?]?]? = nil
                     ) {
                         self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f0": o3f0._outputJSON, "id": id._outputJSON, "o2f0": o2f0._outputJSON]))
                     }
 
-                    public var o3f0: String? { __data["o3f0"] }
+                    public var o3f0: String { __data["o3f0"] }
                     public var id: String { __data["id"] }
                     public var o2f0: [[O2f0?]?]? { __data["o2f0"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -212,8 +212,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("o0f1", .list(.object(O0f1.self)))),
-                .conditional([.skip(if: "c1")], [.field(Field("rank", .scalar(Int.self)))]),
-                .conditional([.include(if: "c1")], [.field(Field("rank", .scalar(Int.self)))]),
+                .conditional([.skip(if: "c1")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
+                .conditional([.include(if: "c1")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
                 .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
                 .field(Field("name", .scalar(String.self))),
             ]

@@ -4,21 +4,21 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 } i0f0 { __typename alias_name: name } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 id } i0f0 { __typename alias_name: name id } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample2API.Objects.Object5
     @_spi(Generated) public static let __selections: [Selection] = [
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
         .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-        .field(Field("rank", alias: "alias_rank", .scalar(Int.self))),
+        .field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self)))),
         .inlineFragment(AsObject2.self),
     ]
 
     /// Data with these values, as a server would send it.
     public init(
         i0f0: [[I0f0?]?]? = nil,
-        alias_rank: Int? = nil
+        alias_rank: Int
     ) {
         self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON]))
     }
@@ -27,7 +27,7 @@ nonisolated public struct Fragment0: Fragment {
     public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
 
     public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
-    public var alias_rank: Int? { __data["alias_rank"] }
+    public var alias_rank: Int { __data["alias_rank"] }
     public var asObject2: AsObject2? { _asInlineFragment() }
 
     public struct AsObject2: SelectionSet {
@@ -37,7 +37,7 @@ nonisolated public struct Fragment0: Fragment {
         @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("__typename", .nonNull(.scalar(String.self)))),
             .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-            .field(Field("rank", alias: "alias_rank", .scalar(Int.self))),
+            .field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self)))),
             .field(Field("i1f2", .nonNull(.scalar(String.self)))),
             .field(Field("o2f0", alias: "alias_o2f0", .list(.nonNull(.scalar(String.self))))),
         ]
@@ -45,7 +45,7 @@ nonisolated public struct Fragment0: Fragment {
         /// Data with these values, as a server would send it.
         public init(
             i0f0: [[I0f0?]?]? = nil,
-            alias_rank: Int? = nil,
+            alias_rank: Int,
             i1f2: String,
             alias_o2f0: [String]? = nil
         ) {
@@ -53,7 +53,7 @@ nonisolated public struct Fragment0: Fragment {
         }
 
         public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
-        public var alias_rank: Int? { __data["alias_rank"] }
+        public var alias_rank: Int { __data["alias_rank"] }
         public var i1f2: String { __data["i1f2"] }
         public var alias_o2f0: [String]? { __data["alias_o2f0"] }
     }

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
-    public static let document = "query Operation1($c1: Boolean!) { root0: oneObject5 { __typename ...Fragment0 o5f0 { ... on Interface1 { i0f0 { __typename i1f1 { __typename } } } __typename i1f1 { __typename ... on Union1 { __typename } } } ... on Interface0 @include(if: $c1) { i0f0 { __typename alias_id: id i1f2 ... on Interface1 { alias_i1f2: i1f2 ...Fragment0 } ... on Union1 { __typename } } i0f0 { __typename i1f0 { __typename i0f0 { __typename } i0f0 { __typename } } } } } } fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 } i0f0 { __typename alias_name: name } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }"
+    public static let document = "query Operation1($c1: Boolean!) { root0: oneObject5 { __typename ...Fragment0 o5f0 { ... on Interface1 { i0f0 { __typename i1f1 { __typename ... on Object4 { id } } id } } __typename i1f1 { __typename ... on Union1 { __typename } ... on Object4 { id } } ... on Object1 { id } ... on Object4 { id } } ... on Interface0 @include(if: $c1) { i0f0 { __typename alias_id: id i1f2 ... on Interface1 { alias_i1f2: i1f2 ...Fragment0 } ... on Union1 { __typename } id } i0f0 { __typename i1f0 { __typename i0f0 { __typename id } i0f0 { __typename id } } id } } } } fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 id } i0f0 { __typename alias_name: name id } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }"
 
     public var c1: Bool
 
@@ -39,7 +39,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-                .field(Field("rank", alias: "alias_rank", .scalar(Int.self))),
+                .field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self)))),
                 .field(Field("o5f0", .object(O5f0.self))),
                 .inlineFragment(AsObject2.self),
             ]
@@ -47,7 +47,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             /// Data with these values, as a server would send it.
             public init(
                 i0f0: [[I0f0?]?]? = nil,
-                alias_rank: Int? = nil,
+                alias_rank: Int,
                 o5f0: O5f0? = nil
             ) {
                 self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "o5f0": o5f0._outputJSON]))
@@ -57,7 +57,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
 
             public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
-            public var alias_rank: Int? { __data["alias_rank"] }
+            public var alias_rank: Int { __data["alias_rank"] }
             public var o5f0: O5f0? { __data["o5f0"] }
             public var asObject2: AsObject2? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -75,7 +75,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public static let __selections: [Selection] = [
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-                    .field(Field("rank", alias: "alias_rank", .scalar(Int.self))),
+                    .field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self)))),
                     .field(Field("i1f2", .nonNull(.scalar(String.self)))),
                     .field(Field("o2f0", alias: "alias_o2f0", .list(.nonNull(.scalar(String.self))))),
                     .field(Field("o5f0", .object(O5f0.self))),
@@ -84,7 +84,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 /// Data with these values, as a server would send it.
                 public init(
                     i0f0: [[I0f0?]?]? = nil,
-                    alias_rank: Int? = nil,
+                    alias_rank: Int,
                     i1f2: String,
                     alias_o2f0: [String]? = nil,
                     o5f0: O5f0? = nil
@@ -93,7 +93,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 }
 
                 public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
-                public var alias_rank: Int? { __data["alias_rank"] }
+                public var alias_rank: Int { __data["alias_rank"] }
                 public var i1f2: String { __data["i1f2"] }
                 public var alias_o2f0: [String]? { __data["alias_o2f0"] }
                 public var o5f0: O5f0? { __data["o5f0"] }
@@ -117,7 +117,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .conditional([.include(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
                     .conditional([.include(if: "c1")], [.field(Field("i1f2", alias: "alias_i1f2", .nonNull(.scalar(String.self))))]),
                     .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c1")], [.field(Field("i1f0", .list(.object(I1f0.self))))]),
+                    .conditional([.include(if: "c1")], [.field(Field("i1f0", .nonNull(.list(.object(I1f0.self)))))]),
                     .inlineFragment(AsObject5.self),
                 ]
 
@@ -153,9 +153,9 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .conditional([.include(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
                         .conditional([.include(if: "c1")], [.field(Field("i1f2", alias: "alias_i1f2", .nonNull(.scalar(String.self))))]),
                         .conditional([.include(if: "c1")], [.field(Field("i0f0", .list(.list(.object(I0f0.self)))))]),
-                        .conditional([.include(if: "c1")], [.field(Field("rank", alias: "alias_rank", .scalar(Int.self)))]),
+                        .conditional([.include(if: "c1")], [.field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self))))]),
                         .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                        .conditional([.include(if: "c1")], [.field(Field("i1f0", .list(.object(I1f0.self))))]),
+                        .conditional([.include(if: "c1")], [.field(Field("i1f0", .nonNull(.list(.object(I1f0.self)))))]),
                         .inlineFragment(AsObject2.self),
                     ]
 
@@ -202,10 +202,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             .conditional([.include(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
                             .conditional([.include(if: "c1")], [.field(Field("i1f2", alias: "alias_i1f2", .nonNull(.scalar(String.self))))]),
                             .conditional([.include(if: "c1")], [.field(Field("i0f0", .list(.list(.object(I0f0.self)))))]),
-                            .conditional([.include(if: "c1")], [.field(Field("rank", alias: "alias_rank", .scalar(Int.self)))]),
+                            .conditional([.include(if: "c1")], [.field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self))))]),
                             .conditional([.include(if: "c1")], [.field(Field("o2f0", alias: "alias_o2f0", .list(.nonNull(.scalar(String.self)))))]),
                             .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                            .conditional([.include(if: "c1")], [.field(Field("i1f0", .list(.object(I1f0.self))))]),
+                            .conditional([.include(if: "c1")], [.field(Field("i1f0", .nonNull(.list(.object(I1f0.self)))))]),
                         ]
 
                         /// Data with these values, as a server would send it.

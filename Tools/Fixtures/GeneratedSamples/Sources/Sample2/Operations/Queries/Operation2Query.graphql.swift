@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
-    public static let document = "query Operation2($c2: Boolean!) { root0: allObject1 { ... on Interface1 { i1f1 { __typename i0f0 { __typename } ... on Object2 { o2f0 @include(if: $c2) } id @include(if: $c2) } rank } __typename } }"
+    public static let document = "query Operation2($c2: Boolean!) { root0: allObject1 { ... on Interface1 { i1f1 { __typename i0f0 { __typename id } ... on Object2 { o2f0 @include(if: $c2) } id @include(if: $c2) } rank } __typename id } }"
 
     public var c2: Bool
 
@@ -38,20 +38,20 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public static let __parentType = Sample2API.Objects.Object1
             @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("i1f1", .nonNull(.object(I1f1.self)))),
-                .field(Field("rank", .scalar(Int.self))),
+                .field(Field("rank", .nonNull(.scalar(Int.self)))),
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
             ]
 
             /// Data with these values, as a server would send it.
             public init(
                 i1f1: I1f1,
-                rank: Int? = nil
+                rank: Int
             ) {
                 self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i1f1": i1f1._outputJSON, "rank": rank._outputJSON]))
             }
 
             public var i1f1: I1f1 { __data["i1f1"] }
-            public var rank: Int? { __data["rank"] }
+            public var rank: Int { __data["rank"] }
 
             public struct I1f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict

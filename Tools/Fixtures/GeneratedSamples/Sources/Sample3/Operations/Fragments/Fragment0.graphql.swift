@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 id }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface1

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
-    public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface1 { ... on Union1 { ... on Union2 { __typename ... { __typename } } ... on Object7 @include(if: $c1) { alias_o7f0: o7f0 @skip(if: $c1) { __typename ...Fragment2 @include(if: $c2) i1f0 } o7f0 @include(if: $c0) { __typename } } ... on Interface4 { ...Fragment2 ... @skip(if: $c2) { __typename } i4f0 { __typename i0f0 @include(if: $c2) { __typename } i0f0 { __typename } } ... { alias_i1f0: i1f0 alias_i1f0: i1f0 ...Fragment0 } } } __typename } root1: oneObject5 { i2f0 { __typename } __typename ... on Interface2 { ...Fragment1 } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 } fragment Fragment1 on Object2 { __typename i1f0 id } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 }"
+    public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface1 { ... on Union1 { ... on Union2 { __typename ... { __typename } } ... on Object7 @include(if: $c1) { alias_o7f0: o7f0 @skip(if: $c1) { __typename ...Fragment2 @include(if: $c2) i1f0 } o7f0 @include(if: $c0) { __typename } } ... on Interface4 { ...Fragment2 ... @skip(if: $c2) { __typename } i4f0 { __typename i0f0 @include(if: $c2) { __typename } i0f0 { __typename } ... on Object0 { id } ... on Object2 { id } } ... { alias_i1f0: i1f0 alias_i1f0: i1f0 ...Fragment0 } } } __typename ... on Object0 { id } ... on Object2 { id } } root1: oneObject5 { i2f0 { __typename } __typename ... on Interface2 { ...Fragment1 } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 id } fragment Fragment1 on Object2 { __typename i1f0 id } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }"
 
     public var c0: Bool
     public var c1: Bool
@@ -24,19 +24,19 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample3API.Objects.Query
         @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneInterface1", alias: "root0", .object(Root0.self))),
+            .field(Field("oneInterface1", alias: "root0", .nonNull(.object(Root0.self)))),
             .field(Field("oneObject5", alias: "root1", .object(Root1.self))),
         ]
 
         /// Data with these values, as a server would send it.
         public init(
-            root0: Root0? = nil,
+            root0: Root0,
             root1: Root1? = nil
         ) {
             self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
         }
 
-        public var root0: Root0? { __data["root0"] }
+        public var root0: Root0 { __data["root0"] }
         public var root1: Root1? { __data["root1"] }
 
         public struct Root0: SelectionSet {
@@ -113,8 +113,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public static let __parentType = Sample3API.Objects.Object7
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c1"), .skip(if: "c1")], [.field(Field("o7f0", alias: "alias_o7f0", .object(Alias_o7f0.self)))]),
-                        .conditional([.include(if: "c0"), .include(if: "c1")], [.field(Field("o7f0", .object(O7f0.self)))]),
+                        .conditional([.include(if: "c1"), .skip(if: "c1")], [.field(Field("o7f0", alias: "alias_o7f0", .nonNull(.object(Alias_o7f0.self))))]),
+                        .conditional([.include(if: "c0"), .include(if: "c1")], [.field(Field("o7f0", .nonNull(.object(O7f0.self))))]),
                     ]
 
                     /// Data with these values, as a server would send it.

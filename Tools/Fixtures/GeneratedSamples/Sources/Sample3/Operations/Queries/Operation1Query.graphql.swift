@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
-    public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!) { root0: allInterface2 { __typename i2f1 { __typename __typename } i2f0 { __typename o3f1 } i2f0 { ... { alias_o3f0: o3f0 @skip(if: $c0) { __typename i1f0 } o3f0 @include(if: $c1) { __typename i2f1 { __typename } i1f0 rank } } __typename } ... on Object1 { ...Fragment2 o1f2 { o3f1 __typename } o1f1 } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 }"
+    public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!) { root0: allInterface2 { __typename i2f1 { __typename __typename } i2f0 { __typename o3f1 } i2f0 { ... { alias_o3f0: o3f0 @skip(if: $c0) { __typename i1f0 } o3f0 @include(if: $c1) { __typename i2f1 { __typename } i1f0 rank } } __typename } ... on Object1 { ...Fragment2 o1f2 { o3f1 __typename } o1f1 } ... on Object0 { id } ... on Object2 { id } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 id } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }"
 
     public var c0: Bool
     public var c1: Bool
@@ -70,7 +70,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
                     .field(Field("i2f0", .list(.object(I2f0.self)))),
                     .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                    .field(Field("o1f2", .object(O1f2.self))),
+                    .field(Field("o1f2", .nonNull(.object(O1f2.self)))),
                     .field(Field("o1f1", .nonNull(.list(.scalar(Int.self))))),
                     .inlineFragment(AsObject0.self),
                 ]
@@ -80,7 +80,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     i2f1: I2f1,
                     i2f0: [I2f0?]? = nil,
                     i1f0: Int,
-                    o1f2: O1f2? = nil,
+                    o1f2: O1f2,
                     o1f1: [Int?]
                 ) {
                     self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i2f1": i2f1._outputJSON, "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON, "o1f2": o1f2._outputJSON, "o1f1": o1f1._outputJSON]))
@@ -92,7 +92,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var i2f1: I2f1 { __data["i2f1"] }
                 public var i2f0: [I2f0?]? { __data["i2f0"] }
                 public var i1f0: Int { __data["i1f0"] }
-                public var o1f2: O1f2? { __data["o1f2"] }
+                public var o1f2: O1f2 { __data["o1f2"] }
                 public var o1f1: [Int?] { __data["o1f1"] }
                 public var asObject0: AsObject0? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -112,7 +112,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
                         .field(Field("i2f0", .list(.object(I2f0.self)))),
                         .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                        .field(Field("o1f2", .object(O1f2.self))),
+                        .field(Field("o1f2", .nonNull(.object(O1f2.self)))),
                         .field(Field("o1f1", .nonNull(.list(.scalar(Int.self))))),
                     ]
 
@@ -121,7 +121,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         i2f1: I2f1,
                         i2f0: [I2f0?]? = nil,
                         i1f0: Int,
-                        o1f2: O1f2? = nil,
+                        o1f2: O1f2,
                         o1f1: [Int?]
                     ) {
                         self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i2f1": i2f1._outputJSON, "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON, "o1f2": o1f2._outputJSON, "o1f1": o1f1._outputJSON]))
@@ -130,7 +130,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public var i2f1: I2f1 { __data["i2f1"] }
                     public var i2f0: [I2f0?]? { __data["i2f0"] }
                     public var i1f0: Int { __data["i1f0"] }
-                    public var o1f2: O1f2? { __data["o1f2"] }
+                    public var o1f2: O1f2 { __data["o1f2"] }
                     public var o1f1: [Int?] { __data["o1f1"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
@@ -192,21 +192,21 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
                                 .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                                .field(Field("rank", .scalar(Int.self))),
+                                .field(Field("rank", .nonNull(.scalar(Int.self)))),
                             ]
 
                             /// Data with these values, as a server would send it.
                             public init(
                                 i2f1: I2f1,
                                 i1f0: Int,
-                                rank: Int? = nil
+                                rank: Int
                             ) {
                                 self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
                             }
 
                             public var i2f1: I2f1 { __data["i2f1"] }
                             public var i1f0: Int { __data["i1f0"] }
-                            public var rank: Int? { __data["rank"] }
+                            public var rank: Int { __data["rank"] }
 
                             public struct I2f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
@@ -310,21 +310,21 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
                         .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                        .field(Field("rank", .scalar(Int.self))),
+                        .field(Field("rank", .nonNull(.scalar(Int.self)))),
                     ]
 
                     /// Data with these values, as a server would send it.
                     public init(
                         i2f1: I2f1,
                         i1f0: Int,
-                        rank: Int? = nil
+                        rank: Int
                     ) {
                         self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
                     }
 
                     public var i2f1: I2f1 { __data["i2f1"] }
                     public var i1f0: Int { __data["i1f0"] }
-                    public var rank: Int? { __data["rank"] }
+                    public var rank: Int { __data["rank"] }
 
                     public struct I2f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict

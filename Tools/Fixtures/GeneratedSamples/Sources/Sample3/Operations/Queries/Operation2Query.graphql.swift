@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
-    public static let document = "query Operation2($c0: Boolean!) { root0: allObject2 { __typename o2f1 @skip(if: $c0) { __typename } } }"
+    public static let document = "query Operation2($c0: Boolean!) { root0: allObject2 { __typename o2f1 @skip(if: $c0) { __typename ... on Object0 { id } } id } }"
 
     public var c0: Bool
 

@@ -62,7 +62,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
                 @_spi(Generated) public static let __selections: [Selection] = [
-                    .conditional([.include(if: "c1")], [.field(Field("o1f2", .object(O1f2.self)))]),
+                    .conditional([.include(if: "c1")], [.field(Field("o1f2", .nonNull(.object(O1f2.self))))]),
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 ]
 

@@ -4,32 +4,32 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename } } ... { alias_name: name } } }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename ... on Object2 { id } } } ... { alias_name: name } ... on Object2 { id } } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
     @_spi(Generated) public static let __selections: [Selection] = [
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
         .field(Field("i0f0", .list(.nonNull(.scalar(String.self))))),
-        .field(Field("o7f0", .object(O7f0.self))),
+        .field(Field("o7f0", .nonNull(.object(O7f0.self)))),
         .field(Field("i3f0", .nonNull(.scalar(String.self)))),
-        .field(Field("i1f0", alias: "alias_i1f0", .object(Alias_i1f0.self))),
+        .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.object(Alias_i1f0.self)))),
     ]
 
     /// Data with these values, as a server would send it.
     public init(
         i0f0: [String]? = nil,
-        o7f0: O7f0? = nil,
+        o7f0: O7f0,
         i3f0: String,
-        alias_i1f0: Alias_i1f0? = nil
+        alias_i1f0: Alias_i1f0
     ) {
         self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i0f0": i0f0._outputJSON, "o7f0": o7f0._outputJSON, "i3f0": i3f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
     }
 
     public var i0f0: [String]? { __data["i0f0"] }
-    public var o7f0: O7f0? { __data["o7f0"] }
+    public var o7f0: O7f0 { __data["o7f0"] }
     public var i3f0: String { __data["i3f0"] }
-    public var alias_i1f0: Alias_i1f0? { __data["alias_i1f0"] }
+    public var alias_i1f0: Alias_i1f0 { __data["alias_i1f0"] }
 
     public struct O7f0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
@@ -75,20 +75,20 @@ nonisolated public struct Fragment0: Fragment {
         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
         @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f0", .object(I1f0.self))),
+            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
             .field(Field("name", alias: "alias_name", .scalar(String.self))),
         ]
 
         /// Data with these values, as a server would send it.
         public init(
             __typename: String,
-            i1f0: I1f0? = nil,
+            i1f0: I1f0,
             alias_name: String? = nil
         ) {
             self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_name": alias_name._outputJSON]))
         }
 
-        public var i1f0: I1f0? { __data["i1f0"] }
+        public var i1f0: I1f0 { __data["i1f0"] }
         public var alias_name: String? { __data["alias_name"] }
 
         public struct I1f0: SelectionSet {

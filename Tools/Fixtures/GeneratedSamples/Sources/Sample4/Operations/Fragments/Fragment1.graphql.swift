@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment1: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 } } ... on Object0 { __typename __typename name } }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 ... on Object2 { id } } ... on Object2 { id } } ... on Object0 { __typename __typename name } ... on Object2 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
@@ -123,18 +123,18 @@ nonisolated public struct Fragment1: Fragment {
         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
         @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f0", .object(I1f0.self))),
+            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
         ]
 
         /// Data with these values, as a server would send it.
         public init(
             __typename: String,
-            i1f0: I1f0? = nil
+            i1f0: I1f0
         ) {
             self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
         }
 
-        public var i1f0: I1f0? { __data["i1f0"] }
+        public var i1f0: I1f0 { __data["i1f0"] }
 
         public struct I1f0: SelectionSet {
             @_spi(Generated) public let __data: DataDict

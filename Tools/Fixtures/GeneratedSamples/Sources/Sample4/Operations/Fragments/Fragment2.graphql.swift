@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 } i2f0 i1f1 ...Fragment1 } }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 ... on Object2 { id } } i2f0 i1f1 ...Fragment1 } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
@@ -171,14 +171,14 @@ nonisolated public struct Fragment2: Fragment {
         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
         @_spi(Generated) public static let __selections: [Selection] = [
             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f0", .object(I1f0.self))),
+            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
             .inlineFragment(AsInterface2.self),
         ]
 
         /// Data with these values, as a server would send it.
         public init(
             __typename: String,
-            i1f0: I1f0? = nil
+            i1f0: I1f0
         ) {
             self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
         }
@@ -186,7 +186,7 @@ nonisolated public struct Fragment2: Fragment {
         /// A `Interface2`'s data, built by its type case, as this type.
         public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
-        public var i1f0: I1f0? { __data["i1f0"] }
+        public var i1f0: I1f0 { __data["i1f0"] }
         public var asInterface2: AsInterface2? { _asInlineFragment() }
 
         public struct AsInterface2: SelectionSet {
@@ -197,7 +197,7 @@ nonisolated public struct Fragment2: Fragment {
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                .field(Field("i1f0", .object(I1f0.self))),
+                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                 .inlineFragment(AsUnion1.self),
                 .inlineFragment(AsObject0.self),
             ]
@@ -207,7 +207,7 @@ nonisolated public struct Fragment2: Fragment {
                 __typename: String,
                 alias_i0f0: [String]? = nil,
                 i1f2: I1f2,
-                i1f0: I1f0? = nil
+                i1f0: I1f0
             ) {
                 self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
             }
@@ -220,7 +220,7 @@ nonisolated public struct Fragment2: Fragment {
 
             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
             public var i1f2: I1f2 { __data["i1f2"] }
-            public var i1f0: I1f0? { __data["i1f0"] }
+            public var i1f0: I1f0 { __data["i1f0"] }
             public var asUnion1: AsUnion1? { _asInlineFragment() }
             public var asObject0: AsObject0? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -239,7 +239,7 @@ nonisolated public struct Fragment2: Fragment {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                    .field(Field("i1f0", .object(I1f0.self))),
+                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                     .inlineFragment(AsObject6.self),
                 ]
 
@@ -248,7 +248,7 @@ nonisolated public struct Fragment2: Fragment {
                     __typename: String,
                     alias_i0f0: [String]? = nil,
                     i1f2: I1f2,
-                    i1f0: I1f0? = nil
+                    i1f0: I1f0
                 ) {
                     self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                 }
@@ -258,7 +258,7 @@ nonisolated public struct Fragment2: Fragment {
 
                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                 public var i1f2: I1f2 { __data["i1f2"] }
-                public var i1f0: I1f0? { __data["i1f0"] }
+                public var i1f0: I1f0 { __data["i1f0"] }
                 public var asObject6: AsObject6? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
@@ -278,7 +278,7 @@ nonisolated public struct Fragment2: Fragment {
                         .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
                         .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                         .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                        .field(Field("i1f0", .object(I1f0.self))),
+                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                     ]
 
                     /// Data with these values, as a server would send it.
@@ -287,7 +287,7 @@ nonisolated public struct Fragment2: Fragment {
                         alias_i1f1: String,
                         alias_i0f0: [String]? = nil,
                         i1f2: I1f2,
-                        i1f0: I1f0? = nil
+                        i1f0: I1f0
                     ) {
                         self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                     }
@@ -296,7 +296,7 @@ nonisolated public struct Fragment2: Fragment {
                     public var alias_i1f1: String { __data["alias_i1f1"] }
                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                     public var i1f2: I1f2 { __data["i1f2"] }
-                    public var i1f0: I1f0? { __data["i1f0"] }
+                    public var i1f0: I1f0 { __data["i1f0"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
                     public struct Fragments: FragmentContainer {
@@ -320,7 +320,7 @@ nonisolated public struct Fragment2: Fragment {
                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .scalar(String.self))),
-                    .field(Field("i1f0", .object(I1f0.self))),
+                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                 ]
 
                 /// Data with these values, as a server would send it.
@@ -328,7 +328,7 @@ nonisolated public struct Fragment2: Fragment {
                     alias_i0f0: [String]? = nil,
                     i1f2: I1f2,
                     name: String? = nil,
-                    i1f0: I1f0? = nil
+                    i1f0: I1f0
                 ) {
                     self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
                 }
@@ -336,7 +336,7 @@ nonisolated public struct Fragment2: Fragment {
                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                 public var i1f2: I1f2 { __data["i1f2"] }
                 public var name: String? { __data["name"] }
-                public var i1f0: I1f0? { __data["i1f0"] }
+                public var i1f0: I1f0 { __data["i1f0"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
                 public struct Fragments: FragmentContainer {

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
-    public static let document = "query Operation0($c0: Boolean!) { root0: allObject4 { __typename } root1: allInterface1 { __typename i1f2 @include(if: $c0) { __typename alias_i1f1: i1f1 } i1f1 } }"
+    public static let document = "query Operation0($c0: Boolean!) { root0: allObject4 { __typename } root1: allInterface1 { __typename i1f2 @include(if: $c0) { __typename alias_i1f1: i1f1 ... on Object2 { id } } i1f1 ... on Object2 { id } } }"
 
     public var c0: Bool
 

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
-    public static let document = "query Operation1($c0: Boolean!) { root0: oneInterface1 { __typename alias_name: name @include(if: $c0) } }"
+    public static let document = "query Operation1($c0: Boolean!) { root0: oneInterface1 { __typename alias_name: name @include(if: $c0) ... on Object2 { id } } }"
 
     public var c0: Bool
 
@@ -20,17 +20,17 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
         @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneInterface1", alias: "root0", .object(Root0.self))),
+            .field(Field("oneInterface1", alias: "root0", .nonNull(.object(Root0.self)))),
         ]
 
         /// Data with these values, as a server would send it.
         public init(
-            root0: Root0? = nil
+            root0: Root0
         ) {
             self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
         }
 
-        public var root0: Root0? { __data["root0"] }
+        public var root0: Root0 { __data["root0"] }
 
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict

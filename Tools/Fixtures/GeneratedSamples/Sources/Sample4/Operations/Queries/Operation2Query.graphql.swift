@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
-    public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneObject7 { __typename ... on Object7 { i1f0 { ... on Interface3 { ...Fragment0 i1f0 { __typename } rank } ... on Interface4 @include(if: $c0) { __typename } ... on Union1 { ...Fragment1 @skip(if: $c1) } __typename } rank } i3f0 @skip(if: $c2) i3f1 @include(if: $c1) { __typename alias_id: id @skip(if: $c1) o5f1 { __typename alias_o7f0: o7f0 { __typename } } } i0f0 } root1: oneInterface1 { __typename i1f2 { __typename ... on Object5 @skip(if: $c0) { ... on Interface0 { ...Fragment2 __typename } o5f1 { __typename ...Fragment0 @include(if: $c2) } ... on Interface0 { alias_name: name @include(if: $c2) ...Fragment1 } i2f0 } ... on Union1 { ... on Interface1 { i1f0 { __typename } } ...Fragment1 } name @skip(if: $c0) } i1f2 @skip(if: $c0) { __typename i1f1 i1f0 @include(if: $c1) { __typename i1f1 } i1f2 { __typename i1f0 { __typename i1f0 { __typename } } ... on Object5 { alias_i2f1: i2f1 @skip(if: $c0) id } ...Fragment2 } ...Fragment1 } } } fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename } } ... { alias_name: name } } } fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 } } ... on Object0 { __typename __typename name } } fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 } i2f0 i1f1 ...Fragment1 } }"
+    public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneObject7 { __typename ... on Object7 { i1f0 { ... on Interface3 { ...Fragment0 i1f0 { __typename ... on Object2 { id } } rank } ... on Interface4 @include(if: $c0) { __typename } ... on Union1 { ...Fragment1 @skip(if: $c1) } __typename ... on Object2 { id } } rank } i3f0 @skip(if: $c2) i3f1 @include(if: $c1) { __typename alias_id: id @skip(if: $c1) o5f1 { __typename alias_o7f0: o7f0 { __typename } } } i0f0 } root1: oneInterface1 { __typename i1f2 { __typename ... on Object5 @skip(if: $c0) { ... on Interface0 { ...Fragment2 __typename } o5f1 { __typename ...Fragment0 @include(if: $c2) } ... on Interface0 { alias_name: name @include(if: $c2) ...Fragment1 } i2f0 } ... on Union1 { ... on Interface1 { i1f0 { __typename ... on Object2 { id } } } ...Fragment1 } name @skip(if: $c0) ... on Object2 { id } } i1f2 @skip(if: $c0) { __typename i1f1 i1f0 @include(if: $c1) { __typename i1f1 ... on Object2 { id } } i1f2 { __typename i1f0 { __typename i1f0 { __typename ... on Object2 { id } } ... on Object2 { id } } ... on Object5 { alias_i2f1: i2f1 @skip(if: $c0) id } ...Fragment2 ... on Object2 { id } } ...Fragment1 ... on Object2 { id } } ... on Object2 { id } } } fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename ... on Object2 { id } } } ... { alias_name: name } ... on Object2 { id } } } fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 ... on Object2 { id } } ... on Object2 { id } } ... on Object0 { __typename __typename name } ... on Object2 { id } } fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 ... on Object2 { id } } i2f0 i1f1 ...Fragment1 } }"
 
     public var c0: Bool
     public var c1: Bool
@@ -24,20 +24,20 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
         @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneObject7", alias: "root0", .object(Root0.self))),
-            .field(Field("oneInterface1", alias: "root1", .object(Root1.self))),
+            .field(Field("oneObject7", alias: "root0", .nonNull(.object(Root0.self)))),
+            .field(Field("oneInterface1", alias: "root1", .nonNull(.object(Root1.self)))),
         ]
 
         /// Data with these values, as a server would send it.
         public init(
-            root0: Root0? = nil,
-            root1: Root1? = nil
+            root0: Root0,
+            root1: Root1
         ) {
             self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
         }
 
-        public var root0: Root0? { __data["root0"] }
-        public var root1: Root1? { __data["root1"] }
+        public var root0: Root0 { __data["root0"] }
+        public var root1: Root1 { __data["root1"] }
 
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
@@ -45,8 +45,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
             @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f0", .object(I1f0.self))),
-                .field(Field("rank", .scalar(Int.self))),
+                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
+                .field(Field("rank", .nonNull(.scalar(Int.self)))),
                 .conditional([.skip(if: "c2")], [.field(Field("i3f0", .nonNull(.scalar(String.self))))]),
                 .conditional([.include(if: "c1")], [.field(Field("i3f1", .nonNull(.list(.nonNull(.object(I3f1.self))))))]),
                 .field(Field("i0f0", .list(.nonNull(.scalar(String.self))))),
@@ -54,8 +54,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
             /// Data with these values, as a server would send it.
             public init(
-                i1f0: I1f0? = nil,
-                rank: Int? = nil,
+                i1f0: I1f0,
+                rank: Int,
                 i3f0: String? = nil,
                 i3f1: [I3f1]? = nil,
                 i0f0: [String]? = nil
@@ -63,8 +63,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "i3f0": i3f0._outputJSON, "i3f1": i3f1._outputJSON, "i0f0": i0f0._outputJSON]))
             }
 
-            public var i1f0: I1f0? { __data["i1f0"] }
-            public var rank: Int? { __data["rank"] }
+            public var i1f0: I1f0 { __data["i1f0"] }
+            public var rank: Int { __data["rank"] }
             public var i3f0: String? { __data["i3f0"] }
             public var i3f1: [I3f1]? { __data["i3f1"] }
             public var i0f0: [String]? { __data["i0f0"] }
@@ -105,8 +105,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface3
                     @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i1f0", .object(I1f0.self))),
-                        .field(Field("rank", .scalar(Int.self))),
+                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
+                        .field(Field("rank", .nonNull(.scalar(Int.self)))),
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .inlineFragment(AsObject7.self),
                     ]
@@ -114,8 +114,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     /// Data with these values, as a server would send it.
                     public init(
                         __typename: String,
-                        i1f0: I1f0? = nil,
-                        rank: Int? = nil
+                        i1f0: I1f0,
+                        rank: Int
                     ) {
                         self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
                     }
@@ -123,8 +123,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     /// A `Object7`'s data, built by its type case, as this type.
                     public init(_ value: AsObject7) { self.init(_dataDict: value.__data) }
 
-                    public var i1f0: I1f0? { __data["i1f0"] }
-                    public var rank: Int? { __data["rank"] }
+                    public var i1f0: I1f0 { __data["i1f0"] }
+                    public var rank: Int { __data["rank"] }
                     public var asObject7: AsObject7? { _asInlineFragment() }
 
                     public struct AsObject7: SelectionSet {
@@ -133,32 +133,32 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("i0f0", .list(.nonNull(.scalar(String.self))))),
-                            .field(Field("o7f0", .object(O7f0.self))),
+                            .field(Field("o7f0", .nonNull(.object(O7f0.self)))),
                             .field(Field("i3f0", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", alias: "alias_i1f0", .object(Alias_i1f0.self))),
-                            .field(Field("i1f0", .object(I1f0.self))),
-                            .field(Field("rank", .scalar(Int.self))),
+                            .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.object(Alias_i1f0.self)))),
+                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
+                            .field(Field("rank", .nonNull(.scalar(Int.self)))),
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         ]
 
                         /// Data with these values, as a server would send it.
                         public init(
                             i0f0: [String]? = nil,
-                            o7f0: O7f0? = nil,
+                            o7f0: O7f0,
                             i3f0: String,
-                            alias_i1f0: Alias_i1f0? = nil,
-                            i1f0: I1f0? = nil,
-                            rank: Int? = nil
+                            alias_i1f0: Alias_i1f0,
+                            i1f0: I1f0,
+                            rank: Int
                         ) {
                             self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i0f0": i0f0._outputJSON, "o7f0": o7f0._outputJSON, "i3f0": i3f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
                         }
 
                         public var i0f0: [String]? { __data["i0f0"] }
-                        public var o7f0: O7f0? { __data["o7f0"] }
+                        public var o7f0: O7f0 { __data["o7f0"] }
                         public var i3f0: String { __data["i3f0"] }
-                        public var alias_i1f0: Alias_i1f0? { __data["alias_i1f0"] }
-                        public var i1f0: I1f0? { __data["i1f0"] }
-                        public var rank: Int? { __data["rank"] }
+                        public var alias_i1f0: Alias_i1f0 { __data["alias_i1f0"] }
+                        public var i1f0: I1f0 { __data["i1f0"] }
+                        public var rank: Int { __data["rank"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
                         public struct Fragments: FragmentContainer {
@@ -194,22 +194,22 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface4
                     @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i1f0", .object(I1f0.self))),
-                        .field(Field("rank", .scalar(Int.self))),
+                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
+                        .field(Field("rank", .nonNull(.scalar(Int.self)))),
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     ]
 
                     /// Data with these values, as a server would send it.
                     public init(
                         __typename: String,
-                        i1f0: I1f0? = nil,
-                        rank: Int? = nil
+                        i1f0: I1f0,
+                        rank: Int
                     ) {
                         self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "rank": rank._outputJSON]))
                     }
 
-                    public var i1f0: I1f0? { __data["i1f0"] }
-                    public var rank: Int? { __data["rank"] }
+                    public var i1f0: I1f0 { __data["i1f0"] }
+                    public var rank: Int { __data["rank"] }
 
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
@@ -309,8 +309,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                         @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f0", .object(I1f0.self))),
-                            .field(Field("rank", .scalar(Int.self))),
+                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
+                            .field(Field("rank", .nonNull(.scalar(Int.self)))),
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .conditional([.skip(if: "c1")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                             .conditional([.skip(if: "c1")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -319,8 +319,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                         /// Data with these values, as a server would send it.
                         public init(
-                            i1f0: I1f0? = nil,
-                            rank: Int? = nil,
+                            i1f0: I1f0,
+                            rank: Int,
                             alias_i0f0: [String]? = nil,
                             i1f2: I1f2? = nil,
                             name: String? = nil
@@ -328,8 +328,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]))
                         }
 
-                        public var i1f0: I1f0? { __data["i1f0"] }
-                        public var rank: Int? { __data["rank"] }
+                        public var i1f0: I1f0 { __data["i1f0"] }
+                        public var rank: Int { __data["rank"] }
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                         public var i1f2: I1f2? { __data["i1f2"] }
                         public var name: String? { __data["name"] }
@@ -391,17 +391,17 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("o7f0", alias: "alias_o7f0", .object(Alias_o7f0.self))),
+                        .field(Field("o7f0", alias: "alias_o7f0", .nonNull(.object(Alias_o7f0.self)))),
                     ]
 
                     /// Data with these values, as a server would send it.
                     public init(
-                        alias_o7f0: Alias_o7f0? = nil
+                        alias_o7f0: Alias_o7f0
                     ) {
                         self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "alias_o7f0": alias_o7f0._outputJSON]))
                     }
 
-                    public var alias_o7f0: Alias_o7f0? { __data["alias_o7f0"] }
+                    public var alias_o7f0: Alias_o7f0 { __data["alias_o7f0"] }
 
                     public struct Alias_o7f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
@@ -449,7 +449,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                     .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                    .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .object(I1f0.self)))]),
+                    .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
                     .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                     .inlineFragment(AsObject5.self),
                     .inlineFragment(AsUnion1.self),
@@ -498,7 +498,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .conditional([.skip(if: "c0")], [.field(Field("o5f1", .list(.list(.object(O5f1.self)))))]),
                         .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
                         .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                        .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .object(I1f0.self)))]),
+                        .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
                         .inlineFragment(AsUnion1.self),
                         .inlineFragment(AsObject0.self),
                     ]
@@ -554,7 +554,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                             .conditional([.skip(if: "c0")], [.field(Field("o5f1", .list(.list(.object(O5f1.self)))))]),
                             .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-                            .field(Field("i1f0", .object(I1f0.self))),
+                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                             .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                             .inlineFragment(AsObject6.self),
                         ]
@@ -568,7 +568,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             alias_i0f0: [String]? = nil,
                             o5f1: [[O5f1?]?]? = nil,
                             alias_name: String? = nil,
-                            i1f0: I1f0? = nil,
+                            i1f0: I1f0,
                             name: String? = nil
                         ) {
                             self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON, "name": name._outputJSON]))
@@ -583,7 +583,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                         public var o5f1: [[O5f1?]?]? { __data["o5f1"] }
                         public var alias_name: String? { __data["alias_name"] }
-                        public var i1f0: I1f0? { __data["i1f0"] }
+                        public var i1f0: I1f0 { __data["i1f0"] }
                         public var name: String? { __data["name"] }
                         public var asObject6: AsObject6? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -608,7 +608,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                 .conditional([.skip(if: "c0")], [.field(Field("o5f1", .list(.list(.object(O5f1.self)))))]),
                                 .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                             ]
 
@@ -621,7 +621,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 alias_i0f0: [String]? = nil,
                                 o5f1: [[O5f1?]?]? = nil,
                                 alias_name: String? = nil,
-                                i1f0: I1f0? = nil,
+                                i1f0: I1f0,
                                 name: String? = nil
                             ) {
                                 self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON, "name": name._outputJSON]))
@@ -634,7 +634,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                             public var o5f1: [[O5f1?]?]? { __data["o5f1"] }
                             public var alias_name: String? { __data["alias_name"] }
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var name: String? { __data["name"] }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
@@ -652,7 +652,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .inlineFragment(AsInterface2.self),
                                 .inlineFragment(AsObject5.self),
                             ]
@@ -660,7 +660,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             /// Data with these values, as a server would send it.
                             public init(
                                 __typename: String,
-                                i1f0: I1f0? = nil
+                                i1f0: I1f0
                             ) {
                                 self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
                             }
@@ -671,7 +671,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             /// A `Object5`'s data, built by its type case, as this type.
                             public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var asInterface2: AsInterface2? { _asInlineFragment() }
                             public var asObject5: AsObject5? { _asInlineFragment() }
 
@@ -683,7 +683,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                     .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .inlineFragment(AsUnion1.self),
                                     .inlineFragment(AsObject0.self),
                                 ]
@@ -693,7 +693,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     __typename: String,
                                     alias_i0f0: [String]? = nil,
                                     i1f2: I1f2? = nil,
-                                    i1f0: I1f0? = nil
+                                    i1f0: I1f0
                                 ) {
                                     self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                                 }
@@ -706,7 +706,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2? { __data["i1f2"] }
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var asUnion1: AsUnion1? { _asInlineFragment() }
                                 public var asObject0: AsObject0? { _asInlineFragment() }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -726,7 +726,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .inlineFragment(AsObject6.self),
                                     ]
 
@@ -735,7 +735,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         __typename: String,
                                         alias_i0f0: [String]? = nil,
                                         i1f2: I1f2? = nil,
-                                        i1f0: I1f0? = nil
+                                        i1f0: I1f0
                                     ) {
                                         self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                                     }
@@ -745,7 +745,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var asObject6: AsObject6? { _asInlineFragment() }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
@@ -766,7 +766,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                            .field(Field("i1f0", .object(I1f0.self))),
+                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         ]
 
                                         /// Data with these values, as a server would send it.
@@ -775,7 +775,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             alias_i1f1: String? = nil,
                                             alias_i0f0: [String]? = nil,
                                             i1f2: I1f2? = nil,
-                                            i1f0: I1f0? = nil
+                                            i1f0: I1f0
                                         ) {
                                             self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                                         }
@@ -784,7 +784,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public var alias_i1f1: String? { __data["alias_i1f1"] }
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                         public var i1f2: I1f2? { __data["i1f2"] }
-                                        public var i1f0: I1f0? { __data["i1f0"] }
+                                        public var i1f0: I1f0 { __data["i1f0"] }
                                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
                                         public struct Fragments: FragmentContainer {
@@ -809,7 +809,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     ]
 
                                     /// Data with these values, as a server would send it.
@@ -817,7 +817,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         alias_i0f0: [String]? = nil,
                                         i1f2: I1f2? = nil,
                                         name: String? = nil,
-                                        i1f0: I1f0? = nil
+                                        i1f0: I1f0
                                     ) {
                                         self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
                                     }
@@ -825,7 +825,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
                                     public var name: String? { __data["name"] }
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
                                     public struct Fragments: FragmentContainer {
@@ -848,7 +848,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                     .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                     .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                     .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
@@ -861,7 +861,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public init(
                                     alias_i0f0: [String]? = nil,
                                     i1f2: I1f2? = nil,
-                                    i1f0: I1f0? = nil,
+                                    i1f0: I1f0,
                                     alias_i2f1: Int? = nil,
                                     id: String? = nil,
                                     i2f0: String? = nil,
@@ -878,7 +878,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2? { __data["i1f2"] }
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                 public var id: String? { __data["id"] }
                                 public var i2f0: String? { __data["i2f0"] }
@@ -903,7 +903,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
@@ -916,7 +916,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         __typename: String,
                                         alias_i0f0: [String]? = nil,
                                         i1f2: I1f2? = nil,
-                                        i1f0: I1f0? = nil,
+                                        i1f0: I1f0,
                                         alias_i2f1: Int? = nil,
                                         id: String? = nil,
                                         i2f0: String? = nil,
@@ -930,7 +930,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
                                     public var i2f0: String? { __data["i2f0"] }
@@ -956,7 +956,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                            .field(Field("i1f0", .object(I1f0.self))),
+                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                             .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
@@ -968,7 +968,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             alias_i1f1: String? = nil,
                                             alias_i0f0: [String]? = nil,
                                             i1f2: I1f2? = nil,
-                                            i1f0: I1f0? = nil,
+                                            i1f0: I1f0,
                                             alias_i2f1: Int? = nil,
                                             id: String? = nil,
                                             i1f1: String? = nil
@@ -980,7 +980,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public var alias_i1f1: String? { __data["alias_i1f1"] }
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                         public var i1f2: I1f2? { __data["i1f2"] }
-                                        public var i1f0: I1f0? { __data["i1f0"] }
+                                        public var i1f0: I1f0 { __data["i1f0"] }
                                         public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                         public var id: String? { __data["id"] }
                                         public var i1f1: String? { __data["i1f1"] }
@@ -1005,7 +1005,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
@@ -1017,7 +1017,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         alias_i0f0: [String]? = nil,
                                         i1f2: I1f2? = nil,
                                         name: String? = nil,
-                                        i1f0: I1f0? = nil,
+                                        i1f0: I1f0,
                                         alias_i2f1: Int? = nil,
                                         id: String? = nil,
                                         i2f0: String? = nil,
@@ -1029,7 +1029,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
                                     public var name: String? { __data["name"] }
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
                                     public var i2f0: String? { __data["i2f0"] }
@@ -1050,14 +1050,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
                                     @_spi(Generated) public static let __selections: [Selection] = [
                                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .inlineFragment(AsInterface2.self),
                                     ]
 
                                     /// Data with these values, as a server would send it.
                                     public init(
                                         __typename: String,
-                                        i1f0: I1f0? = nil
+                                        i1f0: I1f0
                                     ) {
                                         self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
                                     }
@@ -1065,7 +1065,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     /// A `Interface2`'s data, built by its type case, as this type.
                                     public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var asInterface2: AsInterface2? { _asInlineFragment() }
 
                                     public struct AsInterface2: SelectionSet {
@@ -1074,7 +1074,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
                                         @_spi(Generated) public static let __selections: [Selection] = [
                                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .field(Field("i1f0", .object(I1f0.self))),
+                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                             .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                             .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                                             .inlineFragment(AsUnion1.self),
@@ -1084,7 +1084,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         /// Data with these values, as a server would send it.
                                         public init(
                                             __typename: String,
-                                            i1f0: I1f0? = nil,
+                                            i1f0: I1f0,
                                             alias_i0f0: [String]? = nil,
                                             i1f2: I1f2
                                         ) {
@@ -1097,7 +1097,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         /// A `Object0`'s data, built by its type case, as this type.
                                         public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
-                                        public var i1f0: I1f0? { __data["i1f0"] }
+                                        public var i1f0: I1f0 { __data["i1f0"] }
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                         public var i1f2: I1f2 { __data["i1f2"] }
                                         public var asUnion1: AsUnion1? { _asInlineFragment() }
@@ -1115,7 +1115,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                             @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                                             @_spi(Generated) public static let __selections: [Selection] = [
-                                                .field(Field("i1f0", .object(I1f0.self))),
+                                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -1125,7 +1125,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             /// Data with these values, as a server would send it.
                                             public init(
                                                 __typename: String,
-                                                i1f0: I1f0? = nil,
+                                                i1f0: I1f0,
                                                 alias_i0f0: [String]? = nil,
                                                 i1f2: I1f2
                                             ) {
@@ -1135,7 +1135,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             /// A `Object6`'s data, built by its type case, as this type.
                                             public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
 
-                                            public var i1f0: I1f0? { __data["i1f0"] }
+                                            public var i1f0: I1f0 { __data["i1f0"] }
                                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                             public var i1f2: I1f2 { __data["i1f2"] }
                                             public var asObject6: AsObject6? { _asInlineFragment() }
@@ -1152,7 +1152,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                                 @_spi(Generated) public static let __selections: [Selection] = [
-                                                    .field(Field("i1f0", .object(I1f0.self))),
+                                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                                     .field(Field("i2f0", .nonNull(.scalar(String.self)))),
                                                     .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
@@ -1162,7 +1162,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                                 /// Data with these values, as a server would send it.
                                                 public init(
-                                                    i1f0: I1f0? = nil,
+                                                    i1f0: I1f0,
                                                     i2f0: String,
                                                     alias_i1f1: String,
                                                     alias_i0f0: [String]? = nil,
@@ -1171,7 +1171,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                     self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
                                                 }
 
-                                                public var i1f0: I1f0? { __data["i1f0"] }
+                                                public var i1f0: I1f0 { __data["i1f0"] }
                                                 public var i2f0: String { __data["i2f0"] }
                                                 public var alias_i1f1: String { __data["alias_i1f1"] }
                                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -1195,7 +1195,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                                             @_spi(Generated) public static let __selections: [Selection] = [
-                                                .field(Field("i1f0", .object(I1f0.self))),
+                                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
@@ -1204,7 +1204,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                             /// Data with these values, as a server would send it.
                                             public init(
-                                                i1f0: I1f0? = nil,
+                                                i1f0: I1f0,
                                                 alias_i0f0: [String]? = nil,
                                                 i1f2: I1f2,
                                                 name: String? = nil
@@ -1212,7 +1212,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                 self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]))
                                             }
 
-                                            public var i1f0: I1f0? { __data["i1f0"] }
+                                            public var i1f0: I1f0 { __data["i1f0"] }
                                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                             public var i1f2: I1f2 { __data["i1f2"] }
                                             public var name: String? { __data["name"] }
@@ -1259,7 +1259,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .object(I1f0.self)))]),
+                                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
                                 ]
 
                                 /// Data with these values, as a server would send it.
@@ -1327,7 +1327,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                             .conditional([.skip(if: "c0")], [.field(Field("o5f1", .list(.list(.object(O5f1.self)))))]),
                             .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-                            .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .object(I1f0.self)))]),
+                            .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
                         ]
 
                         /// Data with these values, as a server would send it.
@@ -1368,7 +1368,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .object(I1f0.self))),
+                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                             .inlineFragment(AsInterface2.self),
                             .inlineFragment(AsObject5.self),
                         ]
@@ -1376,7 +1376,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         /// Data with these values, as a server would send it.
                         public init(
                             __typename: String,
-                            i1f0: I1f0? = nil
+                            i1f0: I1f0
                         ) {
                             self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
                         }
@@ -1387,7 +1387,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         /// A `Object5`'s data, built by its type case, as this type.
                         public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
-                        public var i1f0: I1f0? { __data["i1f0"] }
+                        public var i1f0: I1f0 { __data["i1f0"] }
                         public var asInterface2: AsInterface2? { _asInlineFragment() }
                         public var asObject5: AsObject5? { _asInlineFragment() }
 
@@ -1399,7 +1399,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .inlineFragment(AsUnion1.self),
                                 .inlineFragment(AsObject0.self),
                             ]
@@ -1409,7 +1409,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 __typename: String,
                                 alias_i0f0: [String]? = nil,
                                 i1f2: I1f2,
-                                i1f0: I1f0? = nil
+                                i1f0: I1f0
                             ) {
                                 self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                             }
@@ -1422,7 +1422,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                             public var i1f2: I1f2 { __data["i1f2"] }
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var asUnion1: AsUnion1? { _asInlineFragment() }
                             public var asObject0: AsObject0? { _asInlineFragment() }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -1441,7 +1441,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .inlineFragment(AsObject6.self),
                                 ]
 
@@ -1450,7 +1450,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     __typename: String,
                                     alias_i0f0: [String]? = nil,
                                     i1f2: I1f2,
-                                    i1f0: I1f0? = nil
+                                    i1f0: I1f0
                                 ) {
                                     self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                                 }
@@ -1460,7 +1460,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var asObject6: AsObject6? { _asInlineFragment() }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
@@ -1480,7 +1480,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
                                         .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                         .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     ]
 
                                     /// Data with these values, as a server would send it.
@@ -1489,7 +1489,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         alias_i1f1: String,
                                         alias_i0f0: [String]? = nil,
                                         i1f2: I1f2,
-                                        i1f0: I1f0? = nil
+                                        i1f0: I1f0
                                     ) {
                                         self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
                                     }
@@ -1498,7 +1498,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var alias_i1f1: String { __data["alias_i1f1"] }
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2 { __data["i1f2"] }
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
                                     public struct Fragments: FragmentContainer {
@@ -1522,7 +1522,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .field(Field("name", .scalar(String.self))),
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 ]
 
                                 /// Data with these values, as a server would send it.
@@ -1530,7 +1530,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     alias_i0f0: [String]? = nil,
                                     i1f2: I1f2,
                                     name: String? = nil,
-                                    i1f0: I1f0? = nil
+                                    i1f0: I1f0
                                 ) {
                                     self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
                                 }
@@ -1538,7 +1538,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
                                 public var name: String? { __data["name"] }
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
                                 public struct Fragments: FragmentContainer {
@@ -1561,7 +1561,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                 .field(Field("id", .nonNull(.scalar(String.self)))),
                                 .field(Field("i2f0", .nonNull(.scalar(String.self)))),
@@ -1574,7 +1574,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public init(
                                 alias_i0f0: [String]? = nil,
                                 i1f2: I1f2,
-                                i1f0: I1f0? = nil,
+                                i1f0: I1f0,
                                 alias_i2f1: Int? = nil,
                                 id: String,
                                 i2f0: String,
@@ -1591,7 +1591,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                             public var i1f2: I1f2 { __data["i1f2"] }
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var alias_i2f1: Int? { __data["alias_i2f1"] }
                             public var id: String { __data["id"] }
                             public var i2f0: String { __data["i2f0"] }
@@ -1615,7 +1615,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                     .field(Field("id", .nonNull(.scalar(String.self)))),
                                     .field(Field("i2f0", .nonNull(.scalar(String.self)))),
@@ -1628,7 +1628,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     __typename: String,
                                     alias_i0f0: [String]? = nil,
                                     i1f2: I1f2,
-                                    i1f0: I1f0? = nil,
+                                    i1f0: I1f0,
                                     alias_i2f1: Int? = nil,
                                     id: String,
                                     i2f0: String,
@@ -1642,7 +1642,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                 public var id: String { __data["id"] }
                                 public var i2f0: String { __data["i2f0"] }
@@ -1667,7 +1667,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
                                         .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                         .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .field(Field("id", .nonNull(.scalar(String.self)))),
                                         .field(Field("i1f1", .nonNull(.scalar(String.self)))),
@@ -1679,7 +1679,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         alias_i1f1: String,
                                         alias_i0f0: [String]? = nil,
                                         i1f2: I1f2,
-                                        i1f0: I1f0? = nil,
+                                        i1f0: I1f0,
                                         alias_i2f1: Int? = nil,
                                         id: String,
                                         i1f1: String
@@ -1691,7 +1691,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var alias_i1f1: String { __data["alias_i1f1"] }
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2 { __data["i1f2"] }
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String { __data["id"] }
                                     public var i1f1: String { __data["i1f1"] }
@@ -1715,7 +1715,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .field(Field("name", .scalar(String.self))),
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                     .field(Field("id", .nonNull(.scalar(String.self)))),
                                     .field(Field("i2f0", .nonNull(.scalar(String.self)))),
@@ -1727,7 +1727,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     alias_i0f0: [String]? = nil,
                                     i1f2: I1f2,
                                     name: String? = nil,
-                                    i1f0: I1f0? = nil,
+                                    i1f0: I1f0,
                                     alias_i2f1: Int? = nil,
                                     id: String,
                                     i2f0: String,
@@ -1739,7 +1739,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
                                 public var name: String? { __data["name"] }
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                 public var id: String { __data["id"] }
                                 public var i2f0: String { __data["i2f0"] }
@@ -1760,14 +1760,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .inlineFragment(AsInterface2.self),
                                 ]
 
                                 /// Data with these values, as a server would send it.
                                 public init(
                                     __typename: String,
-                                    i1f0: I1f0? = nil
+                                    i1f0: I1f0
                                 ) {
                                     self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
                                 }
@@ -1775,7 +1775,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 /// A `Interface2`'s data, built by its type case, as this type.
                                 public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var asInterface2: AsInterface2? { _asInlineFragment() }
 
                                 public struct AsInterface2: SelectionSet {
@@ -1784,7 +1784,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
                                     @_spi(Generated) public static let __selections: [Selection] = [
                                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                         .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                                         .inlineFragment(AsUnion1.self),
@@ -1794,7 +1794,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     /// Data with these values, as a server would send it.
                                     public init(
                                         __typename: String,
-                                        i1f0: I1f0? = nil,
+                                        i1f0: I1f0,
                                         alias_i0f0: [String]? = nil,
                                         i1f2: I1f2
                                     ) {
@@ -1807,7 +1807,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     /// A `Object0`'s data, built by its type case, as this type.
                                     public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var i1f2: I1f2 { __data["i1f2"] }
                                     public var asUnion1: AsUnion1? { _asInlineFragment() }
@@ -1825,7 +1825,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                                         @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("i1f0", .object(I1f0.self))),
+                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                             .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                             .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -1835,7 +1835,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         /// Data with these values, as a server would send it.
                                         public init(
                                             __typename: String,
-                                            i1f0: I1f0? = nil,
+                                            i1f0: I1f0,
                                             alias_i0f0: [String]? = nil,
                                             i1f2: I1f2
                                         ) {
@@ -1845,7 +1845,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         /// A `Object6`'s data, built by its type case, as this type.
                                         public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
 
-                                        public var i1f0: I1f0? { __data["i1f0"] }
+                                        public var i1f0: I1f0 { __data["i1f0"] }
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                         public var i1f2: I1f2 { __data["i1f2"] }
                                         public var asObject6: AsObject6? { _asInlineFragment() }
@@ -1862,7 +1862,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                             @_spi(Generated) public static let __selections: [Selection] = [
-                                                .field(Field("i1f0", .object(I1f0.self))),
+                                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                                 .field(Field("i2f0", .nonNull(.scalar(String.self)))),
                                                 .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
@@ -1872,7 +1872,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                             /// Data with these values, as a server would send it.
                                             public init(
-                                                i1f0: I1f0? = nil,
+                                                i1f0: I1f0,
                                                 i2f0: String,
                                                 alias_i1f1: String,
                                                 alias_i0f0: [String]? = nil,
@@ -1881,7 +1881,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                 self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
                                             }
 
-                                            public var i1f0: I1f0? { __data["i1f0"] }
+                                            public var i1f0: I1f0 { __data["i1f0"] }
                                             public var i2f0: String { __data["i2f0"] }
                                             public var alias_i1f1: String { __data["alias_i1f1"] }
                                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -1905,7 +1905,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                                         @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("i1f0", .object(I1f0.self))),
+                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                             .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                             .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
                                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
@@ -1914,7 +1914,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                         /// Data with these values, as a server would send it.
                                         public init(
-                                            i1f0: I1f0? = nil,
+                                            i1f0: I1f0,
                                             alias_i0f0: [String]? = nil,
                                             i1f2: I1f2,
                                             name: String? = nil
@@ -1922,7 +1922,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]))
                                         }
 
-                                        public var i1f0: I1f0? { __data["i1f0"] }
+                                        public var i1f0: I1f0 { __data["i1f0"] }
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                         public var i1f2: I1f2 { __data["i1f2"] }
                                         public var name: String? { __data["name"] }
@@ -1969,20 +1969,20 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                             ]
 
                             /// Data with these values, as a server would send it.
                             public init(
                                 __typename: String,
                                 i2f1: Int,
-                                i1f0: I1f0? = nil
+                                i1f0: I1f0
                             ) {
                                 self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON]))
                             }
 
                             public var i2f1: Int { __data["i2f1"] }
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
 
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
@@ -2009,9 +2009,9 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .conditional([.include(if: "c2")], [.field(Field("i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                            .conditional([.include(if: "c2")], [.field(Field("o7f0", .object(O7f0.self)))]),
+                            .conditional([.include(if: "c2")], [.field(Field("o7f0", .nonNull(.object(O7f0.self))))]),
                             .conditional([.include(if: "c2")], [.field(Field("i3f0", .nonNull(.scalar(String.self))))]),
-                            .conditional([.include(if: "c2")], [.field(Field("i1f0", alias: "alias_i1f0", .object(Alias_i1f0.self)))]),
+                            .conditional([.include(if: "c2")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.object(Alias_i1f0.self))))]),
                         ]
 
                         /// Data with these values, as a server would send it.
@@ -2048,7 +2048,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f0", .object(I1f0.self))),
+                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                         .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                         .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -2058,7 +2058,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     /// Data with these values, as a server would send it.
                     public init(
                         __typename: String,
-                        i1f0: I1f0? = nil,
+                        i1f0: I1f0,
                         name: String? = nil,
                         i1f1: String? = nil,
                         i1f2: I1f2? = nil
@@ -2069,7 +2069,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     /// A `Interface2`'s data, built by its type case, as this type.
                     public init(_ value: AsInterface2) { self.init(_dataDict: value.__data) }
 
-                    public var i1f0: I1f0? { __data["i1f0"] }
+                    public var i1f0: I1f0 { __data["i1f0"] }
                     public var name: String? { __data["name"] }
                     public var i1f1: String? { __data["i1f1"] }
                     public var i1f2: I1f2? { __data["i1f2"] }
@@ -2080,7 +2080,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
                         @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f0", .object(I1f0.self))),
+                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                             .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -2093,7 +2093,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         /// Data with these values, as a server would send it.
                         public init(
                             __typename: String,
-                            i1f0: I1f0? = nil,
+                            i1f0: I1f0,
                             alias_i0f0: [String]? = nil,
                             i1f2: I1f2,
                             name: String? = nil,
@@ -2108,7 +2108,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         /// A `Object0`'s data, built by its type case, as this type.
                         public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
-                        public var i1f0: I1f0? { __data["i1f0"] }
+                        public var i1f0: I1f0 { __data["i1f0"] }
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                         public var i1f2: I1f2 { __data["i1f2"] }
                         public var name: String? { __data["name"] }
@@ -2128,7 +2128,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                             @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 .field(Field("i2f0", .nonNull(.scalar(String.self)))),
                                 .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
@@ -2140,7 +2140,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                             /// Data with these values, as a server would send it.
                             public init(
-                                i1f0: I1f0? = nil,
+                                i1f0: I1f0,
                                 i2f0: String,
                                 alias_i1f1: String,
                                 alias_i0f0: [String]? = nil,
@@ -2151,7 +2151,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON]))
                             }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var i2f0: String { __data["i2f0"] }
                             public var alias_i1f1: String { __data["alias_i1f1"] }
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -2172,7 +2172,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                             @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -2182,7 +2182,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                             /// Data with these values, as a server would send it.
                             public init(
-                                i1f0: I1f0? = nil,
+                                i1f0: I1f0,
                                 alias_i0f0: [String]? = nil,
                                 i1f2: I1f2,
                                 name: String? = nil,
@@ -2191,7 +2191,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON]))
                             }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                             public var i1f2: I1f2 { __data["i1f2"] }
                             public var name: String? { __data["name"] }
@@ -2211,14 +2211,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .inlineFragment(AsObject5.self),
                             ]
 
                             /// Data with these values, as a server would send it.
                             public init(
                                 __typename: String,
-                                i1f0: I1f0? = nil
+                                i1f0: I1f0
                             ) {
                                 self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
                             }
@@ -2226,7 +2226,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             /// A `Object5`'s data, built by its type case, as this type.
                             public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var asObject5: AsObject5? { _asInlineFragment() }
 
                             public struct AsObject5: SelectionSet {
@@ -2235,7 +2235,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                     .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                     .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -2248,7 +2248,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                 /// Data with these values, as a server would send it.
                                 public init(
-                                    i1f0: I1f0? = nil,
+                                    i1f0: I1f0,
                                     alias_i2f1: Int? = nil,
                                     id: String? = nil,
                                     i1f2: I1f2? = nil,
@@ -2265,7 +2265,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 /// A `Object0`'s data, built by its type case, as this type.
                                 public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                 public var id: String? { __data["id"] }
                                 public var i1f2: I1f2? { __data["i1f2"] }
@@ -2289,7 +2289,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                                     @_spi(Generated) public static let __selections: [Selection] = [
                                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -2303,7 +2303,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     /// Data with these values, as a server would send it.
                                     public init(
                                         __typename: String,
-                                        i1f0: I1f0? = nil,
+                                        i1f0: I1f0,
                                         alias_i2f1: Int? = nil,
                                         id: String? = nil,
                                         i1f2: I1f2? = nil,
@@ -2317,7 +2317,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     /// A `Object6`'s data, built by its type case, as this type.
                                     public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
 
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
@@ -2340,7 +2340,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                         @_spi(Generated) public static let __selections: [Selection] = [
                                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .field(Field("i1f0", .object(I1f0.self))),
+                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                             .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -2353,7 +2353,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                         /// Data with these values, as a server would send it.
                                         public init(
-                                            i1f0: I1f0? = nil,
+                                            i1f0: I1f0,
                                             alias_i2f1: Int? = nil,
                                             id: String? = nil,
                                             i1f2: I1f2? = nil,
@@ -2365,7 +2365,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                         }
 
-                                        public var i1f0: I1f0? { __data["i1f0"] }
+                                        public var i1f0: I1f0 { __data["i1f0"] }
                                         public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                         public var id: String? { __data["id"] }
                                         public var i1f2: I1f2? { __data["i1f2"] }
@@ -2394,7 +2394,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                                     @_spi(Generated) public static let __selections: [Selection] = [
                                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -2407,7 +2407,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                     /// Data with these values, as a server would send it.
                                     public init(
-                                        i1f0: I1f0? = nil,
+                                        i1f0: I1f0,
                                         alias_i2f1: Int? = nil,
                                         id: String? = nil,
                                         i1f2: I1f2? = nil,
@@ -2419,7 +2419,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                                     }
 
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
@@ -2449,7 +2449,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .object(I1f0.self)))]),
+                                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
                                 ]
 
                                 /// Data with these values, as a server would send it.
@@ -2512,7 +2512,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                         .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                        .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .object(I1f0.self)))]),
+                        .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                         .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                         .inlineFragment(AsUnion1.self),
@@ -2557,7 +2557,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                         @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f0", .object(I1f0.self))),
+                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
                             .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -2569,7 +2569,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         /// Data with these values, as a server would send it.
                         public init(
                             __typename: String,
-                            i1f0: I1f0? = nil,
+                            i1f0: I1f0,
                             alias_i0f0: [String]? = nil,
                             i1f2: I1f2,
                             name: String? = nil,
@@ -2581,7 +2581,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         /// A `Object6`'s data, built by its type case, as this type.
                         public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
 
-                        public var i1f0: I1f0? { __data["i1f0"] }
+                        public var i1f0: I1f0 { __data["i1f0"] }
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                         public var i1f2: I1f2 { __data["i1f2"] }
                         public var name: String? { __data["name"] }
@@ -2600,7 +2600,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                             @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                 .field(Field("i2f0", .nonNull(.scalar(String.self)))),
                                 .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
@@ -2612,7 +2612,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                             /// Data with these values, as a server would send it.
                             public init(
-                                i1f0: I1f0? = nil,
+                                i1f0: I1f0,
                                 i2f0: String,
                                 alias_i1f1: String,
                                 alias_i0f0: [String]? = nil,
@@ -2623,7 +2623,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON]))
                             }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var i2f0: String { __data["i2f0"] }
                             public var alias_i1f1: String { __data["alias_i1f1"] }
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -2665,14 +2665,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .inlineFragment(AsObject5.self),
                             ]
 
                             /// Data with these values, as a server would send it.
                             public init(
                                 __typename: String,
-                                i1f0: I1f0? = nil
+                                i1f0: I1f0
                             ) {
                                 self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
                             }
@@ -2680,7 +2680,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             /// A `Object5`'s data, built by its type case, as this type.
                             public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var asObject5: AsObject5? { _asInlineFragment() }
 
                             public struct AsObject5: SelectionSet {
@@ -2689,7 +2689,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                     .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                     .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -2702,7 +2702,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                 /// Data with these values, as a server would send it.
                                 public init(
-                                    i1f0: I1f0? = nil,
+                                    i1f0: I1f0,
                                     alias_i2f1: Int? = nil,
                                     id: String? = nil,
                                     i1f2: I1f2? = nil,
@@ -2719,7 +2719,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 /// A `Object0`'s data, built by its type case, as this type.
                                 public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                 public var id: String? { __data["id"] }
                                 public var i1f2: I1f2? { __data["i1f2"] }
@@ -2743,7 +2743,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                                     @_spi(Generated) public static let __selections: [Selection] = [
                                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -2757,7 +2757,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     /// Data with these values, as a server would send it.
                                     public init(
                                         __typename: String,
-                                        i1f0: I1f0? = nil,
+                                        i1f0: I1f0,
                                         alias_i2f1: Int? = nil,
                                         id: String? = nil,
                                         i1f2: I1f2? = nil,
@@ -2771,7 +2771,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     /// A `Object6`'s data, built by its type case, as this type.
                                     public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
 
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
@@ -2794,7 +2794,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                         @_spi(Generated) public static let __selections: [Selection] = [
                                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .field(Field("i1f0", .object(I1f0.self))),
+                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                             .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                             .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -2807,7 +2807,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                         /// Data with these values, as a server would send it.
                                         public init(
-                                            i1f0: I1f0? = nil,
+                                            i1f0: I1f0,
                                             alias_i2f1: Int? = nil,
                                             id: String? = nil,
                                             i1f2: I1f2? = nil,
@@ -2819,7 +2819,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                         }
 
-                                        public var i1f0: I1f0? { __data["i1f0"] }
+                                        public var i1f0: I1f0 { __data["i1f0"] }
                                         public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                         public var id: String? { __data["id"] }
                                         public var i1f2: I1f2? { __data["i1f2"] }
@@ -2848,7 +2848,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                                     @_spi(Generated) public static let __selections: [Selection] = [
                                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
                                         .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
@@ -2861,7 +2861,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                     /// Data with these values, as a server would send it.
                                     public init(
-                                        i1f0: I1f0? = nil,
+                                        i1f0: I1f0,
                                         alias_i2f1: Int? = nil,
                                         id: String? = nil,
                                         i1f2: I1f2? = nil,
@@ -2873,7 +2873,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                                     }
 
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String? { __data["id"] }
                                     public var i1f2: I1f2? { __data["i1f2"] }
@@ -2903,7 +2903,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public static let __selections: [Selection] = [
                                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                                     .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .object(I1f0.self)))]),
+                                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
                                 ]
 
                                 /// Data with these values, as a server would send it.
@@ -2945,7 +2945,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
                             .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
                             .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .object(I1f0.self)))]),
+                            .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
                             .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
                             .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
                             .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
@@ -2982,14 +2982,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .object(I1f0.self))),
+                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                             .inlineFragment(AsObject5.self),
                         ]
 
                         /// Data with these values, as a server would send it.
                         public init(
                             __typename: String,
-                            i1f0: I1f0? = nil
+                            i1f0: I1f0
                         ) {
                             self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
                         }
@@ -2997,7 +2997,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         /// A `Object5`'s data, built by its type case, as this type.
                         public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
-                        public var i1f0: I1f0? { __data["i1f0"] }
+                        public var i1f0: I1f0 { __data["i1f0"] }
                         public var asObject5: AsObject5? { _asInlineFragment() }
 
                         public struct AsObject5: SelectionSet {
@@ -3006,7 +3006,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                 .field(Field("id", .nonNull(.scalar(String.self)))),
                                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -3019,7 +3019,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                             /// Data with these values, as a server would send it.
                             public init(
-                                i1f0: I1f0? = nil,
+                                i1f0: I1f0,
                                 alias_i2f1: Int? = nil,
                                 id: String,
                                 i1f2: I1f2,
@@ -3036,7 +3036,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             /// A `Object0`'s data, built by its type case, as this type.
                             public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var alias_i2f1: Int? { __data["alias_i2f1"] }
                             public var id: String { __data["id"] }
                             public var i1f2: I1f2 { __data["i1f2"] }
@@ -3059,7 +3059,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                                 @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                     .field(Field("id", .nonNull(.scalar(String.self)))),
                                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -3073,7 +3073,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 /// Data with these values, as a server would send it.
                                 public init(
                                     __typename: String,
-                                    i1f0: I1f0? = nil,
+                                    i1f0: I1f0,
                                     alias_i2f1: Int? = nil,
                                     id: String,
                                     i1f2: I1f2,
@@ -3087,7 +3087,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 /// A `Object6`'s data, built by its type case, as this type.
                                 public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
 
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                 public var id: String { __data["id"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
@@ -3109,7 +3109,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                     @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("i1f0", .object(I1f0.self))),
+                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                         .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                         .field(Field("id", .nonNull(.scalar(String.self)))),
                                         .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -3122,7 +3122,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                     /// Data with these values, as a server would send it.
                                     public init(
-                                        i1f0: I1f0? = nil,
+                                        i1f0: I1f0,
                                         alias_i2f1: Int? = nil,
                                         id: String,
                                         i1f2: I1f2,
@@ -3134,7 +3134,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                     }
 
-                                    public var i1f0: I1f0? { __data["i1f0"] }
+                                    public var i1f0: I1f0 { __data["i1f0"] }
                                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                     public var id: String { __data["id"] }
                                     public var i1f2: I1f2 { __data["i1f2"] }
@@ -3162,7 +3162,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                                 @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                     .field(Field("id", .nonNull(.scalar(String.self)))),
                                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -3175,7 +3175,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                 /// Data with these values, as a server would send it.
                                 public init(
-                                    i1f0: I1f0? = nil,
+                                    i1f0: I1f0,
                                     alias_i2f1: Int? = nil,
                                     id: String,
                                     i1f2: I1f2,
@@ -3187,7 +3187,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                                 }
 
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                 public var id: String { __data["id"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
@@ -3216,20 +3216,20 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
                             @_spi(Generated) public static let __selections: [Selection] = [
                                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
                             ]
 
                             /// Data with these values, as a server would send it.
                             public init(
                                 __typename: String,
-                                i1f0: I1f0? = nil,
+                                i1f0: I1f0,
                                 i2f1: Int
                             ) {
                                 self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "i2f1": i2f1._outputJSON]))
                             }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var i2f1: Int { __data["i2f1"] }
 
                             public struct I1f0: SelectionSet {
@@ -3277,14 +3277,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f0", .object(I1f0.self))),
+                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                         .inlineFragment(AsObject5.self),
                     ]
 
                     /// Data with these values, as a server would send it.
                     public init(
                         __typename: String,
-                        i1f0: I1f0? = nil
+                        i1f0: I1f0
                     ) {
                         self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
                     }
@@ -3292,7 +3292,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     /// A `Object5`'s data, built by its type case, as this type.
                     public init(_ value: AsObject5) { self.init(_dataDict: value.__data) }
 
-                    public var i1f0: I1f0? { __data["i1f0"] }
+                    public var i1f0: I1f0 { __data["i1f0"] }
                     public var asObject5: AsObject5? { _asInlineFragment() }
 
                     public struct AsObject5: SelectionSet {
@@ -3301,7 +3301,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .object(I1f0.self))),
+                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                             .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                             .field(Field("id", .nonNull(.scalar(String.self)))),
                             .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -3314,7 +3314,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                         /// Data with these values, as a server would send it.
                         public init(
-                            i1f0: I1f0? = nil,
+                            i1f0: I1f0,
                             alias_i2f1: Int? = nil,
                             id: String,
                             i1f2: I1f2,
@@ -3331,7 +3331,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         /// A `Object0`'s data, built by its type case, as this type.
                         public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
-                        public var i1f0: I1f0? { __data["i1f0"] }
+                        public var i1f0: I1f0 { __data["i1f0"] }
                         public var alias_i2f1: Int? { __data["alias_i2f1"] }
                         public var id: String { __data["id"] }
                         public var i1f2: I1f2 { __data["i1f2"] }
@@ -3354,7 +3354,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
                             @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                 .field(Field("id", .nonNull(.scalar(String.self)))),
                                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -3368,7 +3368,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             /// Data with these values, as a server would send it.
                             public init(
                                 __typename: String,
-                                i1f0: I1f0? = nil,
+                                i1f0: I1f0,
                                 alias_i2f1: Int? = nil,
                                 id: String,
                                 i1f2: I1f2,
@@ -3382,7 +3382,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             /// A `Object6`'s data, built by its type case, as this type.
                             public init(_ value: AsObject6) { self.init(_dataDict: value.__data) }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var alias_i2f1: Int? { __data["alias_i2f1"] }
                             public var id: String { __data["id"] }
                             public var i1f2: I1f2 { __data["i1f2"] }
@@ -3404,7 +3404,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
                                 @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("i1f0", .object(I1f0.self))),
+                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                     .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                     .field(Field("id", .nonNull(.scalar(String.self)))),
                                     .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -3417,7 +3417,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                                 /// Data with these values, as a server would send it.
                                 public init(
-                                    i1f0: I1f0? = nil,
+                                    i1f0: I1f0,
                                     alias_i2f1: Int? = nil,
                                     id: String,
                                     i1f2: I1f2,
@@ -3429,7 +3429,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                 }
 
-                                public var i1f0: I1f0? { __data["i1f0"] }
+                                public var i1f0: I1f0 { __data["i1f0"] }
                                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                                 public var id: String { __data["id"] }
                                 public var i1f2: I1f2 { __data["i1f2"] }
@@ -3457,7 +3457,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
                             @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .object(I1f0.self))),
+                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                                 .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
                                 .field(Field("id", .nonNull(.scalar(String.self)))),
                                 .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
@@ -3470,7 +3470,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                             /// Data with these values, as a server would send it.
                             public init(
-                                i1f0: I1f0? = nil,
+                                i1f0: I1f0,
                                 alias_i2f1: Int? = nil,
                                 id: String,
                                 i1f2: I1f2,
@@ -3482,7 +3482,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                             }
 
-                            public var i1f0: I1f0? { __data["i1f0"] }
+                            public var i1f0: I1f0 { __data["i1f0"] }
                             public var alias_i2f1: Int? { __data["alias_i2f1"] }
                             public var id: String { __data["id"] }
                             public var i1f2: I1f2 { __data["i1f2"] }
@@ -3511,18 +3511,18 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
                         @_spi(Generated) public static let __selections: [Selection] = [
                             .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .object(I1f0.self))),
+                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
                         ]
 
                         /// Data with these values, as a server would send it.
                         public init(
                             __typename: String,
-                            i1f0: I1f0? = nil
+                            i1f0: I1f0
                         ) {
                             self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON]))
                         }
 
-                        public var i1f0: I1f0? { __data["i1f0"] }
+                        public var i1f0: I1f0 { __data["i1f0"] }
 
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1

@@ -10,15 +10,15 @@ nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
     @_spi(Generated) public static let __selections: [Selection] = [
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("rank", .scalar(Int.self))),
+        .field(Field("rank", .nonNull(.scalar(Int.self)))),
     ]
 
     /// Data with these values, as a server would send it.
     public init(
-        rank: Int? = nil
+        rank: Int
     ) {
         self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "rank": rank._outputJSON]))
     }
 
-    public var rank: Int? { __data["rank"] }
+    public var rank: Int { __data["rank"] }
 }

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface4

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
-    public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allUnion2 { __typename ... on Union1 { ... on Object3 { alias_i1f1: i1f1 { i1f0 i1f0 __typename } } ... on Union2 @include(if: $c2) { ...Fragment1 @include(if: $c1) ... on Union1 { __typename } __typename } ... on Union1 { ... on Object6 { name @include(if: $c1) } } __typename } ...Fragment0 @skip(if: $c0) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 } fragment Fragment1 on Object3 { __typename rank }"
+    public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allUnion2 { __typename ... on Union1 { ... on Object3 { alias_i1f1: i1f1 { i1f0 i1f0 __typename } } ... on Union2 @include(if: $c2) { ...Fragment1 @include(if: $c1) ... on Union1 { __typename } __typename } ... on Union1 { ... on Object6 { name @include(if: $c1) } } __typename } ...Fragment0 @skip(if: $c0) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment1 on Object3 { __typename rank }"
 
     public var c0: Bool
     public var c1: Bool
@@ -94,7 +94,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
                     @_spi(Generated) public static let __selections: [Selection] = [
                         .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
-                        .conditional([.include(if: "c1"), .include(if: "c2")], [.field(Field("rank", .scalar(Int.self)))]),
+                        .conditional([.include(if: "c1"), .include(if: "c2")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .conditional([.skip(if: "c0")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self))))]),
                         .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.scalar(String.self))))]),

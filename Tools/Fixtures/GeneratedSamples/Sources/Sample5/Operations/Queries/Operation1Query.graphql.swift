@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
-    public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface1 { __typename i1f0 } root1: allObject1 { __typename ... on Interface2 { ...Fragment2 id i0f0 { __typename ...Fragment0 i1f0 ... @include(if: $c0) { i1f0 } i1f1 { __typename name @include(if: $c2) } } i2f1 } ... on Object1 { ... on Interface4 { ... on Union1 @include(if: $c2) { __typename } alias_i4f0: i4f0 i4f0 ...Fragment0 @include(if: $c1) } i4f0 } alias_i0f2: i0f2 } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } }"
+    public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface1 { __typename i1f0 ... on Object4 { id } } root1: allObject1 { __typename ... on Interface2 { ...Fragment2 id i0f0 { __typename ...Fragment0 i1f0 ... @include(if: $c0) { i1f0 } i1f1 { __typename name @include(if: $c2) } } i2f1 } ... on Object1 { ... on Interface4 { ... on Union1 @include(if: $c2) { __typename } alias_i4f0: i4f0 i4f0 ...Fragment0 @include(if: $c1) } i4f0 } alias_i0f2: i0f2 id } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }"
 
     public var c0: Bool
     public var c1: Bool

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
-    public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface0 { __typename i0f1 { __typename ...Fragment2 o6f0 ... on Object6 { o6f0 @include(if: $c2) __typename } o6f0 } ... on Object1 { alias_o1f2: o1f2 { __typename ... on Object2 { o2f2 @skip(if: $c0) } ... { ...Fragment0 } ... on Object2 { __typename } } alias_i2f1: i2f1 ... on Object1 { i0f0 { __typename i3f0 { __typename } } } i0f1 @include(if: $c2) { __typename i4f0 @skip(if: $c0) } } ... on Object1 { i4f0 ... on Object1 { id ...Fragment2 __typename i4f0 } } } root1: allObject2 { __typename name ... on Interface0 @include(if: $c1) { i0f2 @include(if: $c2) __typename ... on Interface0 { alias_i0f0: i0f0 { __typename } i0f2 @include(if: $c1) i0f2 id @include(if: $c0) } } name alias_o2f1: o2f1 @skip(if: $c1) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } }"
+    public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface0 { __typename i0f1 { __typename ...Fragment2 o6f0 ... on Object6 { o6f0 @include(if: $c2) __typename } o6f0 } ... on Object1 { alias_o1f2: o1f2 { __typename ... on Object2 { o2f2 @skip(if: $c0) } ... { ...Fragment0 } ... on Object2 { __typename } } alias_i2f1: i2f1 ... on Object1 { i0f0 { __typename i3f0 { __typename } } } i0f1 @include(if: $c2) { __typename i4f0 @skip(if: $c0) } } ... on Object1 { i4f0 ... on Object1 { id ...Fragment2 __typename i4f0 } } ... on Object1 { id } ... on Object4 { id } } root1: allObject2 { __typename name ... on Interface0 @include(if: $c1) { i0f2 @include(if: $c2) __typename ... on Interface0 { alias_i0f0: i0f0 { __typename } i0f2 @include(if: $c1) i0f2 id @include(if: $c0) } } name alias_o2f1: o2f1 @skip(if: $c1) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }"
 
     public var c0: Bool
     public var c1: Bool
@@ -45,14 +45,14 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface0
             @_spi(Generated) public static let __selections: [Selection] = [
                 .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i0f1", .object(I0f1.self))),
+                .field(Field("i0f1", .nonNull(.object(I0f1.self)))),
                 .inlineFragment(AsObject1.self),
             ]
 
             /// Data with these values, as a server would send it.
             public init(
                 __typename: String,
-                i0f1: I0f1? = nil
+                i0f1: I0f1
             ) {
                 self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f1": i0f1._outputJSON]))
             }
@@ -60,7 +60,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             /// A `Object1`'s data, built by its type case, as this type.
             public init(_ value: AsObject1) { self.init(_dataDict: value.__data) }
 
-            public var i0f1: I0f1? { __data["i0f1"] }
+            public var i0f1: I0f1 { __data["i0f1"] }
             public var asObject1: AsObject1? { _asInlineFragment() }
 
             public struct AsObject1: SelectionSet {
@@ -68,8 +68,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Objects.Object1
                 @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i0f1", .object(I0f1.self))),
-                    .field(Field("o1f2", alias: "alias_o1f2", .list(.object(Alias_o1f2.self)))),
+                    .field(Field("i0f1", .nonNull(.object(I0f1.self)))),
+                    .field(Field("o1f2", alias: "alias_o1f2", .nonNull(.list(.object(Alias_o1f2.self))))),
                     .field(Field("i2f1", alias: "alias_i2f1", .scalar(Int.self))),
                     .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
                     .field(Field("i4f0", .scalar(Int.self))),
@@ -80,8 +80,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
 
                 /// Data with these values, as a server would send it.
                 public init(
-                    i0f1: I0f1? = nil,
-                    alias_o1f2: [Alias_o1f2?]? = nil,
+                    i0f1: I0f1,
+                    alias_o1f2: [Alias_o1f2?],
                     alias_i2f1: Int? = nil,
                     i0f0: I0f0,
                     i4f0: Int? = nil,
@@ -93,8 +93,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 /// A `Interface3`'s data, built by its type case, as this type.
                 public init(_ value: AsInterface3) { self.init(_dataDict: value.__data) }
 
-                public var i0f1: I0f1? { __data["i0f1"] }
-                public var alias_o1f2: [Alias_o1f2?]? { __data["alias_o1f2"] }
+                public var i0f1: I0f1 { __data["i0f1"] }
+                public var alias_o1f2: [Alias_o1f2?] { __data["alias_o1f2"] }
                 public var alias_i2f1: Int? { __data["alias_i2f1"] }
                 public var i0f0: I0f0 { __data["i0f0"] }
                 public var i4f0: Int? { __data["i4f0"] }
@@ -113,8 +113,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
                     @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i0f1", .object(I0f1.self))),
-                        .field(Field("o1f2", alias: "alias_o1f2", .list(.object(Alias_o1f2.self)))),
+                        .field(Field("i0f1", .nonNull(.object(I0f1.self)))),
+                        .field(Field("o1f2", alias: "alias_o1f2", .nonNull(.list(.object(Alias_o1f2.self))))),
                         .field(Field("i2f1", alias: "alias_i2f1", .scalar(Int.self))),
                         .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
                         .field(Field("i4f0", .scalar(Int.self))),
@@ -128,8 +128,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     /// Data with these values, as a server would send it.
                     public init(
                         __typename: String,
-                        i0f1: I0f1? = nil,
-                        alias_o1f2: [Alias_o1f2?]? = nil,
+                        i0f1: I0f1,
+                        alias_o1f2: [Alias_o1f2?],
                         alias_i2f1: Int? = nil,
                         i0f0: I0f0,
                         i4f0: Int? = nil,
@@ -143,8 +143,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     /// A `Union0`'s data, built by its type case, as this type.
                     public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
-                    public var i0f1: I0f1? { __data["i0f1"] }
-                    public var alias_o1f2: [Alias_o1f2?]? { __data["alias_o1f2"] }
+                    public var i0f1: I0f1 { __data["i0f1"] }
+                    public var alias_o1f2: [Alias_o1f2?] { __data["alias_o1f2"] }
                     public var alias_i2f1: Int? { __data["alias_i2f1"] }
                     public var i0f0: I0f0 { __data["i0f0"] }
                     public var i4f0: Int? { __data["i4f0"] }
@@ -165,8 +165,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
                         @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i0f1", .object(I0f1.self))),
-                            .field(Field("o1f2", alias: "alias_o1f2", .list(.object(Alias_o1f2.self)))),
+                            .field(Field("i0f1", .nonNull(.object(I0f1.self)))),
+                            .field(Field("o1f2", alias: "alias_o1f2", .nonNull(.list(.object(Alias_o1f2.self))))),
                             .field(Field("i2f1", alias: "alias_i2f1", .scalar(Int.self))),
                             .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
                             .field(Field("i4f0", .scalar(Int.self))),
@@ -179,8 +179,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         /// Data with these values, as a server would send it.
                         public init(
                             __typename: String,
-                            i0f1: I0f1? = nil,
-                            alias_o1f2: [Alias_o1f2?]? = nil,
+                            i0f1: I0f1,
+                            alias_o1f2: [Alias_o1f2?],
                             alias_i2f1: Int? = nil,
                             i0f0: I0f0,
                             i4f0: Int? = nil,
@@ -191,8 +191,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f1": i0f1._outputJSON, "alias_o1f2": alias_o1f2._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON]))
                         }
 
-                        public var i0f1: I0f1? { __data["i0f1"] }
-                        public var alias_o1f2: [Alias_o1f2?]? { __data["alias_o1f2"] }
+                        public var i0f1: I0f1 { __data["i0f1"] }
+                        public var alias_o1f2: [Alias_o1f2?] { __data["alias_o1f2"] }
                         public var alias_i2f1: Int? { __data["alias_i2f1"] }
                         public var i0f0: I0f0 { __data["i0f0"] }
                         public var i4f0: Int? { __data["i4f0"] }

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation3Query: GraphQLQuery {
     public static let operationName = "Operation3"
-    public static let document = "query Operation3($c1: Boolean!, $c2: Boolean!) { root0: oneInterface2 { __typename ... on Interface4 { ... on Union0 @include(if: $c1) { ... on Object5 { alias_o5f0: o5f0 @skip(if: $c1) } ... on Interface4 { ...Fragment2 alias_i4f0: i4f0 i4f0 } ... on Object5 { i3f0 { __typename } i1f0 } } ... on Interface4 @skip(if: $c2) { name ... on Object5 { __typename } } i4f0 ... on Interface2 { ... on Interface1 { i1f1 { __typename } ...Fragment0 } ... on Object1 @include(if: $c1) { i0f1 { __typename } } } } } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } }"
+    public static let document = "query Operation3($c1: Boolean!, $c2: Boolean!) { root0: oneInterface2 { __typename ... on Interface4 { ... on Union0 @include(if: $c1) { ... on Object5 { alias_o5f0: o5f0 @skip(if: $c1) } ... on Interface4 { ...Fragment2 alias_i4f0: i4f0 i4f0 } ... on Object5 { i3f0 { __typename } i1f0 } } ... on Interface4 @skip(if: $c2) { name ... on Object5 { __typename } } i4f0 ... on Interface2 { ... on Interface1 { i1f1 { __typename } ...Fragment0 } ... on Object1 @include(if: $c1) { i0f1 { __typename } } } } ... on Object1 { id } ... on Object4 { id } } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }"
 
     public var c1: Bool
     public var c2: Bool
@@ -467,7 +467,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
                         .field(Field("i4f0", .scalar(Int.self))),
-                        .conditional([.include(if: "c1")], [.field(Field("i0f1", .object(I0f1.self)))]),
+                        .conditional([.include(if: "c1")], [.field(Field("i0f1", .nonNull(.object(I0f1.self))))]),
                     ]
 
                     /// Data with these values, as a server would send it.

@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0

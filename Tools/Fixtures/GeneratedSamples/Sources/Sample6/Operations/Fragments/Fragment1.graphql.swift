@@ -4,7 +4,7 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment1: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Union2 { __typename ...Fragment0 }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Union2 { __typename ...Fragment0 ... on Object0 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample6API.Unions.Union2

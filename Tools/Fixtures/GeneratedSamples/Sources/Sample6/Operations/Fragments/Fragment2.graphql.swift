@@ -4,22 +4,22 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface4 { __typename i4f1 }"
+    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface4 { __typename i4f1 ... on Object0 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface4
     @_spi(Generated) public static let __selections: [Selection] = [
         .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i4f1", .list(.nonNull(.scalar(String.self))))),
+        .field(Field("i4f1", .nonNull(.list(.nonNull(.scalar(String.self)))))),
     ]
 
     /// Data with these values, as a server would send it.
     public init(
         __typename: String,
-        i4f1: [String]? = nil
+        i4f1: [String]
     ) {
         self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i4f1": i4f1._outputJSON]))
     }
 
-    public var i4f1: [String]? { __data["i4f1"] }
+    public var i4f1: [String] { __data["i4f1"] }
 }

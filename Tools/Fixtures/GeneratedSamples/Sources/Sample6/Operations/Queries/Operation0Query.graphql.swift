@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation0Query: GraphQLQuery {
     public static let operationName = "Operation0"
-    public static let document = "query Operation0($c1: Boolean!, $c2: Boolean!) { root0: allUnion0 { __typename ... on Object5 { i2f0 ... on Interface0 { __typename alias_i0f0: i0f0 { __typename } alias_name: name } ... on Interface3 { alias_i3f2: i3f2 } ... on Union0 { ... on Interface0 { i0f0 { __typename } } ... on Interface0 { alias_name: name @include(if: $c2) id alias_id: id @skip(if: $c1) __typename } } } ... on Union0 @include(if: $c2) { ... on Object5 { i1f0 { __typename i1f1 { __typename } } i2f1 { __typename ...Fragment1 } } ... on Interface1 { ... on Object6 { __typename i0f0 { __typename } alias_i2f1: i2f1 { __typename } } id __typename __typename } } ...Fragment0 } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name } fragment Fragment1 on Union2 { __typename ...Fragment0 }"
+    public static let document = "query Operation0($c1: Boolean!, $c2: Boolean!) { root0: allUnion0 { __typename ... on Object5 { i2f0 ... on Interface0 { __typename alias_i0f0: i0f0 { __typename } alias_name: name } ... on Interface3 { alias_i3f2: i3f2 } ... on Union0 { ... on Interface0 { i0f0 { __typename } } ... on Interface0 { alias_name: name @include(if: $c2) id alias_id: id @skip(if: $c1) __typename } } } ... on Union0 @include(if: $c2) { ... on Object5 { i1f0 { __typename i1f1 { __typename } ... on Object5 { id } } i2f1 { __typename ...Fragment1 ... on Object0 { id } } } ... on Interface1 { ... on Object6 { __typename i0f0 { __typename } alias_i2f1: i2f1 { __typename ... on Object0 { id } } } id __typename __typename } } ...Fragment0 ... on Object5 { id } } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } } fragment Fragment1 on Union2 { __typename ...Fragment0 ... on Object0 { id } }"
 
     public var c1: Bool
     public var c2: Bool
@@ -78,7 +78,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     .field(Field("i0f0", .object(I0f0.self))),
                     .field(Field("id", .nonNull(.scalar(String.self)))),
                     .conditional([.skip(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c2")], [.field(Field("i1f0", .list(.object(I1f0.self))))]),
+                    .conditional([.include(if: "c2")], [.field(Field("i1f0", .nonNull(.list(.object(I1f0.self)))))]),
                     .conditional([.include(if: "c2")], [.field(Field("i2f1", .nonNull(.object(I2f1.self))))]),
                     .field(Field("name", .scalar(String.self))),
                 ]

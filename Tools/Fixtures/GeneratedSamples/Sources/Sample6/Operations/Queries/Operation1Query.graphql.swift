@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation1Query: GraphQLQuery {
     public static let operationName = "Operation1"
-    public static let document = "query Operation1($c2: Boolean!) { root0: allObject4 { ... @skip(if: $c2) { ... on Interface3 { id i3f1 __typename i3f1 } } ... on Interface2 { ...Fragment0 ... on Object5 { i2f2 { __typename } } ... on Object4 @skip(if: $c2) { ... on Interface1 { alias_i0f0: i0f0 { __typename } } alias_i0f0: i0f0 { __typename ...Fragment0 @include(if: $c2) name } } i2f0 } __typename } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name }"
+    public static let document = "query Operation1($c2: Boolean!) { root0: allObject4 { ... @skip(if: $c2) { ... on Interface3 { id i3f1 __typename i3f1 } } ... on Interface2 { ...Fragment0 ... on Object5 { i2f2 { __typename ... on Object5 { id } } } ... on Object4 @skip(if: $c2) { ... on Interface1 { alias_i0f0: i0f0 { __typename } } alias_i0f0: i0f0 { __typename ...Fragment0 @include(if: $c2) name } } i2f0 } __typename } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }"
 
     public var c2: Bool
 

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation2Query: GraphQLQuery {
     public static let operationName = "Operation2"
-    public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename ... @include(if: $c0) { alias_i3f0: i3f0 @include(if: $c2) i3f1 ... on Object0 { i3f0 } id } ... { id i3f1 } ... on Interface3 { i3f0 } i3f0 } root1: allUnion0 { __typename ... on Object5 { ... { i1f0 { __typename ...Fragment0 id i1f1 @include(if: $c2) { __typename } } __typename } ... on Object5 { ... { ...Fragment0 } ...Fragment0 i3f0 i2f2 { __typename } } alias_i3f2: i3f2 @include(if: $c0) } ...Fragment0 @include(if: $c1) ... on Interface2 { ... on Union2 { ... on Interface3 { ...Fragment0 } } id name } ... on Interface3 { ... on Object5 { rank @skip(if: $c1) id @include(if: $c0) } id } } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name }"
+    public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename ... @include(if: $c0) { alias_i3f0: i3f0 @include(if: $c2) i3f1 ... on Object0 { i3f0 } id } ... { id i3f1 } ... on Interface3 { i3f0 } i3f0 ... on Object0 { id } ... on Object3 { id } ... on Object5 { id } } root1: allUnion0 { __typename ... on Object5 { ... { i1f0 { __typename ...Fragment0 id i1f1 @include(if: $c2) { __typename } } __typename } ... on Object5 { ... { ...Fragment0 } ...Fragment0 i3f0 i2f2 { __typename ... on Object5 { id } } } alias_i3f2: i3f2 @include(if: $c0) } ...Fragment0 @include(if: $c1) ... on Interface2 { ... on Union2 { ... on Interface3 { ...Fragment0 } } id name } ... on Interface3 { ... on Object5 { rank @skip(if: $c1) id @include(if: $c0) } id } ... on Object5 { id } } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }"
 
     public var c0: Bool
     public var c1: Bool
@@ -142,19 +142,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
                 @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i1f0", .list(.object(I1f0.self)))),
+                    .field(Field("i1f0", .nonNull(.list(.object(I1f0.self))))),
                     .field(Field("__typename", .nonNull(.scalar(String.self)))),
                     .field(Field("name", .scalar(String.self))),
                     .field(Field("i3f0", .list(.nonNull(.scalar(String.self))))),
                     .field(Field("i2f2", .list(.object(I2f2.self)))),
                     .conditional([.include(if: "c0")], [.field(Field("i3f2", alias: "alias_i3f2", .nonNull(.list(.scalar(Int.self)))))]),
                     .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c1")], [.field(Field("rank", .scalar(Int.self)))]),
+                    .conditional([.skip(if: "c1")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
                 ]
 
                 /// Data with these values, as a server would send it.
                 public init(
-                    i1f0: [I1f0?]? = nil,
+                    i1f0: [I1f0?],
                     name: String? = nil,
                     i3f0: [String]? = nil,
                     i2f2: [I2f2?]? = nil,
@@ -165,7 +165,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "id": id._outputJSON, "rank": rank._outputJSON]))
                 }
 
-                public var i1f0: [I1f0?]? { __data["i1f0"] }
+                public var i1f0: [I1f0?] { __data["i1f0"] }
                 public var name: String? { __data["name"] }
                 public var i3f0: [String]? { __data["i3f0"] }
                 public var i2f2: [I2f2?]? { __data["i2f2"] }
@@ -515,19 +515,19 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
                     @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i1f0", .list(.object(I1f0.self)))),
+                        .field(Field("i1f0", .nonNull(.list(.object(I1f0.self))))),
                         .field(Field("__typename", .nonNull(.scalar(String.self)))),
                         .field(Field("name", .scalar(String.self))),
                         .field(Field("i3f0", .list(.nonNull(.scalar(String.self))))),
                         .field(Field("i2f2", .list(.object(I2f2.self)))),
                         .conditional([.include(if: "c0")], [.field(Field("i3f2", alias: "alias_i3f2", .nonNull(.list(.scalar(Int.self)))))]),
                         .field(Field("id", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c1")], [.field(Field("rank", .scalar(Int.self)))]),
+                        .conditional([.skip(if: "c1")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
                     ]
 
                     /// Data with these values, as a server would send it.
                     public init(
-                        i1f0: [I1f0?]? = nil,
+                        i1f0: [I1f0?],
                         name: String? = nil,
                         i3f0: [String]? = nil,
                         i2f2: [I2f2?]? = nil,
@@ -538,7 +538,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "id": id._outputJSON, "rank": rank._outputJSON]))
                     }
 
-                    public var i1f0: [I1f0?]? { __data["i1f0"] }
+                    public var i1f0: [I1f0?] { __data["i1f0"] }
                     public var name: String? { __data["name"] }
                     public var i3f0: [String]? { __data["i3f0"] }
                     public var i2f2: [I2f2?]? { __data["i2f2"] }

@@ -5,7 +5,7 @@
 
 nonisolated public struct Operation3Query: GraphQLQuery {
     public static let operationName = "Operation3"
-    public static let document = "query Operation3($c2: Boolean!) { root0: allInterface3 { ... on Object3 @include(if: $c2) { i3f2 alias_i3f2: i3f2 i3f0 ... on Interface3 { id i3f1 id i3f2 } } __typename } }"
+    public static let document = "query Operation3($c2: Boolean!) { root0: allInterface3 { ... on Object3 @include(if: $c2) { i3f2 alias_i3f2: i3f2 i3f0 ... on Interface3 { id i3f1 id i3f2 } } __typename ... on Object0 { id } ... on Object3 { id } ... on Object5 { id } } }"
 
     public var c2: Bool
 
