@@ -454,11 +454,11 @@ enum CatchTo: String {
         return CatchTo(rawValue: value.value)
     }
 
-    /// What the generated metadata says (`THROW` says nothing: the field does not catch).
-    var metadata: String? {
+    /// How the generated metadata names it (`THROW` is not named: the field does not catch).
+    var caught: String? {
         switch self {
-        case .result: return ".result"
-        case .null: return ".null"
+        case .result: return "result"
+        case .null: return "null"
         case .throw: return nil
         }
     }

@@ -66,17 +66,6 @@ struct TypeMapping {
         }
     }
 
-    /// The `OutputType` of a field in `__selections`.
-    func metadata(_ ref: TypeRef, nested: String?) -> String {
-        switch ref {
-        case .nonNull(let inner): return ".nonNull(\(metadata(inner, nested: nested)))"
-        case .list(let inner): return ".list(\(metadata(inner, nested: nested)))"
-        case .named(let name):
-            if let leaf = leaf(name) { return ".scalar(\(leaf).self)" }
-            return ".object(\(nested ?? name).self)"
-        }
-    }
-
     /// The Swift type of a variable or input field, and whether it may be left out (`= nil`).
     func input(_ ref: TypeRef, optionalDefault: Bool = false) -> (type: String, omittable: Bool) {
         switch ref {

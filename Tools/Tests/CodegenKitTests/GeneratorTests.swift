@@ -49,9 +49,9 @@ struct GeneratorTests {
         _ = try Codegen.run(configURL: project.configURL)
         let q = try project.read("Generated/Operations/Queries/QQuery.graphql.swift")
         // Before: `id` and the Droid case's `primaryFunction` were required whatever $flag said.
-        #expect(q.contains(#".conditional([.include(if: "flag")], [.field(Field("id", .nonNull(.scalar(String.self))))])"#))
-        #expect(q.contains(#".conditional([.include(if: "flag")], [.field(Field("primaryFunction", .scalar(String.self)))])"#))
-        #expect(q.contains(#".field(Field("name", .nonNull(.scalar(String.self))))"#))
+        #expect(q.contains(#"{"if":["flag"],"then":[["id","0!"]]}"#))
+        #expect(q.contains(#"{"if":["flag"],"then":[["primaryFunction","0"]]}"#))
+        #expect(q.contains(#"["name","0!"]"#))
         #expect(q.contains("var id: TestAPI.ID? {") || q.contains("var id: String? {"))
         // A field selected in one place only: its presence says the condition holds, so its
         // selections are as written.
@@ -139,8 +139,8 @@ struct GeneratorTests {
         ])
         _ = try Codegen.run(configURL: project.configURL)
         let operation = try project.read("Generated/Operations/Queries/ItemsQuery.graphql.swift")
-        #expect(operation.contains(#"arguments: ["filter": .value("x"), "page": .variable("page")], pagination: ["page"]))"#), "\(operation)")
-        #expect(!operation.contains(#""first": .value(2)], pagination"#))
+        #expect(operation.contains(#"["items","0!",{"args":{"filter":"x","page":{"$":"page"}},"page":["page"]}]"#), "\(operation)")
+        #expect(operation.contains(#"["other","1!",{"args":{"first":2}}]"#), "not a connection field: no pages")
         // keyFields still read from the same directive.
         #expect(try project.read("Generated/TestAPI.graphql.swift").contains(#"ParentType.object("Item", keyFields: ["id"])"#))
     }
@@ -241,7 +241,7 @@ extension GeneratorTests {
         let query = try project.read("Out/Operations/Queries/ProductQuery.graphql.swift")
         #expect(query.contains("@_spi(Generated) import APICore\nimport Foundation\n"))
         #expect(query.contains("public var name: String { __data[\"name\"] }"))
-        #expect(query.contains(".field(Field(\"name\", .nonNull(.scalar(String.self))))"))
+        #expect(query.contains(#"["name","0!"]"#) && query.contains(#"String.self, Int.self)"#))
         let document = "query Product($sku: String!) { product(sku: $sku) { __typename name sku ...Size } } fragment Size on Product { __typename size }"
         #expect(query.contains("static let document = \"\(document)\""))
         let manifest = try JSONParser.parse(try project.read("manifest.json"))
@@ -408,9 +408,9 @@ struct GlobTests {
         let query = try #require(files.first { $0.path.hasSuffix("UQuery.graphql.swift") }).contents
         #expect(query.contains("var name: String {") && query.contains("var tags: [String] {"))
         #expect(query.contains("var friends: [Friend]? {") && query.contains("var nick: String? {"))
-        #expect(query.contains(#"Field("name", .nonNull(.scalar(String.self)))"#))
-        #expect(query.contains(#"Field("tags", .nonNull(.list(.nonNull(.scalar(String.self)))))"#))
-        #expect(query.contains(#"Field("friends", .list(.nonNull(.object(Friend.self))))"#))
+        #expect(query.contains(#"["name","0!"]"#))
+        #expect(query.contains(#"["tags","[0!]!"]"#))
+        #expect(query.contains(#"["friends","[1!]"]"#) && query.contains("String.self, Friend.self)"))
         #expect(query.contains(#"query U { user { __typename name tags friends { __typename nick } nick } }"#), "the document is unchanged")
     }
 
@@ -433,13 +433,13 @@ struct GlobTests {
                 """)
         let a = try #require(files.first { $0.path.hasSuffix("AQuery.graphql.swift") }).contents
         #expect(a.contains("var name: Result<String, GraphQLError> {") && a.contains("var age: Int? {") && a.contains("var nick: String? {"))
-        #expect(a.contains(#"Field("name", .nonNull(.scalar(String.self)), catchTo: .result)"#))
-        #expect(a.contains(#"Field("age", .scalar(Int.self), catchTo: .null)"#))
-        #expect(a.contains(#"Field("user", .object(User.self), catchTo: .null)"#), "the schema's default")
+        #expect(a.contains(#"["name","0!",{"catch":"result"}]"#))
+        #expect(a.contains(#"["age","1",{"catch":"null"}]"#) && a.contains("String.self, Int.self)"))
+        #expect(a.contains(#"[["user","0",{"catch":"null"}]]"#), "the schema's default")
         #expect(a.contains(#"query A { user { __typename name age nick } }"#))
         let b = try #require(files.first { $0.path.hasSuffix("BQuery.graphql.swift") }).contents
         #expect(b.contains("var name: String {") && b.contains("var nick: Result<String?, GraphQLError> {"))
-        #expect(b.contains(#"Field("user", .object(User.self)))"#), "the operation's THROW: no catch")
+        #expect(b.contains(#"[["user","0"]]"#), "the operation's THROW: no catch")
         #expect(b.contains(#"query B { user { __typename name nick } }"#))
         #expect(!files.contains { $0.path.contains("CatchTo") }, "the directive's enum is not the app's")
     }

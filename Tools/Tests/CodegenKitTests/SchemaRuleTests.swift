@@ -150,8 +150,8 @@ struct SchemaRuleTests {
                 + "  book(id: ID!): Book\n  books(ids: [ID!]!): [Book]\n}\ntype Book { id: ID! title: String }",
             operations: "query Q($id: ID!) { book(id: $id) { title } books(ids: [\"1\", \"2\"]) { title } }")
         let query = try #require(files.first { $0.path.hasSuffix("QQuery.graphql.swift") }).contents
-        #expect(query.contains(#"arguments: ["id": .variable("id")], keyArgs: ["id"]))"#))
-        #expect(query.contains(#"keyArgs: ["ids"]))"#))
+        #expect(query.contains(#"["book","0",{"args":{"id":{"$":"id"}},"keys":["id"]}]"#))
+        #expect(query.contains(#"["books","[1]",{"args":{"ids":["1","2"]},"keys":["ids"]}]"#))
     }
 
     @Test("directives: defined, allowed where used, repeated only when repeatable")

@@ -32,14 +32,7 @@ struct SelectionSetTemplate {
             w.line("\(spi)\(mutable ? "var" : "let") __data: DataDict")
             w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
             w.line("\(spi)static let __parentType = \(parentTypeReference(ir.typeName))")
-            let selections = metadata(for: ir, addTypename: role != .root)
-            if selections.isEmpty {
-                w.line("\(spi)static let __selections: [Selection] = []")
-            } else {
-                w.line("\(spi)static let __selections: [Selection] = [")
-                for entry in selections { w.line("    \(entry),") }
-                w.line("]")
-            }
+            w.line("\(spi)static let __selections\(selections(for: ir, addTypename: role != .root))")
 
             if initializers { writeInitializer(ir, role: role, into: &w) }
             let accessors = ir.fields.filter { $0.responseKey != "__typename" }
@@ -187,88 +180,103 @@ struct SelectionSetTemplate {
         return "\(context.namespace).\(group).\(context.types.swiftName(typeName))"
     }
 
-    /// The `__selections` entries: every merged field (under its conditions), then the type cases.
-    func metadata(for ir: SelectionSetIR, addTypename: Bool) -> [String] {
+    /// The `__selections` declaration's type and value: `: [Selection] = []`, or ` =
+    /// Selection.parse(text, types…)` with the metadata as one JSON text (the format is
+    /// documented with `Selection.parse` in APICore): every merged field (under its conditions),
+    /// then the type cases and deferred fragments.
+    func selections(for ir: SelectionSetIR, addTypename: Bool) -> String {
+        var types: [String] = []
+        func index(_ type: String) -> Int {
+            if let index = types.firstIndex(of: type) { return index }
+            types.append(type)
+            return types.count - 1
+        }
         var entries: [String] = []
         // Every object's `__typename` arrives (the document selects it everywhere), whatever
         // `@include`/`@skip` a `__typename` of the operation's own is under: type cases need it.
         if addTypename && !ir.fields.contains(where: { $0.responseKey == "__typename" && !$0.isConditional }) {
-            entries.append(".field(Field(\"__typename\", .nonNull(.scalar(String.self))))")
+            entries.append("[\"__typename\",\"\(index("String"))!\"]")
         }
         for field in ir.fields {
-            var arguments = ""
+            var options: [String] = []
+            if let alias = field.alias { options.append("\"alias\":\(Self.jsonString(alias))") }
             if !field.arguments.isEmpty {
-                let pairs = field.arguments.map { "\(SwiftNames.stringLiteral($0.name)): \(argumentValue($0.value))" }
-                arguments = ", arguments: [" + pairs.joined(separator: ", ") + "]"
+                options.append("\"args\":{" + field.arguments.map { "\(Self.jsonString($0.name)):\(argumentJSON($0.value))" }.joined(separator: ",") + "}")
             }
-            let alias = field.alias.map { ", alias: \(SwiftNames.stringLiteral($0))" } ?? ""
-            var pagination = ""
             if context.schema.connectionFields(of: ir.typeName).contains(field.definition.name) {
                 let names = field.definition.arguments.map(\.name).filter(SchemaModel.pageArgumentNames.contains).sorted()
-                pagination = ", pagination: [" + names.map(SwiftNames.stringLiteral).joined(separator: ", ") + "]"
+                options.append("\"page\":[" + names.map(Self.jsonString).joined(separator: ",") + "]")
             }
-            var keyArgs = ""
             if let policy = context.schema.type(named: ir.typeName)?.fieldPolicies[field.definition.name] {
-                keyArgs = ", keyArgs: [" + policy.keyArgs.map(SwiftNames.stringLiteral).joined(separator: ", ") + "]"
+                options.append("\"keys\":[" + policy.keyArgs.map(Self.jsonString).joined(separator: ",") + "]")
             }
-            let entry = ".field(Field(\(SwiftNames.stringLiteral(field.definition.name))\(alias), "
-                + context.types.metadata(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName) + arguments
-                + pagination + keyArgs + (field.catchTo.metadata.map { ", catchTo: \($0)" } ?? "") + "))"
-            if field.isConditional {
-                for conditions in field.conditionSets {
-                    entries.append(".conditional([\(conditions.map(conditionCode).joined(separator: ", "))], [\(entry)])")
-                }
-            } else {
-                entries.append(entry)
-            }
+            if let catchTo = field.catchTo.caught { options.append("\"catch\":\"\(catchTo)\"") }
+            let type = typeText(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName, index: index)
+            let entry = "[\(Self.jsonString(field.definition.name)),\"\(type)\"" + (options.isEmpty ? "" : ",{" + options.joined(separator: ",") + "}") + "]"
+            entries += conditioned(entry, field.isConditional ? field.conditionSets : [[]])
         }
         for typeCase in ir.typeCases {
-            entries.append(".inlineFragment(\(typeCase.structName).self)")
+            entries.append("{\"on\":\(index(typeCase.structName))}")
         }
         for fragment in ir.deferred {
-            var deferral = "Deferral(\(SwiftNames.stringLiteral(fragment.id))"
-            if let label = fragment.directive.label { deferral += ", label: \(SwiftNames.stringLiteral(label))" }
-            if let variable = fragment.directive.variable { deferral += ", if: .include(if: \(SwiftNames.stringLiteral(variable)))" }
-            deferral += ")"
-            let inner = fragment.fragmentName.map { ".fragment(\($0).self)" } ?? ".inlineFragment(\(fragment.name).self)"
-            let entry = ".deferred(\(deferral), [\(inner)])"
-            if fragment.isConditional {
-                for conditions in fragment.conditionSets {
-                    entries.append(".conditional([\(conditions.map(conditionCode).joined(separator: ", "))], [\(entry)])")
-                }
-            } else {
-                entries.append(entry)
-            }
+            var deferral = "\"defer\":\(Self.jsonString(fragment.id))"
+            if let label = fragment.directive.label { deferral += ",\"label\":\(Self.jsonString(label))" }
+            if let variable = fragment.directive.variable { deferral += ",\"when\":\(Self.jsonString(variable))" }
+            let inner = fragment.fragmentName.map { "{\"spread\":\(index($0))}" } ?? "{\"on\":\(index(fragment.name))}"
+            entries += conditioned("{\(deferral),\"then\":[\(inner)]}", fragment.isConditional ? fragment.conditionSets : [[]])
         }
-        return entries
+        if entries.isEmpty { return ": [Selection] = []" }
+        let text = SwiftNames.stringLiteral("[" + entries.joined(separator: ",") + "]")
+        return " = Selection.parse(\(text), " + types.map { "\($0).self" }.joined(separator: ", ") + ")"
     }
 
-    private func conditionCode(_ condition: Condition) -> String {
-        ".\(condition.inverted ? "skip" : "include")(if: \(SwiftNames.stringLiteral(condition.variable)))"
-    }
-
-    /// An `ArgumentValue`: a JSON literal, or the structure around the variables it holds.
-    private func argumentValue(_ value: GQL.Value) -> String {
-        if !value.containsVariable { return ".value(\(jsonLiteral(value)))" }
-        switch value {
-        case .variable(let name): return ".variable(\(SwiftNames.stringLiteral(name)))"
-        case .list(let values): return ".list([" + values.map(argumentValue).joined(separator: ", ") + "])"
-        case .object(let fields):
-            return ".object([" + fields.map { "\(SwiftNames.stringLiteral($0.name)): \(argumentValue($0.value))" }.joined(separator: ", ") + "])"
-        default: return ".value(nil)"
+    /// `entry` once per condition set (OR of ANDs); `[[]]` is unconditional.
+    private func conditioned(_ entry: String, _ conditionSets: [[Condition]]) -> [String] {
+        conditionSets.map { conditions in
+            guard !conditions.isEmpty else { return entry }
+            let names = conditions.map { Self.jsonString(($0.inverted ? "!" : "") + $0.variable) }
+            return "{\"if\":[" + names.joined(separator: ",") + "],\"then\":[\(entry)]}"
         }
     }
 
-    private func jsonLiteral(_ value: GQL.Value) -> String {
+    /// A field's type in the metadata text: the index of its Swift type, in `[…]` for a list,
+    /// `!` for non-null.
+    private func typeText(_ ref: TypeRef, nested: String?, index: (String) -> Int) -> String {
+        switch ref {
+        case .nonNull(let inner): return typeText(inner, nested: nested, index: index) + "!"
+        case .list(let inner): return "[" + typeText(inner, nested: nested, index: index) + "]"
+        case .named(let name): return String(index(context.types.leaf(name) ?? nested ?? name))
+        }
+    }
+
+    /// An argument as JSON: a variable is `{"$": "name"}`.
+    private func argumentJSON(_ value: GQL.Value) -> String {
         switch value {
+        case .variable(let name): return "{\"$\":\(Self.jsonString(name))}"
         case .int(let text): return text
         case .float(let text): return text.contains(".") || text.contains("e") || text.contains("E") ? text : text + ".0"
-        case .string(let string), .enumValue(let string): return SwiftNames.stringLiteral(string)
+        case .string(let string), .enumValue(let string): return Self.jsonString(string)
         case .boolean(let bool): return bool ? "true" : "false"
-        case .list(let values): return "[" + values.map(jsonLiteral).joined(separator: ", ") + "]"
-        case .object(let fields):
-            return fields.isEmpty ? "[:]" : "[" + fields.map { "\(SwiftNames.stringLiteral($0.name)): \(jsonLiteral($0.value))" }.joined(separator: ", ") + "]"
-        case .null, .variable: return "nil"
+        case .null: return "null"
+        case .list(let values): return "[" + values.map(argumentJSON).joined(separator: ",") + "]"
+        case .object(let fields): return "{" + fields.map { "\(Self.jsonString($0.name)):\(argumentJSON($0.value))" }.joined(separator: ",") + "}"
         }
+    }
+
+    /// A JSON string literal.
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 }

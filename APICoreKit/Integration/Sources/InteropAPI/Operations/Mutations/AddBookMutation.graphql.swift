@@ -19,9 +19,7 @@ nonisolated public struct AddBookMutation: GraphQLMutation {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = InteropAPI.Objects.Mutation
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("addBook", .nonNull(.object(AddBook.self)), arguments: ["input": .variable("input")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["addBook","0!",{"args":{"input":{"$":"input"}}}]]"#, AddBook.self)
 
         public var addBook: AddBook { __data["addBook"] }
 
@@ -29,13 +27,7 @@ nonisolated public struct AddBookMutation: GraphQLMutation {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = InteropAPI.Objects.Book
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("title", .nonNull(.scalar(String.self)))),
-                .field(Field("genre", .nonNull(.scalar(GraphQLEnum<InteropAPI.Genre>.self)))),
-                .field(Field("published", .nonNull(.scalar(InteropAPI.DateTime.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"],["published","2!"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self)
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }

@@ -19,9 +19,7 @@ nonisolated public struct UploadFileMutation: GraphQLMutation {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = InteropAPI.Objects.Mutation
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("upload", .nonNull(.object(Upload.self)), arguments: ["file": .variable("file")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["upload","0!",{"args":{"file":{"$":"file"}}}]]"#, Upload.self)
 
         public var upload: Upload { __data["upload"] }
 
@@ -29,12 +27,7 @@ nonisolated public struct UploadFileMutation: GraphQLMutation {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = InteropAPI.Objects.UploadResult
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("filename", .nonNull(.scalar(String.self)))),
-                .field(Field("size", .nonNull(.scalar(Int.self)))),
-                .field(Field("sha256", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["filename","0!"],["size","1!"],["sha256","0!"]]"#, String.self, Int.self)
 
             public var filename: String { __data["filename"] }
             public var size: Int { __data["size"] }

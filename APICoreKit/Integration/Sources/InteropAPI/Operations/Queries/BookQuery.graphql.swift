@@ -19,9 +19,7 @@ nonisolated public struct BookQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = InteropAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("book", .object(Book.self), arguments: ["id": .variable("id")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self)
 
         public var book: Book? { __data["book"] }
 
@@ -29,14 +27,7 @@ nonisolated public struct BookQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = InteropAPI.Objects.Book
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("title", .nonNull(.scalar(String.self)))),
-                .field(Field("genre", .nonNull(.scalar(GraphQLEnum<InteropAPI.Genre>.self)))),
-                .field(Field("published", .nonNull(.scalar(InteropAPI.DateTime.self)))),
-                .field(Field("rating", .scalar(Int.self))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"],["published","2!"],["rating","3"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self, Int.self)
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }

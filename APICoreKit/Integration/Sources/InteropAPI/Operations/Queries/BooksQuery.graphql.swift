@@ -19,9 +19,7 @@ nonisolated public struct BooksQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = InteropAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("books", .nonNull(.list(.nonNull(.object(Book.self)))), arguments: ["genre": .variable("genre")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["books","[0!]!",{"args":{"genre":{"$":"genre"}}}]]"#, Book.self)
 
         public var books: [Book] { __data["books"] }
 
@@ -29,12 +27,7 @@ nonisolated public struct BooksQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = InteropAPI.Objects.Book
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("title", .nonNull(.scalar(String.self)))),
-                .field(Field("genre", .nonNull(.scalar(GraphQLEnum<InteropAPI.Genre>.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self)
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }

@@ -21,9 +21,7 @@ nonisolated public struct CountSubscription: GraphQLSubscription {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = InteropAPI.Objects.Subscription
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("count", .nonNull(.scalar(Int.self)), arguments: ["to": .variable("to"), "intervalMs": .variable("intervalMs")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["count","0!",{"args":{"to":{"$":"to"},"intervalMs":{"$":"intervalMs"}}}]]"#, Int.self)
 
         public var count: Int { __data["count"] }
     }

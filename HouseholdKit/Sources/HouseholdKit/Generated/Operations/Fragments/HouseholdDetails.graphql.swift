@@ -9,15 +9,7 @@ nonisolated struct HouseholdDetails: Fragment {
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
     static let __parentType = HouseholdAPI.Objects.Household
-    static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("id", .nonNull(.scalar(String.self)))),
-        .field(Field("name", .nonNull(.scalar(String.self)))),
-        .field(Field("createdAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-        .field(Field("monthlyBudget", .object(MonthlyBudget.self))),
-        .field(Field("members", .nonNull(.list(.nonNull(.object(Member.self)))))),
-        .field(Field("invitations", .nonNull(.list(.nonNull(.object(Invitation.self)))))),
-    ]
+    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self)
 
     var id: String { __data["id"] }
     var name: String { __data["name"] }
@@ -34,11 +26,7 @@ nonisolated struct HouseholdDetails: Fragment {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Budget
-        static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("amount", .nonNull(.scalar(SharedAPI.Decimal.self)))),
-            .field(Field("currency", .nonNull(.scalar(GraphQLEnum<SharedAPI.Currency>.self)))),
-        ]
+        static let __selections = Selection.parse(#"[["__typename","0!"],["amount","1!"],["currency","2!"]]"#, String.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self)
 
         var amount: SharedAPI.Decimal { __data["amount"] }
         var currency: GraphQLEnum<SharedAPI.Currency> { __data["currency"] }
@@ -49,14 +37,7 @@ nonisolated struct HouseholdDetails: Fragment {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Member
-        static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("id", .nonNull(.scalar(String.self)))),
-            .field(Field("userId", .nonNull(.scalar(String.self)))),
-            .field(Field("displayName", .nonNull(.scalar(String.self)))),
-            .field(Field("role", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.MemberRole>.self)))),
-            .field(Field("joinedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-        ]
+        static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
 
         var id: String { __data["id"] }
         /// The user this member is.
@@ -78,14 +59,7 @@ nonisolated struct HouseholdDetails: Fragment {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Invitation
-        static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("id", .nonNull(.scalar(String.self)))),
-            .field(Field("email", .nonNull(.scalar(String.self)))),
-            .field(Field("role", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.MemberRole>.self)))),
-            .field(Field("status", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.InvitationStatus>.self)))),
-            .field(Field("expiresAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-        ]
+        static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["role","1!"],["status","2!"],["expiresAt","3!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, GraphQLEnum<HouseholdAPI.InvitationStatus>.self, SharedAPI.DateTime.self)
 
         var id: String { __data["id"] }
         var email: String { __data["email"] }

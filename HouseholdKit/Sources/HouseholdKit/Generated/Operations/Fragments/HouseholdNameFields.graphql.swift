@@ -9,11 +9,7 @@ nonisolated struct HouseholdNameFields: Fragment, MutableSelectionSet {
     var __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
     static let __parentType = HouseholdAPI.Objects.Household
-    static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("id", .nonNull(.scalar(String.self)))),
-        .field(Field("name", .nonNull(.scalar(String.self)))),
-    ]
+    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
 
     var id: String {
         get { __data["id"] }

@@ -9,14 +9,7 @@ nonisolated struct MemberDetails: Fragment {
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
     static let __parentType = HouseholdAPI.Objects.Member
-    static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("id", .nonNull(.scalar(String.self)))),
-        .field(Field("userId", .nonNull(.scalar(String.self)))),
-        .field(Field("displayName", .nonNull(.scalar(String.self)))),
-        .field(Field("role", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.MemberRole>.self)))),
-        .field(Field("joinedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-    ]
+    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
 
     var id: String { __data["id"] }
     /// The user this member is.

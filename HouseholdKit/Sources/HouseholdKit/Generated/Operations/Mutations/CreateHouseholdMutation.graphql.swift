@@ -20,9 +20,7 @@ nonisolated struct CreateHouseholdMutation: GraphQLMutation {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Mutation
-        static let __selections: [Selection] = [
-            .field(Field("createHousehold", .nonNull(.object(CreateHousehold.self)), arguments: ["input": .object(["name": .variable("name")])])),
-        ]
+        static let __selections = Selection.parse(#"[["createHousehold","0!",{"args":{"input":{"name":{"$":"name"}}}}]]"#, CreateHousehold.self)
 
         var createHousehold: CreateHousehold { __data["createHousehold"] }
 
@@ -31,15 +29,7 @@ nonisolated struct CreateHouseholdMutation: GraphQLMutation {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = HouseholdAPI.Objects.Household
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .field(Field("createdAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                .field(Field("monthlyBudget", .object(MonthlyBudget.self))),
-                .field(Field("members", .nonNull(.list(.nonNull(.object(Member.self)))))),
-                .field(Field("invitations", .nonNull(.list(.nonNull(.object(Invitation.self)))))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self)
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }

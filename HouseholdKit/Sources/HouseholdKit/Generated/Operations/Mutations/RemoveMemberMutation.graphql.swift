@@ -20,9 +20,7 @@ nonisolated struct RemoveMemberMutation: GraphQLMutation {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Mutation
-        static let __selections: [Selection] = [
-            .field(Field("removeMember", .nonNull(.scalar(String.self)), arguments: ["memberId": .variable("memberId")])),
-        ]
+        static let __selections = Selection.parse(#"[["removeMember","0!",{"args":{"memberId":{"$":"memberId"}}}]]"#, String.self)
 
         /// Removes a member; answers the removed member's id.
         var removeMember: String { __data["removeMember"] }

@@ -22,9 +22,7 @@ nonisolated struct RenameHouseholdMutation: GraphQLMutation {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Mutation
-        static let __selections: [Selection] = [
-            .field(Field("updateHousehold", .nonNull(.object(UpdateHousehold.self)), arguments: ["id": .variable("id"), "input": .object(["name": .variable("name")])])),
-        ]
+        static let __selections = Selection.parse(#"[["updateHousehold","0!",{"args":{"id":{"$":"id"},"input":{"name":{"$":"name"}}}}]]"#, UpdateHousehold.self)
 
         /// Data with these values, as a server would send it.
         init(
@@ -40,15 +38,7 @@ nonisolated struct RenameHouseholdMutation: GraphQLMutation {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = HouseholdAPI.Objects.Household
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .field(Field("createdAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                .field(Field("monthlyBudget", .object(MonthlyBudget.self))),
-                .field(Field("members", .nonNull(.list(.nonNull(.object(Member.self)))))),
-                .field(Field("invitations", .nonNull(.list(.nonNull(.object(Invitation.self)))))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self)
 
             /// Data with these values, as a server would send it.
             init(

@@ -20,9 +20,7 @@ nonisolated struct UpdateMemberMutation: GraphQLMutation {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Mutation
-        static let __selections: [Selection] = [
-            .field(Field("updateMember", .nonNull(.object(UpdateMember.self)), arguments: ["input": .variable("input")])),
-        ]
+        static let __selections = Selection.parse(#"[["updateMember","0!",{"args":{"input":{"$":"input"}}}]]"#, UpdateMember.self)
 
         /// Data with these values, as a server would send it.
         init(
@@ -38,14 +36,7 @@ nonisolated struct UpdateMemberMutation: GraphQLMutation {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = HouseholdAPI.Objects.Member
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("userId", .nonNull(.scalar(String.self)))),
-                .field(Field("displayName", .nonNull(.scalar(String.self)))),
-                .field(Field("role", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.MemberRole>.self)))),
-                .field(Field("joinedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
 
             /// Data with these values, as a server would send it.
             init(

@@ -21,9 +21,7 @@ nonisolated struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
         var __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Query
-        static let __selections: [Selection] = [
-            .field(Field("household", .object(Household.self), arguments: ["id": .variable("id")])),
-        ]
+        static let __selections = Selection.parse(#"[["household","0",{"args":{"id":{"$":"id"}}}]]"#, Household.self)
 
         var household: Household? {
             get { __data["household"] }
@@ -35,11 +33,7 @@ nonisolated struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
             var __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = HouseholdAPI.Objects.Household
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
 
             var id: String {
                 get { __data["id"] }

@@ -14,9 +14,7 @@ nonisolated struct HouseholdsQuery: GraphQLQuery {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Query
-        static let __selections: [Selection] = [
-            .field(Field("households", .nonNull(.list(.nonNull(.object(Household.self)))))),
-        ]
+        static let __selections = Selection.parse(#"[["households","[0!]!"]]"#, Household.self)
 
         /// The households the signed-in user belongs to.
         var households: [Household] { __data["households"] }
@@ -26,12 +24,7 @@ nonisolated struct HouseholdsQuery: GraphQLQuery {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = HouseholdAPI.Objects.Household
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .field(Field("members", .nonNull(.list(.nonNull(.object(Member.self)))))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["members","[1!]!"]]"#, String.self, Member.self)
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }
@@ -43,10 +36,7 @@ nonisolated struct HouseholdsQuery: GraphQLQuery {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
                 static let __parentType = HouseholdAPI.Objects.Member
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                ]
+                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self)
 
                 var id: String { __data["id"] }
             }

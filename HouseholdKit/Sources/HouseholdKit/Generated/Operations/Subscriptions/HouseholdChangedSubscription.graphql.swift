@@ -20,9 +20,7 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = HouseholdAPI.Objects.Subscription
-        static let __selections: [Selection] = [
-            .field(Field("householdChanged", .nonNull(.object(HouseholdChanged.self)), arguments: ["id": .variable("id")])),
-        ]
+        static let __selections = Selection.parse(#"[["householdChanged","0!",{"args":{"id":{"$":"id"}}}]]"#, HouseholdChanged.self)
 
         /// Every change to a household, as it happens.
         var householdChanged: HouseholdChanged { __data["householdChanged"] }
@@ -32,12 +30,7 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = HouseholdAPI.Objects.HouseholdEvent
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("kind", .nonNull(.scalar(GraphQLEnum<HouseholdAPI.HouseholdEventKind>.self)))),
-                .field(Field("occurredAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                .field(Field("household", .nonNull(.object(Household.self)))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["kind","1!"],["occurredAt","2!"],["household","3!"]]"#, String.self, GraphQLEnum<HouseholdAPI.HouseholdEventKind>.self, SharedAPI.DateTime.self, Household.self)
 
             var kind: GraphQLEnum<HouseholdAPI.HouseholdEventKind> { __data["kind"] }
             var occurredAt: SharedAPI.DateTime { __data["occurredAt"] }
@@ -48,15 +41,7 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
                 static let __parentType = HouseholdAPI.Objects.Household
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                    .field(Field("createdAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                    .field(Field("monthlyBudget", .object(MonthlyBudget.self))),
-                    .field(Field("members", .nonNull(.list(.nonNull(.object(Member.self)))))),
-                    .field(Field("invitations", .nonNull(.list(.nonNull(.object(Invitation.self)))))),
-                ]
+                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self)
 
                 var id: String { __data["id"] }
                 var name: String { __data["name"] }

@@ -9,14 +9,7 @@ nonisolated struct InventoryItemDetails: Fragment {
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
     static let __parentType = ProductAPI.Objects.InventoryItem
-    static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("id", .nonNull(.scalar(String.self)))),
-        .field(Field("householdId", .nonNull(.scalar(String.self)))),
-        .field(Field("quantity", .nonNull(.scalar(Int.self)))),
-        .field(Field("expiresAt", .scalar(SharedAPI.DateTime.self))),
-        .field(Field("product", .nonNull(.object(Product.self)))),
-    ]
+    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self)
 
     var id: String { __data["id"] }
     var householdId: String { __data["householdId"] }
@@ -30,17 +23,7 @@ nonisolated struct InventoryItemDetails: Fragment {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = ProductAPI.Objects.Product
-        static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("id", .nonNull(.scalar(String.self)))),
-            .field(Field("sku", .nonNull(.scalar(String.self)))),
-            .field(Field("name", .nonNull(.scalar(String.self)))),
-            .field(Field("description", .scalar(String.self))),
-            .field(Field("tags", .nonNull(.list(.nonNull(.scalar(String.self)))))),
-            .field(Field("updatedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-            .field(Field("category", .nonNull(.object(Category.self)))),
-            .field(Field("price", .nonNull(.object(Price.self)))),
-        ]
+        static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self)
 
         var id: String { __data["id"] }
         /// The stock-keeping unit, unique in the catalog.

@@ -9,17 +9,7 @@ nonisolated struct ProductDetails: Fragment {
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
     static let __parentType = ProductAPI.Objects.Product
-    static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("id", .nonNull(.scalar(String.self)))),
-        .field(Field("sku", .nonNull(.scalar(String.self)))),
-        .field(Field("name", .nonNull(.scalar(String.self)))),
-        .field(Field("description", .scalar(String.self))),
-        .field(Field("tags", .nonNull(.list(.nonNull(.scalar(String.self)))))),
-        .field(Field("updatedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-        .field(Field("category", .nonNull(.object(Category.self)))),
-        .field(Field("price", .nonNull(.object(Price.self)))),
-    ]
+    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self)
 
     var id: String { __data["id"] }
     /// The stock-keeping unit, unique in the catalog.
@@ -36,11 +26,7 @@ nonisolated struct ProductDetails: Fragment {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = ProductAPI.Objects.Category
-        static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("id", .nonNull(.scalar(String.self)))),
-            .field(Field("name", .nonNull(.scalar(String.self)))),
-        ]
+        static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
 
         var id: String { __data["id"] }
         var name: String { __data["name"] }
@@ -51,11 +37,7 @@ nonisolated struct ProductDetails: Fragment {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = ProductAPI.Objects.Price
-        static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("amount", .nonNull(.scalar(SharedAPI.Decimal.self)))),
-            .field(Field("currency", .nonNull(.scalar(GraphQLEnum<SharedAPI.Currency>.self)))),
-        ]
+        static let __selections = Selection.parse(#"[["__typename","0!"],["amount","1!"],["currency","2!"]]"#, String.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self)
 
         var amount: SharedAPI.Decimal { __data["amount"] }
         var currency: GraphQLEnum<SharedAPI.Currency> { __data["currency"] }

@@ -14,9 +14,7 @@ nonisolated struct CategoriesQuery: GraphQLQuery {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = ProductAPI.Objects.Query
-        static let __selections: [Selection] = [
-            .field(Field("categories", .nonNull(.list(.nonNull(.object(Category.self)))))),
-        ]
+        static let __selections = Selection.parse(#"[["categories","[0!]!"]]"#, Category.self)
 
         var categories: [Category] { __data["categories"] }
 
@@ -25,12 +23,7 @@ nonisolated struct CategoriesQuery: GraphQLQuery {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = ProductAPI.Objects.Category
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .field(Field("parent", .object(Parent.self))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["parent","1"]]"#, String.self, Parent.self)
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }
@@ -41,10 +34,7 @@ nonisolated struct CategoriesQuery: GraphQLQuery {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
                 static let __parentType = ProductAPI.Objects.Category
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                ]
+                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self)
 
                 var id: String { __data["id"] }
             }

@@ -20,9 +20,7 @@ nonisolated struct InventoryQuery: GraphQLQuery {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = ProductAPI.Objects.Query
-        static let __selections: [Selection] = [
-            .field(Field("inventory", .nonNull(.list(.nonNull(.object(Inventory.self)))), arguments: ["householdId": .variable("householdId")])),
-        ]
+        static let __selections = Selection.parse(#"[["inventory","[0!]!",{"args":{"householdId":{"$":"householdId"}}}]]"#, Inventory.self)
 
         var inventory: [Inventory] { __data["inventory"] }
 
@@ -31,14 +29,7 @@ nonisolated struct InventoryQuery: GraphQLQuery {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = ProductAPI.Objects.InventoryItem
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("householdId", .nonNull(.scalar(String.self)))),
-                .field(Field("quantity", .nonNull(.scalar(Int.self)))),
-                .field(Field("expiresAt", .scalar(SharedAPI.DateTime.self))),
-                .field(Field("product", .nonNull(.object(Product.self)))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self)
 
             var id: String { __data["id"] }
             var householdId: String { __data["householdId"] }

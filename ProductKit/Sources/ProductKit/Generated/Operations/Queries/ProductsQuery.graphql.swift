@@ -22,9 +22,7 @@ nonisolated struct ProductsQuery: GraphQLQuery {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = ProductAPI.Objects.Query
-        static let __selections: [Selection] = [
-            .field(Field("products", .nonNull(.object(Products.self)), arguments: ["filter": .variable("filter"), "page": .variable("page")])),
-        ]
+        static let __selections = Selection.parse(#"[["products","0!",{"args":{"filter":{"$":"filter"},"page":{"$":"page"}}}]]"#, Products.self)
 
         var products: Products { __data["products"] }
 
@@ -33,12 +31,7 @@ nonisolated struct ProductsQuery: GraphQLQuery {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = ProductAPI.Objects.ProductConnection
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("totalCount", .nonNull(.scalar(Int.self)))),
-                .field(Field("pageInfo", .nonNull(.object(PageInfo.self)))),
-                .field(Field("nodes", .nonNull(.list(.nonNull(.object(Node.self)))))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["totalCount","1!"],["pageInfo","2!"],["nodes","[3!]!"]]"#, String.self, Int.self, PageInfo.self, Node.self)
 
             var totalCount: Int { __data["totalCount"] }
             var pageInfo: PageInfo { __data["pageInfo"] }
@@ -49,11 +42,7 @@ nonisolated struct ProductsQuery: GraphQLQuery {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
                 static let __parentType = ProductAPI.Objects.PageInfo
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("hasNextPage", .nonNull(.scalar(Bool.self)))),
-                    .field(Field("endCursor", .scalar(String.self))),
-                ]
+                static let __selections = Selection.parse(#"[["__typename","0!"],["hasNextPage","1!"],["endCursor","0"]]"#, String.self, Bool.self)
 
                 /// Whether there is a page after this one.
                 var hasNextPage: Bool { __data["hasNextPage"] }
@@ -66,17 +55,7 @@ nonisolated struct ProductsQuery: GraphQLQuery {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
                 static let __parentType = ProductAPI.Objects.Product
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("sku", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                    .field(Field("description", .scalar(String.self))),
-                    .field(Field("tags", .nonNull(.list(.nonNull(.scalar(String.self)))))),
-                    .field(Field("updatedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                    .field(Field("category", .nonNull(.object(Category.self)))),
-                    .field(Field("price", .nonNull(.object(Price.self)))),
-                ]
+                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self)
 
                 var id: String { __data["id"] }
                 /// The stock-keeping unit, unique in the catalog.

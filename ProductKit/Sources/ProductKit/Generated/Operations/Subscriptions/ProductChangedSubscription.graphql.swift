@@ -20,9 +20,7 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = ProductAPI.Objects.Subscription
-        static let __selections: [Selection] = [
-            .field(Field("productChanged", .nonNull(.object(ProductChanged.self)), arguments: ["id": .variable("id")])),
-        ]
+        static let __selections = Selection.parse(#"[["productChanged","0!",{"args":{"id":{"$":"id"}}}]]"#, ProductChanged.self)
 
         /// Every change to a product (or to any product, without an id).
         var productChanged: ProductChanged { __data["productChanged"] }
@@ -32,11 +30,7 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = ProductAPI.Objects.ProductEvent
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("occurredAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                .field(Field("product", .nonNull(.object(Product.self)))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["occurredAt","1!"],["product","2!"]]"#, String.self, SharedAPI.DateTime.self, Product.self)
 
             var occurredAt: SharedAPI.DateTime { __data["occurredAt"] }
             var product: Product { __data["product"] }
@@ -46,17 +40,7 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
                 static let __parentType = ProductAPI.Objects.Product
-                static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("sku", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                    .field(Field("description", .scalar(String.self))),
-                    .field(Field("tags", .nonNull(.list(.nonNull(.scalar(String.self)))))),
-                    .field(Field("updatedAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-                    .field(Field("category", .nonNull(.object(Category.self)))),
-                    .field(Field("price", .nonNull(.object(Price.self)))),
-                ]
+                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self)
 
                 var id: String { __data["id"] }
                 /// The stock-keeping unit, unique in the catalog.

@@ -20,9 +20,7 @@ nonisolated struct UserByIDQuery: GraphQLQuery {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
         static let __parentType = UserAPI.Objects.Query
-        static let __selections: [Selection] = [
-            .field(Field("user", .object(User.self), arguments: ["id": .variable("id")])),
-        ]
+        static let __selections = Selection.parse(#"[["user","0",{"args":{"id":{"$":"id"}}}]]"#, User.self)
 
         var user: User? { __data["user"] }
 
@@ -31,15 +29,7 @@ nonisolated struct UserByIDQuery: GraphQLQuery {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
             static let __parentType = UserAPI.Objects.User
-            static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("email", .nonNull(.scalar(String.self)))),
-                .field(Field("displayName", .nonNull(.scalar(String.self)))),
-                .field(Field("roles", .nonNull(.list(.nonNull(.scalar(GraphQLEnum<UserAPI.UserRole>.self)))))),
-                .field(Field("avatarURL", .scalar(String.self))),
-                .field(Field("createdAt", .nonNull(.scalar(SharedAPI.DateTime.self)))),
-            ]
+            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self)
 
             var id: String { __data["id"] }
             /// The address the user signs in with.

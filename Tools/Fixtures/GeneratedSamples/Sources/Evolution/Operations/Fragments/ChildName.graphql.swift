@@ -8,10 +8,7 @@ nonisolated public struct ChildName: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("name", .nonNull(.scalar(String.self)))),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self)
 
     public var name: String { __data["name"] }
 }

@@ -13,9 +13,7 @@ nonisolated public struct AnyNodeQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("node", .object(Node.self), arguments: ["id": .value("1")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["node","0",{"args":{"id":"1"}}]]"#, Node.self)
 
         public var node: Node? { __data["node"] }
 
@@ -23,11 +21,7 @@ nonisolated public struct AnyNodeQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Node
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsChild.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"on":1}]"#, String.self, AsChild.self)
 
             public var id: String { __data["id"] }
             public var asChild: AsChild? { _asInlineFragment() }
@@ -43,11 +37,7 @@ nonisolated public struct AnyNodeQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
 
                 public var id: String { __data["id"] }
                 public var name: String { __data["name"] }

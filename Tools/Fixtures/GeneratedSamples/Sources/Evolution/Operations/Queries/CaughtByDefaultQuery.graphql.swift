@@ -13,9 +13,7 @@ nonisolated public struct CaughtByDefaultQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("child", .object(Child.self), catchTo: .null)),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0",{"catch":"null"}]]"#, Child.self)
 
         public var child: Child? { __data["child"] }
 
@@ -23,11 +21,7 @@ nonisolated public struct CaughtByDefaultQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .scalar(String.self), catchTo: .null)),
-                .inlineFragment(AsChildA.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],{"on":1}]"#, String.self, AsChildA.self)
 
             public var id: String? { __data["id"] }
             public var asChildA: AsChildA? { _asInlineFragment() }
@@ -37,11 +31,7 @@ nonisolated public struct CaughtByDefaultQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .scalar(String.self), catchTo: .null)),
-                    .field(Field("nickname", .scalar(String.self), catchTo: .null)),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["nickname","0",{"catch":"null"}]]"#, String.self)
 
                 public var id: String? { __data["id"] }
                 /// Null only when the server failed to read it (the nullability RFC's @semanticNonNull).

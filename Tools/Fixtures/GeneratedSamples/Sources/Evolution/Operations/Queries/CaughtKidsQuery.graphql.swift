@@ -13,10 +13,7 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("child", .object(Child.self), catchTo: .null)),
-            .field(Field("children", .nonNull(.list(.nonNull(.object(Children.self)))), catchTo: .result)),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0",{"catch":"null"}],["children","[1!]!",{"catch":"result"}]]"#, Child.self, Children.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,12 +30,7 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsChildA.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -61,14 +53,7 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                    .field(Field("nickname", .nonNull(.scalar(String.self)), catchTo: .result)),
-                    .field(Field("pets", .list(.nonNull(.scalar(String.self))), catchTo: .null)),
-                    .field(Field("toy", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["nickname","0!",{"catch":"result"}],["pets","[0!]",{"catch":"null"}],["toy","0!"]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -95,10 +80,7 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(

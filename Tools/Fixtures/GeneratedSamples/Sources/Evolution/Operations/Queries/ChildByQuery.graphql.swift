@@ -19,9 +19,7 @@ nonisolated public struct ChildByQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("childBy", .object(ChildBy.self), arguments: ["key": .variable("key")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["childBy","0",{"args":{"key":{"$":"key"}}}]]"#, ChildBy.self)
 
         public var childBy: ChildBy? { __data["childBy"] }
 
@@ -29,11 +27,7 @@ nonisolated public struct ChildByQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
 
             public var id: String { __data["id"] }
             public var name: String { __data["name"] }

@@ -21,10 +21,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("child", .object(Child.self))),
-            .field(Field("children", .nonNull(.list(.nonNull(.object(Children.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0"],["children","[1!]!"]]"#, Child.self, Children.self)
 
         public var child: Child? { __data["child"] }
         public var children: [Children] { __data["children"] }
@@ -33,12 +30,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .deferred(Deferral("details", label: "details", if: .include(if: "deferToys")), [.inlineFragment(Details.self)]),
-                .deferred(Deferral("childName", label: "childName"), [.fragment(ChildName.self)]),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"details","label":"details","when":"deferToys","then":[{"on":1}]},{"defer":"childName","label":"childName","then":[{"spread":2}]}]"#, String.self, Details.self, ChildName.self)
 
             public var id: String { __data["id"] }
             public var details: Deferred<Details> { _deferred("details") }
@@ -48,10 +40,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self)
 
                 public var name: String { __data["name"] }
             }
@@ -61,12 +50,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .deferred(Deferral("toy", label: "toy"), [.inlineFragment(Toy.self)]),
-                .conditional([.include(if: "withName")], [.deferred(Deferral("maybeName", label: "maybeName"), [.inlineFragment(MaybeName.self)])]),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"toy","label":"toy","then":[{"on":1}]},{"if":["withName"],"then":[{"defer":"maybeName","label":"maybeName","then":[{"on":2}]}]}]"#, String.self, Toy.self, MaybeName.self)
 
             public var id: String { __data["id"] }
             public var toy: Deferred<Toy>? { _deferredIfApplies("toy") }
@@ -77,10 +61,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("toy", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["toy","0!"]]"#, String.self)
 
                 public var toy: String { __data["toy"] }
             }
@@ -89,10 +70,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self)
 
                 public var name: String { __data["name"] }
             }

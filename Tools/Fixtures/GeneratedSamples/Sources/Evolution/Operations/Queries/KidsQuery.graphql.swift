@@ -13,10 +13,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("child", .object(Child.self))),
-            .field(Field("children", .nonNull(.list(.nonNull(.object(Children.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0"],["children","[1!]!"]]"#, Child.self, Children.self)
 
         public var child: Child? { __data["child"] }
         public var children: [Children] { __data["children"] }
@@ -25,12 +22,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsChildA.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self)
 
             public var id: String { __data["id"] }
             public var name: String { __data["name"] }
@@ -41,12 +33,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                    .field(Field("toy", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["toy","0!"]]"#, String.self)
 
                 public var id: String { __data["id"] }
                 public var name: String { __data["name"] }
@@ -58,10 +45,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsChildA.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsChildA.self)
 
             public var asChildA: AsChildA? { _asInlineFragment() }
 
@@ -70,10 +54,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("toy", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["toy","0!"]]"#, String.self)
 
                 public var toy: String { __data["toy"] }
             }

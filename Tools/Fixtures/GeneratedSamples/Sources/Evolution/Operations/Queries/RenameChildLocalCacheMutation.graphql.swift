@@ -14,9 +14,7 @@ nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
         @_spi(Generated) public var __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("child", .object(Child.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0"]]"#, Child.self)
 
         public var child: Child? {
             get { __data["child"] }
@@ -27,12 +25,7 @@ nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
             @_spi(Generated) public var __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsChildA.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self)
 
             public var id: String {
                 get { __data["id"] }
@@ -49,12 +42,7 @@ nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
                 @_spi(Generated) public var __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                    .field(Field("toy", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["toy","0!"]]"#, String.self)
 
                 public var id: String {
                     get { __data["id"] }

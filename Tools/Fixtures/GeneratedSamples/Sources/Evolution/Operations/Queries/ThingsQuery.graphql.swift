@@ -19,9 +19,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("things", .nonNull(.list(.nonNull(.object(Thing.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["things","[0!]!"]]"#, Thing.self)
 
         public var things: [Thing] { __data["things"] }
 
@@ -29,12 +27,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = EvolutionAPI.Unions.Thing
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsNamed.self),
-                .inlineFragment(AsPriced.self),
-                .inlineFragment(AsNode.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsNamed.self, AsPriced.self, AsNode.self)
 
             public var asNamed: AsNamed? { _asInlineFragment() }
             public var asPriced: AsPriced? { _asInlineFragment() }
@@ -44,11 +37,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Named
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("label", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsPriced.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["label","0!"],{"on":1}]"#, String.self, AsPriced.self)
 
                 public var label: String { __data["label"] }
                 public var asPriced: AsPriced? { _asInlineFragment() }
@@ -57,11 +46,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Priced
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("label", .nonNull(.scalar(String.self)))),
-                        .field(Field("price", .nonNull(.scalar(Int.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["label","0!"],["price","1!"]]"#, String.self, Int.self)
 
                     public var label: String { __data["label"] }
                     public var price: Int { __data["price"] }
@@ -72,10 +57,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Priced
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.include(if: "withPrice")], [.field(Field("price", .nonNull(.scalar(Int.self))))]),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["withPrice"],"then":[["price","1!"]]}]"#, String.self, Int.self)
 
                 public var price: Int? { __data["price"] }
             }
@@ -84,10 +66,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Node
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self)
 
                 public var id: String { __data["id"] }
             }

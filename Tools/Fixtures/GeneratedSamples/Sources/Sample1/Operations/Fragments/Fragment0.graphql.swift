@@ -8,15 +8,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample1API.Objects.Object1
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("id", .nonNull(.scalar(String.self)))),
-        .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-        .field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self)))),
-        .field(Field("name", .scalar(String.self))),
-        .field(Field("rank", .nonNull(.scalar(Int.self)))),
-        .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["id","0!"],["i4f0","1"],["i0f0","2!"],["name","0"],["rank","3!"],["i2f0","1"],["__typename","0!"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self)
 
     /// Data with these values, as a server would send it.
     public init(

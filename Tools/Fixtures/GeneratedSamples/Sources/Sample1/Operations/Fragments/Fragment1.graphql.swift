@@ -8,14 +8,7 @@ nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample1API.Objects.Object5
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i4f0", alias: "alias_i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-        .field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self)))),
-        .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-        .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-        .field(Field("id", .nonNull(.scalar(String.self)))),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
 
     /// Data with these values, as a server would send it.
     public init(

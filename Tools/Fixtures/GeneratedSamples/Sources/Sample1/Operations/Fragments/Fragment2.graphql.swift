@@ -8,10 +8,7 @@ nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample1API.Unions.Union0
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .inlineFragment(AsObject3.self),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsObject3.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -29,11 +26,7 @@ nonisolated public struct Fragment2: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample1API.Objects.Object3
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("o3f0", .nonNull(.scalar(String.self)))),
-            .field(Field("id", .nonNull(.scalar(String.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["o3f0","0!"],["id","0!"]]"#, String.self)
 
         /// Data with these values, as a server would send it.
         public init(

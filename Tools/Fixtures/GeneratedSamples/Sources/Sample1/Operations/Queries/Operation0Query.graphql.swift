@@ -21,10 +21,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample1API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneObject4", alias: "root0", .object(Root0.self))),
-            .field(Field("allInterface0", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneObject4","0",{"alias":"root0"}],["allInterface0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -41,11 +38,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample1API.Objects.Object4
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                .conditional([.include(if: "c1")], [.field(Field("name", .scalar(String.self)))]),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i4f0","1"],{"if":["c1"],"then":[["name","0"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -63,13 +56,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                .inlineFragment(AsInterface4.self),
-                .inlineFragment(AsUnion1.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1},{"on":2}]"#, String.self, AsInterface4.self, AsUnion1.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -95,12 +82,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface4
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                    .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                    .inlineFragment(AsObject1.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1}]"#, String.self, AsObject1.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -122,16 +104,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample1API.Objects.Object1
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                        .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                        .field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self)))),
-                        .field(Field("name", .scalar(String.self))),
-                        .field(Field("rank", .nonNull(.scalar(Int.self)))),
-                        .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["id","0!"],["i4f0","1"],["i0f0","2!"],["name","0"],["rank","3!"],["i2f0","1"],["__typename","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -167,13 +140,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample1API.Unions.Union1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                    .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                    .inlineFragment(AsUnion2.self),
-                    .inlineFragment(AsObject4.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1},{"on":2}]"#, String.self, AsUnion2.self, AsObject4.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -199,12 +166,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample1API.Unions.Union2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                        .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -223,12 +185,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample1API.Objects.Object4
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                        .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                        .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"if":["!c0"],"then":[["id","0!"]]}]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(

@@ -23,10 +23,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample1API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allObject4", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-            .field(Field("oneObject1", alias: "root1", .object(Root1.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}],["oneObject1","1",{"alias":"root1"}]]"#, Root0.self, Root1.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -43,16 +40,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample1API.Objects.Object4
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .conditional([.skip(if: "c1")], [.field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self))))]),
-                .field(Field("name", .scalar(String.self))),
-                .conditional([.skip(if: "c1")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-                .conditional([.skip(if: "c1")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self)))),
-                .conditional([.skip(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
-                .inlineFragment(AsObject5.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c1"],"then":[["rank","0!",{"alias":"alias_rank"}]]},["name","1"],{"if":["!c1"],"then":[["name","1",{"alias":"alias_name"}]]},{"if":["!c1"],"then":[["id","1!"]]},["__typename","1!"],["i0f0","2!"],{"if":["!c1"],"then":[["id","1!",{"alias":"alias_id"}]]},{"on":3}]"#, Int.self, String.self, GraphQLEnum<Sample1API.Enum1>.self, AsObject5.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -81,18 +69,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample1API.Objects.Object5
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i4f0", alias: "alias_i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                    .field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self)))),
-                    .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                    .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c1")], [.field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self))))]),
-                    .field(Field("name", .scalar(String.self))),
-                    .conditional([.skip(if: "c1")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["i4f0","0",{"alias":"alias_i4f0"}],["id","1!",{"alias":"alias_id"}],["i2f0","0"],["i4f0","0"],["id","1!"],{"if":["!c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},["name","1"],{"if":["!c1"],"then":[["name","1",{"alias":"alias_name"}]]},["__typename","1!"],["i0f0","3!"]]"#, GraphQLEnum<Sample1API.Enum0>.self, String.self, Int.self, GraphQLEnum<Sample1API.Enum1>.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -132,12 +109,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample1API.Objects.Object1
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .conditional([.skip(if: "c0")], [.field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self)))]),
-                .inlineFragment(AsObject0.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"if":["!c0"],"then":[["i2f0","1"]]},{"on":2}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, AsObject0.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -158,12 +130,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample1API.Objects.Object0
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c0")], [.field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self)))]),
-                    .conditional([.skip(if: "c0")], [.field(Field("o0f0", .nonNull(.object(O0f0.self))))]),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"if":["!c0"],"then":[["i2f0","1"]]},{"if":["!c0"],"then":[["o0f0","2!"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, O0f0.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -182,10 +149,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface0
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(

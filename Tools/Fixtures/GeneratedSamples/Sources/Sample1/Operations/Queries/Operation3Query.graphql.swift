@@ -23,10 +23,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample1API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allInterface3", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-            .field(Field("allObject0", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}],["allObject0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -43,12 +40,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface3
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .conditional([.skip(if: "c0")], [.field(Field("i3f1", .object(I3f1.self)))]),
-                .field(Field("name", .scalar(String.self))),
-                .field(Field("rank", .nonNull(.scalar(Int.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i3f1","1"]]},["name","0"],["rank","2!"]]"#, String.self, I3f1.self, Int.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -68,11 +60,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample1API.Objects.Object2
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("o2f0", .list(.list(.object(O2f0.self))))),
-                    .inlineFragment(AsObject3.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["o2f0","[[1]]"],{"on":2}]"#, String.self, O2f0.self, AsObject3.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -98,12 +86,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample1API.Objects.Object3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("o3f0", .nonNull(.scalar(String.self)))),
-                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("o2f0", .list(.list(.object(O2f0.self))))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["o3f0","0!"],["id","0!"],["__typename","0!"],["o2f0","[[1]]"]]"#, String.self, O2f0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -130,14 +113,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c0"), .skip(if: "c0")], [.field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self)))]),
-                        .conditional([.include(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                        .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self))))]),
-                        .inlineFragment(AsObject5.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0","!c0"],"then":[["i2f0","1"]]},{"if":["c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0","c2"],"then":[["i0f0","2!"]]},{"on":3}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, AsObject5.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -161,17 +137,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample1API.Objects.Object5
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                            .conditional([.include(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                            .field(Field("i4f0", alias: "alias_i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                            .field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self)))),
-                            .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                            .field(Field("id", .nonNull(.scalar(String.self)))),
-                            .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("i0f0", .nonNull(.scalar(GraphQLEnum<Sample1API.Enum1>.self))))]),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","1"],{"if":["c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["name","0"]]},["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i4f0","1"],["id","0!"],{"if":["!c0","c2"],"then":[["i0f0","2!"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -209,14 +175,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample1API.Objects.Object0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("o0f1", .list(.object(O0f1.self)))),
-                .conditional([.skip(if: "c1")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
-                .conditional([.include(if: "c1")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
-                .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                .field(Field("name", .scalar(String.self))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["o0f1","[1]"],{"if":["!c1"],"then":[["rank","2!"]]},{"if":["c1"],"then":[["rank","2!"]]},["i2f0","3"],["name","0"]]"#, String.self, O0f1.self, Int.self, GraphQLEnum<Sample1API.Enum0>.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -237,10 +196,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample1API.Unions.Union2
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsUnion1.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -258,11 +214,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample1API.Unions.Union1
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .inlineFragment(AsObject5.self),
-                        .inlineFragment(AsInterface4.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject5.self, AsInterface4.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -284,16 +236,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample1API.Objects.Object5
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i4f0", alias: "alias_i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                            .field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self)))),
-                            .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                            .field(Field("i4f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                            .field(Field("id", .nonNull(.scalar(String.self)))),
-                            .field(Field("name", .scalar(String.self))),
-                            .field(Field("i2f0", alias: "alias_i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"],["name","0"],["i2f0","1",{"alias":"alias_i2f0"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -328,12 +271,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface4
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("name", .scalar(String.self))),
-                            .field(Field("i2f0", alias: "alias_i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                            .field(Field("i2f0", .scalar(GraphQLEnum<Sample1API.Enum0>.self))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["i2f0","1",{"alias":"alias_i2f0"}],["i2f0","1"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
 
                         /// Data with these values, as a server would send it.
                         public init(

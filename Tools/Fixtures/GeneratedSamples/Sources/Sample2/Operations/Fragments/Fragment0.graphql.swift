@@ -8,12 +8,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample2API.Objects.Object5
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-        .field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self)))),
-        .inlineFragment(AsObject2.self),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],{"on":3}]"#, String.self, I0f0.self, Int.self, AsObject2.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -34,13 +29,7 @@ nonisolated public struct Fragment0: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-            .field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self)))),
-            .field(Field("i1f2", .nonNull(.scalar(String.self)))),
-            .field(Field("o2f0", alias: "alias_o2f0", .list(.nonNull(.scalar(String.self))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["i1f2","0!"],["o2f0","[0!]",{"alias":"alias_o2f0"}]]"#, String.self, I0f0.self, Int.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -62,11 +51,7 @@ nonisolated public struct Fragment0: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f2", .nonNull(.scalar(String.self)))),
-            .field(Field("name", alias: "alias_name", .scalar(String.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self)
 
         /// Data with these values, as a server would send it.
         public init(

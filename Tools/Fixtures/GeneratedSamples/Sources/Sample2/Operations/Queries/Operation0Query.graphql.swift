@@ -13,9 +13,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample2API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allObject3", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject3","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -30,10 +28,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample2API.Objects.Object3
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f2", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(

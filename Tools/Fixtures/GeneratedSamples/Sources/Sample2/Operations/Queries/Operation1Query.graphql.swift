@@ -19,9 +19,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample2API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneObject5", alias: "root0", .object(Root0.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneObject5","0",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,13 +34,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample2API.Objects.Object5
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-                .field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self)))),
-                .field(Field("o5f0", .object(O5f0.self))),
-                .inlineFragment(AsObject2.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["o5f0","3"],{"on":4}]"#, String.self, I0f0.self, Int.self, O5f0.self, AsObject2.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -72,14 +64,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-                    .field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self)))),
-                    .field(Field("i1f2", .nonNull(.scalar(String.self)))),
-                    .field(Field("o2f0", alias: "alias_o2f0", .list(.nonNull(.scalar(String.self))))),
-                    .field(Field("o5f0", .object(O5f0.self))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["i1f2","0!"],["o2f0","[0!]",{"alias":"alias_o2f0"}],["o5f0","3"]]"#, String.self, I0f0.self, Int.self, O5f0.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -110,16 +95,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i1f2", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                    .conditional([.include(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c1")], [.field(Field("i1f2", alias: "alias_i1f2", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c1")], [.field(Field("i1f0", .nonNull(.list(.object(I1f0.self)))))]),
-                    .inlineFragment(AsObject5.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[1]!"]]},{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -146,18 +122,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample2API.Objects.Object5
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f2", .nonNull(.scalar(String.self)))),
-                        .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                        .conditional([.include(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
-                        .conditional([.include(if: "c1")], [.field(Field("i1f2", alias: "alias_i1f2", .nonNull(.scalar(String.self))))]),
-                        .conditional([.include(if: "c1")], [.field(Field("i0f0", .list(.list(.object(I0f0.self)))))]),
-                        .conditional([.include(if: "c1")], [.field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self))))]),
-                        .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                        .conditional([.include(if: "c1")], [.field(Field("i1f0", .nonNull(.list(.object(I1f0.self)))))]),
-                        .inlineFragment(AsObject2.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[1]]"]]},{"if":["c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[3]!"]]},{"on":4}]"#, String.self, I0f0.self, Int.self, I1f0.self, AsObject2.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -195,18 +160,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f2", .nonNull(.scalar(String.self)))),
-                            .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                            .conditional([.include(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
-                            .conditional([.include(if: "c1")], [.field(Field("i1f2", alias: "alias_i1f2", .nonNull(.scalar(String.self))))]),
-                            .conditional([.include(if: "c1")], [.field(Field("i0f0", .list(.list(.object(I0f0.self)))))]),
-                            .conditional([.include(if: "c1")], [.field(Field("rank", alias: "alias_rank", .nonNull(.scalar(Int.self))))]),
-                            .conditional([.include(if: "c1")], [.field(Field("o2f0", alias: "alias_o2f0", .list(.nonNull(.scalar(String.self)))))]),
-                            .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                            .conditional([.include(if: "c1")], [.field(Field("i1f0", .nonNull(.list(.object(I1f0.self)))))]),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[1]]"]]},{"if":["c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["o2f0","[0!]",{"alias":"alias_o2f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[3]!"]]}]"#, String.self, I0f0.self, Int.self, I1f0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -248,10 +202,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"]]"#, String.self, I0f0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -266,9 +217,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -282,11 +231,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample2API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i1f1", .nonNull(.object(I1f1.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[[0]]"],["__typename","1!"],["i1f1","2!"]]"#, I0f0.self, String.self, I1f1.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -304,10 +249,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f1", .nonNull(.object(I1f1.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","1!"]]"#, String.self, I1f1.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -322,9 +264,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample2API.Interfaces.Interface3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -339,10 +279,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample2API.Interfaces.Interface3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .inlineFragment(AsUnion1.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -360,9 +297,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample2API.Unions.Union1
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(

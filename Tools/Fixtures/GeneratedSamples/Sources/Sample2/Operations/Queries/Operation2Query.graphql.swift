@@ -19,9 +19,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample2API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allObject1", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject1","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,11 +34,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample2API.Objects.Object1
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("i1f1", .nonNull(.object(I1f1.self)))),
-                .field(Field("rank", .nonNull(.scalar(Int.self)))),
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f1","0!"],["rank","1!"],["__typename","2!"]]"#, I1f1.self, Int.self, String.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -57,12 +51,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample2API.Interfaces.Interface3
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-                    .conditional([.include(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                    .inlineFragment(AsObject2.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],{"if":["c2"],"then":[["id","0!"]]},{"on":2}]"#, String.self, I0f0.self, AsObject2.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -84,12 +73,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i0f0", .list(.list(.object(I0f0.self))))),
-                        .conditional([.include(if: "c2")], [.field(Field("o2f0", .list(.nonNull(.scalar(String.self)))))]),
-                        .conditional([.include(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],{"if":["c2"],"then":[["o2f0","[0!]"]]},{"if":["c2"],"then":[["id","0!"]]}]"#, String.self, I0f0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -109,9 +93,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init() {

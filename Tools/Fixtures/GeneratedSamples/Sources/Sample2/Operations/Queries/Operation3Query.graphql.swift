@@ -19,9 +19,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample2API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allObject0", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject0","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,13 +34,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample2API.Objects.Object0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("o0f2", alias: "alias_o0f2", .nonNull(.list(.scalar(Int.self))))),
-                .field(Field("o0f1", .scalar(Int.self))),
-                .conditional([.skip(if: "c0")], [.field(Field("o0f0", .list(.nonNull(.scalar(String.self)))))]),
-                .conditional([.include(if: "c0")], [.field(Field("o0f1", alias: "alias_o0f1", .scalar(Int.self)))]),
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["o0f2","[0]!",{"alias":"alias_o0f2"}],["o0f1","0"],{"if":["!c0"],"then":[["o0f0","[1!]"]]},{"if":["c0"],"then":[["o0f1","0",{"alias":"alias_o0f1"}]]},["__typename","1!"]]"#, Int.self, String.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -8,11 +8,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i2f0", .list(.object(I2f0.self)))),
-        .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","[1]"],["i1f0","2!"]]"#, String.self, I2f0.self, Int.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -29,9 +25,7 @@ nonisolated public struct Fragment0: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
         /// Data with these values, as a server would send it.
         public init() {

@@ -8,11 +8,7 @@ nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface1
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-        .inlineFragment(AsObject0.self),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, Int.self, AsObject0.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -32,11 +28,7 @@ nonisolated public struct Fragment2: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-            .field(Field("i2f0", .list(.object(I2f0.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i2f0","[2]"]]"#, String.self, Int.self, I2f0.self)
 
         /// Data with these values, as a server would send it.
         public init(

@@ -23,10 +23,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample3API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneInterface1", alias: "root0", .nonNull(.object(Root0.self)))),
-            .field(Field("oneObject5", alias: "root1", .object(Root1.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneInterface1","0!",{"alias":"root0"}],["oneObject5","1",{"alias":"root1"}]]"#, Root0.self, Root1.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -43,10 +40,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsUnion1.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -64,12 +58,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample3API.Unions.Union1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsUnion2.self),
-                    .inlineFragment(AsObject7.self),
-                    .inlineFragment(AsInterface4.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsUnion2.self, AsObject7.self, AsInterface4.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -95,9 +84,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample3API.Unions.Union2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -111,11 +98,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample3API.Objects.Object7
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c1"), .skip(if: "c1")], [.field(Field("o7f0", alias: "alias_o7f0", .nonNull(.object(Alias_o7f0.self))))]),
-                        .conditional([.include(if: "c0"), .include(if: "c1")], [.field(Field("o7f0", .nonNull(.object(O7f0.self))))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o7f0","1!",{"alias":"alias_o7f0"}]]},{"if":["c0","c1"],"then":[["o7f0","2!"]]}]"#, String.self, Alias_o7f0.self, O7f0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -132,11 +115,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample3API.Objects.Object5
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                            .inlineFragment(AsObject0.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, Int.self, AsObject0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -162,11 +141,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                                .conditional([.include(if: "c2")], [.field(Field("i2f0", .list(.object(I2f0.self))))]),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["c2"],"then":[["i2f0","[2]"]]}]"#, String.self, Int.self, I2f0.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -195,9 +170,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample3API.Objects.Object5
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -210,13 +183,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface4
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i4f0", .list(.list(.object(I4f0.self))))),
-                        .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(Int.self)))),
-                        .inlineFragment(AsObject0.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i4f0","[[2]]"],["i1f0","0!",{"alias":"alias_i1f0"}],{"on":3}]"#, Int.self, String.self, I4f0.self, AsObject0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -247,13 +214,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                            .field(Field("i2f0", .list(.object(I2f0.self)))),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i4f0", .list(.list(.object(I4f0.self))))),
-                            .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(Int.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["i2f0","[1]"],["__typename","2!"],["i4f0","[[3]]"],["i1f0","0!",{"alias":"alias_i1f0"}]]"#, Int.self, I2f0.self, String.self, I4f0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -285,10 +246,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i0f0", .object(I0f0.self))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","1"]]"#, String.self, I0f0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -304,9 +262,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -322,11 +278,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample3API.Objects.Object5
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("i2f0", .list(.object(I2f0.self)))),
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsObject2.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["i2f0","[0]"],["__typename","1!"],{"on":2}]"#, I2f0.self, String.self, AsObject2.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -345,12 +297,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample3API.Objects.Object2
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i2f0", .list(.object(I2f0.self)))),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["i2f0","[0]"],["__typename","1!"],["i1f0","2!"],["id","1!"]]"#, I2f0.self, String.self, Int.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -377,9 +324,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init() {

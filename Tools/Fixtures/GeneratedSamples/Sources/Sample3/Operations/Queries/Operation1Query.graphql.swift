@@ -21,9 +21,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample3API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allInterface2", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface2","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,12 +36,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
-                .field(Field("i2f0", .list(.object(I2f0.self)))),
-                .inlineFragment(AsObject1.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],{"on":3}]"#, String.self, I2f1.self, I2f0.self, AsObject1.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -65,15 +58,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
-                    .field(Field("i2f0", .list(.object(I2f0.self)))),
-                    .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                    .field(Field("o1f2", .nonNull(.object(O1f2.self)))),
-                    .field(Field("o1f1", .nonNull(.list(.scalar(Int.self))))),
-                    .inlineFragment(AsObject0.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],["i1f0","3!"],["o1f2","4!"],["o1f1","[3]!"],{"on":5}]"#, String.self, I2f1.self, I2f0.self, Int.self, O1f2.self, AsObject0.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -107,14 +92,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
-                        .field(Field("i2f0", .list(.object(I2f0.self)))),
-                        .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                        .field(Field("o1f2", .nonNull(.object(O1f2.self)))),
-                        .field(Field("o1f1", .nonNull(.list(.scalar(Int.self))))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],["i1f0","3!"],["o1f2","4!"],["o1f1","[3]!"]]"#, String.self, I2f1.self, I2f0.self, Int.self, O1f2.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -145,12 +123,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("o3f1", .scalar(String.self))),
-                            .conditional([.skip(if: "c0")], [.field(Field("o3f0", alias: "alias_o3f0", .nonNull(.object(Alias_o3f0.self))))]),
-                            .conditional([.include(if: "c1")], [.field(Field("o3f0", .nonNull(.object(O3f0.self))))]),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["o3f1","0"],{"if":["!c0"],"then":[["o3f0","1!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","2!"]]},["__typename","0!"]]"#, String.self, Alias_o3f0.self, O3f0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -169,10 +142,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample3API.Objects.Object4
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, Int.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -188,12 +158,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample3API.Objects.Object4
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
-                                .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                                .field(Field("rank", .nonNull(.scalar(Int.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"],["rank","2!"]]"#, String.self, I2f1.self, Int.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -212,9 +177,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -229,10 +192,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("o3f1", .scalar(String.self))),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["o3f1","0"],["__typename","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -249,9 +209,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init() {
@@ -263,12 +221,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("o3f1", .scalar(String.self))),
-                    .conditional([.skip(if: "c0")], [.field(Field("o3f0", alias: "alias_o3f0", .nonNull(.object(Alias_o3f0.self))))]),
-                    .conditional([.include(if: "c1")], [.field(Field("o3f0", .nonNull(.object(O3f0.self))))]),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["o3f1","0"],{"if":["!c0"],"then":[["o3f0","1!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","2!"]]},["__typename","0!"]]"#, String.self, Alias_o3f0.self, O3f0.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -287,10 +240,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample3API.Objects.Object4
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, Int.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -306,12 +256,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample3API.Objects.Object4
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
-                        .field(Field("i1f0", .nonNull(.scalar(Int.self)))),
-                        .field(Field("rank", .nonNull(.scalar(Int.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"],["rank","2!"]]"#, String.self, I2f1.self, Int.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -330,9 +275,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {

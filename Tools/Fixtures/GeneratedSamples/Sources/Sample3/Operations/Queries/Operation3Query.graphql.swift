@@ -21,9 +21,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample3API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allObject7", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject7","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,13 +36,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample3API.Objects.Object7
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i2f1", .nonNull(.object(I2f1.self)))),
-                .conditional([.include(if: "c1")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(Int.self))))]),
-                .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["c1"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self, I2f1.self, Int.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -61,10 +53,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .conditional([.include(if: "c1")], [.field(Field("o1f2", .nonNull(.object(O1f2.self))))]),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c1"],"then":[["o1f2","0!"]]},["__typename","1!"]]"#, O1f2.self, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -79,9 +68,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init() {

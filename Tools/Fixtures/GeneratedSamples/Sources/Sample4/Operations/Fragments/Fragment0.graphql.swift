@@ -8,13 +8,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i0f0", .list(.nonNull(.scalar(String.self))))),
-        .field(Field("o7f0", .nonNull(.object(O7f0.self)))),
-        .field(Field("i3f0", .nonNull(.scalar(String.self)))),
-        .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.object(Alias_i1f0.self)))),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]"],["o7f0","1!"],["i3f0","0!"],["i1f0","2!",{"alias":"alias_i1f0"}]]"#, String.self, O7f0.self, Alias_i1f0.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -35,10 +29,7 @@ nonisolated public struct Fragment0: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Unions.Union2
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .inlineFragment(AsUnion0.self),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -56,9 +47,7 @@ nonisolated public struct Fragment0: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Unions.Union0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -73,11 +62,7 @@ nonisolated public struct Fragment0: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-            .field(Field("name", alias: "alias_name", .scalar(String.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["name","0",{"alias":"alias_name"}]]"#, String.self, I1f0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -95,9 +80,7 @@ nonisolated public struct Fragment0: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -8,13 +8,7 @@ nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-        .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-        .inlineFragment(AsUnion1.self),
-        .inlineFragment(AsObject0.self),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":2},{"on":3}]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -40,12 +34,7 @@ nonisolated public struct Fragment1: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-            .inlineFragment(AsObject6.self),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":2}]"#, String.self, I1f2.self, AsObject6.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -67,13 +56,7 @@ nonisolated public struct Fragment1: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"]]"#, String.self, I1f2.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -96,12 +79,7 @@ nonisolated public struct Fragment1: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("name", .scalar(String.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"]]"#, String.self, I1f2.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -121,10 +99,7 @@ nonisolated public struct Fragment1: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, I1f0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -140,10 +115,7 @@ nonisolated public struct Fragment1: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self)
 
             /// Data with these values, as a server would send it.
             public init(

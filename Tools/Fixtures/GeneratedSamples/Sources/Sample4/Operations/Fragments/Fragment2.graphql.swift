@@ -8,15 +8,7 @@ nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-        .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-        .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-        .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-        .inlineFragment(AsUnion1.self),
-        .inlineFragment(AsObject0.self),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","1!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":2},{"on":3}]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -52,14 +44,7 @@ nonisolated public struct Fragment2: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-            .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-            .inlineFragment(AsObject6.self),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"on":2}]"#, I1f2.self, String.self, AsObject6.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -92,14 +77,7 @@ nonisolated public struct Fragment2: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["__typename","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}]]"#, I1f2.self, String.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -131,14 +109,7 @@ nonisolated public struct Fragment2: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-            .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("name", .scalar(String.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["__typename","1!"],["name","1"]]"#, I1f2.self, String.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -169,11 +140,7 @@ nonisolated public struct Fragment2: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-            .inlineFragment(AsInterface2.self),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -193,14 +160,7 @@ nonisolated public struct Fragment2: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                .inlineFragment(AsUnion1.self),
-                .inlineFragment(AsObject0.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -235,13 +195,7 @@ nonisolated public struct Fragment2: Fragment {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                    .inlineFragment(AsObject6.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -272,14 +226,7 @@ nonisolated public struct Fragment2: Fragment {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                        .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                        .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -315,13 +262,7 @@ nonisolated public struct Fragment2: Fragment {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .scalar(String.self))),
-                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -355,10 +296,7 @@ nonisolated public struct Fragment2: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -21,11 +21,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("findBy", alias: "found", .list(.nonNull(.object(Found.self))), arguments: ["key": .variable("key"), "filter": .variable("filter")], catchTo: .result)),
-            .field(Field("byIdObject2", alias: "byId", .object(ById.self), arguments: ["id": .value("1")], keyArgs: ["id"], catchTo: .null)),
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject2","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]]"#, Found.self, ById.self, String.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -42,11 +38,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("o0f0", .nonNull(.scalar(String.self)))),
-                .field(Field("o0f1", .scalar(Double.self), catchTo: .null)),
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["o0f0","0!"],["o0f1","1",{"catch":"null"}],["__typename","0!"]]"#, String.self, Double.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -64,11 +56,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object2
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .scalar(String.self), catchTo: .null)),
-                .field(Field("o2f0", .list(.nonNull(.scalar(String.self))), catchTo: .result)),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["o2f0","[0!]",{"catch":"result"}]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(

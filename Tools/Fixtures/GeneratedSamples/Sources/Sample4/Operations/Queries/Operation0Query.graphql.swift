@@ -19,10 +19,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allObject4", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-            .field(Field("allInterface1", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}],["allInterface1","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,9 +36,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object4
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init() {
@@ -53,11 +48,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .conditional([.include(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0"],"then":[["i1f2","1!"]]},["i1f1","0!"]]"#, String.self, I1f2.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -75,10 +66,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","0!",{"alias":"alias_i1f1"}]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(

@@ -19,9 +19,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneInterface1", alias: "root0", .nonNull(.object(Root0.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneInterface1","0!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,10 +34,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .conditional([.include(if: "c0")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0"],"then":[["name","0",{"alias":"alias_name"}]]}]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -23,10 +23,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneObject7", alias: "root0", .nonNull(.object(Root0.self)))),
-            .field(Field("oneInterface1", alias: "root1", .nonNull(.object(Root1.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneObject7","0!",{"alias":"root0"}],["oneInterface1","1!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -43,14 +40,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                .field(Field("rank", .nonNull(.scalar(Int.self)))),
-                .conditional([.skip(if: "c2")], [.field(Field("i3f0", .nonNull(.scalar(String.self))))]),
-                .conditional([.include(if: "c1")], [.field(Field("i3f1", .nonNull(.list(.nonNull(.object(I3f1.self))))))]),
-                .field(Field("i0f0", .list(.nonNull(.scalar(String.self))))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["rank","2!"],{"if":["!c2"],"then":[["i3f0","0!"]]},{"if":["c1"],"then":[["i3f1","[3!]!"]]},["i0f0","[0!]"]]"#, String.self, I1f0.self, Int.self, I3f1.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -73,12 +63,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsInterface3.self),
-                    .inlineFragment(AsInterface4.self),
-                    .inlineFragment(AsUnion1.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsInterface3.self, AsInterface4.self, AsUnion1.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -104,12 +89,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                        .field(Field("rank", .nonNull(.scalar(Int.self)))),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .inlineFragment(AsObject7.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"],{"on":3}]"#, I1f0.self, Int.self, String.self, AsObject7.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -131,15 +111,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i0f0", .list(.nonNull(.scalar(String.self))))),
-                            .field(Field("o7f0", .nonNull(.object(O7f0.self)))),
-                            .field(Field("i3f0", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.object(Alias_i1f0.self)))),
-                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                            .field(Field("rank", .nonNull(.scalar(Int.self)))),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]"],["o7f0","1!"],["i3f0","0!"],["i1f0","2!",{"alias":"alias_i1f0"}],["i1f0","3!"],["rank","4!"],["__typename","0!"]]"#, String.self, O7f0.self, Alias_i1f0.self, I1f0.self, Int.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -176,9 +148,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -193,11 +163,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface4
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                        .field(Field("rank", .nonNull(.scalar(Int.self)))),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"]]"#, I1f0.self, Int.self, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -215,9 +181,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -232,13 +196,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c1")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                        .conditional([.skip(if: "c1")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                        .inlineFragment(AsObject6.self),
-                        .inlineFragment(AsObject0.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","1!"]]},{"on":2},{"on":3}]"#, String.self, I1f2.self, AsObject6.self, AsObject0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -271,13 +229,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .conditional([.skip(if: "c1")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                            .conditional([.skip(if: "c1")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
-                            .conditional([.skip(if: "c1")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                            .conditional([.skip(if: "c1")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["i2f0","0!"]]},{"if":["!c1"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c1"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","1!"]]}]"#, String.self, I1f2.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -308,14 +260,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                            .field(Field("rank", .nonNull(.scalar(Int.self)))),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .conditional([.skip(if: "c1")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                            .conditional([.skip(if: "c1")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                            .conditional([.skip(if: "c1")], [.field(Field("name", .scalar(String.self)))]),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"],{"if":["!c1"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","3!"]]},{"if":["!c1"],"then":[["name","2"]]}]"#, I1f0.self, Int.self, String.self, I1f2.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -345,9 +290,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -368,11 +311,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
-                    .field(Field("o5f1", .list(.list(.object(O5f1.self))))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["id","0!",{"alias":"alias_id"}]]},["o5f1","[[1]]"]]"#, String.self, O5f1.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -389,10 +328,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("o7f0", alias: "alias_o7f0", .nonNull(.object(Alias_o7f0.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["o7f0","1!",{"alias":"alias_o7f0"}]]"#, String.self, Alias_o7f0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -407,9 +343,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Unions.Union2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -426,10 +360,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","1!"]]"#, String.self, I1f2.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -445,16 +376,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                    .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                    .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
-                    .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                    .inlineFragment(AsObject5.self),
-                    .inlineFragment(AsUnion1.self),
-                    .inlineFragment(AsInterface2.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"on":3},{"on":4},{"on":5}]"#, String.self, I1f0.self, I1f2.self, AsObject5.self, AsUnion1.self, AsInterface2.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -488,20 +410,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("o5f1", .list(.list(.object(O5f1.self)))))]),
-                        .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                        .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
-                        .inlineFragment(AsUnion1.self),
-                        .inlineFragment(AsObject0.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","0",{"alias":"alias_name"}]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0","c1"],"then":[["i1f0","3!"]]},{"on":4},{"on":5}]"#, String.self, I1f2.self, O5f1.self, I1f0.self, AsUnion1.self, AsObject0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -546,18 +455,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                            .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                            .conditional([.skip(if: "c0")], [.field(Field("o5f1", .list(.list(.object(O5f1.self)))))]),
-                            .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                            .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                            .inlineFragment(AsObject6.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],{"if":["!c0"],"then":[["i2f0","1!"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","1",{"alias":"alias_name"}]]},["i1f0","3!"],{"if":["!c0"],"then":[["name","1"]]},{"on":4}]"#, I1f2.self, String.self, O5f1.self, I1f0.self, AsObject6.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -599,18 +497,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                .conditional([.skip(if: "c0")], [.field(Field("o5f1", .list(.list(.object(O5f1.self)))))]),
-                                .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],{"if":["!c0"],"then":[["i1f1","1!"]]},["__typename","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","1",{"alias":"alias_name"}]]},["i1f0","3!"],{"if":["!c0"],"then":[["name","1"]]}]"#, I1f2.self, String.self, O5f1.self, I1f0.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -650,12 +537,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .inlineFragment(AsInterface2.self),
-                                .inlineFragment(AsObject5.self),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2},{"on":3}]"#, String.self, I1f0.self, AsInterface2.self, AsObject5.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -679,14 +561,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .inlineFragment(AsUnion1.self),
-                                    .inlineFragment(AsObject0.self),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -721,14 +596,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .inlineFragment(AsObject6.self),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -759,15 +627,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                        @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        ]
+                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -803,14 +663,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -844,18 +697,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                    .inlineFragment(AsUnion1.self),
-                                    .inlineFragment(AsObject0.self),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"on":4},{"on":5}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsUnion1.self, AsObject0.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -898,18 +740,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                        .inlineFragment(AsObject6.self),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"on":4}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsObject6.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -949,18 +780,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                        @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                        ]
+                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]}]"#, String.self, I1f2.self, I1f0.self, Int.self)
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -999,18 +819,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]}]"#, String.self, I1f2.self, I1f0.self, Int.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1048,11 +857,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .inlineFragment(AsInterface2.self),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1072,14 +877,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                        @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                            .inlineFragment(AsUnion1.self),
-                                            .inlineFragment(AsObject0.self),
-                                        ]
+                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self)
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1114,13 +912,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                             @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                            @_spi(Generated) public static let __selections: [Selection] = [
-                                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                                .inlineFragment(AsObject6.self),
-                                            ]
+                                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self)
 
                                             /// Data with these values, as a server would send it.
                                             public init(
@@ -1151,14 +943,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                 @_spi(Generated) public let __data: DataDict
                                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                                @_spi(Generated) public static let __selections: [Selection] = [
-                                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                                    .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                                    .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                                                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                                ]
+                                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"]]"#, I1f0.self, String.self, I1f2.self)
 
                                                 /// Data with these values, as a server would send it.
                                                 public init(
@@ -1194,13 +979,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                            @_spi(Generated) public static let __selections: [Selection] = [
-                                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                                .field(Field("name", .scalar(String.self))),
-                                            ]
+                                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["__typename","1!"],["name","1"]]"#, I1f0.self, String.self, I1f2.self)
 
                                             /// Data with these values, as a server would send it.
                                             public init(
@@ -1234,10 +1013,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                        @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                        ]
+                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self)
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1256,11 +1032,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1278,9 +1050,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1296,10 +1066,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1317,18 +1084,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("o5f1", .list(.list(.object(O5f1.self)))))]),
-                            .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("name", alias: "alias_name", .scalar(String.self)))]),
-                            .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","0",{"alias":"alias_name"}]]},{"if":["!c0","c1"],"then":[["i1f0","3!"]]}]"#, String.self, I1f2.self, O5f1.self, I1f0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1366,12 +1122,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                            .inlineFragment(AsInterface2.self),
-                            .inlineFragment(AsObject5.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2},{"on":3}]"#, String.self, I1f0.self, AsInterface2.self, AsObject5.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1395,14 +1146,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .inlineFragment(AsUnion1.self),
-                                .inlineFragment(AsObject0.self),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1437,13 +1181,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .inlineFragment(AsObject6.self),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1474,14 +1212,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                        .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1517,13 +1248,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("name", .scalar(String.self))),
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1557,18 +1282,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                .field(Field("id", .nonNull(.scalar(String.self)))),
-                                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                .inlineFragment(AsUnion1.self),
-                                .inlineFragment(AsObject0.self),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"],{"on":4},{"on":5}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsUnion1.self, AsObject0.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1611,17 +1325,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                    .inlineFragment(AsObject6.self),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"],{"on":4}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsObject6.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1661,17 +1365,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                        .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f1","0!"]]"#, String.self, I1f2.self, I1f0.self, Int.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1710,17 +1404,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("name", .scalar(String.self))),
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"]]"#, String.self, I1f2.self, I1f0.self, Int.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1758,11 +1442,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .inlineFragment(AsInterface2.self),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1782,14 +1462,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                        .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                        .inlineFragment(AsUnion1.self),
-                                        .inlineFragment(AsObject0.self),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1824,13 +1497,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                        @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                            .inlineFragment(AsObject6.self),
-                                        ]
+                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self)
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1861,14 +1528,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                            @_spi(Generated) public static let __selections: [Selection] = [
-                                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                                .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                            ]
+                                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"]]"#, I1f0.self, String.self, I1f2.self)
 
                                             /// Data with these values, as a server would send it.
                                             public init(
@@ -1904,13 +1564,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                        @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .field(Field("name", .scalar(String.self))),
-                                        ]
+                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["__typename","1!"],["name","1"]]"#, I1f0.self, String.self, I1f2.self)
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1944,10 +1598,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1966,11 +1617,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"]]"#, String.self, Int.self, I1f0.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1988,9 +1635,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2006,13 +1651,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .conditional([.include(if: "c2")], [.field(Field("i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                            .conditional([.include(if: "c2")], [.field(Field("o7f0", .nonNull(.object(O7f0.self))))]),
-                            .conditional([.include(if: "c2")], [.field(Field("i3f0", .nonNull(.scalar(String.self))))]),
-                            .conditional([.include(if: "c2")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.object(Alias_i1f0.self))))]),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["i0f0","[0!]"]]},{"if":["c2"],"then":[["o7f0","1!"]]},{"if":["c2"],"then":[["i3f0","0!"]]},{"if":["c2"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]}]"#, String.self, O7f0.self, Alias_i1f0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2046,14 +1685,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                        .inlineFragment(AsInterface2.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"on":3}]"#, String.self, I1f0.self, I1f2.self, AsInterface2.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -2079,16 +1711,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                            .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            .inlineFragment(AsObject6.self),
-                            .inlineFragment(AsObject0.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},{"on":3},{"on":4}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self, AsObject0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2127,16 +1750,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                                .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2171,14 +1785,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .field(Field("name", .scalar(String.self))),
-                                .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["name","1"],{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2209,11 +1816,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .inlineFragment(AsObject5.self),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2233,18 +1836,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                    .inlineFragment(AsUnion1.self),
-                                    .inlineFragment(AsObject0.self),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2287,18 +1879,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        .inlineFragment(AsObject6.self),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsObject6.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2338,18 +1919,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                        @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        ]
+                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]}]"#, String.self, I1f0.self, Int.self, I1f2.self)
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -2392,18 +1962,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]}]"#, String.self, I1f0.self, Int.self, I1f2.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2446,11 +2005,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2468,9 +2023,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2487,10 +2040,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2508,16 +2058,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                        .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                        .inlineFragment(AsUnion1.self),
-                        .inlineFragment(AsObject0.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -2556,15 +2097,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                            .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            .inlineFragment(AsObject6.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2599,16 +2132,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                                .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2643,10 +2167,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2663,11 +2184,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .inlineFragment(AsObject5.self),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2687,18 +2204,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                    .inlineFragment(AsUnion1.self),
-                                    .inlineFragment(AsObject0.self),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2741,18 +2247,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        .inlineFragment(AsObject6.self),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsObject6.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2792,18 +2287,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                        @_spi(Generated) public static let __selections: [Selection] = [
-                                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self))))]),
-                                            .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        ]
+                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]}]"#, String.self, I1f0.self, Int.self, I1f2.self)
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -2846,18 +2330,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f0", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                                        .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]}]"#, String.self, I1f0.self, Int.self, I1f2.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2900,11 +2373,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2922,9 +2391,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2941,15 +2408,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .conditional([.skip(if: "c0")], [.field(Field("name", .scalar(String.self)))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("i1f1", .nonNull(.scalar(String.self))))]),
-                            .conditional([.skip(if: "c0"), .include(if: "c1")], [.field(Field("i1f0", .nonNull(.object(I1f0.self))))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("i1f2", .nonNull(.object(I1f2.self))))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self)))))]),
-                            .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self, I1f0.self, I1f2.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2980,11 +2439,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                            .inlineFragment(AsObject5.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -3004,18 +2459,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                .field(Field("id", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                .inlineFragment(AsUnion1.self),
-                                .inlineFragment(AsObject0.self),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f2","3!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -3058,17 +2502,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                    .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                    .inlineFragment(AsObject6.self),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":4}]"#, I1f0.self, Int.self, String.self, I1f2.self, AsObject6.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -3108,17 +2542,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                     @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                    @_spi(Generated) public static let __selections: [Selection] = [
-                                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                        .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                        .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                                        .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                    ]
+                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]]"#, I1f0.self, Int.self, String.self, I1f2.self)
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -3161,17 +2585,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                    .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("name", .scalar(String.self))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]]"#, I1f0.self, Int.self, String.self, I1f2.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -3214,11 +2628,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .field(Field("i2f1", .nonNull(.scalar(Int.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i2f1","2!"]]"#, String.self, I1f0.self, Int.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -3236,9 +2646,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -3255,10 +2663,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -3275,11 +2680,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                        .inlineFragment(AsObject5.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -3299,18 +2700,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                            .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                            .field(Field("id", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                            .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                            .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                            .inlineFragment(AsUnion1.self),
-                            .inlineFragment(AsObject0.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f2","3!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -3353,17 +2743,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                .field(Field("id", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                .inlineFragment(AsObject6.self),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":4}]"#, I1f0.self, Int.self, String.self, I1f2.self, AsObject6.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -3403,17 +2783,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                    .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                    .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i1f1", alias: "alias_i1f1", .nonNull(.scalar(String.self)))),
-                                    .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]]"#, I1f0.self, Int.self, String.self, I1f2.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -3456,17 +2826,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                                .conditional([.skip(if: "c0")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.scalar(Int.self))))]),
-                                .field(Field("id", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f2", .nonNull(.object(I1f2.self)))),
-                                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f1", .nonNull(.scalar(String.self)))),
-                                .field(Field("i0f0", alias: "alias_i0f0", .list(.nonNull(.scalar(String.self))))),
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("name", .scalar(String.self))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]]"#, I1f0.self, Int.self, String.self, I1f2.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -3509,10 +2869,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .nonNull(.object(I1f0.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, I1f0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -3528,9 +2885,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init(

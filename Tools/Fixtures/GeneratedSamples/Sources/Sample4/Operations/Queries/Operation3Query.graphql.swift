@@ -13,9 +13,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allObject1", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject1","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -30,10 +28,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample4API.Objects.Object1
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i0f0", .list(.nonNull(.scalar(String.self))))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]"]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -8,11 +8,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"]]"#, String.self)
 
     /// Data with these values, as a server would send it.
     public init(

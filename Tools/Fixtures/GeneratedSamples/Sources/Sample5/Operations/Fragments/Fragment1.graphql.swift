@@ -8,10 +8,7 @@ nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("rank", .nonNull(.scalar(Int.self)))),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["rank","1!"]]"#, String.self, Int.self)
 
     /// Data with these values, as a server would send it.
     public init(

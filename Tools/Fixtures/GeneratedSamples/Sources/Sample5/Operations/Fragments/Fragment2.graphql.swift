@@ -8,10 +8,7 @@ nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface4
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .inlineFragment(AsInterface3.self),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface3.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -29,12 +26,7 @@ nonisolated public struct Fragment2: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-            .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-            .inlineFragment(AsUnion0.self),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],{"on":2}]"#, String.self, I1f1.self, AsUnion0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -56,11 +48,7 @@ nonisolated public struct Fragment2: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"]]"#, String.self, I1f1.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -79,10 +67,7 @@ nonisolated public struct Fragment2: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -97,9 +82,7 @@ nonisolated public struct Fragment2: Fragment {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init() {

@@ -23,9 +23,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample5API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allUnion2", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allUnion2","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -40,11 +38,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample5API.Unions.Union2
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsUnion1.self),
-                .inlineFragment(AsInterface1.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsUnion1.self, AsInterface1.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -66,11 +60,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Unions.Union1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsObject3.self),
-                    .inlineFragment(AsObject6.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject3.self, AsObject6.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -92,13 +82,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
-                        .conditional([.include(if: "c1"), .include(if: "c2")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c0")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self))))]),
-                        .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.scalar(String.self))))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f1","[[0]]",{"alias":"alias_i1f1"}],{"if":["c1","c2"],"then":[["rank","1!"]]},["__typename","2!"],{"if":["!c0"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, Alias_i1f1.self, Int.self, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -127,10 +111,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -147,10 +128,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c1")], [.field(Field("name", .scalar(String.self)))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["name","0"]]}]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -167,12 +145,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self))))]),
-                    .conditional([.skip(if: "c0")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                    .conditional([.skip(if: "c0")], [.field(Field("i1f0", .nonNull(.scalar(String.self))))]),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f0","0!"]]}]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(

@@ -23,10 +23,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample5API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allInterface1", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-            .field(Field("allObject1", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface1","[0!]!",{"alias":"root0"}],["allObject1","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -43,10 +40,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","0!"]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -63,18 +57,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object1
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
-                .field(Field("i2f1", .scalar(Int.self))),
-                .field(Field("i4f0", alias: "alias_i4f0", .scalar(Int.self))),
-                .field(Field("i4f0", .scalar(Int.self))),
-                .field(Field("i0f2", alias: "alias_i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self)))),
-                .inlineFragment(AsInterface3.self),
-                .inlineFragment(AsUnion1.self),
-                .inlineFragment(AsInterface1.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],["i0f2","3!",{"alias":"alias_i0f2"}],{"on":4},{"on":5},{"on":6}]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self, AsInterface3.self, AsUnion1.self, AsInterface1.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -118,19 +101,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                    .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
-                    .field(Field("i2f1", .scalar(Int.self))),
-                    .field(Field("i4f0", alias: "alias_i4f0", .scalar(Int.self))),
-                    .field(Field("i4f0", .scalar(Int.self))),
-                    .conditional([.include(if: "c1")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self))))]),
-                    .field(Field("i0f2", alias: "alias_i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self)))),
-                    .inlineFragment(AsUnion0.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["id","0!"],["i0f0","2!"],["i2f1","3"],["i4f0","3",{"alias":"alias_i4f0"}],["i4f0","3"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},["i0f2","4!",{"alias":"alias_i0f2"}],{"on":5}]"#, String.self, I1f1.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self, AsUnion0.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -174,18 +145,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                        .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                        .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
-                        .field(Field("i2f1", .scalar(Int.self))),
-                        .field(Field("i4f0", alias: "alias_i4f0", .scalar(Int.self))),
-                        .field(Field("i4f0", .scalar(Int.self))),
-                        .conditional([.include(if: "c1")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self))))]),
-                        .field(Field("i0f2", alias: "alias_i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["id","0!"],["i0f0","2!"],["i2f1","3"],["i4f0","3",{"alias":"alias_i4f0"}],["i4f0","3"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},["i0f2","4!",{"alias":"alias_i0f2"}]]"#, String.self, I1f1.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -226,10 +186,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -244,9 +201,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -260,16 +215,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Unions.Union1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
-                    .field(Field("i2f1", .scalar(Int.self))),
-                    .conditional([.include(if: "c2")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                    .field(Field("i4f0", alias: "alias_i4f0", .scalar(Int.self))),
-                    .field(Field("i4f0", .scalar(Int.self))),
-                    .field(Field("i0f2", alias: "alias_i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],{"if":["c2"],"then":[["__typename","0!"]]},["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],["i0f2","3!",{"alias":"alias_i0f2"}]]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -303,18 +249,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
-                    .field(Field("i2f1", .scalar(Int.self))),
-                    .field(Field("i4f0", alias: "alias_i4f0", .scalar(Int.self))),
-                    .field(Field("i4f0", .scalar(Int.self))),
-                    .conditional([.include(if: "c1")], [.field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c1")], [.field(Field("i1f0", .nonNull(.scalar(String.self))))]),
-                    .field(Field("i0f2", alias: "alias_i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","0!"]]},["i0f2","3!",{"alias":"alias_i0f2"}]]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -353,12 +288,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Objects.Object0
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                    .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"],["i1f1","[[1]]"]]"#, String.self, I1f1.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -384,10 +314,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["name","0"]]}]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(

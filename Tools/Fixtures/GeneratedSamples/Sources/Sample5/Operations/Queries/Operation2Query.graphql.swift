@@ -23,10 +23,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample5API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneInterface0", alias: "root0", .object(Root0.self))),
-            .field(Field("allObject2", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneInterface0","0",{"alias":"root0"}],["allObject2","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -43,11 +40,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("i0f1", .nonNull(.object(I0f1.self)))),
-                .inlineFragment(AsObject1.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f1","1!"],{"on":2}]"#, String.self, I0f1.self, AsObject1.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -67,16 +60,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Objects.Object1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i0f1", .nonNull(.object(I0f1.self)))),
-                    .field(Field("o1f2", alias: "alias_o1f2", .nonNull(.list(.object(Alias_o1f2.self))))),
-                    .field(Field("i2f1", alias: "alias_i2f1", .scalar(Int.self))),
-                    .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
-                    .field(Field("i4f0", .scalar(Int.self))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsInterface3.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],{"on":5}]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, AsInterface3.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -112,18 +96,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i0f1", .nonNull(.object(I0f1.self)))),
-                        .field(Field("o1f2", alias: "alias_o1f2", .nonNull(.list(.object(Alias_o1f2.self))))),
-                        .field(Field("i2f1", alias: "alias_i2f1", .scalar(Int.self))),
-                        .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
-                        .field(Field("i4f0", .scalar(Int.self))),
-                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                        .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                        .inlineFragment(AsUnion0.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],["i1f1","[[5]]"],["i1f0","4!"],{"on":6}]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, I1f1.self, AsUnion0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -164,17 +137,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i0f1", .nonNull(.object(I0f1.self)))),
-                            .field(Field("o1f2", alias: "alias_o1f2", .nonNull(.list(.object(Alias_o1f2.self))))),
-                            .field(Field("i2f1", alias: "alias_i2f1", .scalar(Int.self))),
-                            .field(Field("i0f0", .nonNull(.object(I0f0.self)))),
-                            .field(Field("i4f0", .scalar(Int.self))),
-                            .field(Field("id", .nonNull(.scalar(String.self)))),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                            .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],["i1f1","[[5]]"],["i1f0","4!"]]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, I1f1.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -212,10 +175,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -230,9 +190,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -246,12 +204,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("o6f0", .nonNull(.scalar(Int.self)))),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("i4f0", .scalar(Int.self)))]),
-                        .inlineFragment(AsInterface3.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["o6f0","0!"],["__typename","1!"],{"if":["!c0","c2"],"then":[["i4f0","0"]]},{"on":2}]"#, Int.self, String.self, AsInterface3.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -279,14 +232,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                            .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                            .field(Field("o6f0", .nonNull(.scalar(Int.self)))),
-                            .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("i4f0", .scalar(Int.self)))]),
-                            .inlineFragment(AsUnion0.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"if":["!c0","c2"],"then":[["i4f0","2"]]},{"on":3}]"#, String.self, I1f1.self, Int.self, AsUnion0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -319,13 +265,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                                .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                                .field(Field("o6f0", .nonNull(.scalar(Int.self)))),
-                                .conditional([.skip(if: "c0"), .include(if: "c2")], [.field(Field("i4f0", .scalar(Int.self)))]),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"if":["!c0","c2"],"then":[["i4f0","2"]]}]"#, String.self, I1f1.self, Int.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -355,10 +295,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -373,9 +310,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -390,11 +325,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .inlineFragment(AsObject2.self),
-                        .inlineFragment(AsInterface1.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject2.self, AsInterface1.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -416,10 +347,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .conditional([.skip(if: "c0")], [.field(Field("o2f2", .nonNull(.scalar(Int.self))))]),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c0"],"then":[["o2f2","0!"]]},["__typename","1!"]]"#, Int.self, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -435,11 +363,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -466,10 +390,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object0
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i3f0", .nonNull(.object(I3f0.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i3f0","1!"]]"#, String.self, I3f0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -484,9 +405,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -500,11 +419,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("o6f0", .nonNull(.scalar(Int.self)))),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsInterface3.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["o6f0","0!"],["__typename","1!"],{"on":2}]"#, Int.self, String.self, AsInterface3.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -530,13 +445,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                        .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                        .field(Field("o6f0", .nonNull(.scalar(Int.self)))),
-                        .inlineFragment(AsUnion0.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"on":3}]"#, String.self, I1f1.self, Int.self, AsUnion0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -567,12 +476,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                            .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                            .field(Field("o6f0", .nonNull(.scalar(Int.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"]]"#, String.self, I1f1.self, Int.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -600,10 +504,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self))))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -618,9 +519,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -636,16 +535,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object2
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .scalar(String.self))),
-                .conditional([.include(if: "c1"), .include(if: "c2")], [.field(Field("i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self))))]),
-                .conditional([.include(if: "c1")], [.field(Field("i0f2", .nonNull(.scalar(GraphQLEnum<Sample5API.Enum1>.self))))]),
-                .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                .conditional([.include(if: "c1")], [.field(Field("i0f0", alias: "alias_i0f0", .nonNull(.object(Alias_i0f0.self))))]),
-                .conditional([.include(if: "c0"), .include(if: "c1")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                .conditional([.skip(if: "c1")], [.field(Field("o2f1", alias: "alias_o2f1", .nonNull(.scalar(Int.self))))]),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"if":["c1","c2"],"then":[["i0f2","1!"]]},{"if":["c1"],"then":[["i0f2","1!"]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i0f0","2!",{"alias":"alias_i0f0"}]]},{"if":["c0","c1"],"then":[["id","0!"]]},{"if":["!c1"],"then":[["o2f1","3!",{"alias":"alias_o2f1"}]]}]"#, String.self, GraphQLEnum<Sample5API.Enum1>.self, Alias_i0f0.self, Int.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -668,9 +558,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Objects.Object0
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init() {

@@ -21,9 +21,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample5API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("oneInterface2", alias: "root0", .object(Root0.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneInterface2","0",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,10 +36,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsInterface4.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface4.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -59,15 +54,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface4
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
-                    .field(Field("i4f0", .scalar(Int.self))),
-                    .inlineFragment(AsUnion0.self),
-                    .inlineFragment(AsObject5.self),
-                    .inlineFragment(AsInterface1.self),
-                    .inlineFragment(AsObject1.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],{"on":2},{"on":3},{"on":4},{"on":5}]"#, String.self, Int.self, AsUnion0.self, AsObject5.self, AsInterface1.self, AsObject1.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -101,14 +88,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c1")], [.field(Field("i4f0", alias: "alias_i4f0", .scalar(Int.self)))]),
-                        .field(Field("i4f0", .scalar(Int.self))),
-                        .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
-                        .inlineFragment(AsObject5.self),
-                        .inlineFragment(AsInterface3.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["i4f0","1",{"alias":"alias_i4f0"}]]},["i4f0","1"],{"if":["!c2"],"then":[["name","0"]]},{"on":2},{"on":3}]"#, String.self, Int.self, AsObject5.self, AsInterface3.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -143,17 +123,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object5
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .conditional([.include(if: "c1"), .skip(if: "c1")], [.field(Field("o5f0", alias: "alias_o5f0", .scalar(GraphQLEnum<Sample5API.Enum0>.self)))]),
-                            .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                            .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                            .conditional([.include(if: "c1")], [.field(Field("i4f0", alias: "alias_i4f0", .scalar(Int.self)))]),
-                            .field(Field("i4f0", .scalar(Int.self))),
-                            .conditional([.include(if: "c1")], [.field(Field("i3f0", .nonNull(.object(I3f0.self))))]),
-                            .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
-                            .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o5f0","1",{"alias":"alias_o5f0"}]]},["i1f1","[[2]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","4!"]]},{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self, I1f1.self, Int.self, I3f0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -190,10 +160,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .conditional([.include(if: "c1")], [.field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self)))))]),
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -208,9 +175,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -223,9 +188,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -238,15 +201,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                            .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                            .conditional([.include(if: "c1")], [.field(Field("i4f0", alias: "alias_i4f0", .scalar(Int.self)))]),
-                            .field(Field("i4f0", .scalar(Int.self))),
-                            .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
-                            .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","2",{"alias":"alias_i4f0"}]]},["i4f0","2"],{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, I1f1.self, Int.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -280,10 +235,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .conditional([.include(if: "c1")], [.field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self)))))]),
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -298,9 +250,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -315,17 +265,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object5
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c1"), .skip(if: "c1")], [.field(Field("o5f0", alias: "alias_o5f0", .scalar(GraphQLEnum<Sample5API.Enum0>.self)))]),
-                        .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                        .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c1")], [.field(Field("i4f0", alias: "alias_i4f0", .scalar(Int.self)))]),
-                        .field(Field("i4f0", .scalar(Int.self))),
-                        .conditional([.include(if: "c1")], [.field(Field("i3f0", .nonNull(.object(I3f0.self))))]),
-                        .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
-                        .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o5f0","1",{"alias":"alias_o5f0"}]]},["i1f1","[[2]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","4!"]]},{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self, I1f1.self, Int.self, I3f0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -362,10 +302,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .conditional([.include(if: "c1")], [.field(Field("i1f1", alias: "alias_i1f1", .list(.list(.object(Alias_i1f1.self)))))]),
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -380,9 +317,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -395,9 +330,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -410,14 +343,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
-                        .field(Field("i4f0", .scalar(Int.self))),
-                        .field(Field("i1f1", .list(.list(.object(I1f1.self))))),
-                        .field(Field("i1f0", alias: "alias_i1f0", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f0", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],["i1f1","[[2]]"],["i1f0","0!",{"alias":"alias_i1f0"}],["i1f0","0!"]]"#, String.self, Int.self, I1f1.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -448,9 +374,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -463,12 +387,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample5API.Objects.Object1
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c2")], [.field(Field("name", .scalar(String.self)))]),
-                        .field(Field("i4f0", .scalar(Int.self))),
-                        .conditional([.include(if: "c1")], [.field(Field("i0f1", .nonNull(.object(I0f1.self))))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],{"if":["c1"],"then":[["i0f1","2!"]]}]"#, String.self, Int.self, I0f1.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -487,9 +406,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {

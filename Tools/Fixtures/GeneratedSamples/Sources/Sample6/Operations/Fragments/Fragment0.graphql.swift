@@ -8,11 +8,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("name", .scalar(String.self))),
-        .inlineFragment(AsInterface2.self),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -32,11 +28,7 @@ nonisolated public struct Fragment0: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("name", .scalar(String.self))),
-            .inlineFragment(AsUnion0.self),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -56,10 +48,7 @@ nonisolated public struct Fragment0: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .scalar(String.self))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(

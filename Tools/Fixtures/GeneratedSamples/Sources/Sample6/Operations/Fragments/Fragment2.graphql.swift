@@ -8,10 +8,7 @@ nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface4
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("i4f1", .nonNull(.list(.nonNull(.scalar(String.self)))))),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i4f1","[0!]!"]]"#, String.self)
 
     /// Data with these values, as a server would send it.
     public init(

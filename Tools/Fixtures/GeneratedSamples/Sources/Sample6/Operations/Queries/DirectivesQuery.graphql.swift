@@ -21,11 +21,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample6API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("findBy", alias: "found", .list(.nonNull(.object(Found.self))), arguments: ["key": .variable("key"), "filter": .variable("filter")], catchTo: .result)),
-            .field(Field("byIdObject0", alias: "byId", .object(ById.self), arguments: ["id": .value("1")], keyArgs: ["id"], catchTo: .null)),
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject0","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]]"#, Found.self, ById.self, String.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -42,11 +38,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample6API.Objects.Object0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("o0f0", .scalar(GraphQLEnum<Sample6API.Enum0>.self))),
-                .field(Field("o0f1", .scalar(GraphQLEnum<Sample6API.Enum0>.self), catchTo: .null)),
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["o0f0","0"],["o0f1","0",{"catch":"null"}],["__typename","1!"]]"#, GraphQLEnum<Sample6API.Enum0>.self, String.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -64,11 +56,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample6API.Objects.Object0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("id", .scalar(String.self), catchTo: .null)),
-                .field(Field("o0f0", .scalar(GraphQLEnum<Sample6API.Enum0>.self), catchTo: .result)),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["o0f0","1",{"catch":"result"}]]"#, String.self, GraphQLEnum<Sample6API.Enum0>.self)
 
             /// Data with these values, as a server would send it.
             public init(

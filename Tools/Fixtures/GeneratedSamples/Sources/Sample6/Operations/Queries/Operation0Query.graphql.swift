@@ -21,9 +21,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample6API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allUnion0", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allUnion0","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,12 +36,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsObject5.self),
-                .inlineFragment(AsInterface1.self),
-                .inlineFragment(AsInterface0.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsObject5.self, AsInterface1.self, AsInterface0.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -69,19 +62,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("i0f0", alias: "alias_i0f0", .object(Alias_i0f0.self))),
-                    .field(Field("name", alias: "alias_name", .scalar(String.self))),
-                    .field(Field("i3f2", alias: "alias_i3f2", .nonNull(.list(.scalar(Int.self))))),
-                    .field(Field("i0f0", .object(I0f0.self))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c1")], [.field(Field("id", alias: "alias_id", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c2")], [.field(Field("i1f0", .nonNull(.list(.object(I1f0.self)))))]),
-                    .conditional([.include(if: "c2")], [.field(Field("i2f1", .nonNull(.object(I2f1.self))))]),
-                    .field(Field("name", .scalar(String.self))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["i2f0","0!"],["__typename","0!"],["i0f0","1",{"alias":"alias_i0f0"}],["name","0",{"alias":"alias_name"}],["i3f2","[2]!",{"alias":"alias_i3f2"}],["i0f0","3"],["id","0!"],{"if":["!c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c2"],"then":[["i1f0","[4]!"]]},{"if":["c2"],"then":[["i2f1","5!"]]},["name","0"]]"#, String.self, Alias_i0f0.self, Int.self, I0f0.self, I1f0.self, I2f1.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -121,9 +102,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init() {
@@ -135,9 +114,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init() {
@@ -149,10 +126,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface1
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("i1f1", .object(I1f1.self))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","1"]]"#, String.self, I1f1.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -168,9 +142,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -183,10 +155,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Unions.Union2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .inlineFragment(AsInterface0.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -211,11 +180,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("name", .scalar(String.self))),
-                            .inlineFragment(AsInterface2.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -243,11 +208,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("name", .scalar(String.self))),
-                                .inlineFragment(AsUnion0.self),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -275,10 +236,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("name", .scalar(String.self))),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -307,12 +265,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .conditional([.include(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .scalar(String.self))),
-                    .inlineFragment(AsObject6.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c2"],"then":[["id","0!"]]},["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsObject6.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -341,13 +294,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Objects.Object6
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c2")], [.field(Field("i0f0", .object(I0f0.self)))]),
-                        .conditional([.include(if: "c2")], [.field(Field("i2f1", alias: "alias_i2f1", .nonNull(.object(Alias_i2f1.self))))]),
-                        .conditional([.include(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                        .field(Field("name", .scalar(String.self))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["i0f0","1"]]},{"if":["c2"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["c2"],"then":[["id","0!"]]},["name","0"]]"#, String.self, I0f0.self, Alias_i2f1.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -375,9 +322,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -389,9 +334,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Unions.Union2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -407,11 +350,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .scalar(String.self))),
-                    .inlineFragment(AsInterface2.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -438,11 +377,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .conditional([.include(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("name", .scalar(String.self))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c2"],"then":[["id","0!"]]},["__typename","0!"],["name","0"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(

@@ -19,9 +19,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample6API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allObject4", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,16 +34,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample6API.Objects.Object4
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .conditional([.skip(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                .conditional([.skip(if: "c2")], [.field(Field("i3f1", .list(.nonNull(.scalar(String.self)))))]),
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .scalar(String.self))),
-                .conditional([.skip(if: "c2")], [.field(Field("i0f0", alias: "alias_i0f0", .object(Alias_i0f0.self)))]),
-                .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsUnion0.self),
-                .inlineFragment(AsObject5.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],{"if":["!c2"],"then":[["i0f0","1",{"alias":"alias_i0f0"}]]},["i2f0","0!"],{"on":2},{"on":3}]"#, String.self, Alias_i0f0.self, AsUnion0.self, AsObject5.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -83,14 +72,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .conditional([.skip(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                    .conditional([.skip(if: "c2")], [.field(Field("i3f1", .list(.nonNull(.scalar(String.self)))))]),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .scalar(String.self))),
-                    .conditional([.skip(if: "c2")], [.field(Field("i0f0", alias: "alias_i0f0", .object(Alias_i0f0.self)))]),
-                    .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],{"if":["!c2"],"then":[["i0f0","1",{"alias":"alias_i0f0"}]]},["i2f0","0!"]]"#, String.self, Alias_i0f0.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -122,15 +104,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .conditional([.skip(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                    .conditional([.skip(if: "c2")], [.field(Field("i3f1", .list(.nonNull(.scalar(String.self)))))]),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .scalar(String.self))),
-                    .field(Field("i2f2", .list(.object(I2f2.self)))),
-                    .conditional([.skip(if: "c2")], [.field(Field("i0f0", alias: "alias_i0f0", .object(Alias_i0f0.self)))]),
-                    .field(Field("i2f0", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],["i2f2","[1]"],{"if":["!c2"],"then":[["i0f0","2",{"alias":"alias_i0f0"}]]},["i2f0","0!"]]"#, String.self, I2f2.self, Alias_i0f0.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -162,9 +136,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -179,11 +151,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .scalar(String.self))),
-                    .inlineFragment(AsInterface2.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -209,11 +177,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("name", .scalar(String.self))),
-                        .inlineFragment(AsUnion0.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -240,10 +204,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("name", .scalar(String.self))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(

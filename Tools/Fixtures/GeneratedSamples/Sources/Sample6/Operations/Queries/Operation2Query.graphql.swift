@@ -23,10 +23,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample6API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allInterface3", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-            .field(Field("allUnion0", alias: "root1", .nonNull(.list(.nonNull(.object(Root1.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}],["allUnion0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -43,14 +40,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface3
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .conditional([.include(if: "c0"), .include(if: "c2")], [.field(Field("i3f0", alias: "alias_i3f0", .list(.nonNull(.scalar(String.self)))))]),
-                .field(Field("i3f1", .list(.nonNull(.scalar(String.self))))),
-                .field(Field("id", .nonNull(.scalar(String.self)))),
-                .field(Field("i3f0", .list(.nonNull(.scalar(String.self))))),
-                .inlineFragment(AsObject0.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0","c2"],"then":[["i3f0","[0!]",{"alias":"alias_i3f0"}]]},["i3f1","[0!]"],["id","0!"],["i3f0","[0!]"],{"on":1}]"#, String.self, AsObject0.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -76,13 +66,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Objects.Object0
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.include(if: "c0"), .include(if: "c2")], [.field(Field("i3f0", alias: "alias_i3f0", .list(.nonNull(.scalar(String.self)))))]),
-                    .field(Field("i3f1", .list(.nonNull(.scalar(String.self))))),
-                    .field(Field("i3f0", .list(.nonNull(.scalar(String.self))))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0","c2"],"then":[["i3f0","[0!]",{"alias":"alias_i3f0"}]]},["i3f1","[0!]"],["i3f0","[0!]"],["id","0!"]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -105,13 +89,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsObject5.self),
-                .inlineFragment(AsInterface0.self),
-                .inlineFragment(AsInterface2.self),
-                .inlineFragment(AsInterface3.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3},{"on":4}]"#, String.self, AsObject5.self, AsInterface0.self, AsInterface2.self, AsInterface3.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -141,16 +119,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("i1f0", .nonNull(.list(.object(I1f0.self))))),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .scalar(String.self))),
-                    .field(Field("i3f0", .list(.nonNull(.scalar(String.self))))),
-                    .field(Field("i2f2", .list(.object(I2f2.self)))),
-                    .conditional([.include(if: "c0")], [.field(Field("i3f2", alias: "alias_i3f2", .nonNull(.list(.scalar(Int.self)))))]),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .conditional([.skip(if: "c1")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","[0]!"],["__typename","1!"],["name","1"],["i3f0","[1!]"],["i2f2","[2]"],{"if":["c0"],"then":[["i3f2","[3]!",{"alias":"alias_i3f2"}]]},["id","1!"],{"if":["!c1"],"then":[["rank","3!"]]}]"#, I1f0.self, String.self, I2f2.self, Int.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -184,13 +153,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface1
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("name", .scalar(String.self))),
-                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c2")], [.field(Field("i1f1", .object(I1f1.self)))]),
-                        .inlineFragment(AsInterface2.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsInterface2.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -221,13 +184,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("name", .scalar(String.self))),
-                            .field(Field("id", .nonNull(.scalar(String.self)))),
-                            .conditional([.include(if: "c2")], [.field(Field("i1f1", .object(I1f1.self)))]),
-                            .inlineFragment(AsUnion0.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsUnion0.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -258,12 +215,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("name", .scalar(String.self))),
-                                .field(Field("id", .nonNull(.scalar(String.self)))),
-                                .conditional([.include(if: "c2")], [.field(Field("i1f1", .object(I1f1.self)))]),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]}]"#, String.self, I1f1.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -292,9 +244,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -307,9 +257,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -324,12 +272,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c1")], [.field(Field("name", .scalar(String.self)))]),
-                    .inlineFragment(AsInterface2.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["name","0"]]},{"on":1}]"#, String.self, AsInterface2.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -356,12 +299,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                        .field(Field("name", .scalar(String.self))),
-                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"]]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -388,13 +326,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                    .field(Field("name", .scalar(String.self))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsUnion2.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"],{"on":1}]"#, String.self, AsUnion2.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -423,13 +355,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Unions.Union2
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "c1")], [.field(Field("__typename", .nonNull(.scalar(String.self))))]),
-                        .field(Field("name", .scalar(String.self))),
-                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                        .inlineFragment(AsInterface3.self),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"],{"on":1}]"#, String.self, AsInterface3.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -458,11 +384,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface3
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("name", .scalar(String.self))),
-                            .field(Field("id", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -490,11 +412,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface3
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsObject5.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"on":1}]"#, String.self, AsObject5.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -514,16 +432,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("i1f0", .nonNull(.list(.object(I1f0.self))))),
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("name", .scalar(String.self))),
-                        .field(Field("i3f0", .list(.nonNull(.scalar(String.self))))),
-                        .field(Field("i2f2", .list(.object(I2f2.self)))),
-                        .conditional([.include(if: "c0")], [.field(Field("i3f2", alias: "alias_i3f2", .nonNull(.list(.scalar(Int.self)))))]),
-                        .field(Field("id", .nonNull(.scalar(String.self)))),
-                        .conditional([.skip(if: "c1")], [.field(Field("rank", .nonNull(.scalar(Int.self))))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","[0]!"],["__typename","1!"],["name","1"],["i3f0","[1!]"],["i2f2","[2]"],{"if":["c0"],"then":[["i3f2","[3]!",{"alias":"alias_i3f2"}]]},["id","1!"],{"if":["!c1"],"then":[["rank","3!"]]}]"#, I1f0.self, String.self, I2f2.self, Int.self)
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -557,13 +466,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface1
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            .field(Field("name", .scalar(String.self))),
-                            .field(Field("id", .nonNull(.scalar(String.self)))),
-                            .conditional([.include(if: "c2")], [.field(Field("i1f1", .object(I1f1.self)))]),
-                            .inlineFragment(AsInterface2.self),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsInterface2.self)
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -594,13 +497,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                .field(Field("name", .scalar(String.self))),
-                                .field(Field("id", .nonNull(.scalar(String.self)))),
-                                .conditional([.include(if: "c2")], [.field(Field("i1f1", .object(I1f1.self)))]),
-                                .inlineFragment(AsUnion0.self),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsUnion0.self)
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -631,12 +528,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                                 @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                                @_spi(Generated) public static let __selections: [Selection] = [
-                                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                                    .field(Field("name", .scalar(String.self))),
-                                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                                    .conditional([.include(if: "c2")], [.field(Field("i1f1", .object(I1f1.self)))]),
-                                ]
+                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]}]"#, String.self, I1f1.self)
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -665,9 +557,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                             @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                            @_spi(Generated) public static let __selections: [Selection] = [
-                                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                            ]
+                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -680,9 +570,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                         @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                        @_spi(Generated) public static let __selections: [Selection] = [
-                            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        ]
+                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
 
                         /// Data with these values, as a server would send it.
                         public init(

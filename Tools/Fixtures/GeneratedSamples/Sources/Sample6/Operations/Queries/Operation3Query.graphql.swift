@@ -19,9 +19,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Sample6API.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("allInterface3", alias: "root0", .nonNull(.list(.nonNull(.object(Root0.self)))))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}]]"#, Root0.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,10 +34,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface3
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsObject3.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsObject3.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -57,14 +52,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = Sample6API.Objects.Object3
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .conditional([.include(if: "c2")], [.field(Field("i3f2", .nonNull(.list(.scalar(Int.self)))))]),
-                    .conditional([.include(if: "c2")], [.field(Field("i3f2", alias: "alias_i3f2", .nonNull(.list(.scalar(Int.self)))))]),
-                    .conditional([.include(if: "c2")], [.field(Field("i3f0", .list(.nonNull(.scalar(String.self)))))]),
-                    .conditional([.include(if: "c2")], [.field(Field("id", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "c2")], [.field(Field("i3f1", .list(.nonNull(.scalar(String.self)))))]),
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c2"],"then":[["i3f2","[0]!"]]},{"if":["c2"],"then":[["i3f2","[0]!",{"alias":"alias_i3f2"}]]},{"if":["c2"],"then":[["i3f0","[1!]"]]},{"if":["c2"],"then":[["id","1!"]]},{"if":["c2"],"then":[["i3f1","[1!]"]]},["__typename","1!"]]"#, Int.self, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(

@@ -8,11 +8,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .inlineFragment(AsHuman.self),
-        .inlineFragment(AsDroid.self),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsHuman.self, AsDroid.self)
 
     /// Data with these values, as a server would send it.
     public init(
@@ -35,10 +31,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Human
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("friends", .list(.object(Friend.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -55,10 +48,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -78,11 +68,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("__typename", .nonNull(.scalar(String.self)))),
-            .field(Field("name", .nonNull(.scalar(String.self)))),
-            .field(Field("friends", .list(.object(Friend.self)))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["friends","[1]"]]"#, String.self, Friend.self)
 
         /// Data with these values, as a server would send it.
         public init(

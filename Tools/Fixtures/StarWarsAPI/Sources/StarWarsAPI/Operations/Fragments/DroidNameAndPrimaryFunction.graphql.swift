@@ -8,11 +8,7 @@ nonisolated public struct DroidNameAndPrimaryFunction: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("name", .nonNull(.scalar(String.self)))),
-        .field(Field("primaryFunction", .scalar(String.self))),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self)
 
     /// Data with these values, as a server would send it.
     public init(

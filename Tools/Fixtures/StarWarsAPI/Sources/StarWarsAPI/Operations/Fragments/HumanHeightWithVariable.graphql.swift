@@ -8,10 +8,7 @@ nonisolated public struct HumanHeightWithVariable: Fragment {
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
     @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Human
-    @_spi(Generated) public static let __selections: [Selection] = [
-        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-        .field(Field("height", .scalar(Double.self), arguments: ["unit": .variable("heightUnit")])),
-    ]
+    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["height","1",{"args":{"unit":{"$":"heightUnit"}}}]]"#, String.self, Double.self)
 
     /// Data with these values, as a server would send it.
     public init(

@@ -21,9 +21,7 @@ nonisolated public struct CreateReviewForEpisodeMutation: GraphQLMutation {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Mutation
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("createReview", .object(CreateReview.self), arguments: ["episode": .variable("episode"), "review": .variable("review")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["createReview","0",{"args":{"episode":{"$":"episode"},"review":{"$":"review"}}}]]"#, CreateReview.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,11 +37,7 @@ nonisolated public struct CreateReviewForEpisodeMutation: GraphQLMutation {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Review
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("stars", .nonNull(.scalar(Int.self)))),
-                .field(Field("commentary", .scalar(String.self))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["stars","1!"],["commentary","0"]]"#, String.self, Int.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -13,9 +13,7 @@ nonisolated public struct CreateReviewWithNullFieldMutation: GraphQLMutation {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Mutation
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("createReview", .object(CreateReview.self), arguments: ["episode": .value("JEDI"), "review": .value(["stars": 10, "commentary": nil])])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["createReview","0",{"args":{"episode":"JEDI","review":{"stars":10,"commentary":null}}}]]"#, CreateReview.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -31,11 +29,7 @@ nonisolated public struct CreateReviewWithNullFieldMutation: GraphQLMutation {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Review
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("stars", .nonNull(.scalar(Int.self)))),
-                .field(Field("commentary", .scalar(String.self))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["stars","1!"],["commentary","0"]]"#, String.self, Int.self)
 
             /// Data with these values, as a server would send it.
             public init(

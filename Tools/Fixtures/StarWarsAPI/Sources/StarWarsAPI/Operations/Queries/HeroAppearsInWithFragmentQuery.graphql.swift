@@ -19,9 +19,7 @@ nonisolated public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("hero", .object(Hero.self), arguments: ["episode": .variable("episode")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,10 +35,7 @@ nonisolated public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
 
             /// Data with these values, as a server would send it.
             public init(

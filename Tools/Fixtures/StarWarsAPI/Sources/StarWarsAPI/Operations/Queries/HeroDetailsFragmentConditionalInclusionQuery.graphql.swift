@@ -19,9 +19,7 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("hero", .object(Hero.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["hero","0"]]"#, Hero.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,12 +35,7 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .conditional([.include(if: "includeDetails")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
-                .inlineFragment(AsHuman.self),
-                .inlineFragment(AsDroid.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["includeDetails"],"then":[["name","0!"]]},{"on":1},{"on":2}]"#, String.self, AsHuman.self, AsDroid.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -75,11 +68,7 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Human
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.include(if: "includeDetails")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "includeDetails")], [.field(Field("height", .scalar(Double.self)))]),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["includeDetails"],"then":[["name","0!"]]},{"if":["includeDetails"],"then":[["height","1"]]}]"#, String.self, Double.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -107,11 +96,7 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .conditional([.include(if: "includeDetails")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
-                    .conditional([.include(if: "includeDetails")], [.field(Field("primaryFunction", .scalar(String.self)))]),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["includeDetails"],"then":[["name","0!"]]},{"if":["includeDetails"],"then":[["primaryFunction","0"]]}]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(

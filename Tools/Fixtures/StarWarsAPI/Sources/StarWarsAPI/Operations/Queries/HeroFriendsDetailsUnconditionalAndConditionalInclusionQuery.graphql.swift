@@ -19,9 +19,7 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("hero", .object(Hero.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["hero","0"]]"#, Hero.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,10 +35,7 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("friends", .list(.object(Friend.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -58,11 +53,7 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                    .inlineFragment(AsDroid.self),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -84,11 +75,7 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                     @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-                    @_spi(Generated) public static let __selections: [Selection] = [
-                        .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                        .field(Field("name", .nonNull(.scalar(String.self)))),
-                        .conditional([.include(if: "includeFriendsDetails")], [.field(Field("primaryFunction", .scalar(String.self)))]),
-                    ]
+                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],{"if":["includeFriendsDetails"],"then":[["primaryFunction","0"]]}]"#, String.self)
 
                     /// Data with these values, as a server would send it.
                     public init(

@@ -21,9 +21,7 @@ nonisolated public struct HeroNameConditionalBothQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("hero", .object(Hero.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["hero","0"]]"#, Hero.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,10 +37,7 @@ nonisolated public struct HeroNameConditionalBothQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .conditional([.include(if: "includeName"), .skip(if: "skipName")], [.field(Field("name", .nonNull(.scalar(String.self))))]),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["includeName","!skipName"],"then":[["name","0!"]]}]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -19,9 +19,7 @@ nonisolated public struct HumanQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("human", .object(Human.self), arguments: ["id": .variable("id")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["human","0",{"args":{"id":{"$":"id"}}}]]"#, Human.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,11 +35,7 @@ nonisolated public struct HumanQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Human
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .field(Field("mass", .scalar(Double.self))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["mass","1"]]"#, String.self, Double.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -13,10 +13,7 @@ nonisolated public struct SameHeroTwiceQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("hero", .object(Hero.self))),
-            .field(Field("hero", alias: "r2", .object(R2.self))),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["hero","0"],["hero","1",{"alias":"r2"}]]"#, Hero.self, R2.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,10 +31,7 @@ nonisolated public struct SameHeroTwiceQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -56,10 +50,7 @@ nonisolated public struct SameHeroTwiceQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("appearsIn", .nonNull(.list(.scalar(GraphQLEnum<StarWarsAPI.Episode>.self))))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
 
             /// Data with these values, as a server would send it.
             public init(

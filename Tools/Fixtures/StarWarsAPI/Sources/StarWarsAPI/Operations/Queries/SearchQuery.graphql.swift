@@ -19,9 +19,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("search", .list(.object(Search.self)), arguments: ["text": .variable("term")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["search","[0]",{"args":{"text":{"$":"term"}}}]]"#, Search.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,12 +34,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Unions.SearchResult
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .inlineFragment(AsHuman.self),
-                .inlineFragment(AsDroid.self),
-                .inlineFragment(AsStarship.self),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsHuman.self, AsDroid.self, AsStarship.self)
 
             /// Data with these values, as a server would send it.
             public init(
@@ -68,11 +61,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Human
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -93,11 +82,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -117,11 +102,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
                 @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Starship
-                @_spi(Generated) public static let __selections: [Selection] = [
-                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                    .field(Field("id", .nonNull(.scalar(String.self)))),
-                    .field(Field("name", .nonNull(.scalar(String.self)))),
-                ]
+                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
 
                 /// Data with these values, as a server would send it.
                 public init(

@@ -19,9 +19,7 @@ nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("starshipCoordinates", .object(StarshipCoordinates.self), arguments: ["coordinates": .variable("coordinates")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["starshipCoordinates","0",{"args":{"coordinates":{"$":"coordinates"}}}]]"#, StarshipCoordinates.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,12 +34,7 @@ nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Starship
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .field(Field("coordinates", .list(.nonNull(.list(.nonNull(.scalar(Double.self))))))),
-                .field(Field("length", .scalar(Double.self))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["coordinates","[[1!]!]"],["length","1"]]"#, String.self, Double.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -13,9 +13,7 @@ nonisolated public struct StarshipQuery: GraphQLQuery {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("starship", .object(Starship.self), arguments: ["id": .value(3000)])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["starship","0",{"args":{"id":3000}}]]"#, Starship.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -30,11 +28,7 @@ nonisolated public struct StarshipQuery: GraphQLQuery {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Starship
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("name", .nonNull(.scalar(String.self)))),
-                .field(Field("coordinates", .list(.nonNull(.list(.nonNull(.scalar(Double.self))))))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["coordinates","[[1!]!]"]]"#, String.self, Double.self)
 
             /// Data with these values, as a server would send it.
             public init(

@@ -19,9 +19,7 @@ nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Subscription
-        @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("reviewAdded", .object(ReviewAdded.self), arguments: ["episode": .variable("episode")])),
-        ]
+        @_spi(Generated) public static let __selections = Selection.parse(#"[["reviewAdded","0",{"args":{"episode":{"$":"episode"}}}]]"#, ReviewAdded.self)
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,12 +35,7 @@ nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
             @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Review
-            @_spi(Generated) public static let __selections: [Selection] = [
-                .field(Field("__typename", .nonNull(.scalar(String.self)))),
-                .field(Field("episode", .scalar(GraphQLEnum<StarWarsAPI.Episode>.self))),
-                .field(Field("stars", .nonNull(.scalar(Int.self)))),
-                .field(Field("commentary", .scalar(String.self))),
-            ]
+            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["episode","1"],["stars","2!"],["commentary","0"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self, Int.self)
 
             /// Data with these values, as a server would send it.
             public init(
