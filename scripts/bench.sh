@@ -21,7 +21,9 @@ suites:
          (APICOREKIT_CODEGEN_BASELINE, default the last commit before compile-time work) and by the
          working tree's, each compiled (debug, the generated module alone, best of 2 rounds)
          against its own APICoreKit: *-generated-lines, *-lines-per-selected-field,
-         *-compile-seconds, compile-ratio (after over before). About 10 minutes.
+         *-build-seconds (swift build of the module after touching every file), *-idle-build-seconds
+         (swift build with nothing to do), *-compile-seconds (the difference: the compiler's share),
+         compile-ratio (after over before, of compile seconds). About 15 minutes.
   cache  a 2 MB response of 11,200 objects: parse alone (JSONSerialization), parse + check and
          record (one walk) + write, and read back into typed data, in memory and in SQLite (rounds
          alternate; targets memory-write-ratio <= 1.0, sqlite-write-ratio <= 1.5), and a cache
@@ -81,7 +83,7 @@ for suite in "$@"; do
     codegen-compare)
       # Before and after in one run: the baseline commit's generator and APICoreKit, exported
       # from git, against the working tree's, on the same input.
-      baseline="${APICOREKIT_CODEGEN_BASELINE:-7f2a1fed00bf8a1034489bf69213799b7dba52dd}"
+      baseline="${APICOREKIT_CODEGEN_BASELINE:-875d6cf0de39c62e7736b582a5fffb8a256ef23a}"
       work="$(mktemp -d "${TMPDIR:-/tmp}/codegen-compare.XXXXXX")"
       trap 'rm -rf "$work"' EXIT
       mkdir "$work/before"
