@@ -94,20 +94,8 @@ package enum IntrospectionSDL {
         return " @deprecated(reason: \(stringLiteral(reason)))"
     }
 
-    static func stringLiteral(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A GraphQL string literal (its escapes are JSON's).
+    static func stringLiteral(_ text: String) -> String { SelectionSetTemplate.jsonString(text) }
 
     static func arguments(_ value: Any?, indent: String) -> String {
         let args = value as? [[String: Any]] ?? []

@@ -28,18 +28,8 @@ struct RandomResponseTests {
     func decodes(index: Int) throws {
         func check<Operation: GraphQLOperation>(_: Operation.Type) throws {
             for seed in 0..<40 {
-                var synthesizer = Synthesizer(seed: UInt64(index * 1000 + seed))
-                let variables = synthesizer.variables(for: Operation.Data.self)
-                let object = synthesizer.object(for: Operation.Data.self, variables: variables, isRoot: true)
-                // Through the wire's text, as a server's answer comes.
-                let parsed = try #require(try JSONParser.parse(JSONSerializer.string(.object(object))).objectValue)
-                let data: Operation.Data
-                do {
-                    data = try Operation.Data(validating: parsed, variables: variables)
-                } catch {
-                    Issue.record("\(Operation.operationName), seed \(seed): a valid answer was rejected: \(error)\n\(JSONSerializer.string(.object(object)))")
-                    return
-                }
+                guard let (data, object, variables) = try answer(Operation.self, seed: UInt64(index * 1000 + seed), addsLaterTypes: true)
+                else { return }
                 var reader = Reader(variables: variables)
                 reader.check(data.__data, selections: Operation.Data.__selections, parent: Operation.Data.__parentType, path: Operation.operationName)
                 if let problem = reader.problems.first {
@@ -49,6 +39,24 @@ struct RandomResponseTests {
             }
         }
         try check(Self.operations[index])
+    }
+}
+
+/// A random answer to `Operation` from `seed`, decoded through the wire's text as a server's
+/// answer comes, with its JSON and variables; `nil` (and an issue recorded) when it is rejected.
+func answer<Operation: GraphQLOperation>(_: Operation.Type, seed: UInt64, addsLaterTypes: Bool) throws
+    -> (data: Operation.Data, object: JSONObject, variables: JSONObject)?
+{
+    var synthesizer = Synthesizer(seed: seed)
+    synthesizer.addsLaterTypes = addsLaterTypes
+    let variables = synthesizer.variables(for: Operation.Data.self)
+    let object = synthesizer.object(for: Operation.Data.self, variables: variables, isRoot: true)
+    let parsed = try #require(try JSONParser.parse(JSONSerializer.string(.object(object))).objectValue)
+    do {
+        return (try Operation.Data(validating: parsed, variables: variables), object, variables)
+    } catch {
+        Issue.record("\(Operation.operationName), seed \(seed): a valid answer was rejected: \(error)\n\(JSONSerializer.string(.object(object)))")
+        return nil
     }
 }
 
@@ -70,17 +78,8 @@ struct InitializerRoundTripTests {
             var compared = 0, fullyChecked = 0
             for seed in 0..<40 {
                 // Types the schema has: an initializer writes its own type's name.
-                var synthesizer = Synthesizer(seed: UInt64(index * 1000 + seed))
-                synthesizer.addsLaterTypes = false
-                let variables = synthesizer.variables(for: Operation.Data.self)
-                let object = synthesizer.object(for: Operation.Data.self, variables: variables, isRoot: true)
-                let decoded: Operation.Data
-                do {
-                    decoded = try Operation.Data(validating: object, variables: variables)
-                } catch {
-                    Issue.record("seed \(seed): a valid answer was rejected: \(error)\n\(JSONSerializer.string(.object(object)))")
-                    return
-                }
+                guard let (decoded, object, variables) = try answer(Operation.self, seed: UInt64(index * 1000 + seed), addsLaterTypes: false)
+                else { return }
                 let rebuilt = (decoded as! any RebuildsWithInitializers)._rebuiltWithInitializers() as! Operation.Data
                 // What they built is valid data for the operation, unless an object matches two
                 // sibling type cases: one type case's initializer has its own fields only, not the
