@@ -31,8 +31,9 @@ struct SelectionSetTemplate {
             extra?(&w)
             w.line("\(spi)\(mutable ? "var" : "let") __data: DataDict")
             w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
-            w.line("\(spi)static let __parentType = \(parentTypeReference(ir.typeName))")
-            w.line("\(spi)static let __selections\(selections(for: ir, addTypename: role != .root))")
+            // The metadata in one declaration: one line, and one initialization for both.
+            w.line("\(spi)static let (__parentType, __selections): (ParentType, [Selection]) = (\(parentTypeReference(ir.typeName)), "
+                + "\(selections(for: ir, addTypename: role != .root)))")
 
             if initializers { writeInitializer(ir, role: role, into: &w) }
             let accessors = ir.fields.filter { $0.responseKey != "__typename" }
@@ -180,10 +181,9 @@ struct SelectionSetTemplate {
         return "\(context.namespace).\(group).\(context.types.swiftName(typeName))"
     }
 
-    /// The `__selections` declaration's type and value: `: [Selection] = []`, or ` =
-    /// Selection.parse(text, types…)` with the metadata as one JSON text (the format is
-    /// documented with `Selection.parse` in APICore): every merged field (under its conditions),
-    /// then the type cases and deferred fragments.
+    /// The value of `__selections`: `[]`, or `Selection.parse(text, types…)` with the metadata as
+    /// one JSON text (the format is documented with `Selection.parse` in APICore): every merged
+    /// field (under its conditions), then the type cases and deferred fragments.
     func selections(for ir: SelectionSetIR, addTypename: Bool) -> String {
         var types: [String] = []
         func index(_ type: String) -> Int {
@@ -225,9 +225,9 @@ struct SelectionSetTemplate {
             let inner = fragment.fragmentName.map { "{\"spread\":\(index($0))}" } ?? "{\"on\":\(index(fragment.name))}"
             entries += conditioned("{\(deferral),\"then\":[\(inner)]}", fragment.isConditional ? fragment.conditionSets : [[]])
         }
-        if entries.isEmpty { return ": [Selection] = []" }
+        if entries.isEmpty { return "[]" }
         let text = SwiftNames.stringLiteral("[" + entries.joined(separator: ",") + "]")
-        return " = Selection.parse(\(text), " + types.map { "\($0).self" }.joined(separator: ", ") + ")"
+        return "Selection.parse(\(text), " + types.map { "\($0).self" }.joined(separator: ", ") + ")"
     }
 
     /// `entry` once per condition set (OR of ANDs); `[[]]` is unconditional.

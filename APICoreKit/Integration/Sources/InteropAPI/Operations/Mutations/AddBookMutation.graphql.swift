@@ -18,16 +18,14 @@ nonisolated public struct AddBookMutation: GraphQLMutation {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = InteropAPI.Objects.Mutation
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["addBook","0!",{"args":{"input":{"$":"input"}}}]]"#, AddBook.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Mutation, Selection.parse(#"[["addBook","0!",{"args":{"input":{"$":"input"}}}]]"#, AddBook.self))
 
         public var addBook: AddBook { __data["addBook"] }
 
         public struct AddBook: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = InteropAPI.Objects.Book
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"],["published","2!"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"],["published","2!"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self))
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }

@@ -18,16 +18,14 @@ nonisolated public struct UploadFileMutation: GraphQLMutation {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = InteropAPI.Objects.Mutation
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["upload","0!",{"args":{"file":{"$":"file"}}}]]"#, Upload.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Mutation, Selection.parse(#"[["upload","0!",{"args":{"file":{"$":"file"}}}]]"#, Upload.self))
 
         public var upload: Upload { __data["upload"] }
 
         public struct Upload: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = InteropAPI.Objects.UploadResult
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["filename","0!"],["size","1!"],["sha256","0!"]]"#, String.self, Int.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.UploadResult, Selection.parse(#"[["__typename","0!"],["filename","0!"],["size","1!"],["sha256","0!"]]"#, String.self, Int.self))
 
             public var filename: String { __data["filename"] }
             public var size: Int { __data["size"] }

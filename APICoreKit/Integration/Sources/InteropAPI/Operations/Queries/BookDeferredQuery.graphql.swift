@@ -18,16 +18,14 @@ nonisolated public struct BookDeferredQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = InteropAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self))
 
         public var book: Book? { __data["book"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = InteropAPI.Objects.Book
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"details","label":"details","then":[{"on":1}]}]"#, String.self, Details.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"details","label":"details","then":[{"on":1}]}]"#, String.self, Details.self))
 
             public var id: String { __data["id"] }
             public var details: Deferred<Details> { _deferred("details") }
@@ -35,8 +33,7 @@ nonisolated public struct BookDeferredQuery: GraphQLQuery {
             public struct Details: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = InteropAPI.Objects.Book
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["title","0!"],["rating","1"]]"#, String.self, Int.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["title","0!"],["rating","1"]]"#, String.self, Int.self))
 
                 public var title: String { __data["title"] }
                 public var rating: Int? { __data["rating"] }

@@ -18,16 +18,14 @@ nonisolated public struct BookQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = InteropAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self))
 
         public var book: Book? { __data["book"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = InteropAPI.Objects.Book
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"],["published","2!"],["rating","3"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self, Int.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"],["published","2!"],["rating","3"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self, Int.self))
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }

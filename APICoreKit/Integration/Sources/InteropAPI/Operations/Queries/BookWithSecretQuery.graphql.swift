@@ -18,16 +18,14 @@ nonisolated public struct BookWithSecretQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = InteropAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self))
 
         public var book: Book? { __data["book"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = InteropAPI.Objects.Book
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["secret","0"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["secret","0"]]"#, String.self))
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }

@@ -18,16 +18,14 @@ nonisolated public struct BooksQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = InteropAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["books","[0!]!",{"args":{"genre":{"$":"genre"}}}]]"#, Book.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["books","[0!]!",{"args":{"genre":{"$":"genre"}}}]]"#, Book.self))
 
         public var books: [Book] { __data["books"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = InteropAPI.Objects.Book
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self))
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }

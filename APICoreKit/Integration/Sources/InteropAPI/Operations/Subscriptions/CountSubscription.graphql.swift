@@ -20,8 +20,7 @@ nonisolated public struct CountSubscription: GraphQLSubscription {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = InteropAPI.Objects.Subscription
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["count","0!",{"args":{"to":{"$":"to"},"intervalMs":{"$":"intervalMs"}}}]]"#, Int.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Subscription, Selection.parse(#"[["count","0!",{"args":{"to":{"$":"to"},"intervalMs":{"$":"intervalMs"}}}]]"#, Int.self))
 
         public var count: Int { __data["count"] }
     }

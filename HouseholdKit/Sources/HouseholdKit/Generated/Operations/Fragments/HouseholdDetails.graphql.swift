@@ -8,8 +8,7 @@ nonisolated struct HouseholdDetails: Fragment {
     static let fragmentDefinition = "fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let __parentType = HouseholdAPI.Objects.Household
-    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self)
+    static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self))
 
     var id: String { __data["id"] }
     var name: String { __data["name"] }
@@ -25,8 +24,7 @@ nonisolated struct HouseholdDetails: Fragment {
     struct MonthlyBudget: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Budget
-        static let __selections = Selection.parse(#"[["__typename","0!"],["amount","1!"],["currency","2!"]]"#, String.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Budget, Selection.parse(#"[["__typename","0!"],["amount","1!"],["currency","2!"]]"#, String.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self))
 
         var amount: SharedAPI.Decimal { __data["amount"] }
         var currency: GraphQLEnum<SharedAPI.Currency> { __data["currency"] }
@@ -36,8 +34,7 @@ nonisolated struct HouseholdDetails: Fragment {
     struct Member: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Member
-        static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self))
 
         var id: String { __data["id"] }
         /// The user this member is.
@@ -58,8 +55,7 @@ nonisolated struct HouseholdDetails: Fragment {
     struct Invitation: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Invitation
-        static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["role","1!"],["status","2!"],["expiresAt","3!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, GraphQLEnum<HouseholdAPI.InvitationStatus>.self, SharedAPI.DateTime.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Invitation, Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["role","1!"],["status","2!"],["expiresAt","3!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, GraphQLEnum<HouseholdAPI.InvitationStatus>.self, SharedAPI.DateTime.self))
 
         var id: String { __data["id"] }
         var email: String { __data["email"] }

@@ -8,8 +8,7 @@ nonisolated struct HouseholdNameFields: Fragment, MutableSelectionSet {
     static let fragmentDefinition = "fragment HouseholdNameFields on Household { __typename id name }"
     var __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let __parentType = HouseholdAPI.Objects.Household
-    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
+    static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
 
     var id: String {
         get { __data["id"] }

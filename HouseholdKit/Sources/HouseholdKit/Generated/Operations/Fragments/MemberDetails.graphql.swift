@@ -8,8 +8,7 @@ nonisolated struct MemberDetails: Fragment {
     static let fragmentDefinition = "fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let __parentType = HouseholdAPI.Objects.Member
-    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
+    static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self))
 
     var id: String { __data["id"] }
     /// The user this member is.

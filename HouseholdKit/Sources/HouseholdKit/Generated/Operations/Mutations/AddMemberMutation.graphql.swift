@@ -19,8 +19,7 @@ nonisolated struct AddMemberMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Mutation
-        static let __selections = Selection.parse(#"[["addMember","0!",{"args":{"input":{"$":"input"}}}]]"#, AddMember.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Mutation, Selection.parse(#"[["addMember","0!",{"args":{"input":{"$":"input"}}}]]"#, AddMember.self))
 
         var addMember: AddMember { __data["addMember"] }
 
@@ -28,8 +27,7 @@ nonisolated struct AddMemberMutation: GraphQLMutation {
         struct AddMember: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = HouseholdAPI.Objects.Member
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self))
 
             var id: String { __data["id"] }
             /// The user this member is.

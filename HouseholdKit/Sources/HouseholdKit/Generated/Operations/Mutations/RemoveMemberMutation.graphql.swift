@@ -19,8 +19,7 @@ nonisolated struct RemoveMemberMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Mutation
-        static let __selections = Selection.parse(#"[["removeMember","0!",{"args":{"memberId":{"$":"memberId"}}}]]"#, String.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Mutation, Selection.parse(#"[["removeMember","0!",{"args":{"memberId":{"$":"memberId"}}}]]"#, String.self))
 
         /// Removes a member; answers the removed member's id.
         var removeMember: String { __data["removeMember"] }

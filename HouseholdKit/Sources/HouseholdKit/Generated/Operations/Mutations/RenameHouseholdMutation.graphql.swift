@@ -21,8 +21,7 @@ nonisolated struct RenameHouseholdMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Mutation
-        static let __selections = Selection.parse(#"[["updateHousehold","0!",{"args":{"id":{"$":"id"},"input":{"name":{"$":"name"}}}}]]"#, UpdateHousehold.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Mutation, Selection.parse(#"[["updateHousehold","0!",{"args":{"id":{"$":"id"},"input":{"name":{"$":"name"}}}}]]"#, UpdateHousehold.self))
 
         /// Data with these values, as a server would send it.
         init(
@@ -37,8 +36,7 @@ nonisolated struct RenameHouseholdMutation: GraphQLMutation {
         struct UpdateHousehold: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = HouseholdAPI.Objects.Household
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self))
 
             /// Data with these values, as a server would send it.
             init(

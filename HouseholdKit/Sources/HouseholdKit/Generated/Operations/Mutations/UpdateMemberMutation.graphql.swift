@@ -19,8 +19,7 @@ nonisolated struct UpdateMemberMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Mutation
-        static let __selections = Selection.parse(#"[["updateMember","0!",{"args":{"input":{"$":"input"}}}]]"#, UpdateMember.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Mutation, Selection.parse(#"[["updateMember","0!",{"args":{"input":{"$":"input"}}}]]"#, UpdateMember.self))
 
         /// Data with these values, as a server would send it.
         init(
@@ -35,8 +34,7 @@ nonisolated struct UpdateMemberMutation: GraphQLMutation {
         struct UpdateMember: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = HouseholdAPI.Objects.Member
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self))
 
             /// Data with these values, as a server would send it.
             init(

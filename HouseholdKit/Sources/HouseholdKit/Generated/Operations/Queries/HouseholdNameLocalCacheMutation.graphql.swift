@@ -20,8 +20,7 @@ nonisolated struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
     struct Data: MutableRootSelectionSet {
         var __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Query
-        static let __selections = Selection.parse(#"[["household","0",{"args":{"id":{"$":"id"}}}]]"#, Household.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Query, Selection.parse(#"[["household","0",{"args":{"id":{"$":"id"}}}]]"#, Household.self))
 
         var household: Household? {
             get { __data["household"] }
@@ -32,8 +31,7 @@ nonisolated struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
         struct Household: MutableSelectionSet {
             var __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = HouseholdAPI.Objects.Household
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
 
             var id: String {
                 get { __data["id"] }

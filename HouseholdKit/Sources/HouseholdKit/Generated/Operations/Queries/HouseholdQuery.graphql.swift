@@ -19,8 +19,7 @@ nonisolated struct HouseholdQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Query
-        static let __selections = Selection.parse(#"[["household","0",{"args":{"id":{"$":"id"}}}]]"#, Household.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Query, Selection.parse(#"[["household","0",{"args":{"id":{"$":"id"}}}]]"#, Household.self))
 
         var household: Household? { __data["household"] }
 
@@ -28,8 +27,7 @@ nonisolated struct HouseholdQuery: GraphQLQuery {
         struct Household: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = HouseholdAPI.Objects.Household
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self))
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }

@@ -13,8 +13,7 @@ nonisolated struct HouseholdsQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Query
-        static let __selections = Selection.parse(#"[["households","[0!]!"]]"#, Household.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Query, Selection.parse(#"[["households","[0!]!"]]"#, Household.self))
 
         /// The households the signed-in user belongs to.
         var households: [Household] { __data["households"] }
@@ -23,8 +22,7 @@ nonisolated struct HouseholdsQuery: GraphQLQuery {
         struct Household: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = HouseholdAPI.Objects.Household
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["members","[1!]!"]]"#, String.self, Member.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["members","[1!]!"]]"#, String.self, Member.self))
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }
@@ -35,8 +33,7 @@ nonisolated struct HouseholdsQuery: GraphQLQuery {
             struct Member: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = HouseholdAPI.Objects.Member
-                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self)
+                static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self))
 
                 var id: String { __data["id"] }
             }

@@ -19,8 +19,7 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = HouseholdAPI.Objects.Subscription
-        static let __selections = Selection.parse(#"[["householdChanged","0!",{"args":{"id":{"$":"id"}}}]]"#, HouseholdChanged.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Subscription, Selection.parse(#"[["householdChanged","0!",{"args":{"id":{"$":"id"}}}]]"#, HouseholdChanged.self))
 
         /// Every change to a household, as it happens.
         var householdChanged: HouseholdChanged { __data["householdChanged"] }
@@ -29,8 +28,7 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
         struct HouseholdChanged: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = HouseholdAPI.Objects.HouseholdEvent
-            static let __selections = Selection.parse(#"[["__typename","0!"],["kind","1!"],["occurredAt","2!"],["household","3!"]]"#, String.self, GraphQLEnum<HouseholdAPI.HouseholdEventKind>.self, SharedAPI.DateTime.self, Household.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.HouseholdEvent, Selection.parse(#"[["__typename","0!"],["kind","1!"],["occurredAt","2!"],["household","3!"]]"#, String.self, GraphQLEnum<HouseholdAPI.HouseholdEventKind>.self, SharedAPI.DateTime.self, Household.self))
 
             var kind: GraphQLEnum<HouseholdAPI.HouseholdEventKind> { __data["kind"] }
             var occurredAt: SharedAPI.DateTime { __data["occurredAt"] }
@@ -40,8 +38,7 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
             struct Household: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = HouseholdAPI.Objects.Household
-                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self)
+                static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self))
 
                 var id: String { __data["id"] }
                 var name: String { __data["name"] }

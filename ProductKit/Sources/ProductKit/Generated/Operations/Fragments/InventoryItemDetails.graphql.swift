@@ -8,8 +8,7 @@ nonisolated struct InventoryItemDetails: Fragment {
     static let fragmentDefinition = "fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let __parentType = ProductAPI.Objects.InventoryItem
-    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self)
+    static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.InventoryItem, Selection.parse(#"[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self))
 
     var id: String { __data["id"] }
     var householdId: String { __data["householdId"] }
@@ -22,8 +21,7 @@ nonisolated struct InventoryItemDetails: Fragment {
     struct Product: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = ProductAPI.Objects.Product
-        static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
 
         var id: String { __data["id"] }
         /// The stock-keeping unit, unique in the catalog.

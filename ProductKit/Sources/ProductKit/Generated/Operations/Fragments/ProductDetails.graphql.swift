@@ -8,8 +8,7 @@ nonisolated struct ProductDetails: Fragment {
     static let fragmentDefinition = "fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let __parentType = ProductAPI.Objects.Product
-    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self)
+    static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
 
     var id: String { __data["id"] }
     /// The stock-keeping unit, unique in the catalog.
@@ -25,8 +24,7 @@ nonisolated struct ProductDetails: Fragment {
     struct Category: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = ProductAPI.Objects.Category
-        static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Category, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
 
         var id: String { __data["id"] }
         var name: String { __data["name"] }
@@ -36,8 +34,7 @@ nonisolated struct ProductDetails: Fragment {
     struct Price: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = ProductAPI.Objects.Price
-        static let __selections = Selection.parse(#"[["__typename","0!"],["amount","1!"],["currency","2!"]]"#, String.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Price, Selection.parse(#"[["__typename","0!"],["amount","1!"],["currency","2!"]]"#, String.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self))
 
         var amount: SharedAPI.Decimal { __data["amount"] }
         var currency: GraphQLEnum<SharedAPI.Currency> { __data["currency"] }

@@ -13,8 +13,7 @@ nonisolated struct CategoriesQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = ProductAPI.Objects.Query
-        static let __selections = Selection.parse(#"[["categories","[0!]!"]]"#, Category.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Query, Selection.parse(#"[["categories","[0!]!"]]"#, Category.self))
 
         var categories: [Category] { __data["categories"] }
 
@@ -22,8 +21,7 @@ nonisolated struct CategoriesQuery: GraphQLQuery {
         struct Category: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = ProductAPI.Objects.Category
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["parent","1"]]"#, String.self, Parent.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Category, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["parent","1"]]"#, String.self, Parent.self))
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }
@@ -33,8 +31,7 @@ nonisolated struct CategoriesQuery: GraphQLQuery {
             struct Parent: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = ProductAPI.Objects.Category
-                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self)
+                static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Category, Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self))
 
                 var id: String { __data["id"] }
             }

@@ -19,8 +19,7 @@ nonisolated struct InventoryQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = ProductAPI.Objects.Query
-        static let __selections = Selection.parse(#"[["inventory","[0!]!",{"args":{"householdId":{"$":"householdId"}}}]]"#, Inventory.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Query, Selection.parse(#"[["inventory","[0!]!",{"args":{"householdId":{"$":"householdId"}}}]]"#, Inventory.self))
 
         var inventory: [Inventory] { __data["inventory"] }
 
@@ -28,8 +27,7 @@ nonisolated struct InventoryQuery: GraphQLQuery {
         struct Inventory: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = ProductAPI.Objects.InventoryItem
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.InventoryItem, Selection.parse(#"[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self))
 
             var id: String { __data["id"] }
             var householdId: String { __data["householdId"] }

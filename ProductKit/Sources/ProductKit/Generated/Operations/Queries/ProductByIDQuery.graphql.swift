@@ -19,8 +19,7 @@ nonisolated struct ProductByIDQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = ProductAPI.Objects.Query
-        static let __selections = Selection.parse(#"[["product","0",{"args":{"id":{"$":"id"}}}]]"#, Product.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Query, Selection.parse(#"[["product","0",{"args":{"id":{"$":"id"}}}]]"#, Product.self))
 
         var product: Product? { __data["product"] }
 
@@ -28,8 +27,7 @@ nonisolated struct ProductByIDQuery: GraphQLQuery {
         struct Product: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = ProductAPI.Objects.Product
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
 
             var id: String { __data["id"] }
             /// The stock-keeping unit, unique in the catalog.

@@ -21,8 +21,7 @@ nonisolated struct ProductsQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = ProductAPI.Objects.Query
-        static let __selections = Selection.parse(#"[["products","0!",{"args":{"filter":{"$":"filter"},"page":{"$":"page"}}}]]"#, Products.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Query, Selection.parse(#"[["products","0!",{"args":{"filter":{"$":"filter"},"page":{"$":"page"}}}]]"#, Products.self))
 
         var products: Products { __data["products"] }
 
@@ -30,8 +29,7 @@ nonisolated struct ProductsQuery: GraphQLQuery {
         struct Products: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = ProductAPI.Objects.ProductConnection
-            static let __selections = Selection.parse(#"[["__typename","0!"],["totalCount","1!"],["pageInfo","2!"],["nodes","[3!]!"]]"#, String.self, Int.self, PageInfo.self, Node.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.ProductConnection, Selection.parse(#"[["__typename","0!"],["totalCount","1!"],["pageInfo","2!"],["nodes","[3!]!"]]"#, String.self, Int.self, PageInfo.self, Node.self))
 
             var totalCount: Int { __data["totalCount"] }
             var pageInfo: PageInfo { __data["pageInfo"] }
@@ -41,8 +39,7 @@ nonisolated struct ProductsQuery: GraphQLQuery {
             struct PageInfo: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = ProductAPI.Objects.PageInfo
-                static let __selections = Selection.parse(#"[["__typename","0!"],["hasNextPage","1!"],["endCursor","0"]]"#, String.self, Bool.self)
+                static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.PageInfo, Selection.parse(#"[["__typename","0!"],["hasNextPage","1!"],["endCursor","0"]]"#, String.self, Bool.self))
 
                 /// Whether there is a page after this one.
                 var hasNextPage: Bool { __data["hasNextPage"] }
@@ -54,8 +51,7 @@ nonisolated struct ProductsQuery: GraphQLQuery {
             struct Node: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = ProductAPI.Objects.Product
-                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self)
+                static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
 
                 var id: String { __data["id"] }
                 /// The stock-keeping unit, unique in the catalog.

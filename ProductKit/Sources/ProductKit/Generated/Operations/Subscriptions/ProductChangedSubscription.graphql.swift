@@ -19,8 +19,7 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = ProductAPI.Objects.Subscription
-        static let __selections = Selection.parse(#"[["productChanged","0!",{"args":{"id":{"$":"id"}}}]]"#, ProductChanged.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Subscription, Selection.parse(#"[["productChanged","0!",{"args":{"id":{"$":"id"}}}]]"#, ProductChanged.self))
 
         /// Every change to a product (or to any product, without an id).
         var productChanged: ProductChanged { __data["productChanged"] }
@@ -29,8 +28,7 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
         struct ProductChanged: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = ProductAPI.Objects.ProductEvent
-            static let __selections = Selection.parse(#"[["__typename","0!"],["occurredAt","1!"],["product","2!"]]"#, String.self, SharedAPI.DateTime.self, Product.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.ProductEvent, Selection.parse(#"[["__typename","0!"],["occurredAt","1!"],["product","2!"]]"#, String.self, SharedAPI.DateTime.self, Product.self))
 
             var occurredAt: SharedAPI.DateTime { __data["occurredAt"] }
             var product: Product { __data["product"] }
@@ -39,8 +37,7 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
             struct Product: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let __parentType = ProductAPI.Objects.Product
-                static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self)
+                static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
 
                 var id: String { __data["id"] }
                 /// The stock-keeping unit, unique in the catalog.

@@ -8,8 +8,7 @@ nonisolated struct UserDetails: Fragment {
     static let fragmentDefinition = "fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }"
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let __parentType = UserAPI.Objects.User
-    static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self)
+    static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.User, Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self))
 
     var id: String { __data["id"] }
     /// The address the user signs in with.

@@ -19,8 +19,7 @@ nonisolated struct UpdateProfileMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = UserAPI.Objects.Mutation
-        static let __selections = Selection.parse(#"[["updateProfile","0!",{"args":{"input":{"$":"input"}}}]]"#, UpdateProfile.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.Mutation, Selection.parse(#"[["updateProfile","0!",{"args":{"input":{"$":"input"}}}]]"#, UpdateProfile.self))
 
         var updateProfile: UpdateProfile { __data["updateProfile"] }
 
@@ -28,8 +27,7 @@ nonisolated struct UpdateProfileMutation: GraphQLMutation {
         struct UpdateProfile: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = UserAPI.Objects.User
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.User, Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self))
 
             var id: String { __data["id"] }
             /// The address the user signs in with.

@@ -13,8 +13,7 @@ nonisolated struct CurrentUserQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = UserAPI.Objects.Query
-        static let __selections = Selection.parse(#"[["me","0"]]"#, Me.self)
+        static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.Query, Selection.parse(#"[["me","0"]]"#, Me.self))
 
         /// The signed-in user.
         var me: Me? { __data["me"] }
@@ -23,8 +22,7 @@ nonisolated struct CurrentUserQuery: GraphQLQuery {
         struct Me: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let __parentType = UserAPI.Objects.User
-            static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self)
+            static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.User, Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self))
 
             var id: String { __data["id"] }
             /// The address the user signs in with.

@@ -12,16 +12,14 @@ nonisolated public struct AnyNodeQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["node","0",{"args":{"id":"1"}}]]"#, Node.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["node","0",{"args":{"id":"1"}}]]"#, Node.self))
 
         public var node: Node? { __data["node"] }
 
         public struct Node: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Node
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"on":1}]"#, String.self, AsChild.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Node, Selection.parse(#"[["__typename","0!"],["id","0!"],{"on":1}]"#, String.self, AsChild.self))
 
             public var id: String { __data["id"] }
             public var asChild: AsChild? { _asInlineFragment() }
@@ -36,8 +34,7 @@ nonisolated public struct AnyNodeQuery: GraphQLQuery {
             public struct AsChild: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
 
                 public var id: String { __data["id"] }
                 public var name: String { __data["name"] }

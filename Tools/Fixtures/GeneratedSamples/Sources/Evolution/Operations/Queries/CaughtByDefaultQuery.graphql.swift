@@ -12,16 +12,14 @@ nonisolated public struct CaughtByDefaultQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0",{"catch":"null"}]]"#, Child.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0",{"catch":"null"}]]"#, Child.self))
 
         public var child: Child? { __data["child"] }
 
         public struct Child: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],{"on":1}]"#, String.self, AsChildA.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],{"on":1}]"#, String.self, AsChildA.self))
 
             public var id: String? { __data["id"] }
             public var asChildA: AsChildA? { _asInlineFragment() }
@@ -30,8 +28,7 @@ nonisolated public struct CaughtByDefaultQuery: GraphQLQuery {
             public struct AsChildA: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["nickname","0",{"catch":"null"}]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["nickname","0",{"catch":"null"}]]"#, String.self))
 
                 public var id: String? { __data["id"] }
                 /// Null only when the server failed to read it (the nullability RFC's @semanticNonNull).

@@ -12,8 +12,7 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0",{"catch":"null"}],["children","[1!]!",{"catch":"result"}]]"#, Child.self, Children.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0",{"catch":"null"}],["children","[1!]!",{"catch":"result"}]]"#, Child.self, Children.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -29,8 +28,7 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
         public struct Child: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -52,8 +50,7 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
             public struct AsChildA: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["nickname","0!",{"catch":"result"}],["pets","[0!]",{"catch":"null"}],["toy","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["nickname","0!",{"catch":"result"}],["pets","[0!]",{"catch":"null"}],["toy","0!"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -79,8 +76,7 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
         public struct Children: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self))
 
             /// Data with these values, as a server would send it.
             public init(

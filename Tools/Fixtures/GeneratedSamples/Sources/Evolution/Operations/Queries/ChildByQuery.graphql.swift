@@ -18,16 +18,14 @@ nonisolated public struct ChildByQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["childBy","0",{"args":{"key":{"$":"key"}}}]]"#, ChildBy.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["childBy","0",{"args":{"key":{"$":"key"}}}]]"#, ChildBy.self))
 
         public var childBy: ChildBy? { __data["childBy"] }
 
         public struct ChildBy: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
 
             public var id: String { __data["id"] }
             public var name: String { __data["name"] }

@@ -20,8 +20,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0"],["children","[1!]!"]]"#, Child.self, Children.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0"],["children","[1!]!"]]"#, Child.self, Children.self))
 
         public var child: Child? { __data["child"] }
         public var children: [Children] { __data["children"] }
@@ -29,8 +28,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
         public struct Child: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"details","label":"details","when":"deferToys","then":[{"on":1}]},{"defer":"childName","label":"childName","then":[{"spread":2}]}]"#, String.self, Details.self, ChildName.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"details","label":"details","when":"deferToys","then":[{"on":1}]},{"defer":"childName","label":"childName","then":[{"spread":2}]}]"#, String.self, Details.self, ChildName.self))
 
             public var id: String { __data["id"] }
             public var details: Deferred<Details> { _deferred("details") }
@@ -39,8 +37,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
             public struct Details: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
 
                 public var name: String { __data["name"] }
             }
@@ -49,8 +46,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
         public struct Children: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"toy","label":"toy","then":[{"on":1}]},{"if":["withName"],"then":[{"defer":"maybeName","label":"maybeName","then":[{"on":2}]}]}]"#, String.self, Toy.self, MaybeName.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"toy","label":"toy","then":[{"on":1}]},{"if":["withName"],"then":[{"defer":"maybeName","label":"maybeName","then":[{"on":2}]}]}]"#, String.self, Toy.self, MaybeName.self))
 
             public var id: String { __data["id"] }
             public var toy: Deferred<Toy>? { _deferredIfApplies("toy") }
@@ -60,8 +56,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
             public struct Toy: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["toy","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["toy","0!"]]"#, String.self))
 
                 public var toy: String { __data["toy"] }
             }
@@ -69,8 +64,7 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
             public struct MaybeName: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
 
                 public var name: String { __data["name"] }
             }

@@ -12,8 +12,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0"],["children","[1!]!"]]"#, Child.self, Children.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0"],["children","[1!]!"]]"#, Child.self, Children.self))
 
         public var child: Child? { __data["child"] }
         public var children: [Children] { __data["children"] }
@@ -21,8 +20,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
         public struct Child: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self))
 
             public var id: String { __data["id"] }
             public var name: String { __data["name"] }
@@ -32,8 +30,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
             public struct AsChildA: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["toy","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["toy","0!"]]"#, String.self))
 
                 public var id: String { __data["id"] }
                 public var name: String { __data["name"] }
@@ -44,8 +41,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
         public struct Children: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsChildA.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsChildA.self))
 
             public var asChildA: AsChildA? { _asInlineFragment() }
 
@@ -53,8 +49,7 @@ nonisolated public struct KidsQuery: GraphQLQuery {
             public struct AsChildA: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["toy","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["toy","0!"]]"#, String.self))
 
                 public var toy: String { __data["toy"] }
             }

@@ -13,8 +13,7 @@ nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
     public struct Data: MutableRootSelectionSet {
         @_spi(Generated) public var __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["child","0"]]"#, Child.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0"]]"#, Child.self))
 
         public var child: Child? {
             get { __data["child"] }
@@ -24,8 +23,7 @@ nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
         public struct Child: MutableSelectionSet {
             @_spi(Generated) public var __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Child
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self))
 
             public var id: String {
                 get { __data["id"] }
@@ -41,8 +39,7 @@ nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
             public struct AsChildA: MutableSelectionSet {
                 @_spi(Generated) public var __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.ChildA
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["toy","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["toy","0!"]]"#, String.self))
 
                 public var id: String {
                     get { __data["id"] }

@@ -18,16 +18,14 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = EvolutionAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["things","[0!]!"]]"#, Thing.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["things","[0!]!"]]"#, Thing.self))
 
         public var things: [Thing] { __data["things"] }
 
         public struct Thing: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = EvolutionAPI.Unions.Thing
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsNamed.self, AsPriced.self, AsNode.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Unions.Thing, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsNamed.self, AsPriced.self, AsNode.self))
 
             public var asNamed: AsNamed? { _asInlineFragment() }
             public var asPriced: AsPriced? { _asInlineFragment() }
@@ -36,8 +34,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
             public struct AsNamed: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Named
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["label","0!"],{"on":1}]"#, String.self, AsPriced.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Named, Selection.parse(#"[["__typename","0!"],["label","0!"],{"on":1}]"#, String.self, AsPriced.self))
 
                 public var label: String { __data["label"] }
                 public var asPriced: AsPriced? { _asInlineFragment() }
@@ -45,8 +42,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
                 public struct AsPriced: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Priced
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["label","0!"],["price","1!"]]"#, String.self, Int.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Priced, Selection.parse(#"[["__typename","0!"],["label","0!"],["price","1!"]]"#, String.self, Int.self))
 
                     public var label: String { __data["label"] }
                     public var price: Int { __data["price"] }
@@ -56,8 +52,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
             public struct AsPriced: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Priced
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["withPrice"],"then":[["price","1!"]]}]"#, String.self, Int.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Priced, Selection.parse(#"[["__typename","0!"],{"if":["withPrice"],"then":[["price","1!"]]}]"#, String.self, Int.self))
 
                 public var price: Int? { __data["price"] }
             }
@@ -65,8 +60,7 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
             public struct AsNode: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = EvolutionAPI.Interfaces.Node
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Node, Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self))
 
                 public var id: String { __data["id"] }
             }

@@ -7,8 +7,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object1 { __typename ... on Interface0 { id } i4f0 i0f0 ... on Interface2 { name rank i2f0 __typename } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample1API.Objects.Object1
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["id","0!"],["i4f0","1"],["i0f0","2!"],["name","0"],["rank","3!"],["i2f0","1"],["__typename","0!"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object1, Selection.parse(#"[["id","0!"],["i4f0","1"],["i0f0","2!"],["name","0"],["rank","3!"],["i2f0","1"],["__typename","0!"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self))
 
     /// Data with these values, as a server would send it.
     public init(

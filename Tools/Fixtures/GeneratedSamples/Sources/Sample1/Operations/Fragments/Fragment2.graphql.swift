@@ -7,8 +7,7 @@ nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } ... on Object3 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample1API.Unions.Union0
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsObject3.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsObject3.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -25,8 +24,7 @@ nonisolated public struct Fragment2: Fragment {
     public struct AsObject3: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample1API.Objects.Object3
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["o3f0","0!"],["id","0!"]]"#, String.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["o3f0","0!"],["id","0!"]]"#, String.self))
 
         /// Data with these values, as a server would send it.
         public init(

@@ -20,8 +20,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample1API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject0","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]]"#, Found.self, ById.self, String.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject0","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]]"#, Found.self, ById.self, String.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,8 +36,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         public struct Found: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Objects.Object0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["i2f0","0"],["i0f0","1",{"catch":"null"}],["__typename","2!"]]"#, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object0, Selection.parse(#"[["i2f0","0"],["i0f0","1",{"catch":"null"}],["__typename","2!"]]"#, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, String.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -55,8 +53,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         public struct ById: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Objects.Object0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["i2f0","1",{"catch":"result"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["i2f0","1",{"catch":"result"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -20,8 +20,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample1API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneObject4","0",{"alias":"root0"}],["allInterface0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["oneObject4","0",{"alias":"root0"}],["allInterface0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,8 +36,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Objects.Object4
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i4f0","1"],{"if":["c1"],"then":[["name","0"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i4f0","1"],{"if":["c1"],"then":[["name","0"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -55,8 +53,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1},{"on":2}]"#, String.self, AsInterface4.self, AsUnion1.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1},{"on":2}]"#, String.self, AsInterface4.self, AsUnion1.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -81,8 +78,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsInterface4: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface4
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1}]"#, String.self, AsObject1.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface4, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1}]"#, String.self, AsObject1.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -103,8 +99,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample1API.Objects.Object1
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["id","0!"],["i4f0","1"],["i0f0","2!"],["name","0"],["rank","3!"],["i2f0","1"],["__typename","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object1, Selection.parse(#"[["id","0!"],["i4f0","1"],["i0f0","2!"],["name","0"],["rank","3!"],["i2f0","1"],["__typename","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -139,8 +134,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample1API.Unions.Union1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1},{"on":2}]"#, String.self, AsUnion2.self, AsObject4.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1},{"on":2}]"#, String.self, AsUnion2.self, AsObject4.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -165,8 +159,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsUnion2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample1API.Unions.Union2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -184,8 +177,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject4: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample1API.Objects.Object4
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"if":["!c0"],"then":[["id","0!"]]}]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object4, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"if":["!c0"],"then":[["id","0!"]]}]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(

@@ -22,8 +22,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample1API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}],["oneObject1","1",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}],["oneObject1","1",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,8 +38,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Objects.Object4
-            @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c1"],"then":[["rank","0!",{"alias":"alias_rank"}]]},["name","1"],{"if":["!c1"],"then":[["name","1",{"alias":"alias_name"}]]},{"if":["!c1"],"then":[["id","1!"]]},["__typename","1!"],["i0f0","2!"],{"if":["!c1"],"then":[["id","1!",{"alias":"alias_id"}]]},{"on":3}]"#, Int.self, String.self, GraphQLEnum<Sample1API.Enum1>.self, AsObject5.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object4, Selection.parse(#"[{"if":["!c1"],"then":[["rank","0!",{"alias":"alias_rank"}]]},["name","1"],{"if":["!c1"],"then":[["name","1",{"alias":"alias_name"}]]},{"if":["!c1"],"then":[["id","1!"]]},["__typename","1!"],["i0f0","2!"],{"if":["!c1"],"then":[["id","1!",{"alias":"alias_id"}]]},{"on":3}]"#, Int.self, String.self, GraphQLEnum<Sample1API.Enum1>.self, AsObject5.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -68,8 +66,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject5: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample1API.Objects.Object5
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["i4f0","0",{"alias":"alias_i4f0"}],["id","1!",{"alias":"alias_id"}],["i2f0","0"],["i4f0","0"],["id","1!"],{"if":["!c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},["name","1"],{"if":["!c1"],"then":[["name","1",{"alias":"alias_name"}]]},["__typename","1!"],["i0f0","3!"]]"#, GraphQLEnum<Sample1API.Enum0>.self, String.self, Int.self, GraphQLEnum<Sample1API.Enum1>.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object5, Selection.parse(#"[["i4f0","0",{"alias":"alias_i4f0"}],["id","1!",{"alias":"alias_id"}],["i2f0","0"],["i4f0","0"],["id","1!"],{"if":["!c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},["name","1"],{"if":["!c1"],"then":[["name","1",{"alias":"alias_name"}]]},["__typename","1!"],["i0f0","3!"]]"#, GraphQLEnum<Sample1API.Enum0>.self, String.self, Int.self, GraphQLEnum<Sample1API.Enum1>.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -108,8 +105,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Objects.Object1
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"if":["!c0"],"then":[["i2f0","1"]]},{"on":2}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, AsObject0.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object1, Selection.parse(#"[["__typename","0!"],["id","0!"],{"if":["!c0"],"then":[["i2f0","1"]]},{"on":2}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, AsObject0.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -129,8 +125,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample1API.Objects.Object0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"if":["!c0"],"then":[["i2f0","1"]]},{"if":["!c0"],"then":[["o0f0","2!"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, O0f0.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["id","0!"],{"if":["!c0"],"then":[["i2f0","1"]]},{"if":["!c0"],"then":[["o0f0","2!"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, O0f0.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -148,8 +143,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct O0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface0
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(

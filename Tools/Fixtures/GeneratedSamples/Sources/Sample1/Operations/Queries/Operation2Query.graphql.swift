@@ -12,8 +12,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample1API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneObject6","0",{"alias":"root0"}],["oneObject5","1",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["oneObject6","0",{"alias":"root0"}],["oneObject5","1",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -29,8 +28,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Objects.Object6
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
             /// Data with these values, as a server would send it.
             public init() {
@@ -41,8 +39,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Objects.Object5
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -22,8 +22,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample1API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}],["allObject0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}],["allObject0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,8 +38,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface3
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i3f1","1"]]},["name","0"],["rank","2!"]]"#, String.self, I3f1.self, Int.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i3f1","1"]]},["name","0"],["rank","2!"]]"#, String.self, I3f1.self, Int.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -59,8 +57,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct I3f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample1API.Objects.Object2
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["o2f0","[[1]]"],{"on":2}]"#, String.self, O2f0.self, AsObject3.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["o2f0","[[1]]"],{"on":2}]"#, String.self, O2f0.self, AsObject3.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -85,8 +82,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsObject3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample1API.Objects.Object3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["o3f0","0!"],["id","0!"],["__typename","0!"],["o2f0","[[1]]"]]"#, String.self, O2f0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object3, Selection.parse(#"[["o3f0","0!"],["id","0!"],["__typename","0!"],["o2f0","[[1]]"]]"#, String.self, O2f0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -112,8 +108,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct O2f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0","!c0"],"then":[["i2f0","1"]]},{"if":["c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0","c2"],"then":[["i0f0","2!"]]},{"on":3}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, AsObject5.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["c0","!c0"],"then":[["i2f0","1"]]},{"if":["c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0","c2"],"then":[["i0f0","2!"]]},{"on":3}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, AsObject5.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -136,8 +131,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsObject5: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample1API.Objects.Object5
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","1"],{"if":["c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["name","0"]]},["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i4f0","1"],["id","0!"],{"if":["!c0","c2"],"then":[["i0f0","2!"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i2f0","1"],{"if":["c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["name","0"]]},["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i4f0","1"],["id","0!"],{"if":["!c0","c2"],"then":[["i0f0","2!"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -174,8 +168,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample1API.Objects.Object0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["o0f1","[1]"],{"if":["!c1"],"then":[["rank","2!"]]},{"if":["c1"],"then":[["rank","2!"]]},["i2f0","3"],["name","0"]]"#, String.self, O0f1.self, Int.self, GraphQLEnum<Sample1API.Enum0>.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["o0f1","[1]"],{"if":["!c1"],"then":[["rank","2!"]]},{"if":["c1"],"then":[["rank","2!"]]},["i2f0","3"],["name","0"]]"#, String.self, O0f1.self, Int.self, GraphQLEnum<Sample1API.Enum0>.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -195,8 +188,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct O0f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample1API.Unions.Union2
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -213,8 +205,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsUnion1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample1API.Unions.Union1
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject5.self, AsInterface4.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject5.self, AsInterface4.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -235,8 +226,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsObject5: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample1API.Objects.Object5
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"],["name","0"],["i2f0","1",{"alias":"alias_i2f0"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"],["name","0"],["i2f0","1",{"alias":"alias_i2f0"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -270,8 +260,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsInterface4: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample1API.Interfaces.Interface4
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["i2f0","1",{"alias":"alias_i2f0"}],["i2f0","1"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface4, Selection.parse(#"[["__typename","0!"],["name","0"],["i2f0","1",{"alias":"alias_i2f0"}],["i2f0","1"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
 
                         /// Data with these values, as a server would send it.
                         public init(

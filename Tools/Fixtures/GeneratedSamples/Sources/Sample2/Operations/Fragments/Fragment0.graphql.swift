@@ -7,8 +7,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 id } i0f0 { __typename alias_name: name id } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample2API.Objects.Object5
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],{"on":3}]"#, String.self, I0f0.self, Int.self, AsObject2.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],{"on":3}]"#, String.self, I0f0.self, Int.self, AsObject2.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -28,8 +27,7 @@ nonisolated public struct Fragment0: Fragment {
     public struct AsObject2: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["i1f2","0!"],["o2f0","[0!]",{"alias":"alias_o2f0"}]]"#, String.self, I0f0.self, Int.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["i1f2","0!"],["o2f0","[0!]",{"alias":"alias_o2f0"}]]"#, String.self, I0f0.self, Int.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -50,8 +48,7 @@ nonisolated public struct Fragment0: Fragment {
     public struct I0f0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self))
 
         /// Data with these values, as a server would send it.
         public init(

@@ -7,8 +7,7 @@ nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object0 { __typename alias_o0f2: o0f2 o0f1 }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample2API.Objects.Object0
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["o0f2","[1]!",{"alias":"alias_o0f2"}],["o0f1","1"]]"#, String.self, Int.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["o0f2","[1]!",{"alias":"alias_o0f2"}],["o0f1","1"]]"#, String.self, Int.self))
 
     /// Data with these values, as a server would send it.
     public init(

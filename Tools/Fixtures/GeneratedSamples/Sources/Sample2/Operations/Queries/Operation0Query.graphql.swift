@@ -12,8 +12,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample2API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject3","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Query, Selection.parse(#"[["allObject3","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -27,8 +26,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample2API.Objects.Object3
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f2","0!"]]"#, String.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -18,8 +18,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample2API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneObject5","0",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Query, Selection.parse(#"[["oneObject5","0",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,8 +32,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample2API.Objects.Object5
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["o5f0","3"],{"on":4}]"#, String.self, I0f0.self, Int.self, O5f0.self, AsObject2.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["o5f0","3"],{"on":4}]"#, String.self, I0f0.self, Int.self, O5f0.self, AsObject2.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -63,8 +61,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["i1f2","0!"],["o2f0","[0!]",{"alias":"alias_o2f0"}],["o5f0","3"]]"#, String.self, I0f0.self, Int.self, O5f0.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["i1f2","0!"],["o2f0","[0!]",{"alias":"alias_o2f0"}],["o5f0","3"]]"#, String.self, I0f0.self, Int.self, O5f0.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -94,8 +91,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct I0f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[1]!"]]},{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[1]!"]]},{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -121,8 +117,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct AsObject5: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample2API.Objects.Object5
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[1]]"]]},{"if":["c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[3]!"]]},{"on":4}]"#, String.self, I0f0.self, Int.self, I1f0.self, AsObject2.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[1]]"]]},{"if":["c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[3]!"]]},{"on":4}]"#, String.self, I0f0.self, Int.self, I1f0.self, AsObject2.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -159,8 +154,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct AsObject2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[1]]"]]},{"if":["c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["o2f0","[0!]",{"alias":"alias_o2f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[3]!"]]}]"#, String.self, I0f0.self, Int.self, I1f0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[1]]"]]},{"if":["c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["o2f0","[0!]",{"alias":"alias_o2f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[3]!"]]}]"#, String.self, I0f0.self, Int.self, I1f0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -201,8 +195,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I1f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"]]"#, String.self, I0f0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"]]"#, String.self, I0f0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -216,8 +209,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct I0f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -230,8 +222,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct O5f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample2API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[[0]]"],["__typename","1!"],["i1f1","2!"]]"#, I0f0.self, String.self, I1f1.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Interfaces.Interface1, Selection.parse(#"[["i0f0","[[0]]"],["__typename","1!"],["i1f1","2!"]]"#, I0f0.self, String.self, I1f1.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -248,8 +239,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","1!"]]"#, String.self, I1f1.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f1","1!"]]"#, String.self, I1f1.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -263,8 +253,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample2API.Interfaces.Interface3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -278,8 +267,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I1f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample2API.Interfaces.Interface3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -296,8 +284,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct AsUnion1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample2API.Unions.Union1
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Unions.Union1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(

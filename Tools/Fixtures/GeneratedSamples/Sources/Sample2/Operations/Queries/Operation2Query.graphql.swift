@@ -18,8 +18,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample2API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject1","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Query, Selection.parse(#"[["allObject1","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,8 +32,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample2API.Objects.Object1
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f1","0!"],["rank","1!"],["__typename","2!"]]"#, I1f1.self, Int.self, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object1, Selection.parse(#"[["i1f1","0!"],["rank","1!"],["__typename","2!"]]"#, I1f1.self, Int.self, String.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -50,8 +48,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I1f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample2API.Interfaces.Interface3
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],{"if":["c2"],"then":[["id","0!"]]},{"on":2}]"#, String.self, I0f0.self, AsObject2.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],{"if":["c2"],"then":[["id","0!"]]},{"on":2}]"#, String.self, I0f0.self, AsObject2.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -72,8 +69,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsObject2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample2API.Objects.Object2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],{"if":["c2"],"then":[["o2f0","[0!]"]]},{"if":["c2"],"then":[["id","0!"]]}]"#, String.self, I0f0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],{"if":["c2"],"then":[["o2f0","[0!]"]]},{"if":["c2"],"then":[["id","0!"]]}]"#, String.self, I0f0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -92,8 +88,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample2API.Objects.Object4
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init() {

@@ -18,8 +18,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample2API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject0","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Query, Selection.parse(#"[["allObject0","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,8 +32,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample2API.Objects.Object0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["o0f2","[0]!",{"alias":"alias_o0f2"}],["o0f1","0"],{"if":["!c0"],"then":[["o0f0","[1!]"]]},{"if":["c0"],"then":[["o0f1","0",{"alias":"alias_o0f1"}]]},["__typename","1!"]]"#, Int.self, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object0, Selection.parse(#"[["o0f2","[0]!",{"alias":"alias_o0f2"}],["o0f1","0"],{"if":["!c0"],"then":[["o0f0","[1!]"]]},{"if":["c0"],"then":[["o0f1","0",{"alias":"alias_o0f1"}]]},["__typename","1!"]]"#, Int.self, String.self))
 
             /// Data with these values, as a server would send it.
             public init(

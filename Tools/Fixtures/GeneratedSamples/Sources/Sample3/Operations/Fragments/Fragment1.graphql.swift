@@ -7,8 +7,7 @@ nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object2 { __typename i1f0 id }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample3API.Objects.Object2
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["id","0!"]]"#, String.self, Int.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["id","0!"]]"#, String.self, Int.self))
 
     /// Data with these values, as a server would send it.
     public init(

@@ -7,8 +7,7 @@ nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface1
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, Int.self, AsObject0.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, Int.self, AsObject0.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -27,8 +26,7 @@ nonisolated public struct Fragment2: Fragment {
     public struct AsObject0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i2f0","[2]"]]"#, String.self, Int.self, I2f0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i2f0","[2]"]]"#, String.self, Int.self, I2f0.self))
 
         /// Data with these values, as a server would send it.
         public init(

@@ -22,8 +22,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample3API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneInterface1","0!",{"alias":"root0"}],["oneObject5","1",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Query, Selection.parse(#"[["oneInterface1","0!",{"alias":"root0"}],["oneObject5","1",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,8 +38,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -57,8 +55,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample3API.Unions.Union1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsUnion2.self, AsObject7.self, AsInterface4.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsUnion2.self, AsObject7.self, AsInterface4.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -83,8 +80,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsUnion2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample3API.Unions.Union2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Unions.Union2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -97,8 +93,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject7: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample3API.Objects.Object7
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o7f0","1!",{"alias":"alias_o7f0"}]]},{"if":["c0","c1"],"then":[["o7f0","2!"]]}]"#, String.self, Alias_o7f0.self, O7f0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object7, Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o7f0","1!",{"alias":"alias_o7f0"}]]},{"if":["c0","c1"],"then":[["o7f0","2!"]]}]"#, String.self, Alias_o7f0.self, O7f0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -114,8 +109,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct Alias_o7f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample3API.Objects.Object5
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, Int.self, AsObject0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, Int.self, AsObject0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -140,8 +134,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         public struct AsObject0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["c2"],"then":[["i2f0","[2]"]]}]"#, String.self, Int.self, I2f0.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["c2"],"then":[["i2f0","[2]"]]}]"#, String.self, Int.self, I2f0.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -169,8 +162,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct O7f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample3API.Objects.Object5
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object5, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -182,8 +174,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsInterface4: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface4
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i4f0","[[2]]"],["i1f0","0!",{"alias":"alias_i1f0"}],{"on":3}]"#, Int.self, String.self, I4f0.self, AsObject0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface4, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i4f0","[[2]]"],["i1f0","0!",{"alias":"alias_i1f0"}],{"on":3}]"#, Int.self, String.self, I4f0.self, AsObject0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -213,8 +204,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct AsObject0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["i2f0","[1]"],["__typename","2!"],["i4f0","[[3]]"],["i1f0","0!",{"alias":"alias_i1f0"}]]"#, Int.self, I2f0.self, String.self, I4f0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["i2f0","[1]"],["__typename","2!"],["i4f0","[[3]]"],["i1f0","0!",{"alias":"alias_i1f0"}]]"#, Int.self, I2f0.self, String.self, I4f0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -245,8 +235,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct I4f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","1"]]"#, String.self, I0f0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["i0f0","1"]]"#, String.self, I0f0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -261,8 +250,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         public struct I0f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -277,8 +265,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample3API.Objects.Object5
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["i2f0","[0]"],["__typename","1!"],{"on":2}]"#, I2f0.self, String.self, AsObject2.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object5, Selection.parse(#"[["i2f0","[0]"],["__typename","1!"],{"on":2}]"#, I2f0.self, String.self, AsObject2.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -296,8 +283,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsObject2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample3API.Objects.Object2
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["i2f0","[0]"],["__typename","1!"],["i1f0","2!"],["id","1!"]]"#, I2f0.self, String.self, Int.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object2, Selection.parse(#"[["i2f0","[0]"],["__typename","1!"],["i1f0","2!"],["id","1!"]]"#, I2f0.self, String.self, Int.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -323,8 +309,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct I2f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init() {

@@ -20,8 +20,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample3API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface2","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Query, Selection.parse(#"[["allInterface2","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -35,8 +34,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample3API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],{"on":3}]"#, String.self, I2f1.self, I2f0.self, AsObject1.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],{"on":3}]"#, String.self, I2f1.self, I2f0.self, AsObject1.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -57,8 +55,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],["i1f0","3!"],["o1f2","4!"],["o1f1","[3]!"],{"on":5}]"#, String.self, I2f1.self, I2f0.self, Int.self, O1f2.self, AsObject0.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],["i1f0","3!"],["o1f2","4!"],["o1f1","[3]!"],{"on":5}]"#, String.self, I2f1.self, I2f0.self, Int.self, O1f2.self, AsObject0.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -91,8 +88,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct AsObject0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample3API.Objects.Object0
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],["i1f0","3!"],["o1f2","4!"],["o1f1","[3]!"]]"#, String.self, I2f1.self, I2f0.self, Int.self, O1f2.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],["i1f0","3!"],["o1f2","4!"],["o1f1","[3]!"]]"#, String.self, I2f1.self, I2f0.self, Int.self, O1f2.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -122,8 +118,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct I2f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["o3f1","0"],{"if":["!c0"],"then":[["o3f0","1!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","2!"]]},["__typename","0!"]]"#, String.self, Alias_o3f0.self, O3f0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["o3f1","0"],{"if":["!c0"],"then":[["o3f0","1!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","2!"]]},["__typename","0!"]]"#, String.self, Alias_o3f0.self, O3f0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -141,8 +136,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         public struct Alias_o3f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample3API.Objects.Object4
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, Int.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, Int.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -157,8 +151,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         public struct O3f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample3API.Objects.Object4
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"],["rank","2!"]]"#, String.self, I2f1.self, Int.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"],["rank","2!"]]"#, String.self, I2f1.self, Int.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -176,8 +169,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             public struct I2f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -191,8 +183,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct O1f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["o3f1","0"],["__typename","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["o3f1","0"],["__typename","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -208,8 +199,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct I2f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init() {
@@ -220,8 +210,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct I2f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["o3f1","0"],{"if":["!c0"],"then":[["o3f0","1!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","2!"]]},["__typename","0!"]]"#, String.self, Alias_o3f0.self, O3f0.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["o3f1","0"],{"if":["!c0"],"then":[["o3f0","1!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","2!"]]},["__typename","0!"]]"#, String.self, Alias_o3f0.self, O3f0.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -239,8 +228,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct Alias_o3f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample3API.Objects.Object4
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, Int.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, Int.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -255,8 +243,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct O3f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample3API.Objects.Object4
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"],["rank","2!"]]"#, String.self, I2f1.self, Int.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"],["rank","2!"]]"#, String.self, I2f1.self, Int.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -274,8 +261,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct I2f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {

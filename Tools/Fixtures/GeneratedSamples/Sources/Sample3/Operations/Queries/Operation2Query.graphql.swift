@@ -18,8 +18,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample3API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject2","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Query, Selection.parse(#"[["allObject2","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,8 +32,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample3API.Objects.Object2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["o2f1","[1!]!"]]}]"#, String.self, O2f1.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object2, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["o2f1","[1!]!"]]}]"#, String.self, O2f1.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -48,8 +46,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct O2f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample3API.Unions.Union0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(

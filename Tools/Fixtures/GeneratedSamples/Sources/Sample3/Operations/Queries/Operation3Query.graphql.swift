@@ -20,8 +20,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample3API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject7","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Query, Selection.parse(#"[["allObject7","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -35,8 +34,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample3API.Objects.Object7
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["c1"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self, I2f1.self, Int.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object7, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["c1"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self, I2f1.self, Int.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -52,8 +50,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct I2f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample3API.Objects.Object1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c1"],"then":[["o1f2","0!"]]},["__typename","1!"]]"#, O1f2.self, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[{"if":["c1"],"then":[["o1f2","0!"]]},["__typename","1!"]]"#, O1f2.self, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -67,8 +64,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct O1f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample3API.Objects.Object3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init() {

@@ -7,8 +7,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename ... on Object2 { id } } } ... { alias_name: name } ... on Object2 { id } } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]"],["o7f0","1!"],["i3f0","0!"],["i1f0","2!",{"alias":"alias_i1f0"}]]"#, String.self, O7f0.self, Alias_i1f0.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]"],["o7f0","1!"],["i3f0","0!"],["i1f0","2!",{"alias":"alias_i1f0"}]]"#, String.self, O7f0.self, Alias_i1f0.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -28,8 +27,7 @@ nonisolated public struct Fragment0: Fragment {
     public struct O7f0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Unions.Union2
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -46,8 +44,7 @@ nonisolated public struct Fragment0: Fragment {
         public struct AsUnion0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Unions.Union0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -61,8 +58,7 @@ nonisolated public struct Fragment0: Fragment {
     public struct Alias_i1f0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["name","0",{"alias":"alias_name"}]]"#, String.self, I1f0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["name","0",{"alias":"alias_name"}]]"#, String.self, I1f0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -79,8 +75,7 @@ nonisolated public struct Fragment0: Fragment {
         public struct I1f0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -7,8 +7,7 @@ nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 ... on Object2 { id } } ... on Object2 { id } } ... on Object0 { __typename __typename name } ... on Object2 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":2},{"on":3}]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":2},{"on":3}]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -33,8 +32,7 @@ nonisolated public struct Fragment1: Fragment {
     public struct AsUnion1: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":2}]"#, String.self, I1f2.self, AsObject6.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":2}]"#, String.self, I1f2.self, AsObject6.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -55,8 +53,7 @@ nonisolated public struct Fragment1: Fragment {
         public struct AsObject6: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"]]"#, String.self, I1f2.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"]]"#, String.self, I1f2.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -78,8 +75,7 @@ nonisolated public struct Fragment1: Fragment {
     public struct AsObject0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"]]"#, String.self, I1f2.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"]]"#, String.self, I1f2.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -98,8 +94,7 @@ nonisolated public struct Fragment1: Fragment {
     public struct I1f2: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, I1f0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, I1f0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -114,8 +109,7 @@ nonisolated public struct Fragment1: Fragment {
         public struct I1f0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self))
 
             /// Data with these values, as a server would send it.
             public init(

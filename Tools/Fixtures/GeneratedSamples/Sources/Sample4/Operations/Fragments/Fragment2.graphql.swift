@@ -7,8 +7,7 @@ nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 ... on Object2 { id } } i2f0 i1f1 ...Fragment1 } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","1!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":2},{"on":3}]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f2","1!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":2},{"on":3}]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -43,8 +42,7 @@ nonisolated public struct Fragment2: Fragment {
     public struct AsUnion1: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"on":2}]"#, I1f2.self, String.self, AsObject6.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"on":2}]"#, I1f2.self, String.self, AsObject6.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -76,8 +74,7 @@ nonisolated public struct Fragment2: Fragment {
         public struct AsObject6: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["__typename","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}]]"#, I1f2.self, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["__typename","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}]]"#, I1f2.self, String.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -108,8 +105,7 @@ nonisolated public struct Fragment2: Fragment {
     public struct AsObject0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["__typename","1!"],["name","1"]]"#, I1f2.self, String.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["__typename","1!"],["name","1"]]"#, I1f2.self, String.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -139,8 +135,7 @@ nonisolated public struct Fragment2: Fragment {
     public struct I1f2: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -159,8 +154,7 @@ nonisolated public struct Fragment2: Fragment {
         public struct AsInterface2: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -194,8 +188,7 @@ nonisolated public struct Fragment2: Fragment {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -225,8 +218,7 @@ nonisolated public struct Fragment2: Fragment {
                 public struct AsObject6: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -261,8 +253,7 @@ nonisolated public struct Fragment2: Fragment {
             public struct AsObject0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -295,8 +286,7 @@ nonisolated public struct Fragment2: Fragment {
         public struct I1f0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -18,8 +18,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}],["allInterface1","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Query, Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}],["allInterface1","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -35,8 +34,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object4
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object4, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
             /// Data with these values, as a server would send it.
             public init() {
@@ -47,8 +45,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0"],"then":[["i1f2","1!"]]},["i1f1","0!"]]"#, String.self, I1f2.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["c0"],"then":[["i1f2","1!"]]},["i1f1","0!"]]"#, String.self, I1f2.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -65,8 +62,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct I1f2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","0!",{"alias":"alias_i1f1"}]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f1","0!",{"alias":"alias_i1f1"}]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(

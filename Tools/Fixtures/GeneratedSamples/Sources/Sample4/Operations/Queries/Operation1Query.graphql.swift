@@ -18,8 +18,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneInterface1","0!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Query, Selection.parse(#"[["oneInterface1","0!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,8 +32,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0"],"then":[["name","0",{"alias":"alias_name"}]]}]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["c0"],"then":[["name","0",{"alias":"alias_name"}]]}]"#, String.self))
 
             /// Data with these values, as a server would send it.
             public init(

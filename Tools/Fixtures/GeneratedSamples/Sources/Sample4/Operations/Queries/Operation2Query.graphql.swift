@@ -22,8 +22,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample4API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneObject7","0!",{"alias":"root0"}],["oneInterface1","1!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Query, Selection.parse(#"[["oneObject7","0!",{"alias":"root0"}],["oneInterface1","1!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,8 +38,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["rank","2!"],{"if":["!c2"],"then":[["i3f0","0!"]]},{"if":["c1"],"then":[["i3f1","[3!]!"]]},["i0f0","[0!]"]]"#, String.self, I1f0.self, Int.self, I3f1.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["rank","2!"],{"if":["!c2"],"then":[["i3f0","0!"]]},{"if":["c1"],"then":[["i3f1","[3!]!"]]},["i0f0","[0!]"]]"#, String.self, I1f0.self, Int.self, I3f1.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -62,8 +60,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I1f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsInterface3.self, AsInterface4.self, AsUnion1.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsInterface3.self, AsInterface4.self, AsUnion1.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -88,8 +85,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"],{"on":3}]"#, I1f0.self, Int.self, String.self, AsObject7.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface3, Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"],{"on":3}]"#, I1f0.self, Int.self, String.self, AsObject7.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -110,8 +106,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject7: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]"],["o7f0","1!"],["i3f0","0!"],["i1f0","2!",{"alias":"alias_i1f0"}],["i1f0","3!"],["rank","4!"],["__typename","0!"]]"#, String.self, O7f0.self, Alias_i1f0.self, I1f0.self, Int.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["i0f0","[0!]"],["o7f0","1!"],["i3f0","0!"],["i1f0","2!",{"alias":"alias_i1f0"}],["i1f0","3!"],["rank","4!"],["__typename","0!"]]"#, String.self, O7f0.self, Alias_i1f0.self, I1f0.self, Int.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -147,8 +142,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -162,8 +156,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface4: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface4
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"]]"#, I1f0.self, Int.self, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface4, Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"]]"#, I1f0.self, Int.self, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -180,8 +173,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -195,8 +187,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsUnion1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","1!"]]},{"on":2},{"on":3}]"#, String.self, I1f2.self, AsObject6.self, AsObject0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","1!"]]},{"on":2},{"on":3}]"#, String.self, I1f2.self, AsObject6.self, AsObject0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -228,8 +219,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject6: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["i2f0","0!"]]},{"if":["!c1"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c1"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","1!"]]}]"#, String.self, I1f2.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["i2f0","0!"]]},{"if":["!c1"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c1"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","1!"]]}]"#, String.self, I1f2.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -259,8 +249,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"],{"if":["!c1"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","3!"]]},{"if":["!c1"],"then":[["name","2"]]}]"#, I1f0.self, Int.self, String.self, I1f2.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"],{"if":["!c1"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","3!"]]},{"if":["!c1"],"then":[["name","2"]]}]"#, I1f0.self, Int.self, String.self, I1f2.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -289,8 +278,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -310,8 +298,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I3f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["id","0!",{"alias":"alias_id"}]]},["o5f1","[[1]]"]]"#, String.self, O5f1.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["id","0!",{"alias":"alias_id"}]]},["o5f1","[[1]]"]]"#, String.self, O5f1.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -327,8 +314,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct O5f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["o7f0","1!",{"alias":"alias_o7f0"}]]"#, String.self, Alias_o7f0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["__typename","0!"],["o7f0","1!",{"alias":"alias_o7f0"}]]"#, String.self, Alias_o7f0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -342,8 +328,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct Alias_o7f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Unions.Union2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -359,8 +344,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f2","1!"]]"#, String.self, I1f2.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f2","1!"]]"#, String.self, I1f2.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -375,8 +359,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I1f2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"on":3},{"on":4},{"on":5}]"#, String.self, I1f0.self, I1f2.self, AsObject5.self, AsUnion1.self, AsInterface2.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"on":3},{"on":4},{"on":5}]"#, String.self, I1f0.self, I1f2.self, AsObject5.self, AsUnion1.self, AsInterface2.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -409,8 +392,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsObject5: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","0",{"alias":"alias_name"}]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0","c1"],"then":[["i1f0","3!"]]},{"on":4},{"on":5}]"#, String.self, I1f2.self, O5f1.self, I1f0.self, AsUnion1.self, AsObject0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","0",{"alias":"alias_name"}]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0","c1"],"then":[["i1f0","3!"]]},{"on":4},{"on":5}]"#, String.self, I1f2.self, O5f1.self, I1f0.self, AsUnion1.self, AsObject0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -454,8 +436,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsUnion1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],{"if":["!c0"],"then":[["i2f0","1!"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","1",{"alias":"alias_name"}]]},["i1f0","3!"],{"if":["!c0"],"then":[["name","1"]]},{"on":4}]"#, I1f2.self, String.self, O5f1.self, I1f0.self, AsObject6.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f2","0!"],{"if":["!c0"],"then":[["i2f0","1!"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","1",{"alias":"alias_name"}]]},["i1f0","3!"],{"if":["!c0"],"then":[["name","1"]]},{"on":4}]"#, I1f2.self, String.self, O5f1.self, I1f0.self, AsObject6.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -496,8 +477,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject6: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],{"if":["!c0"],"then":[["i1f1","1!"]]},["__typename","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","1",{"alias":"alias_name"}]]},["i1f0","3!"],{"if":["!c0"],"then":[["name","1"]]}]"#, I1f2.self, String.self, O5f1.self, I1f0.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],{"if":["!c0"],"then":[["i1f1","1!"]]},["__typename","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","1",{"alias":"alias_name"}]]},["i1f0","3!"],{"if":["!c0"],"then":[["name","1"]]}]"#, I1f2.self, String.self, O5f1.self, I1f0.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -536,8 +516,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2},{"on":3}]"#, String.self, I1f0.self, AsInterface2.self, AsObject5.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2},{"on":3}]"#, String.self, I1f0.self, AsInterface2.self, AsObject5.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -560,8 +539,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsInterface2: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -595,8 +573,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsUnion1: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -626,8 +603,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject6: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
+                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -662,8 +638,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -696,8 +671,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject5: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"on":4},{"on":5}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsUnion1.self, AsObject0.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"on":4},{"on":5}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsUnion1.self, AsObject0.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -739,8 +713,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsUnion1: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"on":4}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsObject6.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"on":4}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsObject6.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -779,8 +752,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject6: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]}]"#, String.self, I1f2.self, I1f0.self, Int.self)
+                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]}]"#, String.self, I1f2.self, I1f0.self, Int.self))
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -818,8 +790,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]}]"#, String.self, I1f2.self, I1f0.self, Int.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]}]"#, String.self, I1f2.self, I1f0.self, Int.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -856,8 +827,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f2: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -876,8 +846,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsInterface2: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self)
+                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self))
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -911,8 +880,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public struct AsUnion1: SelectionSet {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self)
+                                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self))
 
                                             /// Data with these values, as a server would send it.
                                             public init(
@@ -942,8 +910,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             public struct AsObject6: SelectionSet {
                                                 @_spi(Generated) public let __data: DataDict
                                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"]]"#, I1f0.self, String.self, I1f2.self)
+                                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"]]"#, I1f0.self, String.self, I1f2.self))
 
                                                 /// Data with these values, as a server would send it.
                                                 public init(
@@ -978,8 +945,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public struct AsObject0: SelectionSet {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["__typename","1!"],["name","1"]]"#, I1f0.self, String.self, I1f2.self)
+                                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["__typename","1!"],["name","1"]]"#, I1f0.self, String.self, I1f2.self))
 
                                             /// Data with these values, as a server would send it.
                                             public init(
@@ -1012,8 +978,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct I1f0: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self)
+                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self))
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1031,8 +996,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1049,8 +1013,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1065,8 +1028,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1083,8 +1045,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","0",{"alias":"alias_name"}]]},{"if":["!c0","c1"],"then":[["i1f0","3!"]]}]"#, String.self, I1f2.self, O5f1.self, I1f0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","0",{"alias":"alias_name"}]]},{"if":["!c0","c1"],"then":[["i1f0","3!"]]}]"#, String.self, I1f2.self, O5f1.self, I1f0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1121,8 +1082,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2},{"on":3}]"#, String.self, I1f0.self, AsInterface2.self, AsObject5.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2},{"on":3}]"#, String.self, I1f0.self, AsInterface2.self, AsObject5.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1145,8 +1105,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsInterface2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1180,8 +1139,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsUnion1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1211,8 +1169,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject6: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1247,8 +1204,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1281,8 +1237,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject5: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"],{"on":4},{"on":5}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsUnion1.self, AsObject0.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"],{"on":4},{"on":5}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsUnion1.self, AsObject0.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1324,8 +1279,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsUnion1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"],{"on":4}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsObject6.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"],{"on":4}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsObject6.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1364,8 +1318,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject6: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f1","0!"]]"#, String.self, I1f2.self, I1f0.self, Int.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f1","0!"]]"#, String.self, I1f2.self, I1f0.self, Int.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1403,8 +1356,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"]]"#, String.self, I1f2.self, I1f0.self, Int.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"]]"#, String.self, I1f2.self, I1f0.self, Int.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1441,8 +1393,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f2: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1461,8 +1412,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsInterface2: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1496,8 +1446,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsUnion1: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self)
+                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self))
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1527,8 +1476,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public struct AsObject6: SelectionSet {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"]]"#, I1f0.self, String.self, I1f2.self)
+                                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"]]"#, I1f0.self, String.self, I1f2.self))
 
                                             /// Data with these values, as a server would send it.
                                             public init(
@@ -1563,8 +1511,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject0: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["__typename","1!"],["name","1"]]"#, I1f0.self, String.self, I1f2.self)
+                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["__typename","1!"],["name","1"]]"#, I1f0.self, String.self, I1f2.self))
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1597,8 +1544,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1616,8 +1562,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"]]"#, String.self, Int.self, I1f0.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"]]"#, String.self, Int.self, I1f0.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1634,8 +1579,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1650,8 +1594,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct O5f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object7
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["i0f0","[0!]"]]},{"if":["c2"],"then":[["o7f0","1!"]]},{"if":["c2"],"then":[["i3f0","0!"]]},{"if":["c2"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]}]"#, String.self, O7f0.self, Alias_i1f0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["i0f0","[0!]"]]},{"if":["c2"],"then":[["o7f0","1!"]]},{"if":["c2"],"then":[["i3f0","0!"]]},{"if":["c2"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]}]"#, String.self, O7f0.self, Alias_i1f0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1684,8 +1627,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsUnion1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"on":3}]"#, String.self, I1f0.self, I1f2.self, AsInterface2.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"on":3}]"#, String.self, I1f0.self, I1f2.self, AsInterface2.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -1710,8 +1652,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},{"on":3},{"on":4}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self, AsObject0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},{"on":3},{"on":4}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self, AsObject0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1749,8 +1690,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject6: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1784,8 +1724,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["name","1"],{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["name","1"],{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1815,8 +1754,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1835,8 +1773,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject5: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1878,8 +1815,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsUnion1: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsObject6.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsObject6.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1918,8 +1854,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject6: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]}]"#, String.self, I1f0.self, Int.self, I1f2.self)
+                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]}]"#, String.self, I1f0.self, Int.self, I1f2.self))
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1961,8 +1896,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]}]"#, String.self, I1f0.self, Int.self, I1f2.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]}]"#, String.self, I1f0.self, Int.self, I1f2.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2004,8 +1938,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2022,8 +1955,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2039,8 +1971,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2057,8 +1988,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -2096,8 +2026,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsUnion1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2131,8 +2060,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject6: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2166,8 +2094,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2183,8 +2110,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2203,8 +2129,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject5: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2246,8 +2171,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsUnion1: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsObject6.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsObject6.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2286,8 +2210,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject6: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]}]"#, String.self, I1f0.self, Int.self, I1f2.self)
+                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]}]"#, String.self, I1f0.self, Int.self, I1f2.self))
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -2329,8 +2252,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]}]"#, String.self, I1f0.self, Int.self, I1f2.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]}]"#, String.self, I1f0.self, Int.self, I1f2.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2372,8 +2294,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2390,8 +2311,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2407,8 +2327,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self, I1f0.self, I1f2.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self, I1f0.self, I1f2.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2438,8 +2357,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2458,8 +2376,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject5: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f2","3!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f2","3!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2501,8 +2418,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsUnion1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":4}]"#, I1f0.self, Int.self, String.self, I1f2.self, AsObject6.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":4}]"#, I1f0.self, Int.self, String.self, I1f2.self, AsObject6.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2541,8 +2457,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject6: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]]"#, I1f0.self, Int.self, String.self, I1f2.self)
+                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]]"#, I1f0.self, Int.self, String.self, I1f2.self))
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2584,8 +2499,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]]"#, I1f0.self, Int.self, String.self, I1f2.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]]"#, I1f0.self, Int.self, String.self, I1f2.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2627,8 +2541,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i2f1","2!"]]"#, String.self, I1f0.self, Int.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i2f1","2!"]]"#, String.self, I1f0.self, Int.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2645,8 +2558,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2662,8 +2574,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I1f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f1","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -2679,8 +2590,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I1f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface1
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -2699,8 +2609,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject5: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Objects.Object5
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f2","3!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f2","3!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2742,8 +2651,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsUnion1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Unions.Union1
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":4}]"#, I1f0.self, Int.self, String.self, I1f2.self, AsObject6.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":4}]"#, I1f0.self, Int.self, String.self, I1f2.self, AsObject6.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2782,8 +2690,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject6: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample4API.Objects.Object6
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]]"#, I1f0.self, Int.self, String.self, I1f2.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]]"#, I1f0.self, Int.self, String.self, I1f2.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2825,8 +2732,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Objects.Object0
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]]"#, I1f0.self, Int.self, String.self, I1f2.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]]"#, I1f0.self, Int.self, String.self, I1f2.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2868,8 +2774,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, I1f0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, I1f0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2884,8 +2789,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample4API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init(

@@ -7,8 +7,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"]]"#, String.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"]]"#, String.self))
 
     /// Data with these values, as a server would send it.
     public init(

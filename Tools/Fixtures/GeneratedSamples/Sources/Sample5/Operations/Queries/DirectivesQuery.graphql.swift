@@ -20,8 +20,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample5API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject1","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]]"#, Found.self, ById.self, String.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Query, Selection.parse(#"[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject1","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]]"#, Found.self, ById.self, String.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,8 +36,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         public struct Found: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["o0f0","0"],["rank","0",{"catch":"null"}],["__typename","1!"]]"#, Int.self, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object0, Selection.parse(#"[["o0f0","0"],["rank","0",{"catch":"null"}],["__typename","1!"]]"#, Int.self, String.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -55,8 +53,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         public struct ById: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object1
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["o1f0","1!",{"catch":"result"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object1, Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["o1f0","1!",{"catch":"result"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -22,8 +22,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample5API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allUnion2","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Query, Selection.parse(#"[["allUnion2","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,8 +36,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample5API.Unions.Union2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsUnion1.self, AsInterface1.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsUnion1.self, AsInterface1.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -59,8 +57,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Unions.Union1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject3.self, AsObject6.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject3.self, AsObject6.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -81,8 +78,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f1","[[0]]",{"alias":"alias_i1f1"}],{"if":["c1","c2"],"then":[["rank","1!"]]},["__typename","2!"],{"if":["!c0"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, Alias_i1f1.self, Int.self, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["i1f1","[[0]]",{"alias":"alias_i1f1"}],{"if":["c1","c2"],"then":[["rank","1!"]]},["__typename","2!"],{"if":["!c0"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, Alias_i1f1.self, Int.self, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -110,8 +106,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct Alias_i1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!"],["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["i1f0","0!"],["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -127,8 +122,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject6: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["name","0"]]}]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["name","0"]]}]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -144,8 +138,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsInterface1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f0","0!"]]}]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f0","0!"]]}]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(

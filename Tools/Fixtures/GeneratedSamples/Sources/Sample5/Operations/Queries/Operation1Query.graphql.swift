@@ -22,8 +22,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample5API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface1","[0!]!",{"alias":"root0"}],["allObject1","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Query, Selection.parse(#"[["allInterface1","[0!]!",{"alias":"root0"}],["allObject1","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,8 +38,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f0","0!"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","0!"]]"#, String.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -56,8 +54,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object1
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],["i0f2","3!",{"alias":"alias_i0f2"}],{"on":4},{"on":5},{"on":6}]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self, AsInterface3.self, AsUnion1.self, AsInterface1.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object1, Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],["i0f2","3!",{"alias":"alias_i0f2"}],{"on":4},{"on":5},{"on":6}]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self, AsInterface3.self, AsUnion1.self, AsInterface1.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -100,8 +97,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsInterface3: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["id","0!"],["i0f0","2!"],["i2f1","3"],["i4f0","3",{"alias":"alias_i4f0"}],["i4f0","3"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},["i0f2","4!",{"alias":"alias_i0f2"}],{"on":5}]"#, String.self, I1f1.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self, AsUnion0.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["id","0!"],["i0f0","2!"],["i2f1","3"],["i4f0","3",{"alias":"alias_i4f0"}],["i4f0","3"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},["i0f2","4!",{"alias":"alias_i0f2"}],{"on":5}]"#, String.self, I1f1.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self, AsUnion0.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -144,8 +140,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct AsUnion0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["id","0!"],["i0f0","2!"],["i2f1","3"],["i4f0","3",{"alias":"alias_i4f0"}],["i4f0","3"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},["i0f2","4!",{"alias":"alias_i0f2"}]]"#, String.self, I1f1.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["id","0!"],["i0f0","2!"],["i2f1","3"],["i4f0","3",{"alias":"alias_i4f0"}],["i4f0","3"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},["i0f2","4!",{"alias":"alias_i0f2"}]]"#, String.self, I1f1.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -185,8 +180,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I1f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -200,8 +194,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct Alias_i1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -214,8 +207,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Unions.Union1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],{"if":["c2"],"then":[["__typename","0!"]]},["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],["i0f2","3!",{"alias":"alias_i0f2"}]]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],{"if":["c2"],"then":[["__typename","0!"]]},["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],["i0f2","3!",{"alias":"alias_i0f2"}]]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -248,8 +240,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsInterface1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","0!"]]},["i0f2","3!",{"alias":"alias_i0f2"}]]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","0!"]]},["i0f2","3!",{"alias":"alias_i0f2"}]]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -287,8 +278,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct I0f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Objects.Object0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"],["i1f1","[[1]]"]]"#, String.self, I1f1.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object0, Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"],["i1f1","[[1]]"]]"#, String.self, I1f1.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -313,8 +303,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I1f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["name","0"]]}]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["name","0"]]}]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(

@@ -22,8 +22,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample5API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneInterface0","0",{"alias":"root0"}],["allObject2","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Query, Selection.parse(#"[["oneInterface0","0",{"alias":"root0"}],["allObject2","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,8 +38,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i0f1","1!"],{"on":2}]"#, String.self, I0f1.self, AsObject1.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["i0f1","1!"],{"on":2}]"#, String.self, I0f1.self, AsObject1.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -59,8 +57,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsObject1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Objects.Object1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],{"on":5}]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, AsInterface3.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object1, Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],{"on":5}]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, AsInterface3.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -95,8 +92,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],["i1f1","[[5]]"],["i1f0","4!"],{"on":6}]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, I1f1.self, AsUnion0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],["i1f1","[[5]]"],["i1f0","4!"],{"on":6}]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, I1f1.self, AsUnion0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -136,8 +132,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsUnion0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],["i1f1","[[5]]"],["i1f0","4!"]]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, I1f1.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],["i1f1","[[5]]"],["i1f0","4!"]]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, I1f1.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -174,8 +169,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -189,8 +183,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct Alias_i1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -203,8 +196,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I0f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["o6f0","0!"],["__typename","1!"],{"if":["!c0","c2"],"then":[["i4f0","0"]]},{"on":2}]"#, Int.self, String.self, AsInterface3.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["o6f0","0!"],["__typename","1!"],{"if":["!c0","c2"],"then":[["i4f0","0"]]},{"on":2}]"#, Int.self, String.self, AsInterface3.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -231,8 +223,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface3: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"if":["!c0","c2"],"then":[["i4f0","2"]]},{"on":3}]"#, String.self, I1f1.self, Int.self, AsUnion0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"if":["!c0","c2"],"then":[["i4f0","2"]]},{"on":3}]"#, String.self, I1f1.self, Int.self, AsUnion0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -264,8 +255,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsUnion0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"if":["!c0","c2"],"then":[["i4f0","2"]]}]"#, String.self, I1f1.self, Int.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"if":["!c0","c2"],"then":[["i4f0","2"]]}]"#, String.self, I1f1.self, Int.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -294,8 +284,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -309,8 +298,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct Alias_i1f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -324,8 +312,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct Alias_o1f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject2.self, AsInterface1.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject2.self, AsInterface1.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -346,8 +333,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c0"],"then":[["o2f2","0!"]]},["__typename","1!"]]"#, Int.self, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object2, Selection.parse(#"[{"if":["!c0"],"then":[["o2f2","0!"]]},["__typename","1!"]]"#, Int.self, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -362,8 +348,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -389,8 +374,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Objects.Object0
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i3f0","1!"]]"#, String.self, I3f0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i3f0","1!"]]"#, String.self, I3f0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -404,8 +388,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I3f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -418,8 +401,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I0f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["o6f0","0!"],["__typename","1!"],{"on":2}]"#, Int.self, String.self, AsInterface3.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["o6f0","0!"],["__typename","1!"],{"on":2}]"#, Int.self, String.self, AsInterface3.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -444,8 +426,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"on":3}]"#, String.self, I1f1.self, Int.self, AsUnion0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"on":3}]"#, String.self, I1f1.self, Int.self, AsUnion0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -475,8 +456,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsUnion0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"]]"#, String.self, I1f1.self, Int.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"]]"#, String.self, I1f1.self, Int.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -503,8 +483,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -518,8 +497,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct Alias_i1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -534,8 +512,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"if":["c1","c2"],"then":[["i0f2","1!"]]},{"if":["c1"],"then":[["i0f2","1!"]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i0f0","2!",{"alias":"alias_i0f0"}]]},{"if":["c0","c1"],"then":[["id","0!"]]},{"if":["!c1"],"then":[["o2f1","3!",{"alias":"alias_o2f1"}]]}]"#, String.self, GraphQLEnum<Sample5API.Enum1>.self, Alias_i0f0.self, Int.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["name","0"],{"if":["c1","c2"],"then":[["i0f2","1!"]]},{"if":["c1"],"then":[["i0f2","1!"]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i0f0","2!",{"alias":"alias_i0f0"}]]},{"if":["c0","c1"],"then":[["id","0!"]]},{"if":["!c1"],"then":[["o2f1","3!",{"alias":"alias_o2f1"}]]}]"#, String.self, GraphQLEnum<Sample5API.Enum1>.self, Alias_i0f0.self, Int.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -557,8 +534,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct Alias_i0f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Objects.Object0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init() {

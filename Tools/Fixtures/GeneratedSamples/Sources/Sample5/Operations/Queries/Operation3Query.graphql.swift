@@ -20,8 +20,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample5API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["oneInterface2","0",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Query, Selection.parse(#"[["oneInterface2","0",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -35,8 +34,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface4.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface4.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -53,8 +51,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct AsInterface4: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface4
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],{"on":2},{"on":3},{"on":4},{"on":5}]"#, String.self, Int.self, AsUnion0.self, AsObject5.self, AsInterface1.self, AsObject1.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface4, Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],{"on":2},{"on":3},{"on":4},{"on":5}]"#, String.self, Int.self, AsUnion0.self, AsObject5.self, AsInterface1.self, AsObject1.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -87,8 +84,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsUnion0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Unions.Union0
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["i4f0","1",{"alias":"alias_i4f0"}]]},["i4f0","1"],{"if":["!c2"],"then":[["name","0"]]},{"on":2},{"on":3}]"#, String.self, Int.self, AsObject5.self, AsInterface3.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["i4f0","1",{"alias":"alias_i4f0"}]]},["i4f0","1"],{"if":["!c2"],"then":[["name","0"]]},{"on":2},{"on":3}]"#, String.self, Int.self, AsObject5.self, AsInterface3.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -122,8 +118,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsObject5: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object5
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o5f0","1",{"alias":"alias_o5f0"}]]},["i1f1","[[2]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","4!"]]},{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self, I1f1.self, Int.self, I3f0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o5f0","1",{"alias":"alias_o5f0"}]]},["i1f1","[[2]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","4!"]]},{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self, I1f1.self, Int.self, I3f0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -159,8 +154,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public struct I1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -174,8 +168,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             public struct Alias_i1f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -187,8 +180,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public struct I3f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -200,8 +192,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsInterface3: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","2",{"alias":"alias_i4f0"}]]},["i4f0","2"],{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, I1f1.self, Int.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","2",{"alias":"alias_i4f0"}]]},["i4f0","2"],{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, I1f1.self, Int.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -234,8 +225,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public struct I1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -249,8 +239,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             public struct Alias_i1f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -264,8 +253,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsObject5: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Objects.Object5
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o5f0","1",{"alias":"alias_o5f0"}]]},["i1f1","[[2]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","4!"]]},{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self, I1f1.self, Int.self, I3f0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o5f0","1",{"alias":"alias_o5f0"}]]},["i1f1","[[2]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","4!"]]},{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self, I1f1.self, Int.self, I3f0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -301,8 +289,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -316,8 +303,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public struct Alias_i1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -329,8 +315,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct I3f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -342,8 +327,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsInterface1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Interfaces.Interface1
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],["i1f1","[[2]]"],["i1f0","0!",{"alias":"alias_i1f0"}],["i1f0","0!"]]"#, String.self, Int.self, I1f1.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],["i1f1","[[2]]"],["i1f0","0!",{"alias":"alias_i1f0"}],["i1f0","0!"]]"#, String.self, Int.self, I1f1.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -373,8 +357,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -386,8 +369,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsObject1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample5API.Objects.Object1
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],{"if":["c1"],"then":[["i0f1","2!"]]}]"#, String.self, Int.self, I0f1.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object1, Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],{"if":["c1"],"then":[["i0f1","2!"]]}]"#, String.self, Int.self, I0f1.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -405,8 +387,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct I0f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample5API.Objects.Object6
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {

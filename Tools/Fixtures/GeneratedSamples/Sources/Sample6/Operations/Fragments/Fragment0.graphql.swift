@@ -7,8 +7,7 @@ nonisolated public struct Fragment0: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -27,8 +26,7 @@ nonisolated public struct Fragment0: Fragment {
     public struct AsInterface2: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -47,8 +45,7 @@ nonisolated public struct Fragment0: Fragment {
         public struct AsUnion0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self))
 
             /// Data with these values, as a server would send it.
             public init(

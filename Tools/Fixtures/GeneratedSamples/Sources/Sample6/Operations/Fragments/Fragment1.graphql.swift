@@ -7,8 +7,7 @@ nonisolated public struct Fragment1: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Union2 { __typename ...Fragment0 ... on Object0 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample6API.Unions.Union2
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface0.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface0.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -25,8 +24,7 @@ nonisolated public struct Fragment1: Fragment {
     public struct AsInterface0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -52,8 +50,7 @@ nonisolated public struct Fragment1: Fragment {
         public struct AsInterface2: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -79,8 +76,7 @@ nonisolated public struct Fragment1: Fragment {
             public struct AsUnion0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(

@@ -7,8 +7,7 @@ nonisolated public struct Fragment2: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface4 { __typename i4f1 ... on Object0 { id } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface4
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i4f1","[0!]!"]]"#, String.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface4, Selection.parse(#"[["__typename","0!"],["i4f1","[0!]!"]]"#, String.self))
 
     /// Data with these values, as a server would send it.
     public init(

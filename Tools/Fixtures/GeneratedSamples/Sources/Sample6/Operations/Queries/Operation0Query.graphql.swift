@@ -20,8 +20,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample6API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allUnion0","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Query, Selection.parse(#"[["allUnion0","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -35,8 +34,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsObject5.self, AsInterface1.self, AsInterface0.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsObject5.self, AsInterface1.self, AsInterface0.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -61,8 +59,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsObject5: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["i2f0","0!"],["__typename","0!"],["i0f0","1",{"alias":"alias_i0f0"}],["name","0",{"alias":"alias_name"}],["i3f2","[2]!",{"alias":"alias_i3f2"}],["i0f0","3"],["id","0!"],{"if":["!c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c2"],"then":[["i1f0","[4]!"]]},{"if":["c2"],"then":[["i2f1","5!"]]},["name","0"]]"#, String.self, Alias_i0f0.self, Int.self, I0f0.self, I1f0.self, I2f1.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object5, Selection.parse(#"[["i2f0","0!"],["__typename","0!"],["i0f0","1",{"alias":"alias_i0f0"}],["name","0",{"alias":"alias_name"}],["i3f2","[2]!",{"alias":"alias_i3f2"}],["i0f0","3"],["id","0!"],{"if":["!c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c2"],"then":[["i1f0","[4]!"]]},{"if":["c2"],"then":[["i2f1","5!"]]},["name","0"]]"#, String.self, Alias_i0f0.self, Int.self, I0f0.self, I1f0.self, I2f1.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -101,8 +98,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct Alias_i0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init() {
@@ -113,8 +109,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct I0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init() {
@@ -125,8 +120,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct I1f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface1
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["i1f1","1"]]"#, String.self, I1f1.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f1","1"]]"#, String.self, I1f1.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -141,8 +135,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -154,8 +147,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct I2f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Unions.Union2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -179,8 +171,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct AsInterface0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -207,8 +198,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         public struct AsInterface2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -235,8 +225,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             public struct AsUnion0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -264,8 +253,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsInterface1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface1
-                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c2"],"then":[["id","0!"]]},["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsObject6.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface1, Selection.parse(#"[{"if":["c2"],"then":[["id","0!"]]},["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsObject6.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -293,8 +281,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject6: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Objects.Object6
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["i0f0","1"]]},{"if":["c2"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["c2"],"then":[["id","0!"]]},["name","0"]]"#, String.self, I0f0.self, Alias_i2f1.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["i0f0","1"]]},{"if":["c2"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["c2"],"then":[["id","0!"]]},["name","0"]]"#, String.self, I0f0.self, Alias_i2f1.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -321,8 +308,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct I0f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -333,8 +319,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct Alias_i2f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Unions.Union2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -349,8 +334,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsInterface0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -376,8 +360,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsInterface2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c2"],"then":[["id","0!"]]},["__typename","0!"],["name","0"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[{"if":["c2"],"then":[["id","0!"]]},["__typename","0!"],["name","0"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(

@@ -18,8 +18,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample6API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Query, Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,8 +32,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample6API.Objects.Object4
-            @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],{"if":["!c2"],"then":[["i0f0","1",{"alias":"alias_i0f0"}]]},["i2f0","0!"],{"on":2},{"on":3}]"#, String.self, Alias_i0f0.self, AsUnion0.self, AsObject5.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object4, Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],{"if":["!c2"],"then":[["i0f0","1",{"alias":"alias_i0f0"}]]},["i2f0","0!"],{"on":2},{"on":3}]"#, String.self, Alias_i0f0.self, AsUnion0.self, AsObject5.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -71,8 +69,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsUnion0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],{"if":["!c2"],"then":[["i0f0","1",{"alias":"alias_i0f0"}]]},["i2f0","0!"]]"#, String.self, Alias_i0f0.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],{"if":["!c2"],"then":[["i0f0","1",{"alias":"alias_i0f0"}]]},["i2f0","0!"]]"#, String.self, Alias_i0f0.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -103,8 +100,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject5: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
-                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],["i2f2","[1]"],{"if":["!c2"],"then":[["i0f0","2",{"alias":"alias_i0f0"}]]},["i2f0","0!"]]"#, String.self, I2f2.self, Alias_i0f0.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object5, Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],["i2f2","[1]"],{"if":["!c2"],"then":[["i0f0","2",{"alias":"alias_i0f0"}]]},["i2f0","0!"]]"#, String.self, I2f2.self, Alias_i0f0.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -135,8 +131,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I2f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -150,8 +145,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct Alias_i0f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -176,8 +170,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct AsInterface2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -203,8 +196,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct AsUnion0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(

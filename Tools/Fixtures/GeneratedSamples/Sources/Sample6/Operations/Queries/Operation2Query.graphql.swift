@@ -22,8 +22,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample6API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}],["allUnion0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Query, Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}],["allUnion0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -39,8 +38,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface3
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0","c2"],"then":[["i3f0","[0!]",{"alias":"alias_i3f0"}]]},["i3f1","[0!]"],["id","0!"],["i3f0","[0!]"],{"on":1}]"#, String.self, AsObject0.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],{"if":["c0","c2"],"then":[["i3f0","[0!]",{"alias":"alias_i3f0"}]]},["i3f1","[0!]"],["id","0!"],["i3f0","[0!]"],{"on":1}]"#, String.self, AsObject0.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -65,8 +63,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsObject0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Objects.Object0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c0","c2"],"then":[["i3f0","[0!]",{"alias":"alias_i3f0"}]]},["i3f1","[0!]"],["i3f0","[0!]"],["id","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["c0","c2"],"then":[["i3f0","[0!]",{"alias":"alias_i3f0"}]]},["i3f1","[0!]"],["i3f0","[0!]"],["id","0!"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -88,8 +85,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3},{"on":4}]"#, String.self, AsObject5.self, AsInterface0.self, AsInterface2.self, AsInterface3.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3},{"on":4}]"#, String.self, AsObject5.self, AsInterface0.self, AsInterface2.self, AsInterface3.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -118,8 +114,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsObject5: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","[0]!"],["__typename","1!"],["name","1"],["i3f0","[1!]"],["i2f2","[2]"],{"if":["c0"],"then":[["i3f2","[3]!",{"alias":"alias_i3f2"}]]},["id","1!"],{"if":["!c1"],"then":[["rank","3!"]]}]"#, I1f0.self, String.self, I2f2.self, Int.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object5, Selection.parse(#"[["i1f0","[0]!"],["__typename","1!"],["name","1"],["i3f0","[1!]"],["i2f2","[2]"],{"if":["c0"],"then":[["i3f2","[3]!",{"alias":"alias_i3f2"}]]},["id","1!"],{"if":["!c1"],"then":[["rank","3!"]]}]"#, I1f0.self, String.self, I2f2.self, Int.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -152,8 +147,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I1f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface1
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsInterface2.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsInterface2.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -183,8 +177,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsUnion0.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsUnion0.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -214,8 +207,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsUnion0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]}]"#, String.self, I1f1.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]}]"#, String.self, I1f1.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -243,8 +235,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -256,8 +247,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I2f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -271,8 +261,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsInterface0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface0
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["name","0"]]},{"on":1}]"#, String.self, AsInterface2.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["name","0"]]},{"on":1}]"#, String.self, AsInterface2.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -298,8 +287,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -325,8 +313,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsInterface2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"],{"on":1}]"#, String.self, AsUnion2.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"],{"on":1}]"#, String.self, AsUnion2.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -354,8 +341,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsUnion2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Unions.Union2
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"],{"on":1}]"#, String.self, AsInterface3.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"],{"on":1}]"#, String.self, AsInterface3.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -383,8 +369,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface3: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface3
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -411,8 +396,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsInterface3: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface3
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],{"on":1}]"#, String.self, AsObject5.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["id","0!"],{"on":1}]"#, String.self, AsObject5.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -431,8 +415,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsObject5: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = Sample6API.Objects.Object5
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["i1f0","[0]!"],["__typename","1!"],["name","1"],["i3f0","[1!]"],["i2f2","[2]"],{"if":["c0"],"then":[["i3f2","[3]!",{"alias":"alias_i3f2"}]]},["id","1!"],{"if":["!c1"],"then":[["rank","3!"]]}]"#, I1f0.self, String.self, I2f2.self, Int.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object5, Selection.parse(#"[["i1f0","[0]!"],["__typename","1!"],["name","1"],["i3f0","[1!]"],["i2f2","[2]"],{"if":["c0"],"then":[["i3f2","[3]!",{"alias":"alias_i3f2"}]]},["id","1!"],{"if":["!c1"],"then":[["rank","3!"]]}]"#, I1f0.self, String.self, I2f2.self, Int.self))
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -465,8 +448,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface1
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsInterface2.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsInterface2.self))
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -496,8 +478,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsInterface2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsUnion0.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsUnion0.self))
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -527,8 +508,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsUnion0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]}]"#, String.self, I1f1.self)
+                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]}]"#, String.self, I1f1.self))
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -556,8 +536,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let __parentType = Sample6API.Objects.Object2
-                            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -569,8 +548,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I2f2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let __parentType = Sample6API.Unions.Union0
-                        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"]]"#, String.self)
+                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
 
                         /// Data with these values, as a server would send it.
                         public init(

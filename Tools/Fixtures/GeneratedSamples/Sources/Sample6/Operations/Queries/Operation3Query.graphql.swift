@@ -18,8 +18,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = Sample6API.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}]]"#, Root0.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Query, Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}]]"#, Root0.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,8 +32,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = Sample6API.Interfaces.Interface3
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsObject3.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsObject3.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -51,8 +49,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct AsObject3: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = Sample6API.Objects.Object3
-                @_spi(Generated) public static let __selections = Selection.parse(#"[{"if":["c2"],"then":[["i3f2","[0]!"]]},{"if":["c2"],"then":[["i3f2","[0]!",{"alias":"alias_i3f2"}]]},{"if":["c2"],"then":[["i3f0","[1!]"]]},{"if":["c2"],"then":[["id","1!"]]},{"if":["c2"],"then":[["i3f1","[1!]"]]},["__typename","1!"]]"#, Int.self, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object3, Selection.parse(#"[{"if":["c2"],"then":[["i3f2","[0]!"]]},{"if":["c2"],"then":[["i3f2","[0]!",{"alias":"alias_i3f2"}]]},{"if":["c2"],"then":[["i3f0","[1!]"]]},{"if":["c2"],"then":[["id","1!"]]},{"if":["c2"],"then":[["i3f1","[1!]"]]},["__typename","1!"]]"#, Int.self, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(

@@ -7,8 +7,7 @@ nonisolated public struct CharacterName: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterName on Character { __typename name }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
 
     /// Data with these values, as a server would send it.
     public init(

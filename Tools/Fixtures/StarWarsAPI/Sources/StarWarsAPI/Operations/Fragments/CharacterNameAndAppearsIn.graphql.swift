@@ -7,8 +7,7 @@ nonisolated public struct CharacterNameAndAppearsIn: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameAndAppearsIn on Character { __typename name appearsIn }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
 
     /// Data with these values, as a server would send it.
     public init(

@@ -7,8 +7,7 @@ nonisolated public struct CharacterNameAndDroidAppearsIn: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameAndDroidAppearsIn on Character { __typename name ... on Droid { appearsIn } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -29,8 +28,7 @@ nonisolated public struct CharacterNameAndDroidAppearsIn: Fragment {
     public struct AsDroid: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
 
         /// Data with these values, as a server would send it.
         public init(

@@ -7,8 +7,7 @@ nonisolated public struct CharacterNameAndDroidPrimaryFunction: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameAndDroidPrimaryFunction on Character { __typename ...CharacterName ...DroidPrimaryFunction }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -36,8 +35,7 @@ nonisolated public struct CharacterNameAndDroidPrimaryFunction: Fragment {
     public struct AsDroid: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self))
 
         /// Data with these values, as a server would send it.
         public init(

@@ -7,8 +7,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameWithInlineFragment on Character { __typename ... on Human { friends { __typename appearsIn } } ... on Droid { ...CharacterName ...FriendsNames } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsHuman.self, AsDroid.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsHuman.self, AsDroid.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -30,8 +29,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
     public struct AsHuman: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Human
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -47,8 +45,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
         public struct Friend: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -67,8 +64,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
     public struct AsDroid: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["friends","[1]"]]"#, String.self, Friend.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["friends","[1]"]]"#, String.self, Friend.self))
 
         /// Data with these values, as a server would send it.
         public init(

@@ -7,8 +7,7 @@ nonisolated public struct DroidDetails: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment DroidDetails on Droid { __typename name primaryFunction }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self))
 
     /// Data with these values, as a server would send it.
     public init(

@@ -7,8 +7,7 @@ nonisolated public struct FriendsNames: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment FriendsNames on Character { __typename friends { __typename name } }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self))
 
     /// Data with these values, as a server would send it.
     public init(
@@ -25,8 +24,7 @@ nonisolated public struct FriendsNames: Fragment {
     public struct Friend: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
 
         /// Data with these values, as a server would send it.
         public init(

@@ -7,8 +7,7 @@ nonisolated public struct HumanHeightWithVariable: Fragment {
     @_spi(Generated) public static let fragmentDefinition = "fragment HumanHeightWithVariable on Human { __typename height(unit: $heightUnit) }"
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Human
-    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["height","1",{"args":{"unit":{"$":"heightUnit"}}}]]"#, String.self, Double.self)
+    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["height","1",{"args":{"unit":{"$":"heightUnit"}}}]]"#, String.self, Double.self))
 
     /// Data with these values, as a server would send it.
     public init(

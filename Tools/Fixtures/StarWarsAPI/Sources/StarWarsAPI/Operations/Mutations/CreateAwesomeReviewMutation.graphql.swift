@@ -12,8 +12,7 @@ nonisolated public struct CreateAwesomeReviewMutation: GraphQLMutation {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Mutation
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["createReview","0",{"args":{"episode":"JEDI","review":{"stars":10,"commentary":"This is awesome!"}}}]]"#, CreateReview.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Mutation, Selection.parse(#"[["createReview","0",{"args":{"episode":"JEDI","review":{"stars":10,"commentary":"This is awesome!"}}}]]"#, CreateReview.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -28,8 +27,7 @@ nonisolated public struct CreateAwesomeReviewMutation: GraphQLMutation {
         public struct CreateReview: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Review
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["stars","1!"],["commentary","0"]]"#, String.self, Int.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Review, Selection.parse(#"[["__typename","0!"],["stars","1!"],["commentary","0"]]"#, String.self, Int.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -18,8 +18,7 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,8 +33,7 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentQuery: GraphQLQuery {
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["friends","[1]"]]"#, String.self, Friend.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],["friends","[1]"]]"#, String.self, Friend.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -18,8 +18,7 @@ nonisolated public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQu
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["hero","0"]]"#, Hero.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0"]]"#, Hero.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,8 +33,7 @@ nonisolated public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQu
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"if":["includeFriendsDetails"],"then":[["friends","[1]"]]}]"#, String.self, Friend.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],{"if":["includeFriendsDetails"],"then":[["friends","[1]"]]}]"#, String.self, Friend.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -52,8 +50,7 @@ nonisolated public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQu
             public struct Friend: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = StarWarsAPI.Interfaces.Character
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -74,8 +71,7 @@ nonisolated public struct HeroFriendsDetailsConditionalInclusionQuery: GraphQLQu
                 public struct AsDroid: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-                    @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self)
+                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self))
 
                     /// Data with these values, as a server would send it.
                     public init(

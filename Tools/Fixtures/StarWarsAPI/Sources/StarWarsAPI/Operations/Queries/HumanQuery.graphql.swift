@@ -18,8 +18,7 @@ nonisolated public struct HumanQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["human","0",{"args":{"id":{"$":"id"}}}]]"#, Human.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["human","0",{"args":{"id":{"$":"id"}}}]]"#, Human.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,8 +33,7 @@ nonisolated public struct HumanQuery: GraphQLQuery {
         public struct Human: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Human
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["mass","1"]]"#, String.self, Double.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["name","0!"],["mass","1"]]"#, String.self, Double.self))
 
             /// Data with these values, as a server would send it.
             public init(

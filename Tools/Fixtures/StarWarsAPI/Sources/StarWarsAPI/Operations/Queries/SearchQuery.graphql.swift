@@ -18,8 +18,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["search","[0]",{"args":{"text":{"$":"term"}}}]]"#, Search.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["search","[0]",{"args":{"text":{"$":"term"}}}]]"#, Search.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,8 +32,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
         public struct Search: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = StarWarsAPI.Unions.SearchResult
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsHuman.self, AsDroid.self, AsStarship.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Unions.SearchResult, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsHuman.self, AsDroid.self, AsStarship.self))
 
             /// Data with these values, as a server would send it.
             public init(
@@ -60,8 +58,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
             public struct AsHuman: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Human
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -81,8 +78,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
             public struct AsDroid: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Droid
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -101,8 +97,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
             public struct AsStarship: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Starship
-                @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self)
+                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Starship, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
 
                 /// Data with these values, as a server would send it.
                 public init(

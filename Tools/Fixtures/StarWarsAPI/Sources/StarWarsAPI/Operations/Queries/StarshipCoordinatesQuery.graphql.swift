@@ -18,8 +18,7 @@ nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["starshipCoordinates","0",{"args":{"coordinates":{"$":"coordinates"}}}]]"#, StarshipCoordinates.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["starshipCoordinates","0",{"args":{"coordinates":{"$":"coordinates"}}}]]"#, StarshipCoordinates.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,8 +32,7 @@ nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
         public struct StarshipCoordinates: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Starship
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["coordinates","[[1!]!]"],["length","1"]]"#, String.self, Double.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Starship, Selection.parse(#"[["__typename","0!"],["name","0!"],["coordinates","[[1!]!]"],["length","1"]]"#, String.self, Double.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -12,8 +12,7 @@ nonisolated public struct StarshipQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Query
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["starship","0",{"args":{"id":3000}}]]"#, Starship.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["starship","0",{"args":{"id":3000}}]]"#, Starship.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -27,8 +26,7 @@ nonisolated public struct StarshipQuery: GraphQLQuery {
         public struct Starship: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Starship
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["name","0!"],["coordinates","[[1!]!]"]]"#, String.self, Double.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Starship, Selection.parse(#"[["__typename","0!"],["name","0!"],["coordinates","[[1!]!]"]]"#, String.self, Double.self))
 
             /// Data with these values, as a server would send it.
             public init(

@@ -18,8 +18,7 @@ nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Subscription
-        @_spi(Generated) public static let __selections = Selection.parse(#"[["reviewAdded","0",{"args":{"episode":{"$":"episode"}}}]]"#, ReviewAdded.self)
+        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Subscription, Selection.parse(#"[["reviewAdded","0",{"args":{"episode":{"$":"episode"}}}]]"#, ReviewAdded.self))
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,8 +33,7 @@ nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
         public struct ReviewAdded: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let __parentType = StarWarsAPI.Objects.Review
-            @_spi(Generated) public static let __selections = Selection.parse(#"[["__typename","0!"],["episode","1"],["stars","2!"],["commentary","0"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self, Int.self)
+            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Review, Selection.parse(#"[["__typename","0!"],["episode","1"],["stars","2!"],["commentary","0"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self, Int.self))
 
             /// Data with these values, as a server would send it.
             public init(
