@@ -23,14 +23,18 @@ case "input":
     try CompareBench.writeInput(schemaDirectory: schemaDirectory, out: out, operations: Int(option("--operations") ?? "") ?? 120)
     exit(0)
 case "compile":
-    guard let input = option("--input"), let generator = option("--generator"), let apiCoreKit = option("--apicorekit"),
-        let label = option("--label")
-    else {
-        print("usage: codegen-bench compile --input <dir> --generator <apicore-codegen> --apicorekit <dir> --label <name> [--rounds N]")
+    // Each side as label=generator:apicorekit; rounds alternate between the sides.
+    let sides = arguments.indices.filter { arguments[$0] == "--side" && $0 + 1 < arguments.endIndex }.compactMap { index -> CompareBench.Side? in
+        let spec = arguments[index + 1]
+        guard let equals = spec.firstIndex(of: "="), let colon = spec[equals...].firstIndex(of: ":") else { return nil }
+        return CompareBench.Side(
+            label: String(spec[..<equals]), generator: String(spec[spec.index(after: equals)..<colon]), apiCoreKit: String(spec[spec.index(after: colon)...]))
+    }
+    guard let input = option("--input"), !sides.isEmpty else {
+        print("usage: codegen-bench compile --input <dir> --side <label>=<apicore-codegen>:<APICoreKit dir>… [--rounds N]")
         exit(2)
     }
-    try CompareBench.compile(
-        input: input, generator: generator, apiCoreKit: apiCoreKit, label: label, rounds: Int(option("--rounds") ?? "") ?? 1)
+    try CompareBench.compile(input: input, sides: sides, rounds: Int(option("--rounds") ?? "") ?? 4)
     exit(0)
 default:
     break
