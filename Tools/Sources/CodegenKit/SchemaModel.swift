@@ -184,8 +184,6 @@ final class SchemaModel {
         return types[typeName]?.field(named: name)
     }
 
-    /// The fields that identify an object of this type in the cache: `@typePolicy(keyFields:)` on the
-    /// type or one of its interfaces, else `id` when the type has one.
     /// The connection fields of a type (`@typePolicy(connectionFields:)`), its interfaces' included.
     func connectionFields(of name: String) -> Set<String> {
         guard let type = types[name] else { return [] }
