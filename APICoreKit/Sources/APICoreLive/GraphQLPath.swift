@@ -198,6 +198,9 @@ extension LiveAPIClient {
         do throws(APIError) {
             for await payload in incremental.later where result.hasNext {
                 let update = try result.apply(try payload.get())
+                // Errors so far that `@catch` fields catch: the data with each in its place.
+                let caught = update.errors.isEmpty
+                    ? nil : ErrorCatching.catching(result.errors, in: result.data, selections: Operation.Data.__selections)
                 var records: ResponseRecords?
                 if let applied = applyPiecewise(
                     update, result: result, to: validated, of: Operation.self, variables: variables, policy: answer.cachePolicy, records: &records)
@@ -206,12 +209,14 @@ extension LiveAPIClient {
                     if storing, let records { await cacheWriter.write(records: records.records, expires: records.expires) }
                 } else {
                     let checked = try check(
-                        result.data, of: request, errors: update.errors, policy: answer.cachePolicy, recording: storing, response: answer.response)
+                        caught ?? result.data, of: request, errors: caught == nil ? update.errors : result.errors, policy: answer.cachePolicy,
+                        recording: storing, response: answer.response)
                     validated = checked.data
                     if storing { await cacheWriter.write(checked) }
                 }
                 latest = try respond(request, validated: validated, answer: answer, since: start)
-                deliver?(update.errors.isEmpty ? .success(latest) : .failure(.graphQL(GraphQLFailure(
+                if caught != nil { latest.metadata.caughtErrors = answer.caughtErrors + result.errors }
+                deliver?(update.errors.isEmpty || caught != nil ? .success(latest) : .failure(.graphQL(GraphQLFailure(
                     errors: update.errors, partialData: result.data, statusCode: answer.response.statusCode, operationName: Operation.operationName))))
             }
             if Task.isCancelled { throw .cancelled }
@@ -224,7 +229,7 @@ extension LiveAPIClient {
             deliver?(.failure(error))
             throw error
         }
-        guard result.errors.isEmpty else {
+        guard result.errors.isEmpty || ErrorCatching.catching(result.errors, in: result.data, selections: Operation.Data.__selections) != nil else {
             throw .graphQL(GraphQLFailure(
                 errors: result.errors, partialData: result.data, statusCode: answer.response.statusCode, operationName: Operation.operationName))
         }

@@ -105,6 +105,26 @@ struct DeferTests {
         await server.stop()
     }
 
+    @Test("an increment whose field error a @catch(to: NULL) field catches: a success, the field nil, the error in the metadata", arguments: [0, 1])
+    func caughtIncrementErrors(format: Int) async throws {
+        let server = try await TestServer.start()
+        let client = client(server, url: Self.formats[format].url(server))
+        var results: [Result<Response<DeferredCaughtQuery.Data>, APIError>] = []
+        for await result in client.responses(GraphQLRequest(DeferredCaughtQuery()), cachePolicy: .networkOnly) {
+            results.append(result)
+        }
+        try #require(results.count == 2)
+        #expect(try results[0].get().value.failing == .pending)
+        let last = try results[1].get()
+        #expect(last.value.hero?.name == "R2-D2")
+        #expect(last.value.failing.value != nil && last.value.failing.value?.failingField == nil)
+        #expect(last.metadata.caughtErrors.map(\.path) == [["failingField"]])
+        // fetch gives the last result, not an error.
+        let fetched = try await client.fetch(DeferredCaughtQuery(), cachePolicy: .networkOnly)
+        #expect(fetched.value.failing.value?.failingField == nil && fetched.metadata.caughtErrors.count == 1)
+        await server.stop()
+    }
+
     @Test("a server that stops mid-answer: a clear error, not a hang", arguments: [0, 1])
     func cutOff(format: Int) async throws {
         let server = try await TestServer.start()

@@ -917,6 +917,34 @@ public struct DeferredFailingQuery: GraphQLQuery {
     }
 }
 
+/// `DeferredFailing` with the deferred field caught:
+/// `query DeferredCaught { hero { __typename name } ... @defer(label: "failing") { failingField @catch(to: NULL) } }`.
+public struct DeferredCaughtQuery: GraphQLQuery {
+    public static let operationName = "DeferredCaught"
+    public static let document = #"query DeferredCaught { hero { __typename name } ... @defer(label: "failing") { failingField } }"#
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field("hero", .object(HeroAndFailingQuery.Data.Hero.self))),
+            .deferred(Deferral("failing", label: "failing"), [.inlineFragment(Failing.self)]),
+        ]
+        public var hero: HeroAndFailingQuery.Data.Hero? { __data["hero"] }
+        public var failing: Deferred<Failing> { _deferred("failing") }
+
+        public struct Failing: SelectionSet {
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.query
+            @_spi(Generated) public static let __selections: [Selection] = [.field(Field("failingField", .scalar(String.self), catchTo: .null))]
+            public var failingField: String? { __data["failingField"] }
+        }
+    }
+}
+
 /// The catalog in eleven parts of `CatalogParts.itemsPerPart` items (`part0` … `part10`): for the
 /// `@defer` benchmark, once with parts 1 to 10 deferred, once whole.
 public enum CatalogParts {
