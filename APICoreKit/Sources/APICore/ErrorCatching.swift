@@ -24,7 +24,7 @@ package enum ErrorCatching {
         // Outer catches first: an error caught further down inside a field another error nulls
         // has nowhere left to go, and the outer one wins.
         for caught in catches.sorted(by: { $0.path.count < $1.path.count }) {
-            let value: JSONValue = caught.to == .null ? .null : .object([errorKey: json(of: caught.error)])
+            let value: JSONValue = caught.to == .null ? .null : caughtValue(caught.error)
             set(value, at: caught.path[...], in: &result)
         }
         return result.objectValue
@@ -42,23 +42,8 @@ package enum ErrorCatching {
         return GraphQLError(json: error)
     }
 
-    /// The error as JSON: what ``GraphQLError/init(json:)`` reads back.
-    package static func json(of error: GraphQLError) -> JSONValue {
-        var object: JSONObject = ["message": .string(error.message)]
-        if let path = error.path {
-            object["path"] = .array(path.components.map { component in
-                switch component {
-                case .field(let key): return .string(key)
-                case .index(let index): return .int(index)
-                }
-            })
-        }
-        if !error.locations.isEmpty {
-            object["locations"] = .array(error.locations.map { .object(["line": .int($0.line), "column": .int($0.column)]) })
-        }
-        if !error.extensions.isEmpty { object["extensions"] = .object(error.extensions) }
-        return .object(object)
-    }
+    /// The value that stands for `error` in the field that caught it.
+    package static func caughtValue(_ error: GraphQLError) -> JSONValue { .object([errorKey: error.jsonValue]) }
 
     /// The path of the field that catches an error at `path`, and how; `nil` when none does.
     private static func catcher(of path: [ResponsePath.Component], in data: JSONObject, selections: [Selection])
@@ -77,7 +62,7 @@ package enum ErrorCatching {
                 chain.append((field, index + 1))
                 guard let next = object[key] else { break walk }
                 value = next
-                selections = nestedSelections(of: field.type)
+                selections = field.type.selectionSet?.__selections ?? []
             case .index(let position):
                 guard case .array(let items) = value, items.indices.contains(position) else { break walk }
                 value = items[position]
@@ -96,14 +81,6 @@ package enum ErrorCatching {
     private static func field(_ key: String, in selections: [Selection]) -> Field? {
         let fields = Selection.fields(of: selections).filter { $0.responseKey == key }
         return fields.first { $0.catchTo != nil } ?? fields.first
-    }
-
-    private static func nestedSelections(of type: OutputType) -> [Selection] {
-        switch type {
-        case .nonNull(let inner), .list(let inner): return nestedSelections(of: inner)
-        case .object(let selectionSet): return selectionSet.__selections
-        case .scalar: return []
-        }
     }
 
     private static func set(_ value: JSONValue, at path: ArraySlice<ResponsePath.Component>, in target: inout JSONValue) {
@@ -142,7 +119,7 @@ extension Result: GraphQLOutputValue where Success: GraphQLOutputValue, Failure 
     public var _outputJSON: JSONValue {
         switch self {
         case .success(let value): return value._outputJSON
-        case .failure(let error): return .object([ErrorCatching.errorKey: ErrorCatching.json(of: error)])
+        case .failure(let error): return ErrorCatching.caughtValue(error)
         }
     }
 }

@@ -67,3 +67,23 @@ public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible {
         return text
     }
 }
+
+extension GraphQLError {
+    /// The error as JSON, as a server sends it: what ``init(json:)`` reads back (an offline
+    /// queue's stored failures, errors that `@catch` put in data).
+    package var jsonValue: JSONValue {
+        var object: JSONObject = ["message": .string(message), "extensions": .object(extensions)]
+        if let path {
+            object["path"] = .array(path.components.map { component in
+                switch component {
+                case .field(let key): return .string(key)
+                case .index(let index): return .int(index)
+                }
+            })
+        }
+        if !locations.isEmpty {
+            object["locations"] = .array(locations.map { .object(["line": .int($0.line), "column": .int($0.column)]) })
+        }
+        return .object(object)
+    }
+}

@@ -123,18 +123,7 @@ extension APIError {
         switch self {
         case .graphQL(let failure):
             return [
-                "errors": .array(failure.errors.map { error in
-                    var object: JSONObject = ["message": .string(error.message), "extensions": .object(error.extensions)]
-                    if let path = error.path {
-                        object["path"] = .array(path.components.map { component in
-                            switch component {
-                            case .field(let name): return .string(name)
-                            case .index(let index): return .int(index)
-                            }
-                        })
-                    }
-                    return .object(object)
-                }),
+                "errors": .array(failure.errors.map(\.jsonValue)),
                 "status": failure.statusCode.map { .int($0) } ?? .null,
             ]
         case .httpStatus(let failure), .unauthorized(let failure):

@@ -165,7 +165,7 @@ enum GraphQLHTTP {
             guard success, case .object(var envelope) = parsed else { throw httpError(response) }
             envelope["data"] = .object(data)
             envelope["errors"] = nil
-            envelope[caughtErrorsKey] = .array(errors.map(ErrorCatching.json(of:)))
+            envelope[caughtErrorsKey] = .array(errors.map(\.jsonValue))
             return .object(envelope)
         case .notGraphQL:
             guard success else { throw httpError(response) }
