@@ -192,15 +192,19 @@ extension LiveAPIClient {
     ) async throws(APIError) -> Response<Value> {
         let variables = request.operation.variablesJSON
         var result = try IncrementalResult(initial: incremental.initial)
+        // Whether every error so far is caught: the first part's are (else it was thrown).
+        var errorsCaught = true
         var validated = validated
         var latest = first
         deliver?(.success(first))
         do throws(APIError) {
             for await payload in incremental.later where result.hasNext {
                 let update = try result.apply(try payload.get())
-                // Errors so far that `@catch` fields catch: the data with each in its place.
-                let caught = update.errors.isEmpty
+                // Every error so far (the first part's included), when `@catch` fields catch them
+                // all: the data so far with each in its place.
+                let caught = result.errors.isEmpty
                     ? nil : ErrorCatching.catching(result.errors, in: result.data, selections: Operation.Data.__selections)
+                if !result.errors.isEmpty { errorsCaught = caught != nil }
                 var records: ResponseRecords?
                 if let applied = applyPiecewise(
                     update, result: result, to: validated, of: Operation.self, variables: variables, policy: answer.cachePolicy, records: &records)
@@ -215,7 +219,7 @@ extension LiveAPIClient {
                     if storing { await cacheWriter.write(checked) }
                 }
                 latest = try respond(request, validated: validated, answer: answer, since: start)
-                if caught != nil { latest.metadata.caughtErrors = answer.caughtErrors + result.errors }
+                if caught != nil { latest.metadata.caughtErrors = result.errors }
                 deliver?(update.errors.isEmpty || caught != nil ? .success(latest) : .failure(.graphQL(GraphQLFailure(
                     errors: update.errors, partialData: result.data, statusCode: answer.response.statusCode, operationName: Operation.operationName))))
             }
@@ -229,7 +233,7 @@ extension LiveAPIClient {
             deliver?(.failure(error))
             throw error
         }
-        guard result.errors.isEmpty || ErrorCatching.catching(result.errors, in: result.data, selections: Operation.Data.__selections) != nil else {
+        guard errorsCaught else {
             throw .graphQL(GraphQLFailure(
                 errors: result.errors, partialData: result.data, statusCode: answer.response.statusCode, operationName: Operation.operationName))
         }

@@ -125,6 +125,20 @@ struct DeferTests {
         await server.stop()
     }
 
+    @Test("errors caught in the first part and in an increment: each listed once, the answer a success", arguments: [0, 1])
+    func caughtInBothParts(format: Int) async throws {
+        let server = try await TestServer.start()
+        let client = client(server, url: Self.formats[format].url(server))
+        let response = try await client.fetch(CaughtTwiceQuery(), cachePolicy: .networkOnly)
+        guard case .failure = response.value.failingField else {
+            Issue.record("the first part's error was not caught: \(response.value.failingField)")
+            return
+        }
+        #expect(response.value.again.value != nil && response.value.again.value?.again == nil)
+        #expect(response.metadata.caughtErrors.compactMap(\.path).sorted { $0.description < $1.description } == [["again"], ["failingField"]])
+        await server.stop()
+    }
+
     @Test("a server that stops mid-answer: a clear error, not a hang", arguments: [0, 1])
     func cutOff(format: Int) async throws {
         let server = try await TestServer.start()

@@ -945,6 +945,36 @@ public struct DeferredCaughtQuery: GraphQLQuery {
     }
 }
 
+/// Caught errors in the first part and in an increment:
+/// `query CaughtTwice { failingField @catch ... @defer(label: "again") { again: failingField @catch(to: NULL) } }`.
+public struct CaughtTwiceQuery: GraphQLQuery {
+    public static let operationName = "CaughtTwice"
+    public static let document = #"query CaughtTwice { failingField ... @defer(label: "again") { again: failingField } }"#
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field("failingField", .scalar(String.self), catchTo: .result)),
+            .deferred(Deferral("again", label: "again"), [.inlineFragment(Again.self)]),
+        ]
+        public var failingField: Result<String?, GraphQLError> { __data["failingField"] }
+        public var again: Deferred<Again> { _deferred("again") }
+
+        public struct Again: SelectionSet {
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.query
+            @_spi(Generated) public static let __selections: [Selection] = [
+                .field(Field("failingField", alias: "again", .scalar(String.self), catchTo: .null)),
+            ]
+            public var again: String? { __data["again"] }
+        }
+    }
+}
+
 /// The catalog in eleven parts of `CatalogParts.itemsPerPart` items (`part0` … `part10`): for the
 /// `@defer` benchmark, once with parts 1 to 10 deferred, once whole.
 public enum CatalogParts {
