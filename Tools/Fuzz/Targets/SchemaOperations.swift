@@ -1,3 +1,4 @@
+import CodegenKit
 import Foundation
 import GraphQL
 
@@ -16,9 +17,8 @@ package struct SchemaOperations {
     private struct FieldInfo {
         var name: String
         var type: String  // the named type
-        var typeText: String  // as written: `[User!]!`
-        var required: [(name: String, type: String)]
-        var optionalArguments: [String: String]
+        var required: [(name: String, type: TypeRef)]
+        var optionalArguments: Set<String>
         var deprecated: Bool
     }
 
@@ -57,36 +57,18 @@ package struct SchemaOperations {
     }
 
     private static func info(_ field: FieldDefinition) -> FieldInfo {
-        var required: [(String, String)] = []
-        var optional: [String: String] = [:]
+        var required: [(String, TypeRef)] = []
+        var optional: Set<String> = []
         for argument in field.arguments {
             if argument.type is NonNullType && argument.defaultValue == nil {
-                required.append((argument.name.value, text(argument.type)))
+                required.append((argument.name.value, TypeRef(argument.type)))
             } else {
-                optional[argument.name.value] = text(argument.type)
+                optional.insert(argument.name.value)
             }
         }
         return FieldInfo(
-            name: field.name.value, type: named(field.type), typeText: text(field.type), required: required, optionalArguments: optional,
+            name: field.name.value, type: TypeRef(field.type).namedType, required: required, optionalArguments: optional,
             deprecated: field.directives.contains { $0.name.value == "deprecated" })
-    }
-
-    private static func named(_ type: any GraphQL.`Type`) -> String {
-        switch type {
-        case let list as ListType: return named(list.type)
-        case let nonNull as NonNullType: return named(nonNull.type)
-        case let named as NamedType: return named.name.value
-        default: return "?"
-        }
-    }
-
-    private static func text(_ type: any GraphQL.`Type`) -> String {
-        switch type {
-        case let list as ListType: return "[\(text(list.type))]"
-        case let nonNull as NonNullType: return "\(text(nonNull.type))!"
-        case let named as NamedType: return named.name.value
-        default: return "?"
-        }
     }
 
     /// `count` operations (queries on the root fields that return objects), `depth` levels deep.
@@ -94,7 +76,7 @@ package struct SchemaOperations {
         var generator = Generator(schema: self, random: SeededRandom(seed: seed), depth: depth)
         var text = ""
         let roots = (fields[queryType] ?? []).filter { field in
-            !field.deprecated && isComposite(field.type) && field.required.allSatisfy { kinds[Self.bare($0.type)] != nil }
+            !field.deprecated && isComposite(field.type) && field.required.allSatisfy { kinds[$0.type.namedType] != nil }
         }
         guard !roots.isEmpty else { return Output(text: "", selectedFields: 0) }
         for index in 0..<count {
@@ -111,14 +93,13 @@ package struct SchemaOperations {
         }
     }
 
-    private static func bare(_ type: String) -> String { type.filter { $0 != "[" && $0 != "]" && $0 != "!" } }
 
     private struct Generator {
         let schema: SchemaOperations
         var random: SeededRandom
         let depth: Int
         var selectedFields = 0
-        var variables: [(name: String, type: String)] = []
+        var variables: [(name: String, type: TypeRef)] = []
         /// Named fragments, by type, with their text; written once after the operations.
         var fragments: [String: String] = [:]
         var fragmentOrder: [String] = []
@@ -150,7 +131,7 @@ package struct SchemaOperations {
                 arguments.append("\(argument.name): $\(variable)")
             }
             // Connections want a page size.
-            if info.optionalArguments["first"] != nil { arguments.append("first: 10") }
+            if info.optionalArguments.contains("first") { arguments.append("first: 10") }
             let call = info.name + (arguments.isEmpty ? "" : "(" + arguments.joined(separator: ", ") + ")")
             guard schema.isComposite(info.type) else { return "\(indent)\(call)\n" }
             return "\(indent)\(call) {\n" + selections(on: info.type, level: level + 1, indent: indent + "  ") + "\(indent)}\n"
@@ -163,13 +144,16 @@ package struct SchemaOperations {
             }
         }
 
-        mutating func pick(_ fields: [FieldInfo], count: Int) -> [FieldInfo] {
+        mutating func pick(_ fields: [FieldInfo], count: Int) -> [FieldInfo] { pick(fields, count: count, by: \.name) }
+
+        /// Up to `count` of `fields` chosen at random, in name order.
+        mutating func pick<T>(_ fields: [T], count: Int, by name: (T) -> String) -> [T] {
             var pool = fields
-            var chosen: [FieldInfo] = []
+            var chosen: [T] = []
             while chosen.count < count, !pool.isEmpty {
                 chosen.append(pool.remove(at: random.int(in: 0..<pool.count)))
             }
-            return chosen.sorted { $0.name < $1.name }
+            return chosen.sorted { name($0) < name($1) }
         }
 
         /// The selections on a composite type: scalars, nested objects while depth allows, inline
@@ -186,10 +170,10 @@ package struct SchemaOperations {
                 if level > 2, random.int(in: 0..<4) == 0 { out += indent + "..." + fragment(on: type) + "\n" }
             }
             if schema.kinds[type] != .object, let possible = schema.possible[type], !possible.isEmpty {
-                for object in pick(possible.map { FieldInfo(name: $0, type: $0, typeText: $0, required: [], optionalArguments: [:], deprecated: false) }, count: 2) {
-                    let scalars = pick(candidates(of: object.name, composite: false), count: 2)
+                for object in pick(possible, count: 2, by: { $0 }) {
+                    let scalars = pick(candidates(of: object, composite: false), count: 2)
                     guard !scalars.isEmpty else { continue }
-                    out += "\(indent)... on \(object.name) {\n"
+                    out += "\(indent)... on \(object) {\n"
                     for info in scalars { out += field(info, level: level, indent: indent + "  ") }
                     out += "\(indent)}\n"
                 }

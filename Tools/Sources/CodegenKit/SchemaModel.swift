@@ -2,12 +2,12 @@ import Foundation
 import GraphQL
 
 /// A reference to a type as written in a schema or operation: `Episode`, `[Episode!]!`.
-indirect enum TypeRef: Hashable, Sendable, CustomStringConvertible {
+package indirect enum TypeRef: Hashable, Sendable, CustomStringConvertible {
     case named(String)
     case list(TypeRef)
     case nonNull(TypeRef)
 
-    var namedType: String {
+    package var namedType: String {
         switch self {
         case .named(let name): return name
         case .list(let inner), .nonNull(let inner): return inner.namedType
@@ -37,7 +37,7 @@ indirect enum TypeRef: Hashable, Sendable, CustomStringConvertible {
         return isNonNull || levels.contains(depth) ? .nonNull(inner) : inner
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .named(let name): return name
         case .list(let inner): return "[\(inner)]"
@@ -45,7 +45,7 @@ indirect enum TypeRef: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    init(_ type: any GraphQL.`Type`) {
+    package init(_ type: any GraphQL.`Type`) {
         switch type {
         case let named as NamedType: self = .named(named.name.value)
         case let list as ListType: self = .list(TypeRef(list.type))

@@ -124,11 +124,12 @@ enum CompareBench {
         return seconds(elapsed)
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
+    static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    private static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
+    /// Runs a program, its output discarded; on failure its last errors go to standard error.
+    static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

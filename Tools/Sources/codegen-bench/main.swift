@@ -98,9 +98,7 @@ func operation(_ k: Int) -> String {
         """
 }
 
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
+func seconds(_ duration: Duration) -> Double { CompareBench.seconds(duration) }
 
 /// The process's peak resident memory so far, in MiB.
 func peakMemoryMiB() -> Double {
@@ -166,14 +164,7 @@ let selectedFields = (0..<operationCount).reduce(0) { total, k in
 }
 
 func swiftBuild(_ extra: [String]) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["swift", "build", "--package-path", directory.path] + extra
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
+    try CompareBench.run("/usr/bin/env", ["swift", "build", "--package-path", directory.path] + extra)
 }
 
 // Build APICore first, so that the timed build compiles the generated module only.

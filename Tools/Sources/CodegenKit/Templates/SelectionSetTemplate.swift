@@ -1,3 +1,5 @@
+@_spi(Tools) import enum APICore.JSONSerializer
+
 /// A generated selection-set struct and everything nested in it: its metadata (`__parentType`,
 /// `__selections`), an accessor per field (with setters in local cache mutations), its type cases,
 /// its `Fragments`, and the structs of its fields' selection sets.
@@ -263,20 +265,6 @@ struct SelectionSetTemplate {
         }
     }
 
-    /// A JSON string literal.
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal, escaped as APICore writes JSON.
+    static func jsonString(_ text: String) -> String { JSONSerializer.string(.string(text)) }
 }
