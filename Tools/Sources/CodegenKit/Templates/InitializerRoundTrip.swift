@@ -33,12 +33,10 @@ package enum InitializerRoundTrip {
         var out = ""
 
         mutating func write(_ ir: SelectionSetIR, path: String, isRoot: Bool) {
-            let fields = ir.fields.filter { $0.responseKey != "__typename" }
-            let hasTypename = !isRoot || ir.fields.contains { $0.responseKey == "__typename" }
-            let isObject = schema.type(named: ir.typeName)?.kind == .object
+            let shape = InitializerShape(ir, isRoot: isRoot, schema: schema)
             var arguments: [String] = []
-            if hasTypename && !isObject { arguments.append("__typename: __typename!") }
-            for field in fields {
+            if shape.typename == .parameter { arguments.append("__typename: __typename!") }
+            for field in shape.fields {
                 let name = SwiftNames.identifier(field.responseKey)
                 var value = name
                 if field.nested != nil || field.fragmentType != nil {

@@ -88,18 +88,19 @@ struct SelectionSetTemplate {
     /// not part of it. A type case's data becomes this type's through `init(_:)`, one per type case.
     private func writeInitializer(_ ir: SelectionSetIR, role: Role, into w: inout SwiftWriter) {
         let access = context.operationAccess
-        let fields = ir.fields.filter { $0.responseKey != "__typename" }
-        let hasTypename = role != .root || ir.fields.contains { $0.responseKey == "__typename" }
-        let isObject = context.schema.type(named: ir.typeName)?.kind == .object
+        let shape = InitializerShape(ir, isRoot: role == .root, schema: context.schema)
+        let fields = shape.fields
         var parameters: [String] = []
-        if hasTypename && !isObject { parameters.append("__typename: String") }
+        if shape.typename == .parameter { parameters.append("__typename: String") }
         for field in fields {
             let type = accessorType(field)
             parameters.append("\(SwiftNames.identifier(field.responseKey)): \(type)\(type.hasSuffix("?") ? " = nil" : "")")
         }
         var entries: [String] = []
-        if hasTypename {
-            entries.append("\"__typename\": " + (isObject ? SwiftNames.stringLiteral(ir.typeName) : ".string(__typename)"))
+        switch shape.typename {
+        case .none: break
+        case .written: entries.append("\"__typename\": " + SwiftNames.stringLiteral(ir.typeName))
+        case .parameter: entries.append("\"__typename\": .string(__typename)")
         }
         // A field under `@include`/`@skip` is written too, `null` when nil: the same data for
         // variables that select it (a null is a value then) and, once checked under variables
@@ -267,4 +268,24 @@ struct SelectionSetTemplate {
 
     /// A JSON string literal, escaped as APICore writes JSON.
     static func jsonString(_ text: String) -> String { JSONSerializer.string(.string(text)) }
+}
+
+/// What a selection set's memberwise initializer takes: a parameter per field but `__typename`,
+/// and `__typename` itself written for an object type, a parameter for an abstract one, or absent
+/// from an operation's root unless it selects it. The initializers and the tests' round trip
+/// (``InitializerRoundTrip``) both follow it.
+struct InitializerShape {
+    enum Typename { case none, written, parameter }
+
+    let typename: Typename
+    let fields: [FieldIR]
+
+    init(_ ir: SelectionSetIR, isRoot: Bool, schema: SchemaModel) {
+        fields = ir.fields.filter { $0.responseKey != "__typename" }
+        if isRoot && !ir.fields.contains(where: { $0.responseKey == "__typename" }) {
+            typename = .none
+        } else {
+            typename = schema.type(named: ir.typeName)?.kind == .object ? .written : .parameter
+        }
+    }
 }
