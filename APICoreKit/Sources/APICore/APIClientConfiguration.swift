@@ -48,6 +48,13 @@ public struct APIClientConfiguration: Sendable {
     /// Subscriptions over WebSocket, or `nil` when the app has none (subscribing then throws
     /// ``APIError/invalidRequest(_:)``).
     public var subscriptions: SubscriptionConfiguration?
+    /// The headers that tell a server with CSRF prevention that a GraphQL request which is not a
+    /// JSON `POST` (a `GET`, a multipart upload) did not come from a web page: Apollo Server's and
+    /// Apollo Router's by default.
+    public var csrfPrevention: CSRFPrevention
+    /// The app's name and version, sent with every GraphQL request so that the server (GraphOS,
+    /// Apollo Router) can tell its traffic apart; `nil` sends nothing.
+    public var clientAwareness: ClientAwareness?
 
     /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL, and
     /// the cache to one in memory.
@@ -66,6 +73,8 @@ public struct APIClientConfiguration: Sendable {
         deduplicatesQueries: Bool = true,
         persistedQueries: PersistedQueries? = nil,
         subscriptions: SubscriptionConfiguration? = nil,
+        csrfPrevention: CSRFPrevention = .apollo,
+        clientAwareness: ClientAwareness? = nil,
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
     ) {
         self.restBaseURL = restBaseURL
@@ -83,6 +92,64 @@ public struct APIClientConfiguration: Sendable {
         self.deduplicatesQueries = deduplicatesQueries
         self.persistedQueries = persistedQueries
         self.subscriptions = subscriptions
+        self.csrfPrevention = csrfPrevention
+        self.clientAwareness = clientAwareness
+    }
+}
+
+/// What a GraphQL request that a web page could have sent without a CORS preflight (a `GET`, a
+/// multipart `POST`) carries to show it did not: servers with CSRF prevention refuse such a request
+/// without one of their headers (Apollo Server and Apollo Router, on by default, answer 400). A JSON
+/// `POST` needs none and gets none.
+public struct CSRFPrevention: Sendable, Hashable {
+    private enum Kind: Sendable, Hashable {
+        case apollo
+        case headers([String: String])
+    }
+
+    private let kind: Kind
+
+    /// Apollo Server's and Apollo Router's rule: `X-Apollo-Operation-Name` with the operation's
+    /// name, or `Apollo-Require-Preflight: true` for an operation without one.
+    public static let apollo = CSRFPrevention(kind: .apollo)
+
+    /// No headers, for a server that refuses headers it does not know.
+    public static let off = CSRFPrevention(kind: .headers([:]))
+
+    /// These headers instead (GraphQL Yoga's `x-graphql-yoga-csrf`, say).
+    public static func headers(_ headers: [String: String]) -> CSRFPrevention { CSRFPrevention(kind: .headers(headers)) }
+
+    /// The headers for a request of the operation `operationName` (empty when it has none).
+    package func headers(operationName: String) -> [String: String] {
+        switch kind {
+        case .apollo:
+            operationName.isEmpty ? ["Apollo-Require-Preflight": "true"] : ["X-Apollo-Operation-Name": operationName]
+        case .headers(let headers):
+            headers
+        }
+    }
+}
+
+/// The name and version of the app, for servers that count traffic by client (GraphOS, Apollo
+/// Router): sent as `apollographql-client-name` and `apollographql-client-version` with every
+/// GraphQL request, and in the WebSocket's upgrade request and `connection_init` payload.
+public struct ClientAwareness: Sendable, Hashable {
+    /// The app's name (`com.example.pantry-ios`, say).
+    public var name: String
+    /// Its version (`3.2.1 (420)`, say), or `nil`.
+    public var version: String?
+
+    /// The app `name` at `version`.
+    public init(name: String, version: String? = nil) {
+        self.name = name
+        self.version = version
+    }
+
+    /// The headers (or `connection_init` payload entries) that carry it.
+    package var headers: [String: String] {
+        var headers = ["apollographql-client-name": name]
+        if let version { headers["apollographql-client-version"] = version }
+        return headers
     }
 }
 

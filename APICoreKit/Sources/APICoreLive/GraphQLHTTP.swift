@@ -35,18 +35,33 @@ enum GraphQLHTTP {
         case hashAndDocument(String)
     }
 
+    /// What a client adds to each of its GraphQL requests.
+    struct Conventions: Sendable {
+        /// Headers for a request that is not a JSON `POST`.
+        var csrfPrevention: CSRFPrevention
+        /// The app's name and version.
+        var clientAwareness: ClientAwareness?
+
+        init(_ configuration: APIClientConfiguration) {
+            csrfPrevention = configuration.csrfPrevention
+            clientAwareness = configuration.clientAwareness
+        }
+    }
+
     static func makeRequest<Operation: GraphQLOperation>(
-        url: URL, operation: Operation, variables: JSONObject, useGET: Bool, document: Document = .full, accept: String = accept
+        url: URL, operation: Operation, variables: JSONObject, useGET: Bool, document: Document = .full, accept: String = accept,
+        conventions: Conventions
     ) throws(APIError) -> URLRequest {
         try makeRequest(
             url: url, operationName: Operation.operationName, document: Operation.document, variables: variables,
-            files: operation.__variables.files, useGET: useGET, sending: document, accept: accept)
+            files: operation.__variables.files, useGET: useGET, sending: document, accept: accept, conventions: conventions)
     }
 
-    /// A request for an operation given by its name and document text.
+    /// A request for an operation given by its name and document text: a JSON `POST`, a `GET`
+    /// (`useGET`, no files) or a multipart `POST` (files), with the client's ``Conventions``.
     static func makeRequest(
         url: URL, operationName: String, document text: String, variables: JSONObject, files: [(path: [String], file: GraphQLFile)] = [],
-        useGET: Bool, sending document: Document = .full, accept: String = accept
+        useGET: Bool, sending document: Document = .full, accept: String = accept, conventions: Conventions
     ) throws(APIError) -> URLRequest {
         var body: JSONObject = ["operationName": .string(operationName)]
         if !variables.isEmpty { body["variables"] = .object(variables) }
@@ -66,8 +81,6 @@ enum GraphQLHTTP {
             let boundary = "apicore-\(UUID().uuidString)"
             request.httpBody = try multipartBody(operations: .object(body), files: files, boundary: boundary)
             request.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
-            // Servers that guard against CSRF (Apollo Server) require a non-simple header on multipart requests.
-            request.setValue("true", forHTTPHeaderField: "Apollo-Require-Preflight")
         } else if useGET {
             var parameters: [(String, String)] = []
             if let query = body["query"]?.stringValue { parameters.append(("query", query)) }
@@ -89,6 +102,15 @@ enum GraphQLHTTP {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         request.setValue(accept, forHTTPHeaderField: "Accept")
+        if request.value(forHTTPHeaderField: "Content-Type") != "application/json" {
+            // A GET or a multipart POST: what a web page can send without a preflight.
+            for (name, value) in conventions.csrfPrevention.headers(operationName: operationName) {
+                request.setValue(value, forHTTPHeaderField: name)
+            }
+        }
+        for (name, value) in conventions.clientAwareness?.headers ?? [:] {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
         return request
     }
 

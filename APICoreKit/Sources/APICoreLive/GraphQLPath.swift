@@ -466,7 +466,7 @@ extension LiveAPIClient {
         let incremental = GraphQLHTTP.defers(Operation.document)
         var urlRequest = try GraphQLHTTP.makeRequest(
             url: configuration.graphQLURL, operation: request.operation, variables: request.operation.variablesJSON, useGET: useGET,
-            document: document, accept: incremental ? GraphQLHTTP.acceptIncremental : GraphQLHTTP.accept)
+            document: document, accept: incremental ? GraphQLHTTP.acceptIncremental : GraphQLHTTP.accept, conventions: .init(configuration))
         applyHeaders(request.headers, to: &urlRequest)
         let context = RequestContext(
             kind: .graphQL(Operation.operationType), operationName: Operation.operationName, isIdempotent: request.isIdempotent,

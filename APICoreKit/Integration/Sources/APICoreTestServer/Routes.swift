@@ -274,9 +274,12 @@ enum Routes {
 }
 
 /// Records every request, then answers canned paths itself.
+/// With CSRF prevention on (the default), refuses GraphQL requests that Apollo Server would.
 struct Recorder: RouterMiddleware {
     typealias Context = BasicRequestContext
     let state: Locked<TestServer.State>
+    /// The endpoints that take GraphQL requests over HTTP.
+    static let graphQLPaths: Set<String> = ["/graphql", "/graphql-2022", "/upload"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
@@ -288,14 +291,23 @@ struct Recorder: RouterMiddleware {
         let recorded = TestServer.RecordedRequest(
             method: request.method.rawValue, path: request.uri.path, query: query, headers: headers, body: Data(body.readableBytesView),
             receivedAt: .now)
-        let canned = state.withLock { state -> TestServer.Canned? in
+        let (canned, refused) = state.withLock { state -> (TestServer.Canned?, Bool) in
             state.requests.append(recorded)
-            guard var queue = state.canned[request.uri.path], let first = queue.first else { return nil }
+            if state.enforcesCSRFPrevention, Recorder.graphQLPaths.contains(request.uri.path), request.headers[.upgrade] == nil,
+                CSRFRule.refuses(request.headers)
+            {
+                return (nil, true)
+            }
+            guard var queue = state.canned[request.uri.path], let first = queue.first else { return (nil, false) }
             if queue.count > 1 {
                 queue.removeFirst()
                 state.canned[request.uri.path] = queue
             }
-            return first
+            return (first, false)
+        }
+        if refused {
+            let body = try JSONSerialization.data(withJSONObject: ["errors": [["message": CSRFRule.message, "extensions": ["code": "BAD_REQUEST"]]]])
+            return Responses.body(400, body, contentType: "application/json")
         }
         if let canned {
             if canned.delay > .zero { try await Task.sleep(for: canned.delay) }

@@ -114,6 +114,7 @@ public final class TestServer: Sendable {
         var failSubscriptionStreamsAfter: Int?
         var subscriptionHeartbeatsSent = 0
         var abandonedSubscriptionStreams = 0
+        var enforcesCSRFPrevention = true
     }
 
     /// The port it listens on.
@@ -260,6 +261,11 @@ public final class TestServer: Sendable {
 
     /// How many multipart subscription streams the client closed before their end.
     public var abandonedSubscriptionStreams: Int { state.withLock { $0.abandonedSubscriptionStreams } }
+
+    /// Whether GraphQL requests that Apollo Server's CSRF prevention refuses get its 400 (on by
+    /// default, as in Apollo Server and Apollo Router): a `GET` or a multipart or form `POST`
+    /// without a non-empty `X-Apollo-Operation-Name` or `Apollo-Require-Preflight`.
+    public func enforceCSRFPrevention(_ on: Bool) { state.withLock { $0.enforcesCSRFPrevention = on } }
 
     /// Makes the server answer `PersistedQueryNotSupported` to hashed queries.
     public func refusePersistedQueries() { state.withLock { $0.persistedQueriesSupported = false } }

@@ -1,4 +1,4 @@
-import APICore
+@_spi(Tools) import APICore
 import APICoreLive
 import APICoreTestServer
 import Foundation
@@ -163,6 +163,23 @@ struct ProtocolTests {
                 }
                 #expect(reason == "Forbidden")
             }
+        }
+    }
+
+    @Test("client awareness: the app's name and version in the upgrade request and in connection_init, beside the app's payload",
+          arguments: SubscriptionProtocol.allCases)
+    func clientAwareness(_ subprotocol: SubscriptionProtocol) async throws {
+        let awareness = ClientAwareness(name: "pantry-ios", version: "3.2.1")
+        try await withSubscriptions(subprotocol, clientAwareness: awareness, adjust: { $0.connectionPayload = { ["tenant": "north"] } }) {
+            server, client in
+            var numbers: [Int] = []
+            for try await data in client.subscribe(CounterSubscription(to: 1)) { numbers.append(data.counter) }
+            #expect(numbers == [1])
+            let initMessage = try #require(server.webSocketMessages.first { $0.type == "connection_init" })
+            let payload = try JSONParser.parse(Data(initMessage.text.utf8))["payload"]
+            #expect(payload == ["tenant": "north", "apollographql-client-name": "pantry-ios", "apollographql-client-version": "3.2.1"])
+            #expect(server.webSocketUpgradeHeaders.first?["apollographql-client-name"] == "pantry-ios")
+            #expect(server.webSocketUpgradeHeaders.first?["apollographql-client-version"] == "3.2.1")
         }
     }
 

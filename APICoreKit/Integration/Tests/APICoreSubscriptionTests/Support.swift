@@ -17,6 +17,7 @@ func withSubscriptions<T>(
     cache: CacheConfiguration? = CacheConfiguration(),
     authentication: Authentication? = nil,
     defaultHeaders: [String: String] = [:],
+    clientAwareness: ClientAwareness? = nil,
     logger: Logger = Logger(label: "test"),
     adjust: (inout SubscriptionConfiguration) -> Void = { _ in },
     _ body: (TestServer, any APIClient) async throws -> T
@@ -28,7 +29,7 @@ func withSubscriptions<T>(
         adjust(&subscriptions)
         let client = APICoreLive.makeClient(APIClientConfiguration(
             restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: .seconds(30), cache: cache, logger: logger,
-            authentication: authentication, retryPolicy: nil, subscriptions: subscriptions))
+            authentication: authentication, retryPolicy: nil, subscriptions: subscriptions, clientAwareness: clientAwareness))
         return try await body(server, client)
     }
 }

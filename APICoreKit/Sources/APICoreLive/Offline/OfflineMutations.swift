@@ -75,7 +75,7 @@ extension LiveAPIClient: OfflineMutationQueue {
     private func sendQueued(_ stored: StoredMutation) async throws(APIError) -> JSONObject {
         var urlRequest = try GraphQLHTTP.makeRequest(
             url: configuration.graphQLURL, operationName: stored.operationName, document: stored.document, variables: stored.variables,
-            useGET: false)
+            useGET: false, conventions: .init(configuration))
         applyHeaders([QueuedMutation.idempotencyKeyHeader: stored.id], to: &urlRequest)
         // The idempotency key makes sending it again safe for a server that honours it.
         let context = RequestContext(kind: .graphQL(.mutation), operationName: stored.operationName, isIdempotent: true)

@@ -11,7 +11,8 @@ extension LiveAPIClient {
     static func makeSubscriptionConnection(_ configuration: APIClientConfiguration, refresher: TokenRefresher?) -> SubscriptionConnection? {
         guard let subscriptions = configuration.subscriptions, case .webSocket(let transport) = subscriptions.channel else { return nil }
         let authentication = configuration.authentication
-        let headers = configuration.defaultHeaders.merging(subscriptions.headers) { $1 }
+        let awareness = configuration.clientAwareness?.headers ?? [:]
+        let headers = awareness.merging(configuration.defaultHeaders) { $1 }.merging(subscriptions.headers) { $1 }
         var reauthenticate: (@Sendable () async throws(APIError) -> Void)?
         if let refresher {
             reauthenticate = { () async throws(APIError) in try await refresher.refreshCurrent() }
@@ -23,9 +24,16 @@ extension LiveAPIClient {
                 let cookies = HTTPCookie.requestHeaderFields(with: storage.cookies(for: cookieURL) ?? [])
                 return headers.merging(cookies) { $1 }
             },
-            defaultPayload: {
-                guard case .bearer(let bearer)? = authentication, let token = await bearer.store.token() else { return nil }
-                return ["Authorization": .string("Bearer \(token.accessToken)")]
+            connectionPayload: {
+                // The app's payload, else the bearer token; the client's name and version besides.
+                var payload: JSONObject?
+                if let provider = subscriptions.connectionPayload {
+                    payload = await provider()
+                } else if case .bearer(let bearer)? = authentication, let token = await bearer.store.token() {
+                    payload = ["Authorization": .string("Bearer \(token.accessToken)")]
+                }
+                guard !awareness.isEmpty else { return payload }
+                return (payload ?? [:]).merging(awareness.mapValues { .string($0) }) { own, _ in own }
             },
             reauthenticate: reauthenticate,
             logger: configuration.logger)

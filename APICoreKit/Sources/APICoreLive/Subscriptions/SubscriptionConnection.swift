@@ -41,7 +41,8 @@ actor SubscriptionConnection {
     private let configuration: SubscriptionConfiguration
     private let transport: WebSocketTransport
     private let upgradeHeaders: @Sendable () async -> [String: String]
-    private let defaultPayload: @Sendable () async -> JSONObject?
+    /// The `connection_init` payload, asked for on each connection.
+    private let connectionPayload: @Sendable () async -> JSONObject?
     /// Gets new credentials (bearer authentication's single-flight refresh); `nil` when there is
     /// nothing to refresh.
     private let reauthenticate: (@Sendable () async throws(APIError) -> Void)?
@@ -63,14 +64,14 @@ actor SubscriptionConnection {
         configuration: SubscriptionConfiguration,
         transport: WebSocketTransport,
         upgradeHeaders: @escaping @Sendable () async -> [String: String],
-        defaultPayload: @escaping @Sendable () async -> JSONObject?,
+        connectionPayload: @escaping @Sendable () async -> JSONObject?,
         reauthenticate: (@Sendable () async throws(APIError) -> Void)? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
         self.transport = transport
         self.upgradeHeaders = upgradeHeaders
-        self.defaultPayload = defaultPayload
+        self.connectionPayload = connectionPayload
         self.reauthenticate = reauthenticate
         self.logger = logger
     }
@@ -208,12 +209,7 @@ actor SubscriptionConnection {
             self.channel = nil
             acknowledged = false
         }
-        let payload: JSONObject?
-        if let provider = configuration.connectionPayload {
-            payload = await provider()
-        } else {
-            payload = await defaultPayload()
-        }
+        let payload = await connectionPayload()
         do throws(APIError) {
             try await channel.send(SubscriptionWire.connectionInit(payload: payload))
         } catch {
