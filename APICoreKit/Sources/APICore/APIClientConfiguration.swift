@@ -153,16 +153,39 @@ public struct ClientAwareness: Sendable, Hashable {
     }
 }
 
-/// Automatic persisted queries: an operation is first sent as the SHA-256 hash of its document
-/// (`extensions.persistedQuery`); when the server answers `PersistedQueryNotFound` it is sent again
-/// with the document, and when it answers `PersistedQueryNotSupported` the client stops hashing.
+/// Persisted queries: operations sent by id (`extensions.persistedQuery`), in one of two modes.
+///
+/// - ``Mode/automatic`` (APQ): the id is the SHA-256 of the document; when the server answers
+///   `PersistedQueryNotFound` the operation is sent again with its document, and when it answers
+///   `PersistedQueryNotSupported` the client stops sending ids.
+/// - ``Mode/persistedOnly``: for a server locked to a safelist (Apollo Router's persisted query
+///   list, GraphOS): the id alone, never the document — the operation's generated
+///   `operationIdentifier` (the generator's operation manifest), else the SHA-256 of its document.
+///   An id the server does not know, or a server without persisted queries, is an
+///   ``APIError/invalidRequest(_:)`` naming the operation and the id; nothing is sent again.
 public struct PersistedQueries: Sendable, Hashable {
-    /// Send hashed queries as `GET`, which HTTP caches and CDNs can serve. Mutations, and a
+    /// How ids and documents are sent.
+    public enum Mode: Sendable, Hashable {
+        /// Automatic persisted queries: the id, and the document when the server asks for it.
+        case automatic
+        /// The id alone, for every query, mutation and subscription.
+        case persistedOnly
+    }
+
+    /// How ids and documents are sent.
+    public var mode: Mode
+    /// Send queries by id as `GET`, which HTTP caches and CDNs can serve. Mutations, and a
     /// document sent after a miss, always use `POST`.
     public var useGETForHashedQueries: Bool
 
-    /// Automatic persisted queries.
-    public init(useGETForHashedQueries: Bool = false) {
+    /// Persisted queries in `mode` (automatic by default).
+    public init(mode: Mode = .automatic, useGETForHashedQueries: Bool = false) {
+        self.mode = mode
         self.useGETForHashedQueries = useGETForHashedQueries
+    }
+
+    /// Operations sent by id alone, for a server that accepts only its safelist.
+    public static func persistedOnly(useGET: Bool = false) -> PersistedQueries {
+        PersistedQueries(mode: .persistedOnly, useGETForHashedQueries: useGET)
     }
 }

@@ -381,6 +381,14 @@ extension LiveAPIClient {
     {
         let isQuery = Operation.operationType == .query
         let plainGET = isQuery && configuration.queryMethod == .get
+        if let options = configuration.persistedQueries, options.mode == .persistedOnly {
+            let id = Self.documentID(of: Operation.self)
+            do {
+                return try await exchange(request, document: .hashOnly(id), useGET: isQuery && options.useGETForHashedQueries)
+            } catch {
+                throw Self.persistedOnlyFailure(error, operationName: Operation.operationName, id: id)
+            }
+        }
         guard let options = configuration.persistedQueries, request.operation.__variables.files.isEmpty,
             persistedQueriesSupported.withLock({ $0 })
         else {
@@ -404,6 +412,26 @@ extension LiveAPIClient {
 
     static func isPersistedQueryNotFound(_ error: GraphQLError) -> Bool {
         error.message == "PersistedQueryNotFound" || error.code == "PERSISTED_QUERY_NOT_FOUND"
+    }
+
+    /// What a failure of an operation sent by id alone means: an id the server does not know (APQ's
+    /// `PersistedQueryNotFound`, Apollo Router's `PERSISTED_QUERY_NOT_IN_LIST`) or a server without
+    /// persisted queries is an invalid request that names the operation and the id; anything else
+    /// is the operation's own failure.
+    static func persistedOnlyFailure(_ error: APIError, operationName: String, id: String) -> APIError {
+        if case .graphQL(let failure) = error,
+            failure.errors.contains(where: { isPersistedQueryNotFound($0) || $0.code == "PERSISTED_QUERY_NOT_IN_LIST" })
+        {
+            return .invalidRequest(
+                "\(operationName): the server does not know the persisted operation id \(id) (persisted-only mode sends ids, never "
+                    + "documents: add the generated operation manifest to the server's safelist)")
+        }
+        if let reason = persistedQueriesUnsupported(by: error) {
+            return .invalidRequest(
+                "\(operationName): the server \(reason.replacingOccurrences(of: "hash-only", with: "id-only")) and persisted-only mode "
+                    + "never sends documents (PersistedQueries.persistedOnly)")
+        }
+        return error
     }
 
     /// Why the answer to a hash-only request says the server does not do persisted queries, or
@@ -449,15 +477,20 @@ extension LiveAPIClient {
     /// An operation's document id: the generator's persisted-query id, else the SHA-256 of its
     /// document, worked out once per operation type.
     static func documentID<Operation: GraphQLOperation>(of _: Operation.Type) -> String {
-        if let id = Operation.operationIdentifier { return id }
-        let type = ObjectIdentifier(Operation.self)
-        if let known = documentIDs.withLock({ $0[type] }) { return known }
-        let id = SHA256.hexDigest(Operation.document)
-        documentIDs.withLock { $0[type] = id }
+        if let known = documentIDs.withLock({ $0[Operation.document] }) { return known }
+        let id = Operation.operationIdentifier ?? SHA256.hexDigest(Operation.document)
+        documentIDs.withLock { $0[Operation.document] = id }
         return id
     }
 
-    private static let documentIDs = Locked<[ObjectIdentifier: String]>([:])
+    /// The id of a document as text (a queued mutation's, stored without its type): the id its
+    /// operation type gave, once worked out, else its SHA-256.
+    static func documentID(ofText document: String) -> String {
+        documentIDs.withLock { $0[document] } ?? SHA256.hexDigest(document)
+    }
+
+    /// Ids by document text.
+    private static let documentIDs = Locked<[String: String]>([:])
 
     /// One HTTP request for the operation through the middleware chain, and its answer read.
     private func exchange<Operation: GraphQLOperation, Value>(

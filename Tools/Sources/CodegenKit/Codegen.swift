@@ -81,6 +81,13 @@ public enum Codegen {
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
         var compilation = try Compilation.compile(schemaFiles: schemaFiles, operationFiles: operationFiles)
         compilation.sourceFiles = compilation.sourceFiles.mapValues { configRelative[$0] ?? $0 }
+        let operationNames = Set(compilation.operations.map(\.name))
+        let unknownIDs = configuration.operationIdentifiers.keys.filter { !operationNames.contains($0) }.sorted()
+        if !unknownIDs.isEmpty {
+            throw CodegenFailure(unknownIDs.map {
+                Diagnostic(file: configFile, message: "apicore.operationIdentifiers names '\($0)', which is not an operation of the search paths")
+            })
+        }
         var sharedTypes: Set<String> = []
         if let shared = configuration.sharedSchema {
             let sharedPaths = Set(Glob(shared.schemaSearchPaths).files(in: base).map(display))

@@ -86,6 +86,10 @@ public struct CodegenConfiguration: Sendable, Equatable {
     /// and in which format (`persistedQueries`, the default, or `legacy`). Operations then carry
     /// their `operationIdentifier`.
     public var operationManifest: OperationManifest?
+    /// Our addition (`apicore.operationIdentifiers`): persisted-query ids by operation name, for a
+    /// server whose safelist assigns its own; an operation not named here gets the SHA-256 of its
+    /// document. Used by the manifest and the operations' `operationIdentifier`.
+    public var operationIdentifiers: [String: String] = [:]
     /// Apollo's `schemaDownload`: where `fetch-schema` gets the schema and where it writes it.
     public var schemaDownload: SchemaDownload? = nil
     /// Which selection sets get memberwise initializers (`options.selectionSetInitializers`).
@@ -322,7 +326,7 @@ private struct Reader {
 
     mutating func read(_ root: [String: Any], baseURL: URL) throws(CodegenConfigurationError) -> CodegenConfiguration {
         let top = try object(root, at: "", known: ["schemaNamespace", "input", "output", "options", "experimentalFeatures", "schemaDownload", "operationManifest", "apicore"])
-        let apicore = try object(top["apicore"], at: "apicore", known: ["apiCoreKitPath", "sharedSchema", "generateAllSchemaTypes"])
+        let apicore = try object(top["apicore"], at: "apicore", known: ["apiCoreKitPath", "sharedSchema", "generateAllSchemaTypes", "operationIdentifiers"])
         var sharedSchema: CodegenConfiguration.SharedSchema?
         if apicore["sharedSchema"] != nil {
             let shared = try object(apicore["sharedSchema"], at: "apicore.sharedSchema", known: ["module", "namespace", "schemaSearchPaths"])
@@ -421,6 +425,13 @@ private struct Reader {
             generateAllSchemaTypes: apicore["generateAllSchemaTypes"] as? Bool ?? false,
             operationManifest: manifest
         )
+        if let identifiers = apicore["operationIdentifiers"] {
+            guard let identifiers = identifiers as? [String: Any], let ids = identifiers as? [String: String], !ids.values.contains("") else {
+                throw fail("'apicore.operationIdentifiers' must map operation names to non-empty id strings")
+            }
+            guard manifest != nil else { throw fail("'apicore.operationIdentifiers' needs 'operationManifest', which sends the ids") }
+            configuration.operationIdentifiers = ids
+        }
         configuration.schemaDownload = try schemaDownload(top["schemaDownload"], baseURL: baseURL)
         configuration.selectionSetInitializers = initializers
         configuration.customTypeNames = customTypeNames

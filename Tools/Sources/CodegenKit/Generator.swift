@@ -1,5 +1,7 @@
 import Foundation
 
+@_spi(Tools) import enum APICore.SHA256
+
 /// A file the generator writes.
 public struct GeneratedFile: Sendable, Equatable {
     /// The path relative to the config file's folder.
@@ -60,6 +62,12 @@ struct SwiftGenerator {
 /// What every template reads: the schema and configuration, how GraphQL types map to Swift,
 /// where files go, and the access modifiers of what is generated.
 struct GenerationContext {
+    /// An operation's persisted-query id: the configuration's (`apicore.operationIdentifiers`), else
+    /// the SHA-256 of its document.
+    func operationID(_ name: String, document: String) -> String {
+        configuration.operationIdentifiers[name] ?? SHA256.hexDigest(document)
+    }
+
     let schema: SchemaModel
     let configuration: CodegenConfiguration
     let fragments: [String: GQL.Fragment]

@@ -203,6 +203,37 @@ extension GeneratorTests {
         #expect(manifest["format"] == "apollo-persisted-query-manifest")
         #expect(try project.read("Out/Operations/Queries/HeroQuery.graphql.swift").contains("static let operationIdentifier: String? = \"\(SHA256.hexDigest(body))\""))
     }
+
+    @Test("apicore.operationIdentifiers: the safelist's own ids in the manifest and the operations; a name that is no operation is an error")
+    func customIdentifiers() throws {
+        func project(_ identifiers: String) throws -> Project {
+            try Project(files: [
+                "schema.graphqls": smallSchema,
+                "Hero.graphql": "query Hero { hero { name } }\nquery HeroID { hero { id } }",
+            ], config: """
+                {
+                  "schemaNamespace": "TestAPI",
+                  "input": { "operationSearchPaths": ["*.graphql"], "schemaSearchPaths": ["*.graphqls"] },
+                  "output": { "schemaTypes": { "path": "Out", "moduleType": { "other": {} } }, "operations": { "inSchemaModule": {} } },
+                  "operationManifest": { "path": "manifest.json" },
+                  "apicore": { "operationIdentifiers": \(identifiers) }
+                }
+                """)
+        }
+        let named = try project(#"{ "Hero": "hero-v3" }"#)
+        _ = try Codegen.run(configURL: named.configURL)
+        let operations = try #require(try JSONParser.parse(try named.read("manifest.json"))["operations"]?.arrayValue)
+        let ids = Dictionary(uniqueKeysWithValues: operations.map { ($0["name"]?.stringValue ?? "", $0["id"]?.stringValue ?? "") })
+        #expect(ids["Hero"] == "hero-v3")
+        #expect(ids["HeroID"] == SHA256.hexDigest("query HeroID { hero { __typename id } }"))
+        #expect(try named.read("Out/Operations/Queries/HeroQuery.graphql.swift").contains(#"static let operationIdentifier: String? = "hero-v3""#))
+
+        let typo = try project(#"{ "Heroes": "heroes-v1" }"#)
+        let failure = #expect(throws: CodegenFailure.self) { try Codegen.run(configURL: typo.configURL) }
+        #expect(failure?.description.contains("apicore.operationIdentifiers names 'Heroes', which is not an operation") == true)
+        let empty = try project(#"{ "Hero": "" }"#)
+        #expect(throws: (any Error).self) { try Codegen.run(configURL: empty.configURL) }
+    }
 }
 
 extension GeneratorTests {

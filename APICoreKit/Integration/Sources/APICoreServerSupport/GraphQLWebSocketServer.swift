@@ -71,16 +71,24 @@ public final class GraphQLWebSocketServer: Sendable {
     let schema: GraphQLSchema
     let path: String
     let authorize: @Sendable (_ connectionPayload: JSONPayload) -> Bool
+    /// The document a persisted-query id stands for, for `subscribe` messages without a query.
+    let persistedDocument: @Sendable (_ id: String) -> String?
     let state = Locked(State())
 
     static let subprotocols = ["graphql-transport-ws", "graphql-ws"]
 
     /// A server for `schema` at `path`; `authorize` decides, when ``WebSocketBehavior/requiresToken``
-    /// is set, whether a `connection_init` payload is let in.
-    public init(schema: GraphQLSchema, path: String = "/graphql", authorize: @escaping @Sendable (_ connectionPayload: JSONPayload) -> Bool = { _ in true }) {
+    /// is set, whether a `connection_init` payload is let in; `persistedDocument` gives the document
+    /// of a `subscribe` that carries only `extensions.persistedQuery`.
+    public init(
+        schema: GraphQLSchema, path: String = "/graphql",
+        authorize: @escaping @Sendable (_ connectionPayload: JSONPayload) -> Bool = { _ in true },
+        persistedDocument: @escaping @Sendable (_ id: String) -> String? = { _ in nil }
+    ) {
         self.schema = schema
         self.path = path
         self.authorize = authorize
+        self.persistedDocument = persistedDocument
     }
 
     /// The upgrade decision: only `path`, only with a sub-protocol the server speaks.
@@ -226,7 +234,9 @@ public final class GraphQLWebSocketServer: Sendable {
                 break
             case "subscribe" where !legacy, "start" where legacy:
                 guard acknowledged else { return await close(4401, "Unauthorized") }
-                guard let id, !id.isEmpty, let payload = object["payload"] as? [String: Any], let query = payload["query"] as? String else {
+                let payload = object["payload"] as? [String: Any]
+                let persistedID = ((payload?["extensions"] as? [String: Any])?["persistedQuery"] as? [String: Any])?["sha256Hash"] as? String
+                guard let id, !id.isEmpty, let payload, let query = payload["query"] as? String ?? persistedID.flatMap(server.persistedDocument) else {
                     return await close(4400, "Invalid subscribe message")
                 }
                 guard operations[id] == nil else { return await close(4409, "Subscriber for \(id) already exists") }

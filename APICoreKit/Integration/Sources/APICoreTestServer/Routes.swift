@@ -237,15 +237,25 @@ enum Routes {
             }
             return .success(query)
         }
-        guard let persisted = extensions?["persistedQuery"] as? [String: Any], let hash = persisted["sha256Hash"] as? String else {
-            guard let query else { return .failure(ErrorResponse(response: plain(400, "expected a 'query'"))) }
-            return .success(query)
-        }
         func graphQLError(_ message: String, _ code: String) -> ErrorResponse {
             let body = #"{"errors":[{"message":"\#(message)","extensions":{"code":"\#(code)"}}]}"#
             var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: body)))
             response.headers[.contentType] = "application/json"
             return ErrorResponse(response: response)
+        }
+        let persistedID = (extensions?["persistedQuery"] as? [String: Any])?["sha256Hash"] as? String
+        if let safelist = state.withLock({ $0.safelist }) {
+            guard let id = persistedID else {
+                return .failure(graphQLError("This endpoint requires persisted query ids", "PERSISTED_QUERY_ID_REQUIRED"))
+            }
+            guard let document = safelist[id] else {
+                return .failure(graphQLError("Persisted query '\(id)' not found in the persisted query list", "PERSISTED_QUERY_NOT_IN_LIST"))
+            }
+            return .success(document)
+        }
+        guard let hash = persistedID else {
+            guard let query else { return .failure(ErrorResponse(response: plain(400, "expected a 'query'"))) }
+            return .success(query)
         }
         return state.withLock { state -> Result<String, ErrorResponse> in
             guard state.persistedQueriesSupported else {

@@ -115,6 +115,7 @@ public final class TestServer: Sendable {
         var subscriptionHeartbeatsSent = 0
         var abandonedSubscriptionStreams = 0
         var enforcesCSRFPrevention = true
+        var safelist: [String: String]?
     }
 
     /// The port it listens on.
@@ -153,9 +154,10 @@ public final class TestServer: Sendable {
         let schema = try StarWarsSchema.make(state: state, events: events)
         let router = Router()
         Routes.register(on: router, state: state, schema: schema)
-        let webSocket = GraphQLWebSocketServer(schema: schema) { payload in
-            payload.strings["Authorization"] == "Bearer \(state.withLock { $0.accessToken })"
-        }
+        let webSocket = GraphQLWebSocketServer(
+            schema: schema,
+            authorize: { payload in payload.strings["Authorization"] == "Bearer \(state.withLock { $0.accessToken })" },
+            persistedDocument: { id in state.withLock { $0.safelist?[id] ?? $0.persistedQueries[id] } })
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router,
@@ -273,6 +275,11 @@ public final class TestServer: Sendable {
     /// Makes the server one that never heard of persisted queries: it ignores the extension and
     /// answers a request without a query with `answer` (what such servers say, in their words).
     public func ignorePersistedQueries(answering answer: Canned) { state.withLock { $0.persistedQueriesUnknown = answer } }
+
+    /// Makes the server one locked to a persisted query list (Apollo Router's safelist with
+    /// `require_id`): it runs operations given by an id of `operations` (id → document), answers an
+    /// unknown id with `PERSISTED_QUERY_NOT_IN_LIST` and a document with `PERSISTED_QUERY_ID_REQUIRED`.
+    public func lockToSafelist(_ operations: [String: String]) { state.withLock { $0.safelist = operations } }
 
     /// The documents the server has remembered by hash.
     public var persistedQueryCount: Int { state.withLock { $0.persistedQueries.count } }

@@ -111,3 +111,64 @@ struct PersistedQueryTests {
         await server.stop()
     }
 }
+
+@Suite("Persisted-only operations (a server locked to its safelist)")
+struct PersistedOnlyTests {
+    func client(_ server: TestServer, useGET: Bool = false) -> any APIClient {
+        APICoreLive.makeClient(APIClientConfiguration(
+            restBaseURL: server.baseURL, retryPolicy: nil, persistedQueries: .persistedOnly(useGET: useGET)))
+    }
+
+    static func entry(_ document: String) -> (String, String) { (SHA256.hexDigest(document), document) }
+
+    @Test("ids alone, queries as GET and mutations as POST; the server runs them from its list")
+    func idsAlone() async throws {
+        let server = try await TestServer.start()
+        server.lockToSafelist(Dictionary(uniqueKeysWithValues: [Self.entry(HumanQuery.document), Self.entry(CreateReviewMutation.document)]))
+        let client = client(server, useGET: true)
+        #expect(try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly).value.human?.name == "Luke Skywalker")
+        #expect(try await client.perform(CreateReviewMutation(episode: nil, review: ReviewInput(stars: 5))).value.createReview?.stars == 5)
+        let requests = server.requests(to: "graphql")
+        #expect(requests.map(\.method) == ["GET", "POST"])
+        #expect(requests[0].query["query"] == nil)
+        #expect(requests[0].query["extensions"]?.contains(SHA256.hexDigest(HumanQuery.document)) == true)
+        let body = try JSONParser.parse(requests[1].body)
+        #expect(body["query"] == nil)
+        #expect(body["extensions"] == ["persistedQuery": ["version": 1, "sha256Hash": .string(SHA256.hexDigest(CreateReviewMutation.document))]])
+        await server.stop()
+    }
+
+    @Test("an id the server does not know: an invalid request naming the operation and the id, and no document sent")
+    func unknownID() async throws {
+        let server = try await TestServer.start()
+        server.lockToSafelist([:])
+        let error = await apiError { () async throws(APIError) in try await client(server).fetch(HeroNameQuery(), cachePolicy: .networkOnly) }
+        guard case .invalidRequest(let message)? = error else {
+            Issue.record("expected an invalid request, got \(String(describing: error))")
+            return await server.stop()
+        }
+        #expect(message.contains("HeroName") && message.contains(SHA256.hexDigest(HeroNameQuery.document)))
+        #expect(server.requests(to: "graphql").count == 1)
+        #expect(server.requests(to: "graphql").allSatisfy { !String(decoding: $0.body, as: UTF8.self).contains("\"query\"") })
+        await server.stop()
+    }
+
+    @Test("a server without persisted queries: a clear error naming the operation, never the document", arguments: [false, true])
+    func serverWithout(_ ignorant: Bool) async throws {
+        let server = try await TestServer.start()
+        if ignorant {
+            server.ignorePersistedQueries(answering: .init(status: 400, body: #"{"errors":[{"message":"No GraphQL query found in the request"}]}"#))
+        } else {
+            server.refusePersistedQueries()
+        }
+        let error = await apiError { () async throws(APIError) in try await client(server).fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly) }
+        guard case .invalidRequest(let message)? = error else {
+            Issue.record("expected an invalid request, got \(String(describing: error))")
+            return await server.stop()
+        }
+        #expect(message.hasPrefix("Human: the server"))
+        #expect(message.contains("persisted-only"))
+        #expect(server.requests(to: "graphql").count == 1)
+        await server.stop()
+    }
+}

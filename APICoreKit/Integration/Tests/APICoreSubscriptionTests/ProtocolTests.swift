@@ -183,6 +183,21 @@ struct ProtocolTests {
         }
     }
 
+    @Test("persisted-only: subscribe carries the id, never the document", arguments: SubscriptionProtocol.allCases)
+    func persistedOnly(_ subprotocol: SubscriptionProtocol) async throws {
+        try await withSubscriptions(subprotocol, persistedQueries: .persistedOnly()) { server, client in
+            let id = SHA256.hexDigest(CounterSubscription.document)
+            server.lockToSafelist([id: CounterSubscription.document])
+            var numbers: [Int] = []
+            for try await data in client.subscribe(CounterSubscription(to: 2)) { numbers.append(data.counter) }
+            #expect(numbers == [1, 2])
+            let subscribe = try #require(server.webSocketMessages.first { ["subscribe", "start"].contains($0.type) })
+            let payload = try JSONParser.parse(Data(subscribe.text.utf8))["payload"]
+            #expect(payload?["query"] == nil)
+            #expect(payload?["extensions"] == ["persistedQuery": ["version": 1, "sha256Hash": .string(id)]])
+        }
+    }
+
     @Test("tokens never reach the logs, even at trace")
     func tokensStayOutOfLogs() async throws {
         let capture = LogCapture()

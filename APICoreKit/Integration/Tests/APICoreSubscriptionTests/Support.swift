@@ -18,6 +18,7 @@ func withSubscriptions<T>(
     authentication: Authentication? = nil,
     defaultHeaders: [String: String] = [:],
     clientAwareness: ClientAwareness? = nil,
+    persistedQueries: PersistedQueries? = nil,
     logger: Logger = Logger(label: "test"),
     adjust: (inout SubscriptionConfiguration) -> Void = { _ in },
     _ body: (TestServer, any APIClient) async throws -> T
@@ -29,7 +30,8 @@ func withSubscriptions<T>(
         adjust(&subscriptions)
         let client = APICoreLive.makeClient(APIClientConfiguration(
             restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: .seconds(30), cache: cache, logger: logger,
-            authentication: authentication, retryPolicy: nil, subscriptions: subscriptions, clientAwareness: clientAwareness))
+            authentication: authentication, retryPolicy: nil, persistedQueries: persistedQueries, subscriptions: subscriptions,
+            clientAwareness: clientAwareness))
         return try await body(server, client)
     }
 }

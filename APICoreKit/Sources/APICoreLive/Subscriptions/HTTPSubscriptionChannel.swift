@@ -43,7 +43,7 @@ extension StreamingHTTPChannel {
     private func exchange(_ operation: SubscriptionOperation, emit: (ChannelEvent) -> Void) async throws(APIError) {
         var request = try GraphQLHTTP.makeRequest(
             url: settings.url, operationName: operation.name, document: operation.document, variables: operation.variables, useGET: false,
-            accept: Self.accept, conventions: .init(client.configuration))
+            sending: operation.sending, accept: Self.accept, conventions: .init(client.configuration))
         client.applyHeaders(settings.headers.merging(operation.headers) { _, request in request }, to: &request)
         for (header, value) in settings.headers where value.isEmpty { request.setValue(nil, forHTTPHeaderField: header) }
         let context = RequestContext(

@@ -66,7 +66,8 @@ extension LiveAPIClient {
         let channel = subscriptionChannel(settings)
         let operation = SubscriptionOperation(
             name: Subscription.operationName, document: Subscription.document, variables: request.operation.variablesJSON,
-            headers: request.headers, documentID: Self.documentID(of: Subscription.self), values: request.values)
+            headers: request.headers, documentID: Self.documentID(of: Subscription.self), values: request.values,
+            persistedOnly: configuration.persistedQueries?.mode == .persistedOnly)
         return APISubscription { continuation in
             let task = Task {
                 do throws(APIError) {

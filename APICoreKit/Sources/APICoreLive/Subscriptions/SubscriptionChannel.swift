@@ -1,4 +1,4 @@
-import APICore
+@_spi(Tools) import APICore
 import Foundation
 
 /// One way subscriptions reach the server: a WebSocket shared by every operation, or one streamed
@@ -42,10 +42,20 @@ struct SubscriptionOperation: Sendable {
     var documentID: String? = nil
     /// The app's values, for the same middleware.
     var values = RequestValues()
+    /// Whether the operation goes by its id alone (persisted-only mode), never its document.
+    var persistedOnly = false
 
-    /// `query`, `operationName` and `variables`, as a WebSocket `subscribe` message carries them.
+    /// What of the document requests carry: the document, or in persisted-only mode the id.
+    var sending: GraphQLHTTP.Document { persistedOnly ? .hashOnly(documentID ?? SHA256.hexDigest(document)) : .full }
+
+    /// `query` (or in persisted-only mode `extensions.persistedQuery`), `operationName` and
+    /// `variables`, as a WebSocket `subscribe` message carries them.
     var payload: JSONObject {
-        var payload: JSONObject = ["query": .string(document), "operationName": .string(name)]
+        var payload: JSONObject = ["operationName": .string(name)]
+        switch sending {
+        case .hashOnly(let id): payload["extensions"] = ["persistedQuery": ["version": 1, "sha256Hash": .string(id)]]
+        case .full, .hashAndDocument: payload["query"] = .string(document)
+        }
         if !variables.isEmpty { payload["variables"] = .object(variables) }
         return payload
     }

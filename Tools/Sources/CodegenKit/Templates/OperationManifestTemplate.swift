@@ -1,6 +1,5 @@
 @_spi(Tools) import enum APICore.JSONSerializer
 import enum APICore.JSONValue
-@_spi(Tools) import enum APICore.SHA256
 
 /// The persisted-query manifest: `apollo-persisted-query-manifest` v1, or the legacy id → body
 /// map. Local cache mutations are never sent, so they are not in it.
@@ -11,7 +10,7 @@ struct OperationManifestTemplate {
     func render(_ manifest: CodegenConfiguration.OperationManifest) -> GeneratedFile {
         let entries = operations.filter { !$0.directives.isLocalCacheMutation }.map { operation in
             let body = DocumentPrinter.document(of: operation, fragments: context.fragments, schema: context.schema)
-            return (id: SHA256.hexDigest(body), body: body, name: operation.name, type: operation.kind.rawValue)
+            return (id: context.operationID(operation.name, document: body), body: body, name: operation.name, type: operation.kind.rawValue)
         }
         let json: JSONValue
         if manifest.version == "legacy" {

@@ -1,4 +1,3 @@
-@_spi(Tools) import enum APICore.SHA256
 
 /// An operation's file: the struct with its name, the document sent (or, for a local cache
 /// mutation, none), its variables, and its `Data`.
@@ -31,7 +30,7 @@ struct OperationTemplate {
                 let document = DocumentPrinter.document(of: operation, fragments: context.fragments, schema: context.schema)
                 w.line("\(access)static let document = \(SwiftNames.stringLiteral(document))")
                 if context.configuration.operationManifest != nil {
-                    w.line("\(access)static let operationIdentifier: String? = \(SwiftNames.stringLiteral(SHA256.hexDigest(document)))")
+                    w.line("\(access)static let operationIdentifier: String? = \(SwiftNames.stringLiteral(context.operationID(operation.name, document: document)))")
                 }
             }
             writeVariables(operation.variables, into: &w)
