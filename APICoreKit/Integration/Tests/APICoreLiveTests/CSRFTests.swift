@@ -3,6 +3,7 @@ import APICoreLive
 import APICoreTestServer
 import Foundation
 import StarWarsOperations
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -62,15 +63,29 @@ struct CSRFTests {
     @Test("the loopback server applies Apollo Server's rule", arguments: table)
     func rule(_ row: Row) async throws {
         let server = try await TestServer.start()
-        var request = URLRequest(url: URL(string: server.baseURL.absoluteString + row.path)!)
-        request.httpMethod = row.method
-        request.setValue(row.contentType, forHTTPHeaderField: "Content-Type")
-        for (name, value) in row.headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = row.body.map { Data($0.utf8) }
-        let (body, response) = try await URLSession.shared.data(for: request)
-        let status = try #require(response as? HTTPURLResponse).statusCode
-        let refused = status == 400 && String(decoding: body, as: UTF8.self).contains("Cross-Site Request Forgery")
-        #expect(refused == !row.allowed, "HTTP \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
+        var raw = URLRequest(url: URL(string: server.baseURL.absoluteString + row.path)!)
+        raw.httpMethod = row.method
+        raw.setValue(row.contentType, forHTTPHeaderField: "Content-Type")
+        for (name, value) in row.headers { raw.setValue(value, forHTTPHeaderField: name) }
+        raw.httpBody = row.body.map { Data($0.utf8) }
+        // The row's request, sent as is through the client's transport in place of the REST call's.
+        let answer = Mutex<(status: Int, body: String)?>(nil)
+        let request = raw
+        let swap = ClosureMiddleware { _, _, next throws(APIError) in
+            do throws(APIError) {
+                let response = try await next(request)
+                answer.withLock { $0 = (response.statusCode, String(decoding: response.body, as: UTF8.self)) }
+                return response
+            } catch {
+                if case .httpStatus(let failure) = error { answer.withLock { $0 = (failure.statusCode, failure.bodyExcerpt) } }
+                throw error
+            }
+        }
+        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, middlewares: [swap], retryPolicy: nil))
+        _ = try? await client.send(RESTRequest<Item>.get("unused"))
+        let (status, body) = try #require(answer.withLock { $0 })
+        let refused = status == 400 && body.contains("Cross-Site Request Forgery")
+        #expect(refused == !row.allowed, "HTTP \(status): \(body.prefix(200))")
         #expect(server.requests.last?.headers["content-type"] == row.contentType)
         await server.stop()
     }
