@@ -428,13 +428,13 @@ extension LiveAPIClient {
         }
         if let reason = persistedQueriesUnsupported(by: error) {
             return .invalidRequest(
-                "\(operationName): the server \(reason.replacingOccurrences(of: "hash-only", with: "id-only")) and persisted-only mode "
+                "\(operationName): the server \(reason) and persisted-only mode "
                     + "never sends documents (PersistedQueries.persistedOnly)")
         }
         return error
     }
 
-    /// Why the answer to a hash-only request says the server does not do persisted queries, or
+    /// Why the answer to a request that carried an id and no document says the server does not do persisted queries, or
     /// `nil` when it says something else (an error of the operation, an outage, credentials):
     /// - `PersistedQueryNotSupported` (message or code), as APQ servers say when it is off;
     /// - an error without data about the request having no query, as servers that never heard of
@@ -449,15 +449,15 @@ extension LiveAPIClient {
                 return "answered PersistedQueryNotSupported"
             }
             guard failure.partialData == nil, let missing = failure.errors.first(where: { isMissingQuery($0.message) }) else { return nil }
-            return "does not know persisted queries (it answered a hash-only request with \"\(missing.message.prefix(100))\")"
+            return "does not know persisted queries (it answered a request without a document with \"\(missing.message.prefix(100))\")"
         case .httpStatus(let failure) where [400, 404, 405, 415, 422].contains(failure.statusCode):
-            return "does not know persisted queries (it answered a hash-only request with HTTP \(failure.statusCode))"
+            return "does not know persisted queries (it answered a request without a document with HTTP \(failure.statusCode))"
         case .invalidResponse(let failure):
             switch failure.kind {
             case .notJSON, .notGraphQLResponse: break
             case .wrongShape, .noData: return nil
             }
-            return "does not know persisted queries (it answered a hash-only request with a body that is not JSON"
+            return "does not know persisted queries (it answered a request without a document with a body that is not JSON"
                 + (failure.statusCode.map { ", HTTP \($0)" } ?? "") + ")"
         default:
             return nil

@@ -64,10 +64,11 @@ extension LiveAPIClient {
             return .failed(.invalidRequest("\(Subscription.operationName): this client has no subscription configuration (APIClientConfiguration.subscriptions)"))
         }
         let channel = subscriptionChannel(settings)
+        let documentID = Self.documentID(of: Subscription.self)
         let operation = SubscriptionOperation(
             name: Subscription.operationName, document: Subscription.document, variables: request.operation.variablesJSON,
-            headers: request.headers, documentID: Self.documentID(of: Subscription.self), values: request.values,
-            persistedOnly: configuration.persistedQueries?.mode == .persistedOnly)
+            headers: request.headers, documentID: documentID, values: request.values,
+            persistedID: configuration.persistedQueries?.mode == .persistedOnly ? documentID : nil)
         return APISubscription { continuation in
             let task = Task {
                 do throws(APIError) {

@@ -1,4 +1,4 @@
-@_spi(Tools) import APICore
+import APICore
 import Foundation
 
 /// One way subscriptions reach the server: a WebSocket shared by every operation, or one streamed
@@ -42,11 +42,11 @@ struct SubscriptionOperation: Sendable {
     var documentID: String? = nil
     /// The app's values, for the same middleware.
     var values = RequestValues()
-    /// Whether the operation goes by its id alone (persisted-only mode), never its document.
-    var persistedOnly = false
+    /// In persisted-only mode, the id the operation goes by instead of its document.
+    var persistedID: String? = nil
 
     /// What of the document requests carry: the document, or in persisted-only mode the id.
-    var sending: GraphQLHTTP.Document { persistedOnly ? .hashOnly(documentID ?? SHA256.hexDigest(document)) : .full }
+    var sending: GraphQLHTTP.Document { persistedID.map { .hashOnly($0) } ?? .full }
 
     /// `query` (or in persisted-only mode `extensions.persistedQuery`), `operationName` and
     /// `variables`, as a WebSocket `subscribe` message carries them.
