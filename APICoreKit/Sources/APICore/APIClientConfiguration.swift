@@ -55,6 +55,9 @@ public struct APIClientConfiguration: Sendable {
     /// The app's name and version, sent with every GraphQL request so that the server (GraphOS,
     /// Apollo Router) can tell its traffic apart; `nil` sends nothing.
     public var clientAwareness: ClientAwareness?
+    /// HTTP batching: queries and mutations sent within a short window go as one `POST` whose
+    /// body is the array of their requests; `nil` (the default) sends each on its own.
+    public var batching: HTTPBatching?
 
     /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL, and
     /// the cache to one in memory.
@@ -75,6 +78,7 @@ public struct APIClientConfiguration: Sendable {
         subscriptions: SubscriptionConfiguration? = nil,
         csrfPrevention: CSRFPrevention = .apollo,
         clientAwareness: ClientAwareness? = nil,
+        batching: HTTPBatching? = nil,
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
     ) {
         self.restBaseURL = restBaseURL
@@ -94,6 +98,7 @@ public struct APIClientConfiguration: Sendable {
         self.subscriptions = subscriptions
         self.csrfPrevention = csrfPrevention
         self.clientAwareness = clientAwareness
+        self.batching = batching
     }
 }
 
@@ -187,5 +192,29 @@ public struct PersistedQueries: Sendable, Hashable {
     /// Operations sent by id alone, for a server that accepts only its safelist.
     public static func persistedOnly(useGET: Bool = false) -> PersistedQueries {
         PersistedQueries(mode: .persistedOnly, useGETForHashedQueries: useGET)
+    }
+}
+
+/// HTTP batching, as Apollo Server, Apollo Router, Hot Chocolate and Strawberry accept it: the
+/// queries and mutations a client sends within ``window`` of the first (up to ``maxOperations``)
+/// travel as one JSON `POST` whose body is the array of their requests, and the server answers an
+/// array in the same order. Each caller still goes through the middleware chain on its own and gets
+/// its own result or error; operations whose requests differ in URL, headers or timeout go in
+/// different batches. A request with `allowsBatching` off, a `GET`, an upload and an operation with
+/// `@defer` or `@stream` are never batched, and a batch of one is sent as a plain request.
+///
+/// A server that answers a batch with one object instead of an array (Apollo Server with
+/// `allowBatchedHttpRequests` off answers 400) gives every caller in it an
+/// ``InvalidResponse/Kind/notBatchAnswer(operations:)``.
+public struct HTTPBatching: Sendable, Hashable {
+    /// How long the first operation of a batch waits for others.
+    public var window: Duration
+    /// The most operations one batch carries; a full batch leaves at once.
+    public var maxOperations: Int
+
+    /// Batches of up to `maxOperations` operations gathered for `window` (10 ms and 10 by default).
+    public init(window: Duration = .milliseconds(10), maxOperations: Int = 10) {
+        self.window = window
+        self.maxOperations = max(1, maxOperations)
     }
 }

@@ -204,6 +204,9 @@ public struct InvalidResponse: Sendable, Hashable, CustomStringConvertible {
         case noData
         /// The body is not a GraphQL response object (no `data`/`errors` object at the top).
         case notGraphQLResponse
+        /// A batch of this many operations was not answered with an array of as many results
+        /// (``HTTPBatching``): the server does not batch, or lost count.
+        case notBatchAnswer(operations: Int)
     }
 
     /// What was wrong.
@@ -231,6 +234,10 @@ public struct InvalidResponse: Sendable, Hashable, CustomStringConvertible {
         case .wrongShape(let error): return prefix + "at \(error.path): \(error.message)"
         case .noData: return prefix + "response has no data and no errors"
         case .notGraphQLResponse: return prefix + "body is not a GraphQL response: \(bodyExcerpt)"
+        case .notBatchAnswer(let operations):
+            return prefix + "a batch of \(operations) operations was answered"
+                + (statusCode.map { " with HTTP \($0)" } ?? "") + " without an array of \(operations) results, so the server does not "
+                + "batch (turn HTTPBatching off, or allowsBatching off for this request): \(bodyExcerpt)"
         }
     }
 }

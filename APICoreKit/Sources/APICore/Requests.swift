@@ -158,6 +158,9 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
     /// How long cached data for this request is trusted after it was received; `nil` leaves it to
     /// the cache's per-type maximum ages.
     public var cacheMaxAge: Duration?
+    /// Whether this request may share an HTTP request with others when the client batches
+    /// (``APIClientConfiguration/batching``); on by default.
+    public var allowsBatching = true
     /// The app's values for the middleware chain (``RequestContext/values``).
     public var values = RequestValues()
     /// Turns the typed data into the domain value; a thrown error becomes ``APIError/mapping(_:)``.

@@ -455,7 +455,7 @@ extension LiveAPIClient {
         case .invalidResponse(let failure):
             switch failure.kind {
             case .notJSON, .notGraphQLResponse: break
-            case .wrongShape, .noData: return nil
+            case .wrongShape, .noData, .notBatchAnswer: return nil
             }
             return "does not know persisted queries (it answered a request without a document with a body that is not JSON"
                 + (failure.statusCode.map { ", HTTP \($0)" } ?? "") + ")"
@@ -506,7 +506,7 @@ extension LiveAPIClient {
             documentID: Self.documentID(of: Operation.self), values: request.values)
         let exchange = graphQLExchange(
             reading: incremental ? .streamed : .whole, timeout: request.timeout, operationName: Operation.operationName,
-            catching: Operation.Data.__selections)
+            catching: Operation.Data.__selections, batching: request.allowsBatching)
         let response = try await runChain(urlRequest, context: context, exchange: exchange)
         return try await readAnswer(response, operationName: Operation.operationName, catching: Operation.Data.__selections)
     }
@@ -526,14 +526,22 @@ extension LiveAPIClient {
     /// (a status, GraphQL errors and a body that is not a GraphQL response become `APIError`s),
     /// and the parse travels with the response. An answer that streams (`multipart/mixed`)
     /// reaches middleware as its head, carrying its chunks. Errors that fields of `catching` (the
-    /// operation's selections, `@catch`) catch are not failures.
-    func graphQLExchange(reading: Reading, timeout: Duration?, operationName: String, catching selections: [Selection] = []) -> MiddlewareNext {
+    /// operation's selections, `@catch`) catch are not failures. With `batching`, a whole answer's
+    /// request goes through the client's batcher, if it has one.
+    func graphQLExchange(
+        reading: Reading, timeout: Duration?, operationName: String, catching selections: [Selection] = [], batching: Bool = false
+    ) -> MiddlewareNext {
         let transport = self.transport
+        let batcher = batching ? self.batcher : nil
         let timeout = timeout ?? configuration.timeout
         return { request throws(APIError) in
             var response: TransportResponse
             if reading == .whole {
-                response = try await transport.send(request, timeout: timeout)
+                if let batcher {
+                    response = try await batcher.send(request, timeout: timeout, operationName: operationName)
+                } else {
+                    response = try await transport.send(request, timeout: timeout)
+                }
             } else {
                 let streamed = try await transport.stream(request, timeout: timeout, openEnded: reading == .openEnded)
                 response = streamed.head

@@ -14,6 +14,8 @@ import Foundation
 final class LiveAPIClient: APIClient {
     let configuration: APIClientConfiguration
     let transport: any HTTPTransport
+    /// Gathers operations into batches, when the configuration batches.
+    let batcher: HTTPBatcher?
     /// The normalized cache, when the configuration has one.
     let store: NormalizedStore?
     /// The one way into the cache (data is checked by it without a cache too).
@@ -43,6 +45,7 @@ final class LiveAPIClient: APIClient {
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
         self.transport = transport
+        batcher = configuration.batching.map { HTTPBatcher(options: $0, transport: transport) }
         inFlight = InFlightQueries(logger: configuration.logger)
         // What an earlier launch queued, with its optimistic layers laid before anything reads the cache.
         var queued: [StoredMutation] = []

@@ -34,7 +34,11 @@ enum Routes {
                 var request = request
                 let body = try await request.collectBody(upTo: 16 << 20)
                 let accept = request.headers[.accept] ?? ""
-                guard let json = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+                let parsed = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))
+                if let batch = parsed as? [Any] {
+                    return try await answerBatch(batch, request: request, state: state, schema: schema)
+                }
+                guard let json = parsed as? [String: Any] else {
                     return plain(400, "expected a JSON body")
                 }
                 let extensions = json["extensions"] as? [String: Any]
@@ -222,8 +226,17 @@ enum Routes {
         }
     }
 
+    /// A request refused before execution: its status, body and content type.
     struct ErrorResponse: Error {
-        var response: Response
+        var status: Int
+        var body: Data
+        var contentType: String
+
+        var response: Response { Responses.body(status, body, contentType: contentType) }
+
+        static func plain(_ status: Int, _ text: String) -> ErrorResponse {
+            ErrorResponse(status: status, body: Data(text.utf8), contentType: "text/plain; charset=utf-8")
+        }
     }
 
     /// The document for a request: as sent, or remembered by its persisted-query hash.
@@ -231,17 +244,13 @@ enum Routes {
         if let ignorance = state.withLock({ $0.persistedQueriesUnknown }) {
             // A server that never heard of persisted queries: extensions are ignored, no query is an error.
             guard let query else {
-                var response = Response(status: .init(code: ignorance.status), body: .init(byteBuffer: ByteBuffer(bytes: ignorance.body)))
-                response.headers[.contentType] = ignorance.contentType
-                return .failure(ErrorResponse(response: response))
+                return .failure(ErrorResponse(status: ignorance.status, body: ignorance.body, contentType: ignorance.contentType))
             }
             return .success(query)
         }
         func graphQLError(_ message: String, _ code: String) -> ErrorResponse {
             let body = #"{"errors":[{"message":"\#(message)","extensions":{"code":"\#(code)"}}]}"#
-            var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: body)))
-            response.headers[.contentType] = "application/json"
-            return ErrorResponse(response: response)
+            return ErrorResponse(status: 200, body: Data(body.utf8), contentType: "application/json")
         }
         let persistedID = (extensions?["persistedQuery"] as? [String: Any])?["sha256Hash"] as? String
         if let safelist = state.withLock({ $0.safelist }) {
@@ -254,7 +263,7 @@ enum Routes {
             return .success(document)
         }
         guard let hash = persistedID else {
-            guard let query else { return .failure(ErrorResponse(response: plain(400, "expected a 'query'"))) }
+            guard let query else { return .failure(.plain(400, "expected a 'query'")) }
             return .success(query)
         }
         return state.withLock { state -> Result<String, ErrorResponse> in
@@ -262,7 +271,7 @@ enum Routes {
                 return .failure(graphQLError("PersistedQueryNotSupported", "PERSISTED_QUERY_NOT_SUPPORTED"))
             }
             if let query {
-                guard SHA256.hexDigest(query) == hash else { return .failure(ErrorResponse(response: plain(400, "provided sha does not match query"))) }
+                guard SHA256.hexDigest(query) == hash else { return .failure(.plain(400, "provided sha does not match query")) }
                 state.persistedQueries[hash] = query
                 return .success(query)
             }
@@ -271,6 +280,35 @@ enum Routes {
             }
             return .success(known)
         }
+    }
+
+    /// A batch of operations (a JSON array), as Apollo Server answers one: an array of results in
+    /// order, or, with batching off, 400 and "Operation batching disabled.".
+    static func answerBatch(_ batch: [Any], request: Request, state: Locked<TestServer.State>, schema: GraphQLSchema) async throws -> Response {
+        guard state.withLock({ $0.acceptsBatches }) else {
+            let body = #"{"errors":[{"message":"Operation batching disabled.","extensions":{"code":"BAD_REQUEST"}}]}"#
+            return Responses.body(400, Data(body.utf8), contentType: "application/json")
+        }
+        state.withLock { $0.batchSizes.append(batch.count) }
+        var results: [Any] = []
+        for element in batch {
+            guard let json = element as? [String: Any] else {
+                results.append(["errors": [["message": "a batch holds GraphQL requests, which are objects"]]])
+                continue
+            }
+            let answer: (status: Int, contentType: String, body: Data)
+            switch persistedQuery(query: json["query"] as? String, extensions: json["extensions"] as? [String: Any], state: state) {
+            case .success(let query):
+                let variables = json["variables"].flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+                answer = try await GraphQLHTTPResponder.single(
+                    schema: schema, query: query, operationName: json["operationName"] as? String, variablesJSON: variables,
+                    accept: request.headers[.accept] ?? "", context: authContext(request, state))
+            case .failure(let refused):
+                answer = (refused.status, refused.contentType, refused.body)
+            }
+            results.append((try? JSONSerialization.jsonObject(with: answer.body)) ?? ["errors": [["message": String(decoding: answer.body, as: UTF8.self)]]])
+        }
+        return Responses.body(200, try JSONSerialization.data(withJSONObject: results), contentType: "application/json")
     }
 
     static func authContext(_ request: Request, _ state: Locked<TestServer.State>) -> AuthContext {
@@ -301,20 +339,22 @@ struct Recorder: RouterMiddleware {
         let recorded = TestServer.RecordedRequest(
             method: request.method.rawValue, path: request.uri.path, query: query, headers: headers, body: Data(body.readableBytesView),
             receivedAt: .now)
-        let (canned, refused) = state.withLock { state -> (TestServer.Canned?, Bool) in
+        let (canned, refused, latency) = state.withLock { state -> (TestServer.Canned?, Bool, Duration) in
             state.requests.append(recorded)
+            let latency = Recorder.graphQLPaths.contains(request.uri.path) ? state.graphQLLatency : .zero
             if state.enforcesCSRFPrevention, Recorder.graphQLPaths.contains(request.uri.path), request.headers[.upgrade] == nil,
                 CSRFRule.refuses(request.headers)
             {
-                return (nil, true)
+                return (nil, true, latency)
             }
-            guard var queue = state.canned[request.uri.path], let first = queue.first else { return (nil, false) }
+            guard var queue = state.canned[request.uri.path], let first = queue.first else { return (nil, false, latency) }
             if queue.count > 1 {
                 queue.removeFirst()
                 state.canned[request.uri.path] = queue
             }
-            return (first, false)
+            return (first, false, latency)
         }
+        if latency > .zero { try await Task.sleep(for: latency) }
         if refused {
             let body = try JSONSerialization.data(withJSONObject: ["errors": [["message": CSRFRule.message, "extensions": ["code": "BAD_REQUEST"]]]])
             return Responses.body(400, body, contentType: "application/json")

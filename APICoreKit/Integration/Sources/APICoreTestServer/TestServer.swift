@@ -116,6 +116,9 @@ public final class TestServer: Sendable {
         var abandonedSubscriptionStreams = 0
         var enforcesCSRFPrevention = true
         var safelist: [String: String]?
+        var acceptsBatches = true
+        var batchSizes: [Int] = []
+        var graphQLLatency: Duration = .zero
     }
 
     /// The port it listens on.
@@ -280,6 +283,16 @@ public final class TestServer: Sendable {
     /// `require_id`): it runs operations given by an id of `operations` (id → document), answers an
     /// unknown id with `PERSISTED_QUERY_NOT_IN_LIST` and a document with `PERSISTED_QUERY_ID_REQUIRED`.
     public func lockToSafelist(_ operations: [String: String]) { state.withLock { $0.safelist = operations } }
+
+    /// Refuses batches (a JSON array `POST`) as Apollo Server does with batching off: 400,
+    /// "Operation batching disabled.". Batches are answered by default.
+    public func refuseBatches() { state.withLock { $0.acceptsBatches = false } }
+
+    /// The number of operations in each batch (a JSON array `POST`) answered, in order.
+    public var batchSizes: [Int] { state.withLock { $0.batchSizes } }
+
+    /// Delays every answer of the GraphQL endpoints by `latency` (a slow network, for benchmarks).
+    public func addLatency(_ latency: Duration) { state.withLock { $0.graphQLLatency = latency } }
 
     /// The documents the server has remembered by hash.
     public var persistedQueryCount: Int { state.withLock { $0.persistedQueries.count } }
