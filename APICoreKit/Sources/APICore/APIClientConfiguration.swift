@@ -58,6 +58,12 @@ public struct APIClientConfiguration: Sendable {
     /// HTTP batching: queries and mutations sent within a short window go as one `POST` whose
     /// body is the array of their requests; `nil` (the default) sends each on its own.
     public var batching: HTTPBatching?
+    /// An HTTP cache (URLCache) for `GET` answers that the server marks cacheable (`Cache-Control`,
+    /// `ETag`): queries sent as `GET` (``QueryMethod/get``, persisted queries by `GET`) and REST
+    /// `GET`s are answered from it while fresh and revalidated with `If-None-Match` (a `304`) once
+    /// stale; `nil` (the default) keeps none. Answers it gives still go through the engine (the
+    /// normalized cache, its watchers).
+    public var httpCache: HTTPCache?
 
     /// A configuration; the GraphQL endpoint defaults to `graphql` under the REST base URL, and
     /// the cache to one in memory.
@@ -79,6 +85,7 @@ public struct APIClientConfiguration: Sendable {
         csrfPrevention: CSRFPrevention = .apollo,
         clientAwareness: ClientAwareness? = nil,
         batching: HTTPBatching? = nil,
+        httpCache: HTTPCache? = nil,
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
     ) {
         self.restBaseURL = restBaseURL
@@ -99,6 +106,7 @@ public struct APIClientConfiguration: Sendable {
         self.csrfPrevention = csrfPrevention
         self.clientAwareness = clientAwareness
         self.batching = batching
+        self.httpCache = httpCache
     }
 }
 
@@ -216,5 +224,29 @@ public struct HTTPBatching: Sendable, Hashable {
     public init(window: Duration = .milliseconds(10), maxOperations: Int = 10) {
         self.window = window
         self.maxOperations = max(1, maxOperations)
+    }
+}
+
+/// An HTTP cache for `GET` answers (``APIClientConfiguration/httpCache``), in memory and, with a
+/// directory, on disk, the same on every platform: fresh answers are given again without the
+/// network, stale ones revalidated with their `ETag` or `Last-Modified`, answers kept apart by the
+/// request's credentials. The normalized cache is a different thing: it keeps records, not bodies,
+/// and stays what watchers and cache policies read; this one saves the round trip (or the body,
+/// with a `304`) of a `GET` the server said could be reused.
+public struct HTTPCache: Sendable, Hashable {
+    /// Bytes kept in memory.
+    public var memoryCapacity: Int
+    /// Bytes kept on disk, when there is a directory.
+    public var diskCapacity: Int
+    /// Where on disk (created if missing), so that answers outlive the process; `nil` keeps them in
+    /// memory only.
+    public var directory: URL?
+
+    /// A cache of `memoryCapacity` bytes in memory and `diskCapacity` on disk, in `directory`
+    /// (memory only without one).
+    public init(memoryCapacity: Int = 4 << 20, diskCapacity: Int = 32 << 20, directory: URL? = nil) {
+        self.memoryCapacity = memoryCapacity
+        self.diskCapacity = diskCapacity
+        self.directory = directory
     }
 }

@@ -1,11 +1,28 @@
 import APICore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The engine behind `APIClient`: URLSession transport, GraphQL over HTTP and the middleware chain.
 ///
 /// Only an app's composition root imports this module; kits see `APIClient` alone.
 public enum APICoreLive {
-    /// Makes a client for `configuration`.
+    /// Makes a client for `configuration`, over an ephemeral URLSession of its own.
     public static func makeClient(_ configuration: APIClientConfiguration) -> any APIClient {
-        LiveAPIClient(configuration: configuration, transport: URLSessionTransport())
+        makeClient(configuration, sessionConfiguration: URLSessionTransport.defaultConfiguration)
+    }
+
+    /// Makes a client for `configuration` over a URLSession made from `sessionConfiguration`, the
+    /// app's own: its proxies, connection limits, protocol classes and URL cache (which then acts
+    /// beneath the client's ``APIClientConfiguration/httpCache``, by the platform's rules) are used
+    /// as they are. Request timeouts stay the client's. Leave cookie handling off in it
+    /// (`httpShouldSetCookies`) when the client authenticates with ``Authentication/cookies(_:)``,
+    /// which sends and stores them itself.
+    public static func makeClient(_ configuration: APIClientConfiguration, sessionConfiguration: URLSessionConfiguration) -> any APIClient {
+        var transport: any HTTPTransport = URLSessionTransport(configuration: sessionConfiguration)
+        if let httpCache = configuration.httpCache { transport = CachingTransport(base: transport, cache: httpCache) }
+        return LiveAPIClient(configuration: configuration, transport: transport)
     }
 }

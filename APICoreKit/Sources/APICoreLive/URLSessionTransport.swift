@@ -45,6 +45,8 @@ final class URLSessionTransport: HTTPTransport {
         streamingSession.finishTasksAndInvalidate()
     }
 
+    /// The session's configuration: ephemeral, without a URL cache (the client's HTTP cache is
+    /// `CachingTransport`, the same on every platform).
     static var defaultConfiguration: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData

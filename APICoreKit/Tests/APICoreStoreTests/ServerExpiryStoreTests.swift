@@ -58,6 +58,10 @@ struct ServerExpiryStoreTests {
         #expect(policy.hints == ["heroes.0.name": .seconds(5)])
         #expect(ServerCachePolicy(headers: ["cache-control": "no-store"], extensions: nil).noStore)
         #expect(ServerCachePolicy(headers: [:], extensions: ["cacheControl": "nonsense"]) == .none)
+        // An answer that waited in an HTTP cache lives the rest of its max-age, not all of it.
+        #expect(ServerCachePolicy(headers: ["cache-control": "max-age=60", "age": "50"], extensions: nil).maxAge == .seconds(10))
+        #expect(ServerCachePolicy(headers: ["cache-control": "max-age=60", "age": "90"], extensions: nil).maxAge == .zero)
+        #expect(ServerCachePolicy(headers: ["age": "90"], extensions: nil).maxAge == nil)
     }
 
     @Test("collection removes fields past their server expiry, and keeps the rest of the record")

@@ -80,9 +80,28 @@ enum Routes {
             case .failure(let error): return error.response
             }
             let variables = parameters.get("variables").map { Data($0.utf8) }
-            return try await GraphQLHTTPResponder.execute(
-                schema: schema, query: query, operationName: parameters.get("operationName"), variablesJSON: variables,
-                accept: request.headers[.accept] ?? "", context: authContext(request, state))
+            let accept = request.headers[.accept] ?? ""
+            guard let maxAge = state.withLock({ $0.getAnswerMaxAge }), !accept.contains("multipart/mixed") else {
+                return try await GraphQLHTTPResponder.execute(
+                    schema: schema, query: query, operationName: parameters.get("operationName"), variablesJSON: variables,
+                    accept: accept, context: authContext(request, state))
+            }
+            // As a CDN-fronted server answers GETs: cacheable for maxAge, with an ETag that a
+            // conditional request (If-None-Match) is answered 304 against.
+            let answer = try await GraphQLHTTPResponder.single(
+                schema: schema, query: query, operationName: parameters.get("operationName"), variablesJSON: variables, accept: accept,
+                context: authContext(request, state))
+            let etag = "\"\(SHA256.hexDigest(String(decoding: answer.body, as: UTF8.self)).prefix(16))\""
+            var response: Response
+            if request.headers[.ifNoneMatch] == etag {
+                state.withLock { $0.notModifiedCount += 1 }
+                response = Response(status: .notModified)
+            } else {
+                response = Responses.body(answer.status, answer.body, contentType: answer.contentType)
+            }
+            response.headers[.cacheControl] = "public, max-age=\(maxAge)"
+            response.headers[.eTag] = etag
+            return response
         }
 
         // Bearer tokens: log in, refresh (counted; can be made to fail), and a protected resource.

@@ -119,6 +119,8 @@ public final class TestServer: Sendable {
         var acceptsBatches = true
         var batchSizes: [Int] = []
         var graphQLLatency: Duration = .zero
+        var getAnswerMaxAge: Int?
+        var notModifiedCount = 0
     }
 
     /// The port it listens on.
@@ -290,6 +292,14 @@ public final class TestServer: Sendable {
 
     /// The number of operations in each batch (a JSON array `POST`) answered, in order.
     public var batchSizes: [Int] { state.withLock { $0.batchSizes } }
+
+    /// Makes answers to `GET` queries cacheable, as a server behind a CDN does: `Cache-Control:
+    /// public, max-age=<maxAge>` and an `ETag`; a request whose `If-None-Match` matches is answered
+    /// `304 Not Modified`.
+    public func cacheGETAnswers(maxAge: Int) { state.withLock { $0.getAnswerMaxAge = maxAge } }
+
+    /// How many `304 Not Modified` answers the server gave.
+    public var notModifiedCount: Int { state.withLock { $0.notModifiedCount } }
 
     /// Delays every answer of the GraphQL endpoints by `latency` (a slow network, for benchmarks).
     public func addLatency(_ latency: Duration) { state.withLock { $0.graphQLLatency = latency } }

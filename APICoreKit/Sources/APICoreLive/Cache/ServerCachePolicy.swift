@@ -1,8 +1,8 @@
 @_spi(Generated) import APICore
 import Foundation
 
-/// What a server said about caching its answer: its `Cache-Control` header (`no-store`; `max-age`,
-/// and `no-cache` as a maximum age of zero) and Apollo Server's cache hints
+/// What a server said about caching its answer: its `Cache-Control` header (`no-store`; `max-age`
+/// less the answer's `Age`, and `no-cache` as a maximum age of zero) and Apollo Server's cache hints
 /// (`extensions.cacheControl.hints`, a maximum age per response path, which holds for the field
 /// at that path and what is below it unless a shorter hint says otherwise).
 ///
@@ -35,6 +35,10 @@ package struct ServerCachePolicy: Sendable, Equatable {
                 }
             default: break
             }
+        }
+        // An answer that waited in an HTTP cache (a CDN's, the client's) has that much less to live.
+        if let maxAge, let age = headers["age"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), age > 0 {
+            self.maxAge = max(.zero, maxAge - .seconds(age))
         }
         guard case .array(let list)? = extensions?["cacheControl"]?.objectValue?["hints"] else { return }
         for case .object(let hint) in list {
