@@ -56,6 +56,12 @@ suites:
          (target <= 1.2), pager-merged-ratio for the same pages merged in the cache (a connection
          field), and with 5,000 items loaded, list-update-ms and list-update-merged-ms, from a
          one-item change in the cache to the pager's list showing it
+  batching  20 small queries issued together against the loopback server with 20 ms added to
+         every GraphQL answer, batched (HTTPBatching's defaults) and unbatched, alternating rounds,
+         medians: batching-ratio, batched time over unbatched with URLSession's default of 6
+         HTTP/1.1 connections per host (target <= 0.25), and the same with 32 connections
+         (batching-ratio-32-connections), where unbatched requests do not queue;
+         APICOREKIT_BATCH_LATENCY_MS sets the added latency (0 shows the fixed cost)
 USAGE
 }
 
@@ -63,7 +69,7 @@ USAGE
 for suite in "$@"; do
   case "$suite" in
     -h|--help) usage; exit 0 ;;
-    e2e|subscriptions|defer|pagination)
+    e2e|subscriptions|defer|pagination|batching)
       swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
       "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" "$suite"
       ;;

@@ -161,6 +161,11 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
     /// Whether this request may share an HTTP request with others when the client batches
     /// (``APIClientConfiguration/batching``); on by default.
     public var allowsBatching = true
+    /// Whether this query or mutation goes over the subscription WebSocket instead of HTTP; `nil`
+    /// leaves it to ``SubscriptionConfiguration/carriesQueriesAndMutations``. Over the socket it
+    /// passes no middleware (the connection authenticated once, with `connection_init`), and an
+    /// operation with `@defer` or `@stream` still goes over HTTP.
+    public var usesWebSocket: Bool?
     /// The app's values for the middleware chain (``RequestContext/values``).
     public var values = RequestValues()
     /// Turns the typed data into the domain value; a thrown error becomes ``APIError/mapping(_:)``.

@@ -164,6 +164,11 @@ public struct SubscriptionConfiguration: Sendable {
     public var reconnect: RetryPolicy?
     /// The largest message (multipart part, server-sent event) accepted, in bytes.
     public var maxMessageSize: Int
+    /// Whether queries and mutations go over the WebSocket too (a `subscribe` answered with one
+    /// `next` and `complete`), on the connection subscriptions share, instead of HTTP; a request's
+    /// ``GraphQLRequest/usesWebSocket`` decides for itself. Off by default; unused over HTTP
+    /// channels.
+    public var carriesQueriesAndMutations = false
 
     /// Subscriptions over a WebSocket.
     public init(

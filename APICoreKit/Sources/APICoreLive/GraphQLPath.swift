@@ -39,6 +39,8 @@ extension LiveAPIClient {
         var extensions: JSONObject?
         /// The errors that fields with `@catch` caught (the data holds them).
         var caughtErrors: [GraphQLError] = []
+        /// Whether it came over the WebSocket, which has no HTTP status.
+        var overWebSocket = false
     }
 
     /// An answer delivered in parts (`@defer`).
@@ -324,11 +326,11 @@ extension LiveAPIClient {
         _ request: GraphQLRequest<Operation, Value>, validated: JSONObject, answer: ServerAnswer, since start: ContinuousClock.Instant
     ) throws(APIError) -> Response<Value> {
         let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: validated)))
-        return Response(
-            value: value,
-            metadata: metadata(
-                for: answer.response, operationName: Operation.operationName, since: start, extensions: answer.extensions,
-                caughtErrors: answer.caughtErrors))
+        var metadata = metadata(
+            for: answer.response, operationName: Operation.operationName, since: start, extensions: answer.extensions,
+            caughtErrors: answer.caughtErrors)
+        if answer.overWebSocket { metadata.statusCode = nil }
+        return Response(value: value, metadata: metadata)
     }
 
     /// Cached data, mapped, marked as the cache's. The cache reader checked every field it read
@@ -355,12 +357,17 @@ extension LiveAPIClient {
 
     // MARK: 2. Operation
 
-    /// The server's answer to an operation: with persisted queries when configured (falling back
-    /// to whole documents for a server that does not know them), shared with an identical query
-    /// already in flight when de-duplication is on.
+    /// The server's answer to an operation: over the WebSocket when it goes there, else over HTTP
+    /// with persisted queries when configured (falling back to whole documents for a server that
+    /// does not know them), shared with an identical query already in flight when de-duplication
+    /// is on.
     func answer<Operation: GraphQLOperation, Value>(to request: GraphQLRequest<Operation, Value>) async throws(APIError) -> ServerAnswer {
+        let socket = try webSocket(for: request)
         let send: @Sendable () async -> Result<ServerAnswer, APIError> = { [self] in
-            await Self.result { () async throws(APIError) in try await sendWithPersistedQueries(request) }
+            await Self.result { () async throws(APIError) in
+                if let socket { return try await exchange(request, over: socket) }
+                return try await sendWithPersistedQueries(request)
+            }
         }
         // An incremental answer is read as it streams, by one reader: not shared.
         guard Operation.operationType == .query && configuration.deduplicatesQueries && !GraphQLHTTP.defers(Operation.document) else {
@@ -472,7 +479,94 @@ extension LiveAPIClient {
             .contains { text.contains($0) }
     }
 
+    /// The subscription socket, when the request goes over it (``GraphQLRequest/usesWebSocket``,
+    /// else ``SubscriptionConfiguration/carriesQueriesAndMutations``); operations with `@defer` or
+    /// `@stream` and uploads stay on HTTP.
+    private func webSocket<Operation: GraphQLOperation, Value>(for request: GraphQLRequest<Operation, Value>) throws(APIError)
+        -> SubscriptionConnection?
+    {
+        guard request.usesWebSocket ?? configuration.subscriptions?.carriesQueriesAndMutations ?? false,
+            !GraphQLHTTP.defers(Operation.document), request.operation.__variables.files.isEmpty
+        else { return nil }
+        guard let subscriptions else {
+            throw .invalidRequest(
+                "\(Operation.operationName): the request asks for the WebSocket (usesWebSocket), but this client's subscriptions "
+                    + "do not use one (APIClientConfiguration.subscriptions)")
+        }
+        return subscriptions
+    }
+
     // MARK: 3. Exchange
+
+    /// One operation over the subscription socket: a `subscribe` whose one result is the answer
+    /// (the server's `complete` may follow), within the request's timeout. No HTTP middleware runs:
+    /// the socket authenticated when it opened.
+    private func exchange<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, over socket: SubscriptionConnection)
+        async throws(APIError) -> ServerAnswer
+    {
+        let id = Self.documentID(of: Operation.self)
+        let persistedOnly = configuration.persistedQueries?.mode == .persistedOnly
+        let operation = SubscriptionOperation(
+            name: Operation.operationName, document: Operation.document, variables: request.operation.variablesJSON, headers: request.headers,
+            documentID: id, values: request.values, persistedID: persistedOnly ? id : nil)
+        let url = configuration.subscriptions?.url
+        let timeout = request.timeout ?? configuration.timeout
+        let outcome = await withTaskGroup(of: Result<JSONObject, APIError>?.self) { group in
+            group.addTask { await Self.firstResult(of: operation, over: SocketSubscriptionChannel(connection: socket), url: url) }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: timeout)
+                } catch {
+                    return nil
+                }
+                return .failure(.transport(TransportFailure(kind: .timedOut, url: url, underlying: URLSessionTransport.timedOutText)))
+            }
+            defer { group.cancelAll() }
+            for await result in group {
+                if let result { return result }
+            }
+            return .failure(.cancelled)
+        }
+        do throws(APIError) {
+            let payload = try outcome.get()
+            let data: JSONObject, caught: [GraphQLError]
+            switch try GraphQLResponseReading.read(
+                .object(payload), statusCode: nil, operationName: Operation.operationName, catching: Operation.Data.__selections)
+            {
+            case .data(let whole?): (data, caught) = (whole, [])
+            case .caught(let partial, let errors): (data, caught) = (partial, errors)
+            case .data(nil), .notGraphQL:
+                throw .invalidResponse(InvalidResponse(
+                    kind: .noData, statusCode: nil, request: Operation.operationName, bodyExcerpt: JSONSerializer.string(.object(payload))))
+            }
+            let extensions = payload["extensions"]?.objectValue
+            return ServerAnswer(
+                response: TransportResponse(statusCode: 200, headers: [:], body: Data(), url: url), data: data,
+                cachePolicy: ServerCachePolicy(headers: [:], extensions: extensions), extensions: extensions, caughtErrors: caught,
+                overWebSocket: true)
+        } catch {
+            throw persistedOnly ? Self.persistedOnlyFailure(error, operationName: Operation.operationName, id: id) : error
+        }
+    }
+
+    /// The first result the channel gives for `operation`; leaving the stream then unsubscribes
+    /// (a `complete` to the server, unless it completed first).
+    private static func firstResult(of operation: SubscriptionOperation, over channel: any SubscriptionChannel, url: URL?) async
+        -> Result<JSONObject, APIError>
+    {
+        for await event in channel.open(operation) {
+            switch event {
+            case .connected, .state: continue
+            case .payload(let payload): return .success(payload)
+            case .error(let error), .dropped(let error): return .failure(error)
+            case .complete:
+                return .failure(.invalidResponse(InvalidResponse(
+                    kind: .noData, statusCode: nil, request: operation.name, bodyExcerpt: "the server completed the operation without a result")))
+            }
+        }
+        if Task.isCancelled { return .failure(.cancelled) }
+        return .failure(.transport(TransportFailure(kind: .connectionLost, url: url, underlying: "the WebSocket ended before the operation's result")))
+    }
 
     /// An operation's document id: the generator's persisted-query id, else the SHA-256 of its
     /// document, worked out once per operation type.

@@ -13,6 +13,7 @@ let suites: [String: () async throws -> Void] = [
     "defer": DeferBenchmark.run,
     "queue": QueueBenchmark.run,
     "pagination": PaginationBenchmark.run,
+    "batching": BatchingBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -270,6 +270,17 @@ public final class GraphQLWebSocketServer: Sendable {
         private func execute(id: String, query: String, variables: [String: Map], operationName: String?) async {
             let next = legacy ? "data" : "next"
             do {
+                // A query or a mutation over the socket (graphql-transport-ws allows them): one
+                // `next` with its result, then `complete`.
+                if let (_, operation) = GraphQLHTTPResponder.operation(in: query, named: operationName), operation.operation != .subscription {
+                    var result = try await graphql(schema: server.schema, request: query, variableValues: variables, operationName: operationName)
+                    result.errors = result.errors.map(GraphQLHTTPResponder.withExtensions)
+                    let payload = try GraphQLJSONEncoder().encode(result)
+                    await write(type: next, id: id, payload: String(decoding: payload, as: UTF8.self))
+                    if !Task.isCancelled { await write(type: "complete", id: id) }
+                    operations[id] = nil
+                    return
+                }
                 let result = try await graphqlSubscribe(schema: server.schema, request: query, variableValues: variables, operationName: operationName)
                 switch result {
                 case .failure(let errors):

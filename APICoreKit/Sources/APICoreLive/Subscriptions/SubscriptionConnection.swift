@@ -3,7 +3,9 @@ import Foundation
 import Logging
 
 /// The one WebSocket a client's subscriptions share: opened on the first subscription, closed after
-/// the last, reopened with backoff when it drops, with every active operation subscribed again.
+/// the last (or, when it carries queries and mutations too, once it has been idle for
+/// ``idleLinger``), reopened with backoff when it drops, with every active operation subscribed
+/// again.
 ///
 /// Each socket gets a new generation; an operation remembers the generation it was subscribed on,
 /// so it is subscribed exactly once per socket, and nothing from an old socket is read once it is
@@ -50,6 +52,12 @@ actor SubscriptionConnection {
 
     private var operations: [UInt64: Operation] = [:]
     private var nextID: UInt64 = 1
+    /// Counts the times the socket fell idle, so that a late close finds out whether it still is.
+    private var idleMark: UInt64 = 0
+
+    /// How long a socket that carries queries and mutations stays open without operations, so that
+    /// operations in a row share it.
+    static let idleLinger = Duration.seconds(30)
     private var runner: Task<Void, Never>?
     private var channel: (any WebSocketChannel)?
     private var generation: UInt64 = 0
@@ -82,6 +90,7 @@ actor SubscriptionConnection {
     func subscribe(name: String, payload: JSONObject, sink: @escaping Sink) async -> UInt64 {
         let id = nextID
         nextID += 1
+        idleMark += 1
         operations[id] = Operation(name: name, payload: payload, sink: sink)
         if let channel, acknowledged {
             sink(.connected)
@@ -111,7 +120,21 @@ actor SubscriptionConnection {
 
     private func closeIfIdle() async {
         guard operations.isEmpty, let channel else { return }
+        if configuration.carriesQueriesAndMutations {
+            idleMark += 1
+            let mark = idleMark
+            Task { [weak self] in
+                try? await Task.sleep(for: Self.idleLinger)
+                await self?.closeIfStillIdle(since: mark)
+            }
+            return
+        }
         await channel.close(code: 1000, reason: "no active subscriptions")
+    }
+
+    private func closeIfStillIdle(since mark: UInt64) async {
+        guard mark == idleMark, operations.isEmpty, let channel else { return }
+        await channel.close(code: 1000, reason: "no active operations")
     }
 
     private func broadcast(_ event: ChannelEvent) {

@@ -1,0 +1,88 @@
+import APICore
+import APICoreLive
+import APICoreTestServer
+import Foundation
+import Logging
+import StarWarsOperations
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// HTTP batching: 20 small queries issued together against the loopback server with 20 ms added
+/// to every GraphQL answer (a round trip of a mobile network), batched (HTTPBatching's defaults:
+/// a 10 ms window, 10 operations a batch) and unbatched, in alternating rounds; medians.
+///
+/// Batching saves round trips where requests queue for connections: the figure that counts is
+/// with URLSession's default of 6 HTTP/1.1 connections per host (Apple platforms); beside it, the
+/// same with 32 connections (the client's own session), where unbatched requests do not queue.
+enum BatchingBenchmark {
+    static let queries = 20
+    static let rounds = 9
+    static let latency = Duration.milliseconds(Int(ProcessInfo.processInfo.environment["APICOREKIT_BATCH_LATENCY_MS"] ?? "") ?? 20)
+
+    static func run() async throws {
+        let server = try await TestServer.start()
+        server.addLatency(latency)
+        for connections in [6, 32] {
+            let session = URLSessionConfiguration.ephemeral
+            session.httpMaximumConnectionsPerHost = connections
+            session.urlCache = nil
+            session.requestCachePolicy = .reloadIgnoringLocalCacheData
+            let plain = makeClient(server.baseURL, session: session, batching: nil)
+            let batched = makeClient(server.baseURL, session: session, batching: HTTPBatching())
+            var plainTimes: [Double] = []
+            var batchedTimes: [Double] = []
+            for round in 0...rounds {
+                let plainTime = try await time(plain)
+                let batchedTime = try await time(batched)
+                // Round 0 opens the connections.
+                if round > 0 {
+                    plainTimes.append(plainTime)
+                    batchedTimes.append(batchedTime)
+                }
+            }
+            let suffix = connections == 6 ? "" : "-\(connections)-connections"
+            let plainMedian = median(plainTimes)
+            let batchedMedian = median(batchedTimes)
+            print("batching-unbatched-ms\(suffix): \(String(format: "%.1f", plainMedian * 1000))")
+            print("batching-batched-ms\(suffix): \(String(format: "%.1f", batchedMedian * 1000))")
+            print("batching-ratio\(suffix): \(String(format: "%.2f", batchedMedian / plainMedian))")
+        }
+        let sizes = server.batchSizes
+        print("batching-batches-per-round: \(sizes.count / ((rounds + 1) * 2))")
+        await server.stop()
+    }
+
+    /// Seconds until all 20 queries are answered.
+    static func time(_ client: any APIClient) async throws -> Double {
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<queries {
+                group.addTask {
+                    let id = ["1000", "1001", "1002", "1003", "1004"][index % 5]
+                    guard try await client.fetch(HumanQuery(id: id), cachePolicy: .networkOnly).value.human?.id == id else {
+                        throw BatchingBenchmarkError.wrongAnswer
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    static func makeClient(_ url: URL, session: URLSessionConfiguration, batching: HTTPBatching?) -> any APIClient {
+        APICoreLive.makeClient(
+            APIClientConfiguration(
+                restBaseURL: url, cache: nil, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), retryPolicy: nil,
+                deduplicatesQueries: false, batching: batching),
+            sessionConfiguration: session)
+    }
+
+    static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+}
+
+enum BatchingBenchmarkError: Error {
+    case wrongAnswer
+}
