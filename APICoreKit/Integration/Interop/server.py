@@ -110,8 +110,9 @@ class Subscription:
 
 schema = strawberry.Schema(
     query=Query, mutation=Mutation, subscription=Subscription,
-    # @defer, as graphql-core 3.3 executes it incrementally (answered as multipart/mixed).
-    config=StrawberryConfig(enable_experimental_incremental_execution=True),
+    # @defer and @stream, as graphql-core 3.3 executes them incrementally (answered as
+    # multipart/mixed); batches of up to 10 operations (a JSON array POST).
+    config=StrawberryConfig(enable_experimental_incremental_execution=True, batching_config={"max_operations": 10}),
 )
 app = GraphQL(
     schema,

@@ -140,9 +140,35 @@ extension JSONObject {
         self[key] = child
         return true
     }
+
+    /// Replaces the value at `path` (a field, or an item of a list, that is there) by `value`;
+    /// `false` when the path leads nowhere.
+    package mutating func replaceValue(at path: ArraySlice<ResponsePath.Component>, with value: JSONValue) -> Bool {
+        guard case .field(let key)? = path.first, var child = self[key], child.replaceValue(at: path.dropFirst(), with: value) else { return false }
+        self[key] = child
+        return true
+    }
 }
 
 extension JSONValue {
+    fileprivate mutating func replaceValue(at path: ArraySlice<ResponsePath.Component>, with value: JSONValue) -> Bool {
+        switch (self, path.first) {
+        case (_, nil):
+            self = value
+            return true
+        case (.object(var inner), .field?):
+            guard inner.replaceValue(at: path, with: value) else { return false }
+            self = .object(inner)
+            return true
+        case (.array(var items), .index(let index)?) where items.indices.contains(index):
+            guard items[index].replaceValue(at: path.dropFirst(), with: value) else { return false }
+            self = .array(items)
+            return true
+        default:
+            return false
+        }
+    }
+
     fileprivate mutating func replaceObject(at path: ArraySlice<ResponsePath.Component>, with object: JSONObject) -> Bool {
         switch (self, path.first) {
         case (.object(var inner), _):

@@ -11,7 +11,7 @@ import Foundation
 enum GraphQLHTTP {
     static let graphQLResponseMediaType = "application/graphql-response+json"
     static let accept = "application/graphql-response+json, application/json;q=0.9"
-    /// For an operation with `@defer`: incremental delivery first (the 2022 format's media type
+    /// For an operation with `@defer` or `@stream`: incremental delivery first (the 2022 format's media type
     /// parameter, which servers of the newer format accept too), a whole answer otherwise.
     static let acceptIncremental = "multipart/mixed;deferSpec=20220824, application/graphql-response+json, application/json;q=0.9"
     /// For a subscription over HTTP multipart (Apollo's protocol); a server that cannot stream
@@ -22,8 +22,8 @@ enum GraphQLHTTP {
     /// answers once, as JSON.
     static let acceptEventStream = "text/event-stream, application/graphql-response+json;q=0.9, application/json;q=0.8"
 
-    /// Whether a document asks for incremental delivery.
-    static func defers(_ document: String) -> Bool { document.contains("@defer") }
+    /// Whether a document asks for incremental delivery (`@defer`, `@stream`).
+    static func isIncremental(_ document: String) -> Bool { document.contains("@defer") || document.contains("@stream") }
 
     /// What of the document a request carries.
     enum Document {

@@ -249,8 +249,9 @@ extension LiveAPIClient {
         _ update: IncrementalResult.Update, result: IncrementalResult, to validated: JSONObject, of: Operation.Type, variables: JSONObject,
         policy: ServerCachePolicy, records: inout ResponseRecords?
     ) -> JSONObject? {
-        // A part with errors: the whole data is read again, with the errors' paths left out of the cache.
-        guard update.errors.isEmpty else { return nil }
+        // A part with errors: the whole data is read again, with the errors' paths left out of the
+        // cache; so is a part with streamed list items, which the lists' selections check.
+        guard update.errors.isEmpty, update.streamedItems == 0 else { return nil }
         // A part that completes nothing (data for a fragment still pending): nothing changes yet.
         if update.fulfilled.isEmpty { return validated }
         var validated = validated
@@ -370,7 +371,7 @@ extension LiveAPIClient {
             }
         }
         // An incremental answer is read as it streams, by one reader: not shared.
-        guard Operation.operationType == .query && configuration.deduplicatesQueries && !GraphQLHTTP.defers(Operation.document) else {
+        guard Operation.operationType == .query && configuration.deduplicatesQueries && !GraphQLHTTP.isIncremental(Operation.document) else {
             return try await send().get()
         }
         if Task.isCancelled { throw .cancelled }
@@ -486,7 +487,7 @@ extension LiveAPIClient {
         -> SubscriptionConnection?
     {
         guard request.usesWebSocket ?? configuration.subscriptions?.carriesQueriesAndMutations ?? false,
-            !GraphQLHTTP.defers(Operation.document), request.operation.__variables.files.isEmpty
+            !GraphQLHTTP.isIncremental(Operation.document), request.operation.__variables.files.isEmpty
         else { return nil }
         guard let subscriptions else {
             throw .invalidRequest(
@@ -590,7 +591,7 @@ extension LiveAPIClient {
     private func exchange<Operation: GraphQLOperation, Value>(
         _ request: GraphQLRequest<Operation, Value>, document: GraphQLHTTP.Document, useGET: Bool
     ) async throws(APIError) -> ServerAnswer {
-        let incremental = GraphQLHTTP.defers(Operation.document)
+        let incremental = GraphQLHTTP.isIncremental(Operation.document)
         var urlRequest = try GraphQLHTTP.makeRequest(
             url: configuration.graphQLURL, operation: request.operation, variables: request.operation.variablesJSON, useGET: useGET,
             document: document, accept: incremental ? GraphQLHTTP.acceptIncremental : GraphQLHTTP.accept, conventions: .init(configuration))

@@ -3,7 +3,7 @@
 import Foundation
 import Testing
 
-/// Assembling a `@defer` result from its payloads, in both formats in use.
+/// Assembling a `@defer` and `@stream` result from its payloads, in both formats in use.
 @Suite("incremental results")
 struct IncrementalResultTests {
     static func object(_ text: String) throws -> JSONObject {
@@ -71,10 +71,39 @@ struct IncrementalResultTests {
             #"{"incremental":[{"data":{"a":1}}],"hasNext":false}"#,
             #"{"incremental":[3],"hasNext":false}"#,
             #"{"errors":{"message":"not a list"},"hasNext":false}"#,
+            // @stream: items that are not a list, a path without an index, an index past the end,
+            // a path that is not a list, an id never announced.
+            #"{"incremental":[{"items":{"a":1},"path":["hero",0]}],"hasNext":false}"#,
+            #"{"incremental":[{"items":[1],"path":["hero"]}],"hasNext":false}"#,
+            #"{"incremental":[{"items":[1],"path":["hero","friends",5]}],"hasNext":false}"#,
+            #"{"incremental":[{"items":[1],"path":["hero","id",0]}],"hasNext":false}"#,
+            #"{"incremental":[{"id":"4","items":[1]}],"hasNext":false}"#,
           ])
     func invalidPayloads(_ payload: String) throws {
         var result = try IncrementalResult(initial: Self.object(#"{"data":{"hero":{"id":"1"}},"hasNext":true}"#))
         #expect(throws: APIError.self) { _ = try result.apply(Self.object(payload)) }
+    }
+
+    @Test("@stream, 2022 format: items go from the index their path ends with, and are counted")
+    func stream2022() throws {
+        var result = try IncrementalResult(initial: Self.object(#"{"data":{"hero":{"friends":[{"id":"1"}]}},"hasNext":true}"#))
+        var update = try result.apply(Self.object(#"{"incremental":[{"items":[{"id":"2"},{"id":"3"}],"path":["hero","friends",1]}],"hasNext":true}"#))
+        #expect(update.streamedItems == 2 && update.fulfilled.isEmpty)
+        update = try result.apply(Self.object(#"{"incremental":[{"items":[{"id":"4"}],"path":["hero","friends",3],"label":"more"}],"hasNext":false}"#))
+        #expect(update.streamedItems == 1)
+        #expect(result.data["hero"]?["friends"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["1", "2", "3", "4"])
+    }
+
+    @Test("@stream, current format: items go at the end of the list their id announced; completed ends it; a nulled list takes none")
+    func streamCurrent() throws {
+        var result = try IncrementalResult(initial: Self.object(
+            #"{"data":{"hero":{"friends":[]},"villain":null},"pending":[{"id":"0","path":["hero","friends"]},{"id":"1","path":["villain"]}],"hasNext":true}"#))
+        _ = try result.apply(Self.object(#"{"incremental":[{"id":"0","items":["a"]},{"id":"1","items":["x"]}],"hasNext":true}"#))
+        let update = try result.apply(Self.object(#"{"incremental":[{"id":"0","items":["b","c"]}],"completed":[{"id":"0"},{"id":"1"}],"hasNext":false}"#))
+        #expect(update.streamedItems == 2)
+        #expect(result.data["hero"]?["friends"] == ["a", "b", "c"])
+        #expect(result.data["villain"] == .null)
+        #expect(!result.hasNext)
     }
 
     @Test("a part after the last, and a first part with neither data nor errors, are invalid")

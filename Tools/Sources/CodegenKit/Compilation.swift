@@ -26,6 +26,7 @@ package struct Compilation {
         ("typePolicy", "directive @typePolicy(keyFields: String! = \"\", connectionFields: String! = \"\") on OBJECT | INTERFACE"),
         ("fieldPolicy", "directive @fieldPolicy(forField: String!, keyArgs: String!) repeatable on OBJECT | INTERFACE"),
         ("defer", "directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT"),
+        ("stream", "directive @stream(label: String, if: Boolean! = true, initialCount: Int! = 0) on FIELD"),
         ("apollo_client_ios_localCacheMutation",
          "directive @apollo_client_ios_localCacheMutation on QUERY | MUTATION | SUBSCRIPTION | FRAGMENT_DEFINITION"),
         ("import", "directive @import(module: String!) repeatable on QUERY | MUTATION | SUBSCRIPTION | FRAGMENT_DEFINITION"),
@@ -155,9 +156,9 @@ package struct Compilation {
             var merging = FieldMergeRule(schema: schema.model, fragments: fragments)
             merging.check(operations: operations, rootTypes: schema.model.rootTypes)
             diagnostics += merging.diagnostics
-            var deferring = DeferRule(fragments: fragments)
-            deferring.check(operations)
-            diagnostics += deferring.diagnostics
+            var incremental = IncrementalDeliveryRule(schema: schema.model, fragments: fragments)
+            incremental.check(operations, rootTypes: schema.model.rootTypes)
+            diagnostics += incremental.diagnostics
             diagnostics += CatchRule.check(operations.map { $0 as Definition } + fragments.values.map { $0 as Definition })
         }
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }

@@ -47,6 +47,26 @@ struct DiagnosticsTests {
         #expect(text.count == 3, "\(text)")
     }
 
+    @Test("@stream: list fields only, initialCount not negative, labels shared with @defer, none at a subscription's root")
+    func streamRules() throws {
+        let project = try Project(files: [
+            "schema.graphqls": smallSchema + "\nextend type Query { heroes: [Character!]! }\ntype Subscription { heroes: [Character] }\n",
+            "A.graphql": """
+                query A { heroes @stream(label: "s") { id ... @defer(label: "s") { name } } }
+                query B { hero @stream { id } }
+                query C { heroes @stream(initialCount: -1) { id } }
+                subscription D { heroes @stream { id } }
+                query E { heroes @stream(initialCount: 2) { id } }
+                """,
+        ])
+        let text = project.failure().map(\.description)
+        #expect(text.contains { $0.hasPrefix("A.graphql:1:47: error: @defer label \"s\" is used more than once in one operation (first at A.graphql:1:18)") })
+        #expect(text.contains { $0.hasPrefix("A.graphql:2:16: error: @stream is only for list fields, and 'hero' is of type Character, which is not a list") })
+        #expect(text.contains { $0.hasPrefix("A.graphql:3:18: error: @stream's initialCount on 'heroes' must not be negative (it is -1)") })
+        #expect(text.contains { $0.hasPrefix("A.graphql:4:25: error: @stream is not allowed on 'heroes', a root field of a subscription") })
+        #expect(text.count == 4, "\(text)")
+    }
+
     @Test("a type defined twice names both places")
     func duplicateType() throws {
         let project = try Project(files: [

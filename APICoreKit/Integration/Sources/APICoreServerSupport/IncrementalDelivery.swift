@@ -31,6 +31,22 @@ public enum IncrementalDelivery {
         }
     }()
 
+    /// `directive @stream(label: String, if: Boolean! = true, initialCount: Int! = 0) on FIELD`.
+    public static let streamDirective: GraphQLDirective = {
+        do {
+            return try GraphQLDirective(
+                name: "stream", description: "Delivers the list's items after the first initialCount as they are ready.",
+                locations: [.field],
+                args: [
+                    "label": GraphQLArgument(type: GraphQLString),
+                    "if": GraphQLArgument(type: GraphQLNonNull(GraphQLBoolean), defaultValue: .bool(true)),
+                    "initialCount": GraphQLArgument(type: GraphQLNonNull(GraphQLInt), defaultValue: .int(0)),
+                ])
+        } catch {
+            preconditionFailure("the @stream directive is valid: \(error)")
+        }
+    }()
+
     /// ``deferDirective`` as SDL, for schemas built from SDL.
     public static let deferDirectiveSDL = "directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT"
 
@@ -71,13 +87,17 @@ public enum IncrementalDelivery {
         schema: GraphQLSchema, document: Document, operation: OperationDefinition, query: String, operationName: String?,
         variablesJSON: Data?, context: any Sendable, options: Options
     ) async throws -> Response? {
-        let (format, cutAfter, partDelay, onClientGone) = (options.format, options.cutAfter, options.partDelay, options.onClientGone)
-        guard query.contains("@defer") else { return nil }
+        let format = options.format
+        guard query.contains("@defer") || query.contains("@stream") else { return nil }
         let variables = (variablesJSON.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
         var fragments: [String: FragmentDefinition] = [:]
         for case let fragment as FragmentDefinition in document.definitions { fragments[fragment.name.value] = fragment }
         let splitter = Splitter(schema: schema, fragments: fragments, variables: variables)
-        guard splitter.hasActiveDefer(operation.selectionSet) else { return nil }
+        guard splitter.hasActiveDefer(operation.selectionSet) else {
+            return try await stream(
+                schema: schema, operation: operation, query: query, operationName: operationName, variablesJSON: variablesJSON,
+                context: context, splitter: splitter, options: options)
+        }
 
         let mapVariables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
         var result = try await graphql(schema: schema, request: query, context: context, variableValues: mapVariables, operationName: operationName)
@@ -124,14 +144,84 @@ public enum IncrementalDelivery {
             }
             payloads.append(payload)
         }
+        return multipart(payloads, options: options)
+    }
 
+    /// A multipart answer for an operation with an active `@stream` (and no `@defer`): the
+    /// document is executed whole, then each streamed list (on a path that passes through no other
+    /// list) is cut after its `initialCount` items, and the rest follow one item a payload.
+    private static func stream(
+        schema: GraphQLSchema, operation: OperationDefinition, query: String, operationName: String?, variablesJSON: Data?,
+        context: any Sendable, splitter: Splitter, options: Options
+    ) async throws -> Response? {
+        let mapVariables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
+        var result = try await graphql(schema: schema, request: query, context: context, variableValues: mapVariables, operationName: operationName)
+        result.errors = result.errors.map(GraphQLHTTPResponder.withExtensions)
+        let encoded = try JSONSerialization.jsonObject(with: GraphQLJSONEncoder().encode(result)) as? [String: Any] ?? [:]
+        guard var data = encoded["data"] as? [String: Any] else { return nil }
+        let streams = splitter.streams(operation.selectionSet.selections, data, path: [])
+        guard !streams.isEmpty else { return nil }
+        var first: [String: Any] = ["data": [:]]
+        if let errors = encoded["errors"] { first["errors"] = errors }
+        var later: [[String: Any]] = []
+        var pending: [[String: Any]] = []
+        for (index, stream) in streams.enumerated() {
+            guard let list = value(at: stream.path, in: data) as? [Any] else { continue }
+            let initialCount = min(stream.initialCount, list.count)
+            data = replacing(at: stream.path[...], in: data, with: Array(list.prefix(initialCount))) as? [String: Any] ?? data
+            let rest = list.dropFirst(initialCount)
+            guard !rest.isEmpty else { continue }
+            let id = String(index)
+            var announced: [String: Any] = ["id": id, "path": stream.path]
+            if let label = stream.label { announced["label"] = label }
+            pending.append(announced)
+            for (offset, item) in rest.enumerated() {
+                var entry: [String: Any] = ["items": [item]]
+                var payload: [String: Any] = [:]
+                switch options.format {
+                case .v2022:
+                    entry["path"] = stream.path + [initialCount + offset]
+                    if let label = stream.label { entry["label"] = label }
+                case .current:
+                    entry["id"] = id
+                    if offset == rest.count - 1 { payload["completed"] = [["id": id]] }
+                }
+                payload["incremental"] = [entry]
+                later.append(payload)
+            }
+        }
+        first["data"] = data
+        first["hasNext"] = !later.isEmpty
+        if options.format == .current, !pending.isEmpty { first["pending"] = pending }
+        for index in later.indices { later[index]["hasNext"] = index < later.count - 1 }
+        return multipart([first] + later, options: options)
+    }
+
+    private static func value(at path: [Any], in data: Any) -> Any? {
+        var current: Any = data
+        for component in path {
+            guard let key = component as? String, let object = current as? [String: Any], let next = object[key] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    private static func replacing(at path: ArraySlice<Any>, in value: Any, with replacement: Any) -> Any {
+        guard let key = path.first as? String, var object = value as? [String: Any], let child = object[key] else { return path.isEmpty ? replacement : value }
+        object[key] = replacing(at: path.dropFirst(), in: child, with: replacement)
+        return object
+    }
+
+    /// `payloads` as `multipart/mixed`, part by part, cut or slowed as `options` say.
+    private static func multipart(_ payloads: [[String: Any]], options: Options) -> Response {
+        let (format, cutAfter, partDelay, onClientGone) = (options.format, options.cutAfter, options.partDelay, options.onClientGone)
         // Each part ends with the next delimiter, written with it, so that a reader knows the
         // part is whole as soon as it arrives (as Apollo Server and graphql-http write them).
         let boundary = "-"
         var parts: [ByteBuffer] = []
         for (index, payload) in payloads.enumerated() {
             if let cutAfter, index >= cutAfter { break }
-            let json = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
+            let json = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data("{}".utf8)
             var part = index == 0 ? "\r\n--\(boundary)" : ""
             part += "\r\nContent-Type: application/json; charset=utf-8\r\n\r\n" + String(decoding: json, as: UTF8.self) + "\r\n--\(boundary)"
             parts.append(ByteBuffer(string: part))
@@ -219,6 +309,43 @@ public enum IncrementalDelivery {
                 }
             }
             return .some(label)
+        }
+
+        /// Where a field has an active `@stream`: its path, label and initial count. Lists are
+        /// not entered: a streamed field inside a list item is delivered whole.
+        func streams(_ selections: [Selection], _ object: [String: Any], path: [Any]) -> [(path: [Any], label: String?, initialCount: Int)] {
+            var found: [(path: [Any], label: String?, initialCount: Int)] = []
+            for selection in selections {
+                if let field = selection as? Field {
+                    let key = field.alias?.value ?? field.name.value
+                    if let directive = field.directives.first(where: { $0.name.value == "stream" }), isActive(directive) {
+                        var label: String?
+                        var initialCount = 0
+                        for argument in directive.arguments {
+                            if argument.name.value == "label" { label = (argument.value as? StringValue)?.value }
+                            if argument.name.value == "initialCount" {
+                                if let literal = argument.value as? IntValue { initialCount = Int(literal.value) ?? 0 }
+                                if let variable = argument.value as? Variable { initialCount = variables[variable.name.value] as? Int ?? 0 }
+                            }
+                        }
+                        found.append((path + [key], label, initialCount))
+                    } else if let nested = field.selectionSet, let child = object[key] as? [String: Any] {
+                        found += streams(nested.selections, child, path: path + [key])
+                    }
+                } else if let inline = selection as? InlineFragment, applies(inline.typeCondition, to: object) {
+                    found += streams(inline.selectionSet.selections, object, path: path)
+                } else if let spread = selection as? FragmentSpread, let fragment = fragments[spread.name.value], applies(fragment.typeCondition, to: object) {
+                    found += streams(fragment.selectionSet.selections, object, path: path)
+                }
+            }
+            return found
+        }
+
+        private func isActive(_ directive: Directive) -> Bool {
+            guard let condition = directive.arguments.first(where: { $0.name.value == "if" }) else { return true }
+            if let boolean = condition.value as? BooleanValue { return boolean.value }
+            if let variable = condition.value as? Variable { return (variables[variable.name.value] as? Bool) == true }
+            return true
         }
 
         func hasActiveDefer(_ selectionSet: SelectionSet, seen: Set<String> = []) -> Bool {

@@ -257,7 +257,10 @@ enum StarWarsSchema {
         )
         return try GraphQLSchema(
             query: query, mutation: mutation, subscription: subscription, types: [human, droid],
-            directives: [GraphQLIncludeDirective, GraphQLSkipDirective, GraphQLDeprecatedDirective, GraphQLSpecifiedByDirective, GraphQLOneOfDirective, IncrementalDelivery.deferDirective])
+            directives: [
+                GraphQLIncludeDirective, GraphQLSkipDirective, GraphQLDeprecatedDirective, GraphQLSpecifiedByDirective, GraphQLOneOfDirective,
+                IncrementalDelivery.deferDirective, IncrementalDelivery.streamDirective,
+            ])
     }
 
     /// `count` catalog items of about 200 bytes each.

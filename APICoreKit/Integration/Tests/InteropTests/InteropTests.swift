@@ -19,14 +19,16 @@ struct InteropTests {
 
     static func client(
         _ server: InteropServer, queryMethod: APIClientConfiguration.QueryMethod = .post, cache: CacheConfiguration? = nil,
-        persistedQueries: PersistedQueries? = nil, subprotocol: SubscriptionProtocol = .graphQLTransportWS, logger: Logger = Logger(label: "interop")
+        persistedQueries: PersistedQueries? = nil, subprotocol: SubscriptionProtocol = .graphQLTransportWS, batching: HTTPBatching? = nil,
+        logger: Logger = Logger(label: "interop")
     ) -> any APIClient {
         APICoreLive.makeClient(APIClientConfiguration(
             restBaseURL: server.httpURL.deletingLastPathComponent(), graphQLURL: server.httpURL, timeout: .seconds(30), queryMethod: queryMethod,
-            cache: cache, logger: logger, retryPolicy: nil, persistedQueries: persistedQueries,
+            cache: cache, logger: logger, retryPolicy: nil, deduplicatesQueries: false, persistedQueries: persistedQueries,
             subscriptions: SubscriptionConfiguration(
                 url: server.webSocketURL, subprotocol: subprotocol, transport: APICoreWebSocket.transport, ackTimeout: .seconds(10), keepAlive: nil,
-                reconnect: quickReconnect)))
+                reconnect: quickReconnect),
+            batching: batching))
     }
 
     /// Starts a server, runs `body`, stops the server.
@@ -91,6 +93,62 @@ struct InteropTests {
             #expect(whole.value.book?.details.value?.title == "SPQR")
             let cached = try await client.fetch(BookDeferredQuery(id: "1"), cachePolicy: .cacheOnly)
             #expect(cached.value.book?.details.value?.title == "Dune")
+        }
+    }
+
+    @Test("@stream: the first book with the first part, the rest as strawberry streams them; fetch returns the whole list")
+    func streamed() async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server, cache: CacheConfiguration())
+            var counts: [Int] = []
+            for await result in client.responses(GraphQLRequest(BooksStreamedQuery()), cachePolicy: .networkOnly) {
+                counts.append(try result.get().value.books.count)
+            }
+            let all = try await client.fetch(BooksQuery(), cachePolicy: .networkOnly).value.books.map(\.title)
+            #expect(counts.first == 1)
+            #expect(counts.count >= 2)
+            #expect(counts.last == all.count)
+            let whole = try await client.fetch(BooksStreamedQuery(), cachePolicy: .networkOnly).value.books.map(\.title)
+            #expect(whole == all)
+            let cached = try await client.fetch(BooksStreamedQuery(), cachePolicy: .cacheOnly).value.books.map(\.title)
+            #expect(cached == all)
+        }
+    }
+
+    @Test("batching: three queries in one POST, each answered, an error staying with its operation")
+    func batched() async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server, batching: HTTPBatching(window: .seconds(600), maxOperations: 3))
+            async let dune = client.fetch(BookQuery(id: "1"), cachePolicy: .networkOnly)
+            async let spqr = client.fetch(BookTitleQuery(id: "2"), cachePolicy: .networkOnly)
+            async let secret = thrownError { () async throws(APIError) in
+                try await client.fetch(BookWithSecretQuery(id: "1"), cachePolicy: .networkOnly)
+            }
+            let duneTitle = try await dune.value.book?.title
+            let spqrTitle = try await spqr.value.book?.title
+            #expect(duneTitle == "Dune")
+            #expect(spqrTitle == "SPQR")
+            guard case .graphQL(let failure)? = await secret else {
+                Issue.record("expected the secret's GraphQL error, got \(String(describing: await secret))")
+                return
+            }
+            #expect(failure.errors.first?.message.contains("classified") == true)
+        }
+    }
+
+    @Test("queries and mutations over the WebSocket (graphql-transport-ws subscribe, one next and complete)")
+    func overWebSocket() async throws {
+        try await Self.withServer { server in
+            let client = Self.client(server)
+            var query = GraphQLRequest(BookQuery(id: "1"))
+            query.usesWebSocket = true
+            let title = try await client.fetch(query, cachePolicy: .networkOnly).value.book?.title
+            #expect(title == "Dune")
+            var mutation = GraphQLRequest(AddBookMutation(input: InteropAPI.BookInput(
+                title: "Socket", genre: .init(.science), published: InteropAPI.DateTime(Date(timeIntervalSince1970: 0)))))
+            mutation.usesWebSocket = true
+            let added = try await client.perform(mutation).value.addBook
+            #expect(added.title == "Socket")
         }
     }
 

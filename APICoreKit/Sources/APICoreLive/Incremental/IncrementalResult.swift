@@ -1,14 +1,17 @@
 import APICore
 import Foundation
 
-/// A GraphQL result delivered incrementally (`@defer`): the initial payload, then each subsequent
-/// payload merged into the data at its path. Both formats in use are read:
+/// A GraphQL result delivered incrementally (`@defer`, `@stream`): the initial payload, then each
+/// subsequent payload merged into the data at its path. Both formats in use are read:
 ///
 /// - 2022 (`deferSpec=20220824`, Apollo Server and Router, graphql-js 17 alphas): subsequent
-///   payloads carry `incremental: [{data, path, label?, errors?}]` and `hasNext`;
+///   payloads carry `incremental: [{data, path, label?, errors?}]` for a deferred fragment and
+///   `incremental: [{items, path, label?, errors?}]` for streamed list items, whose path ends with
+///   the index of the first of them;
 /// - the current proposal (graphql-js 17): the initial payload and later ones announce
-///   `pending: [{id, path, label?}]`; `incremental: [{id, data, subPath?, errors?}]` fills them and
-///   `completed: [{id, errors?}]` ends them.
+///   `pending: [{id, path, label?}]` (a fragment's object, or a streamed list); `incremental:
+///   [{id, data, subPath?, errors?}]` fills a fragment, `incremental: [{id, items, errors?}]` adds
+///   to a list, and `completed: [{id, errors?}]` ends them.
 ///
 /// Every payload says `hasNext`; the last one says `false`.
 package struct IncrementalResult: Sendable {
@@ -25,6 +28,8 @@ package struct IncrementalResult: Sendable {
         package var fulfilled: [Fragment] = []
         /// Errors of the payload, with their paths.
         package var errors: [GraphQLError] = []
+        /// How many streamed list items it brought.
+        package var streamedItems = 0
     }
 
     /// The data so far: the initial data with every increment merged in.
@@ -57,6 +62,12 @@ package struct IncrementalResult: Sendable {
         for entry in payload["incremental"]?.arrayValue ?? [] {
             guard let entry = entry.objectValue else { throw Self.invalid("an incremental entry is not an object") }
             update.errors += try Self.errors(in: entry)
+            if let items = entry["items"] {
+                guard let items = items.arrayValue else { throw Self.invalid("streamed items that are not a list") }
+                try addItems(items, of: entry)
+                update.streamedItems += items.count
+                continue
+            }
             let fragment: Fragment
             if let id = entry["id"]?.stringValue {
                 guard let announced = pending[id] else { throw Self.invalid("an increment for \(id), which was never announced as pending") }
@@ -70,8 +81,6 @@ package struct IncrementalResult: Sendable {
             }
             if let fields = entry["data"]?.objectValue {
                 try Self.merge(fields, into: &data, at: fragment.path.components[...])
-            } else if entry["items"] != nil {
-                throw Self.invalid("@stream items are not supported")
             }
         }
         for entry in payload["completed"]?.arrayValue ?? [] {
@@ -85,6 +94,36 @@ package struct IncrementalResult: Sendable {
         errors += update.errors
         hasNext = payload["hasNext"]?.boolValue ?? false
         return update
+    }
+
+    /// Streamed items into their list: the current format's go at the end of the list its id
+    /// announced; 2022's from the index their path ends with.
+    private mutating func addItems(_ items: [JSONValue], of entry: JSONObject) throws(APIError) {
+        let listPath: ResponsePath
+        var start: Int?
+        if let id = entry["id"]?.stringValue {
+            guard let announced = pending[id] else { throw Self.invalid("streamed items for \(id), which was never announced as pending") }
+            listPath = announced.path
+        } else {
+            guard let path = try Self.path(entry["path"]), case .index(let index)? = path.components.last else {
+                throw Self.invalid("streamed items without an id or a path that ends with an index")
+            }
+            listPath = ResponsePath(Array(path.components.dropLast()))
+            start = index
+        }
+        guard case .array(var list)? = data.value(at: listPath) else {
+            // The server nulled the list (an error inside it): nothing to add to.
+            if data.value(at: listPath)?.isNull == true { return }
+            throw Self.invalid("streamed items' path \(listPath) is not a list in the data")
+        }
+        let first = start ?? list.count
+        guard first >= 0, first <= list.count else {
+            throw Self.invalid("streamed items start at \(first), past the \(list.count) items of \(listPath)")
+        }
+        list.replaceSubrange(first..<min(list.count, first + items.count), with: items)
+        guard data.replaceValue(at: listPath.components[...], with: .array(list)) else {
+            throw Self.invalid("streamed items' path \(listPath) is not in the data")
+        }
     }
 
     private mutating func announce(_ payload: JSONObject) throws(APIError) {

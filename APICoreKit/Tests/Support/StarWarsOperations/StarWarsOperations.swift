@@ -275,6 +275,62 @@ public struct HumanQuery: GraphQLQuery {
     }
 }
 
+/// `query HumanFriendsStream($id: ID!, $initialCount: Int!) { human(id: $id) { __typename id name
+/// friends @stream(initialCount: $initialCount) { __typename id name } } }`: the friends after the
+/// first `initialCount` arrive one by one.
+public struct HumanFriendsStreamQuery: GraphQLQuery {
+    public static let operationName = "HumanFriendsStream"
+    public static let document = """
+        query HumanFriendsStream($id: ID!, $initialCount: Int!) { human(id: $id) { __typename id name \
+        friends @stream(initialCount: $initialCount) { __typename id name } } }
+        """
+    public var id: String
+    public var initialCount: Int
+    public init(id: String, initialCount: Int = 1) {
+        self.id = id
+        self.initialCount = initialCount
+    }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["id": id, "initialCount": initialCount]) }
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [
+            .field(Field("human", .object(Human.self), arguments: ["id": .variable("id")]))
+        ]
+        public var human: Human? { __data["human"] }
+
+        public struct Human: SelectionSet {
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = Types.human
+            @_spi(Generated) public static let __selections: [Selection] = [
+                .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                .field(Field("id", .nonNull(.scalar(String.self)))),
+                .field(Field("name", .nonNull(.scalar(String.self)))),
+                .field(Field("friends", .list(.object(Friend.self)))),
+            ]
+            public var id: String { __data["id"] }
+            public var name: String { __data["name"] }
+            public var friends: [Friend?]? { __data["friends"] }
+
+            public struct Friend: SelectionSet {
+                @_spi(Generated) public let __data: DataDict
+                @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+                @_spi(Generated) public static let __parentType = Types.character
+                @_spi(Generated) public static let __selections: [Selection] = [
+                    .field(Field("__typename", .nonNull(.scalar(String.self)))),
+                    .field(Field("id", .nonNull(.scalar(String.self)))),
+                    .field(Field("name", .nonNull(.scalar(String.self)))),
+                ]
+                public var id: String { __data["id"] }
+                public var name: String { __data["name"] }
+            }
+        }
+    }
+}
+
 /// `query HumanByKey($id: ID!) { human(id: $id) { __typename id name } }` with
 /// `extend type Query @fieldPolicy(forField: "human", keyArgs: "id")`: a read finds `Human:<id>`
 /// when the cache has not stored `human(id:)` itself.
