@@ -33,7 +33,7 @@ final class CachingTransport: HTTPTransport {
     }
 
     func send(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
-        let directives = Directives(request.value(forHTTPHeaderField: "Cache-Control"))
+        let directives = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
         guard (request.httpMethod ?? "GET") == "GET", let url = request.url, !directives.noStore else {
             return try await base.send(request, timeout: timeout)
         }
@@ -85,7 +85,7 @@ final class CachingTransport: HTTPTransport {
 
         /// An answer worth keeping, or `nil`.
         init?(_ response: TransportResponse, request: URLRequest, storedAt: Date) {
-            let directives = Directives(response.headers["cache-control"])
+            let directives = CacheControl(response.headers["cache-control"])
             guard response.statusCode == 200, !directives.noStore else { return nil }
             let varyNames = (response.headers["vary"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
                 .filter { !$0.isEmpty }
@@ -101,7 +101,7 @@ final class CachingTransport: HTTPTransport {
         /// Seconds it stays fresh from when it was made: `max-age`, else `Expires` after `Date`;
         /// `no-cache` is none.
         var lifetime: Int {
-            let directives = Directives(headers["cache-control"])
+            let directives = CacheControl(headers["cache-control"])
             if directives.noCache { return 0 }
             if let maxAge = directives.maxAge { return maxAge }
             guard let expires = headers["expires"].flatMap(HTTPDate.parse), let date = headers["date"].flatMap(HTTPDate.parse) else { return 0 }
@@ -123,25 +123,28 @@ final class CachingTransport: HTTPTransport {
             return TransportResponse(statusCode: 200, headers: headers, body: body, url: url)
         }
     }
+}
 
-    /// The `Cache-Control` directives this cache acts on.
-    struct Directives {
-        var noStore = false
-        var noCache = false
-        var maxAge: Int?
+/// The `Cache-Control` directives the engine acts on (its HTTP cache, and the normalized cache's
+/// expiry), in any case and order; a malformed one is ignored, and of several `max-age`s the
+/// shortest holds.
+struct CacheControl {
+    var noStore = false
+    var noCache = false
+    /// Seconds.
+    var maxAge: Int?
 
-        init(_ header: String?) {
-            for directive in (header ?? "").split(separator: ",") {
-                let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                switch parts.first?.lowercased() {
-                case "no-store": noStore = true
-                case "no-cache": noCache = true
-                case "max-age" where parts.count == 2:
-                    if let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 {
-                        maxAge = seconds
-                    }
-                default: break
+    init(_ header: String?) {
+        for directive in (header ?? "").split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            switch (parts.first?.lowercased(), parts.count) {
+            case ("no-store", 1): noStore = true
+            case ("no-cache", 1): noCache = true
+            case ("max-age", 2):
+                if let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 {
+                    maxAge = min(maxAge ?? seconds, seconds)
                 }
+            default: break
             }
         }
     }

@@ -24,18 +24,10 @@ package struct ServerCachePolicy: Sendable, Equatable {
     /// The policy of a response's headers (names lowercased) and its `extensions`; what cannot be
     /// read (a malformed directive, a hint without a path or a number) is ignored.
     package init(headers: [String: String], extensions: JSONObject?) {
-        for directive in (headers["cache-control"] ?? "").split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            switch (parts.first?.lowercased(), parts.count) {
-            case ("no-store", 1): noStore = true
-            case ("no-cache", 1): shorten(to: .zero)
-            case ("max-age", 2):
-                if let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 {
-                    shorten(to: .seconds(seconds))
-                }
-            default: break
-            }
-        }
+        let control = CacheControl(headers["cache-control"])
+        noStore = control.noStore
+        if control.noCache { shorten(to: .zero) }
+        if let seconds = control.maxAge { shorten(to: .seconds(seconds)) }
         // An answer that waited in an HTTP cache (a CDN's, the client's) has that much less to live.
         if let maxAge, let age = headers["age"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), age > 0 {
             self.maxAge = max(.zero, maxAge - .seconds(age))
