@@ -58,12 +58,43 @@ public enum GraphQLHTTPResponder {
     ) async throws -> (status: Int, contentType: String, body: Data) {
         let variables = try variablesJSON.map { try JSONDecoder().decode([String: Map].self, from: $0) } ?? [:]
         let wantsGraphQLResponse = accept.contains("application/graphql-response+json")
-        var result = try await graphql(schema: schema, request: query, context: context, variableValues: variables, operationName: operationName)
+        var result = try await execute(schema: schema, query: query, context: context, variables: variables, operationName: operationName)
         result.errors = result.errors.map(withExtensions)
         let status = wantsGraphQLResponse && result.data == nil && !result.errors.isEmpty ? 400 : 200
         let contentType = wantsGraphQLResponse ? "application/graphql-response+json; charset=utf-8" : "application/json; charset=utf-8"
         return (status, contentType, try GraphQLJSONEncoder().encode(result))
     }
+
+    /// Executes `query`, parsed and validated once per schema and text, as Apollo Server's document
+    /// store and other production servers keep them; a document that does not parse throws, one
+    /// that does not validate answers its errors (neither is kept).
+    static func execute(schema: GraphQLSchema, query: String, context: any Sendable, variables: [String: Map], operationName: String?)
+        async throws -> GraphQLResult
+    {
+        let key = "\(ObjectIdentifier(schema))\n\(query)"
+        let document: Document
+        if let known = documents.withLock({ $0[key] }) {
+            document = known.document
+        } else {
+            document = try parse(source: Source(body: query, name: "request"))
+            let errors = validate(schema: schema, ast: document)
+            guard errors.isEmpty else { return GraphQLResult(errors: errors) }
+            documents.withLock { cache in
+                // Bounded: a server fed ever new documents forgets them all and starts again.
+                if cache.count >= 1_000 { cache.removeAll() }
+                cache[key] = KnownDocument(document: document)
+            }
+        }
+        return try await GraphQL.execute(
+            schema: schema, documentAST: document, rootValue: (), context: context, variableValues: variables, operationName: operationName)
+    }
+
+    /// A parsed, validated document, read only once cached.
+    struct KnownDocument: @unchecked Sendable {
+        let document: Document
+    }
+
+    private static let documents = Locked<[String: KnownDocument]>([:])
 
     /// The parsed document and the operation a request names (the only one when it names none);
     /// `nil` when the document does not parse or has no such operation (execution will say so).
