@@ -182,6 +182,24 @@ struct BatchingTests {
         await server.stop()
     }
 
+    @Test("a batch whose token went stale: one refresh, and each operation retried, batched again")
+    func staleToken() async throws {
+        let server = try await TestServer.start()
+        let tokens = server.currentTokens
+        let store = InMemoryTokenStore(AuthToken(accessToken: tokens.access, refreshToken: tokens.refresh))
+        let client = APICoreLive.makeClient(APIClientConfiguration(
+            restBaseURL: server.baseURL, cache: nil, authentication: bearer(store), retryPolicy: nil, deduplicatesQueries: false,
+            batching: HTTPBatching(window: .seconds(600), maxOperations: 2)))
+        server.expireAccessToken()
+        async let first = client.fetch(ProtectedQuery(), cachePolicy: .networkOnly)
+        async let second = client.fetch(ProtectedQuery(), cachePolicy: .networkOnly)
+        let answers = try await [first.value.protected, second.value.protected]
+        #expect(answers.allSatisfy { $0 != nil })
+        #expect(server.refreshCount == 1)
+        #expect(server.batchSizes == [2, 2])
+        await server.stop()
+    }
+
     static func outcome<T>(_ body: () async throws(APIError) -> T) async -> Result<T, APIError> {
         do throws(APIError) {
             return .success(try await body())
