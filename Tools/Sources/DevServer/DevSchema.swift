@@ -14,8 +14,11 @@ enum DevSchema {
         guard let url = Bundle.module.url(forResource: "schema", withExtension: "graphqls") else {
             throw CodedError(code: "INTERNAL_SERVER_ERROR", message: "schema.graphqls is missing from the dev server's resources")
         }
-        // `@defer` is executed as if absent (IncrementalDelivery cuts the answer); declared so that it validates.
-        let schema = try buildSchema(source: String(contentsOf: url, encoding: .utf8) + "\n" + IncrementalDelivery.deferDirectiveSDL)
+        // `@defer` and `@stream` are executed as if absent (IncrementalDelivery cuts the answer);
+        // declared so that they validate.
+        let schema = try buildSchema(
+            source: String(contentsOf: url, encoding: .utf8) + "\n" + IncrementalDelivery.deferDirectiveSDL + "\n"
+                + IncrementalDelivery.streamDirectiveSDL)
         @Sendable func data<T>(_ body: (inout DevData) throws -> T) rethrows -> T { try state.withLock { try body(&$0.data) } }
 
         try resolve(schema, "Query", [

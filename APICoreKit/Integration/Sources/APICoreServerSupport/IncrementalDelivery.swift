@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// How a server writes an incremental (`@defer`) answer.
+/// How a server writes an incremental (`@defer`, `@stream`) answer.
 public enum IncrementalFormat: String, Sendable {
     /// `pending` / `incremental` (by id) / `completed`, as graphql-js 17 writes it.
     case current
@@ -17,7 +17,9 @@ public enum IncrementalFormat: String, Sendable {
 /// whole, then the result is cut into a first payload without
 /// the deferred fragments' fields and one payload per deferred fragment (per list item when the
 /// fragment is inside a list), nested ones after their parent, written as `multipart/mixed`.
-/// Field errors inside a deferred fragment travel with its payload.
+/// Field errors inside a deferred fragment travel with its payload. `@stream` (declared as
+/// ``streamDirective``) is cut the same way when the operation has no active `@defer`: each
+/// streamed list after its `initialCount` items, one item a payload.
 public enum IncrementalDelivery {
     /// `directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT`.
     public static let deferDirective: GraphQLDirective = {
@@ -49,6 +51,9 @@ public enum IncrementalDelivery {
 
     /// ``deferDirective`` as SDL, for schemas built from SDL.
     public static let deferDirectiveSDL = "directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT"
+
+    /// ``streamDirective`` as SDL, for schemas built from SDL.
+    public static let streamDirectiveSDL = "directive @stream(label: String, if: Boolean! = true, initialCount: Int! = 0) on FIELD"
 
     /// One deferred fragment's data, where it goes, and the fragments deferred inside it.
     struct Deferred {
