@@ -211,6 +211,33 @@ struct EndToEndTests {
         #expect(await pantry(["cache", "gc", "--max-staleness", "-1"]).code != 0)
     }
 
+    @Test("cache find lists keys by type or pattern; cache show <key> shows one record's fields; an unknown key is an error")
+    func cacheInspector() async throws {
+        let scratch = try Scratch()
+        #expect(await pantry(["households", "--cache", scratch.cache]).code == 0)
+        let found = await pantry(["cache", "find", "Household", "--cache", scratch.cache, "--json"])
+        #expect(found.code == 0, "\(found.output)")
+        let keys = try #require(try JSONValue(parsing: Data(found.output.utf8)).objectValue?["keys"]?.arrayValue).compactMap(\.stringValue)
+        #expect(keys.count == 2 && keys.allSatisfy { $0.hasPrefix("Household:") }, "\(keys)")
+        let limited = await pantry(["cache", "find", "Household:*", "--limit", "1", "--cache", scratch.cache, "--no-color"])
+        #expect(limited.code == 0 && limited.output.contains(keys[0]) && limited.output.contains("more than 1"), "\(limited.output)")
+
+        let record = await pantry(["cache", "show", keys[0], "--cache", scratch.cache, "--json"])
+        #expect(record.code == 0, "\(record.output)")
+        let details = try #require(try JSONValue(parsing: Data(record.output.utf8)).objectValue)
+        #expect(details["typename"] == "Household" && details["key"] == .string(keys[0]))
+        #expect(details["fields"]?["name"]?.stringValue != nil, "\(record.output)")
+        let root = await pantry(["cache", "show", "QUERY_ROOT", "--cache", scratch.cache, "--no-color"])
+        #expect(root.output.contains("FIELD") && root.output.contains("households  → [Household:"), "\(root.output)")
+
+        let unknown = await pantry(["cache", "show", "Household:nope", "--cache", scratch.cache])
+        #expect(unknown.code == 1)
+        #expect(unknown.output.contains("no record with the key 'Household:nope'") && unknown.output.contains("pantry cache find"), "\(unknown.output)")
+        let nothing = await pantry(["cache", "find", "Starship", "--cache", scratch.cache])
+        #expect(nothing.code == 0 && nothing.output.contains("No record matches 'Starship'."), "\(nothing.output)")
+        #expect(await pantry(["cache", "find", "Household", "--limit", "0"]).code != 0)
+    }
+
     @Test("bad input is one clear line and a non-zero exit")
     func badInput() async throws {
         let endpoint = await pantry(["households", "--endpoint", "not a url"])

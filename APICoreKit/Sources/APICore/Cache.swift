@@ -169,6 +169,33 @@ public struct CacheCollection: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// One record as the normalized cache holds it (``GraphQLCache/inspect(_:)``): for looking into the
+/// cache while debugging, never for an app's logic (read data through operations and fragments).
+public struct CacheRecordDetails: Sendable, Hashable {
+    /// The record's key (`Household:hh-1`, `QUERY_ROOT`).
+    public var key: String
+    /// Its `__typename`, when it has one.
+    public var typename: String?
+    /// Its fields by storage key (`members({"first":10})`); references are `{"__ref": key}`.
+    public var fields: JSONObject
+    /// When its latest field was received.
+    public var receivedAt: Date
+    /// When each field with a server-given lifetime stops being fresh, by storage key.
+    public var expires: [String: Date]
+    /// How many of this client's watchers read the record (a root record's: any of its fields).
+    public var watchers: Int
+
+    /// Details of one record.
+    public init(key: String, typename: String?, fields: JSONObject, receivedAt: Date, expires: [String: Date], watchers: Int) {
+        self.key = key
+        self.typename = typename
+        self.fields = fields
+        self.receivedAt = receivedAt
+        self.expires = expires
+        self.watchers = watchers
+    }
+}
+
 /// What the normalized cache holds (``GraphQLCache/summary()``).
 public struct CacheSummary: Sendable, Hashable {
     /// How many records there are, in memory and in the persistent store together.

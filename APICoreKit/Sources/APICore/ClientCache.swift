@@ -65,6 +65,16 @@ public protocol GraphQLCache: Sendable {
     /// How many records the normalized cache holds, of which types, the oldest, and its sizes in
     /// memory and on disk (a persistent store's records are all read to count them).
     func summary() async throws(APIError) -> CacheSummary
+
+    /// One record as the cache holds it (in memory or in its persistent store): its fields, their
+    /// expiry, when it was received, and how many watchers read it; `nil` when there is none with
+    /// this key. For debugging tools (`pantry cache show <key>`).
+    func inspect(_ key: String) async throws(APIError) -> CacheRecordDetails?
+
+    /// The keys of the records that `pattern` names, sorted, at most `limit`: a type name
+    /// (`Household`, the records whose `__typename` it is) or a key pattern where `*` stands for any
+    /// run of characters (`Household:hh-*`, `*ROOT`). The persistent store's records are all read.
+    func keys(matching pattern: String, limit: Int) async throws(APIError) -> [String]
 }
 
 extension GraphQLCache {

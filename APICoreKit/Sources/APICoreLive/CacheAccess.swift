@@ -92,4 +92,14 @@ extension LiveAPIClient: GraphQLCache {
         guard let store else { throw .invalidRequest("this client has no cache") }
         return await store.summary()
     }
+
+    func inspect(_ key: String) async throws(APIError) -> CacheRecordDetails? {
+        guard let store else { throw .invalidRequest("this client has no cache") }
+        return await store.inspect(key)
+    }
+
+    func keys(matching pattern: String, limit: Int) async throws(APIError) -> [String] {
+        guard let store else { throw .invalidRequest("this client has no cache") }
+        return await store.keys(matching: pattern, limit: limit)
+    }
 }

@@ -386,6 +386,18 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
         return CacheSummary(records: 0, recordsByType: [:], oldest: nil, bytesOnDisk: nil, bytesInMemory: 0)
     }
 
+    /// Records `inspect`; the mock keeps no records, so there is none.
+    public func inspect(_ key: String) async throws(APIError) -> CacheRecordDetails? {
+        lock.withLock { recordedCacheOperations.append("inspect \(key)") }
+        return nil
+    }
+
+    /// Records `keys`; the mock keeps no records, so there are none.
+    public func keys(matching pattern: String, limit: Int) async throws(APIError) -> [String] {
+        lock.withLock { recordedCacheOperations.append("keys \(pattern)") }
+        return []
+    }
+
     /// Forgets written queries and records `clear`.
     public func clear() async throws(APIError) {
         lock.withLock {

@@ -9,22 +9,30 @@ import Logging
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
-        abstract: "Show, collect or clear the SQLite cache.",
+        abstract: "Show, search, collect or clear the SQLite cache.",
         discussion: """
             The cache file is --cache (default: pantry/cache.sqlite under the user's cache directory). These commands open only that file: no server starts and nothing is sent.
             """,
-        subcommands: [CacheShowCommand.self, CacheCollectCommand.self, CacheClearCommand.self],
+        subcommands: [CacheShowCommand.self, CacheFindCommand.self, CacheCollectCommand.self, CacheClearCommand.self],
         defaultSubcommand: CacheShowCommand.self)
 }
 
 struct CacheShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Show the cache's size on disk, its records by type, and its oldest record (the default).")
+        commandName: "show",
+        abstract: "Show the cache's size on disk, its records by type, and its oldest record (the default); with a key, that record.",
+        discussion: """
+            With a key (pantry cache show Household:hh-1): the record's type, when it was received, its fields (references shown as → key) with the expiry a server gave them, and how many watchers read it (none in this process: an app's own client sees its watchers). `pantry cache find` lists keys.
+            """)
+
+    @Argument(help: ArgumentHelp("A record's key (Household:hh-1, QUERY_ROOT).", valueName: "key"))
+    var key: String?
 
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         try await LocalCache.run(global) { client, console in
+            if let key { return try await Self.show(key, client: client, console: console, json: global.json, path: global.cacheURL.path) }
             let summary = try await client.cache.summary()
             if global.json {
                 return console.printJSON([
@@ -39,6 +47,82 @@ struct CacheShowCommand: AsyncParsableCommand {
             console.print()
             let rows = summary.recordsByType.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { [$0.key, String($0.value)] }
             console.table(["TYPE", "RECORDS"], rows)
+        }
+    }
+}
+
+extension CacheShowCommand {
+    /// One record, or an error that names the key and how to find keys.
+    static func show(_ key: String, client: any APIClient, console: Console, json: Bool, path: String) async throws {
+        guard let record = try await client.cache.inspect(key) else {
+            throw CLIError("no record with the key '\(key)' in \(path); `pantry cache find <type or pattern>` lists the keys there are")
+        }
+        if json {
+            return console.printJSON([
+                "key": .string(record.key), "typename": record.typename.map { .string($0) } ?? .null, "fields": .object(record.fields),
+                "receivedAt": .string(LocalCache.timestamp(record.receivedAt)),
+                "expires": .object(record.expires.mapValues { .string(LocalCache.timestamp($0)) }), "watchers": .int(record.watchers),
+            ])
+        }
+        let watchers = "\(record.watchers) watcher\(record.watchers == 1 ? "" : "s")"
+        console.print(console.bold(record.key) + (record.typename.map { " (\($0))" } ?? "") + ", received \(LocalCache.timestamp(record.receivedAt)), \(watchers)")
+        console.print()
+        let rows = record.fields.sorted { $0.key < $1.key }.map { name, value in
+            [name, Self.describe(value), record.expires[name].map(LocalCache.timestamp) ?? ""]
+        }
+        console.table(["FIELD", "VALUE", "EXPIRES"], rows)
+    }
+
+    /// A field's value on one line: a reference as `→ key`, a list of them as `→ [key, key]`,
+    /// anything longer than 80 characters cut.
+    static func describe(_ value: JSONValue) -> String {
+        let text: String
+        if let key = reference(value) {
+            text = "→ \(key)"
+        } else if case .array(let items) = value, !items.isEmpty, case let keys = items.compactMap(reference), keys.count == items.count {
+            text = "→ [" + keys.joined(separator: ", ") + "]"
+        } else {
+            text = value.description
+        }
+        return text.count > 80 ? String(text.prefix(79)) + "…" : text
+    }
+
+    private static func reference(_ value: JSONValue) -> String? {
+        guard case .object(let object) = value, object.count == 1 else { return nil }
+        return object["__ref"]?.stringValue
+    }
+}
+
+struct CacheFindCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "find",
+        abstract: "List the keys of the records of a type (Household), or whose key matches a pattern (Household:hh-*, *ROOT).",
+        discussion: "`*` stands for any run of characters; a name without `:` or `*` is a type name. `pantry cache show <key>` shows one record.")
+
+    @Argument(help: ArgumentHelp("A type name, or a key pattern with *.", valueName: "type-or-pattern"))
+    var pattern: String
+
+    @Option(help: ArgumentHelp("The most keys to list.", valueName: "count"))
+    var limit = 100
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be at least 1, not \(limit)") }
+        guard !pattern.isEmpty else { throw ValidationError("give a type name or a key pattern, such as Household or Household:hh-*") }
+    }
+
+    func run() async throws {
+        try await LocalCache.run(global) { client, console in
+            // One more than asked for says whether the list was cut.
+            let keys = try await client.cache.keys(matching: pattern, limit: limit + 1)
+            let shown = Array(keys.prefix(limit))
+            if global.json {
+                return console.printJSON(["pattern": .string(pattern), "keys": .array(shown.map { .string($0) }), "more": .bool(keys.count > limit)])
+            }
+            guard !shown.isEmpty else { return console.print("No record matches '\(pattern)'.") }
+            for key in shown { console.print(key) }
+            if keys.count > limit { console.print("… more than \(limit); --limit shows more") }
         }
     }
 }

@@ -64,4 +64,12 @@ struct WatcherIndex {
 
     /// How many watchers there are, and how many dependencies the index holds.
     var counts: (watchers: Int, indexedKeys: Int) { (watchers.count, index.count) }
+
+    /// How many watchers read the record with this key, or any of its fields.
+    func watcherCount(of key: String) -> Int {
+        var ids = index[key] ?? []
+        let prefix = CacheNaming.fieldDependency(key, "")
+        for (dependency, watching) in index where dependency.hasPrefix(prefix) { ids.formUnion(watching) }
+        return ids.count
+    }
 }
