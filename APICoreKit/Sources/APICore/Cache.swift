@@ -182,11 +182,12 @@ public struct CacheRecordDetails: Sendable, Hashable {
     public var receivedAt: Date
     /// When each field with a server-given lifetime stops being fresh, by storage key.
     public var expires: [String: Date]
-    /// How many of this client's watchers read the record (a root record's: any of its fields).
-    public var watchers: Int
+    /// What each of this client's watchers that read the record (a root record's: any of its
+    /// fields) watches, sorted: `query HeroName`, `fragment CharacterNameFragment at Human:1000`.
+    public var watchers: [String]
 
     /// Details of one record.
-    public init(key: String, typename: String?, fields: JSONObject, receivedAt: Date, expires: [String: Date], watchers: Int) {
+    public init(key: String, typename: String?, fields: JSONObject, receivedAt: Date, expires: [String: Date], watchers: [String]) {
         self.key = key
         self.typename = typename
         self.fields = fields

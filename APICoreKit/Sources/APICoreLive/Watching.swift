@@ -13,7 +13,7 @@ extension LiveAPIClient {
         let refetch = Locked<Task<Void, Never>?>(nil)
         let variables = request.operation.variablesJSON
         return watchStore(
-            CacheSelection(Query.Data.self, at: CacheNaming.rootKey(for: .query), variables: variables),
+            CacheSelection(Query.Data.self, at: CacheNaming.rootKey(for: .query), variables: variables), label: "query \(Query.operationName)",
             first: { continuation in
                 for await result in self.responses(request, cachePolicy: cachePolicy) { continuation.yield(result) }
             },
@@ -46,7 +46,8 @@ extension LiveAPIClient {
             read.data.map { .success(Fragment(_dataDict: DataDict(_data: $0))) } ?? .failure(.cacheMiss("\(Fragment.self) at \(key)"))
         }
         return watchStore(
-            selection, yieldsFirstRead: true, first: { _ in }, changed: { read, _, continuation in continuation.yield(result(read)) })
+            selection, label: "fragment \(Fragment.self) at \(key)", yieldsFirstRead: true, first: { _ in },
+            changed: { read, _, continuation in continuation.yield(result(read)) })
     }
 
     /// A watch of the store's data for `selection`: what `first` yields, then a read of the store
@@ -54,9 +55,9 @@ extension LiveAPIClient {
     /// `changed` with `yieldsFirstRead`, and again whenever a record read changes and the data or
     /// whether it is optimistic differs from the read before (given as `previous`). With a client
     /// without a cache, nothing comes after `first`. Stopping the stream removes the watcher and
-    /// runs `onStop`.
+    /// runs `onStop`. `label` says what is watched, for ``GraphQLCache/inspect(_:)``.
     private func watchStore<Element: Sendable>(
-        _ selection: CacheSelection, yieldsFirstRead: Bool = false,
+        _ selection: CacheSelection, label: String, yieldsFirstRead: Bool = false,
         first: @escaping @Sendable (AsyncStream<Element>.Continuation) async -> Void,
         changed: @escaping @Sendable (_ read: CacheRead, _ previous: JSONObject?, AsyncStream<Element>.Continuation) -> Void,
         onStop: @escaping @Sendable () -> Void = {}
@@ -81,7 +82,7 @@ extension LiveAPIClient {
                     let initial = store.read(selection)
                     last.withLock { $0 = (initial.data, initial.optimistic) }
                     if yieldsFirstRead { changed(initial, nil, continuation) }
-                    return store.addWatcher(dependencies: initial.dependencies, refresh: refresh)
+                    return store.addWatcher(dependencies: initial.dependencies, label: label, refresh: refresh)
                 }
                 let cancelled = watcher.withLock { state -> Bool in
                     state.id = id

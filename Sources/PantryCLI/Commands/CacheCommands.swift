@@ -61,16 +61,18 @@ extension CacheShowCommand {
             return console.printJSON([
                 "key": .string(record.key), "typename": record.typename.map { .string($0) } ?? .null, "fields": .object(record.fields),
                 "receivedAt": .string(LocalCache.timestamp(record.receivedAt)),
-                "expires": .object(record.expires.mapValues { .string(LocalCache.timestamp($0)) }), "watchers": .int(record.watchers),
+                "expires": .object(record.expires.mapValues { .string(LocalCache.timestamp($0)) }),
+                "watchers": .array(record.watchers.map { .string($0) }),
             ])
         }
-        let watchers = "\(record.watchers) watcher\(record.watchers == 1 ? "" : "s")"
+        let watchers = "\(record.watchers.count) watcher\(record.watchers.count == 1 ? "" : "s")"
         console.print(console.bold(record.key) + (record.typename.map { " (\($0))" } ?? "") + ", received \(LocalCache.timestamp(record.receivedAt)), \(watchers)")
         console.print()
         let rows = record.fields.sorted { $0.key < $1.key }.map { name, value in
             [name, Self.describe(value), record.expires[name].map(LocalCache.timestamp) ?? ""]
         }
         console.table(["FIELD", "VALUE", "EXPIRES"], rows)
+        for watcher in record.watchers { console.print("watched by \(watcher)") }
     }
 
     /// A field's value on one line: a reference as `→ key`, a list of them as `→ [key, key]`,

@@ -18,7 +18,7 @@ struct InspectionTests {
             #expect(luke.typename == "Human")
             #expect(luke.fields["name"] == "Luke Skywalker")
             #expect(luke.fields["homePlanet"] == "Tatooine")
-            #expect(luke.watchers == 0)
+            #expect(luke.watchers.isEmpty)
             #expect(abs(luke.receivedAt.timeIntervalSinceNow) < 600)
             let root = try #require(try await client.cache.inspect("QUERY_ROOT"))
             #expect(root.fields.values.contains(["__ref": "Human:1000"]), "\(root.fields)")
@@ -26,8 +26,13 @@ struct InspectionTests {
             let watch = client.cache.watch(CharacterNameFragment.self, key: "Human:1000")
             var iterator = watch.makeAsyncIterator()
             _ = try #require(await iterator.next()).get()
+            let query = client.watch(GraphQLRequest(HumanQuery(id: "1000")), cachePolicy: .cacheOnly)
+            var queryIterator = query.makeAsyncIterator()
+            _ = try #require(await queryIterator.next()).get()
             let watched = try await client.cache.inspect("Human:1000")
-            #expect(watched?.watchers == 1)
+            #expect(watched?.watchers == ["fragment CharacterNameFragment at Human:1000", "query Human"])
+            // The root: the query's watcher reads its field there.
+            #expect(try await client.cache.inspect("QUERY_ROOT")?.watchers == ["query Human"])
             #expect(try await client.cache.inspect("Human:404") == nil)
         }
     }

@@ -122,7 +122,7 @@ extension NormalizedStore {
         guard let record = record(key) else { return nil }
         return CacheRecordDetails(
             key: key, typename: record.fields["__typename"]?.stringValue, fields: record.fields, receivedAt: record.receivedAt,
-            expires: record.expires, watchers: watchers.watcherCount(of: key))
+            expires: record.expires, watchers: watchers.labels(ofWatchersOf: key))
     }
 
     /// The keys `pattern` names (a type name, or a key pattern with `*`), sorted, at most `limit`.

@@ -333,9 +333,10 @@ package actor NormalizedStore {
     // MARK: Watchers
 
     /// Registers a watcher that depends on `dependencies`; `refresh` reads again and answers the
-    /// new dependencies. Answers the watcher's id.
-    package func addWatcher(dependencies: Set<String>, refresh: @escaping Refresh) -> UInt64 {
-        watchers.add(dependencies: dependencies, refresh: refresh)
+    /// new dependencies; `label` says what it watches (`query HeroName`), for inspection. Answers
+    /// the watcher's id.
+    package func addWatcher(dependencies: Set<String>, label: String = "watcher", refresh: @escaping Refresh) -> UInt64 {
+        watchers.add(dependencies: dependencies, label: label, refresh: refresh)
     }
 
     /// Replaces a watcher's dependencies.

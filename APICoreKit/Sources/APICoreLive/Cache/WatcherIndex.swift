@@ -4,14 +4,14 @@ import APICore
 /// field of a root) to the watchers that read it, so that a write wakes only those, not a scan of
 /// all of them.
 struct WatcherIndex {
-    private var watchers: [UInt64: (dependencies: Set<String>, refresh: NormalizedStore.Refresh)] = [:]
+    private var watchers: [UInt64: (dependencies: Set<String>, refresh: NormalizedStore.Refresh, label: String)] = [:]
     private var index: [String: Set<UInt64>] = [:]
     private var nextID: UInt64 = 0
 
-    /// Registers a watcher that depends on `dependencies`; answers its id.
-    mutating func add(dependencies: Set<String>, refresh: @escaping NormalizedStore.Refresh) -> UInt64 {
+    /// Registers a watcher that depends on `dependencies`, described by `label`; answers its id.
+    mutating func add(dependencies: Set<String>, label: String, refresh: @escaping NormalizedStore.Refresh) -> UInt64 {
         nextID += 1
-        watchers[nextID] = (dependencies, refresh)
+        watchers[nextID] = (dependencies, refresh, label)
         for key in dependencies { index[key, default: []].insert(nextID) }
         return nextID
     }
@@ -65,11 +65,11 @@ struct WatcherIndex {
     /// How many watchers there are, and how many dependencies the index holds.
     var counts: (watchers: Int, indexedKeys: Int) { (watchers.count, index.count) }
 
-    /// How many watchers read the record with this key, or any of its fields.
-    func watcherCount(of key: String) -> Int {
+    /// What the watchers that read the record with this key, or any of its fields, watch, sorted.
+    func labels(ofWatchersOf key: String) -> [String] {
         var ids = index[key] ?? []
         let prefix = CacheNaming.fieldDependency(key, "")
         for (dependency, watching) in index where dependency.hasPrefix(prefix) { ids.formUnion(watching) }
-        return ids.count
+        return ids.compactMap { watchers[$0]?.label }.sorted()
     }
 }
