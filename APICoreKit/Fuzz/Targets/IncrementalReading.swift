@@ -2,7 +2,7 @@
 import APICoreLive
 import Foundation
 
-/// A `multipart/mixed` body of incremental delivery (`@defer`) as the engine reads it. The first
+/// A `multipart/mixed` body of incremental delivery (`@defer`, `@stream`) as the engine reads it. The first
 /// byte picks a chunk size (1 to 256), the rest is the body under boundary `-`. Read in those
 /// chunks and read in one piece, the parts and the end must agree; each part's JSON then goes
 /// through the assembly of the result, which may refuse a payload but never trap.
@@ -59,7 +59,17 @@ enum IncrementalReading {
             + #"{"incremental":[{"id":"0","data":{"name":"R2-D2","appearsIn":["JEDI"]}},{"id":"0","subPath":["appearsIn"],"data":{}}],"completed":[{"id":"0"}],"hasNext":false}"#
             + "\r\n-----"
         let cut = String(recorded2022.prefix(150))
-        return [(0, recorded2022), (6, recorded2022), (255, recorded2022), (2, current), (0, cut), (1, "\r\n---\r\n\r\n{}\r\n---\r\n\r\n{\"hasNext\":false}\r\n-----")]
+        // @stream: 2022's items from the index their path ends with; the current format's by pending id.
+        let streamed2022 = "\r\n---\r\n\r\n" + #"{"data":{"heroes":[{"id":"1"}]},"hasNext":true}"#
+            + "\r\n---\r\n\r\n" + #"{"incremental":[{"items":[{"id":"2"},{"id":"3"}],"path":["heroes",1],"label":"s"}],"hasNext":false}"#
+            + "\r\n-----"
+        let streamedCurrent = "\r\n---\r\n\r\n" + #"{"data":{"heroes":[]},"pending":[{"id":"0","path":["heroes"]}],"hasNext":true}"#
+            + "\r\n---\r\n\r\n" + #"{"incremental":[{"id":"0","items":["a","b"]}],"completed":[{"id":"0"}],"hasNext":false}"#
+            + "\r\n-----"
+        return [
+            (0, recorded2022), (6, recorded2022), (255, recorded2022), (2, current), (0, cut),
+            (1, "\r\n---\r\n\r\n{}\r\n---\r\n\r\n{\"hasNext\":false}\r\n-----"), (3, streamed2022), (0, streamedCurrent),
+        ]
             .map { Data([UInt8($0.0)] + Array($0.1.utf8)) }
     }
 }
