@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         .target(
@@ -87,7 +88,7 @@ let package = Package(
             dependencies: [
                 .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
                 .product(name: "APICoreWebSocket", package: "APICoreKit"), "APICoreTestServer", "StarWarsOperations",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         .testTarget(

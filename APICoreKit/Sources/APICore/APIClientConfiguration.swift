@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Logging
+import Tracing
 
 /// How a client reaches its server: endpoints, default headers, timeout, middleware.
 public struct APIClientConfiguration: Sendable {
@@ -37,6 +38,12 @@ public struct APIClientConfiguration: Sendable {
     /// Where request counts, errors by kind, latencies and cache hits go; `nil` is swift-metrics'
     /// global `MetricsSystem`.
     public var metricsFactory: (any MetricsFactory)?
+    /// Where spans go (swift-distributed-tracing): one per operation, with a child per HTTP attempt,
+    /// cache write, incremental part and subscription event; the trace's context goes out with
+    /// each request and WebSocket connection as the tracer propagates it (`traceparent` with
+    /// OpenTelemetry). `nil` is the process's `InstrumentationSystem.tracer`, which does nothing
+    /// until one is bootstrapped.
+    public var tracer: (any Tracer)?
     /// How requests are authenticated, if at all.
     public var authentication: Authentication?
     /// When failed requests are tried again, or `nil` never.
@@ -77,6 +84,7 @@ public struct APIClientConfiguration: Sendable {
         cache: CacheConfiguration? = CacheConfiguration(),
         logger: Logger = Logger(label: "APICoreKit"),
         metricsFactory: (any MetricsFactory)? = nil,
+        tracer: (any Tracer)? = nil,
         authentication: Authentication? = nil,
         retryPolicy: RetryPolicy? = .default,
         deduplicatesQueries: Bool = true,
@@ -98,6 +106,7 @@ public struct APIClientConfiguration: Sendable {
         self.cache = cache
         self.logger = logger
         self.metricsFactory = metricsFactory
+        self.tracer = tracer
         self.authentication = authentication
         self.retryPolicy = retryPolicy
         self.deduplicatesQueries = deduplicatesQueries

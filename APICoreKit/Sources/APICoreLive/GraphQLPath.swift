@@ -1,6 +1,7 @@
 @_spi(Tools) @_spi(Generated) import APICore
 import CoreMetrics
 import Foundation
+import Tracing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -60,7 +61,9 @@ extension LiveAPIClient {
     func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy) async throws(APIError)
         -> Response<Value>
     {
-        try await fetch(request, cachePolicy: cachePolicy, deliver: nil)
+        try await tracedOperation(Query.self, cachePolicy: cachePolicy) { () async throws(APIError) in
+            try await fetch(request, cachePolicy: cachePolicy, deliver: nil)
+        }
     }
 
     /// `fetch`, with each result of the server's answer also given to `deliver` as it arrives.
@@ -98,13 +101,13 @@ extension LiveAPIClient {
                     delivered = true
                     continuation.yield(result)
                 }
-                let result: Result<Response<Value>, APIError>
-                if cachePolicy == .cacheAndNetwork {
-                    if let cached = await self.readFromCache(request, allowExpired: true) { continuation.yield(cached) }
-                    result = await Self.result { () async throws(APIError) in try await self.fetchAndStore(request, deliver: deliver) }
-                } else {
-                    result = await Self.result { () async throws(APIError) in
-                        try await self.fetch(request, cachePolicy: cachePolicy, deliver: deliver)
+                let result = await Self.result { () async throws(APIError) in
+                    try await self.tracedOperation(Query.self, cachePolicy: cachePolicy) { () async throws(APIError) in
+                        if cachePolicy == .cacheAndNetwork {
+                            if let cached = await self.readFromCache(request, allowExpired: true) { continuation.yield(cached) }
+                            return try await self.fetchAndStore(request, deliver: deliver)
+                        }
+                        return try await self.fetch(request, cachePolicy: cachePolicy, deliver: deliver)
                     }
                 }
                 // The server's results were delivered as they came; a cache hit or a failure
@@ -119,7 +122,9 @@ extension LiveAPIClient {
     func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> Response<Value>
     {
-        try await send(request, over: try await layOptimistic(optimisticResponse, of: request)?.id)
+        try await tracedOperation(Mutation.self, cachePolicy: nil) { () async throws(APIError) in
+            try await send(request, over: try await layOptimistic(optimisticResponse, of: request)?.id)
+        }
     }
 
     /// Lays a mutation's optimistic response over the cache, checked against its selections first;
@@ -175,7 +180,11 @@ extension LiveAPIClient {
         let checked = try check(
             answer.data, of: request, errors: answer.caughtErrors, policy: answer.cachePolicy, recording: storing, response: answer.response)
         let response = try respond(request, validated: checked.data, answer: answer, since: start)
-        if storing { await cacheWriter.write(checked, removingLayer: layer) }
+        if storing {
+            try await traced("cache write", attributes: { $0["apicore.records"] = checked.records.count }) { _ in
+                await cacheWriter.write(checked, removingLayer: layer)
+            }
+        }
         guard let incremental = answer.incremental else {
             deliver?(.success(response))
             return response
@@ -201,7 +210,10 @@ extension LiveAPIClient {
         deliver?(.success(first))
         do throws(APIError) {
             for await payload in incremental.later where result.hasNext {
+                let span = tracer.startSpan("incremental part", context: InstrumentationContext.current ?? .topLevel)
+                defer { span.end() }
                 let update = try result.apply(try payload.get())
+                if span.isRecording { span.attributes["apicore.streamed_items"] = update.streamedItems }
                 // Every error so far (the first part's included), when `@catch` fields catch them
                 // all: the data so far with each in its place.
                 let caught = result.errors.isEmpty
@@ -629,16 +641,15 @@ extension LiveAPIClient {
         let transport = self.transport
         let batcher = batching ? self.batcher : nil
         let timeout = timeout ?? configuration.timeout
-        return { request throws(APIError) in
+        return { [self] request throws(APIError) in
             var response: TransportResponse
-            if reading == .whole {
-                if let batcher {
-                    response = try await batcher.send(request, timeout: timeout, operationName: operationName)
-                } else {
-                    response = try await transport.send(request, timeout: timeout)
-                }
+            if reading == .whole, let batcher {
+                // The batch carries the trace context, once.
+                response = try await batcher.send(request, timeout: timeout, operationName: operationName)
+            } else if reading == .whole {
+                response = try await transport.send(self.withTraceContext(request), timeout: timeout)
             } else {
-                let streamed = try await transport.stream(request, timeout: timeout, openEnded: reading == .openEnded)
+                let streamed = try await transport.stream(self.withTraceContext(request), timeout: timeout, openEnded: reading == .openEnded)
                 response = streamed.head
                 if (200..<300).contains(response.statusCode), GraphQLHTTP.streams(response) {
                     response.read = .stream(streamed.chunks)

@@ -13,6 +13,8 @@ import Foundation
 final class HTTPBatcher: Sendable {
     private let options: HTTPBatching
     private let transport: any HTTPTransport
+    /// Adds what every request sent carries (the trace context of the caller that sends it).
+    private let prepare: @Sendable (URLRequest) -> URLRequest
 
     /// What requests must share to travel together.
     private struct Key: Hashable {
@@ -40,9 +42,10 @@ final class HTTPBatcher: Sendable {
 
     private let state = Locked(State())
 
-    init(options: HTTPBatching, transport: any HTTPTransport) {
+    init(options: HTTPBatching, transport: any HTTPTransport, prepare: @escaping @Sendable (URLRequest) -> URLRequest = { $0 }) {
         self.options = options
         self.transport = transport
+        self.prepare = prepare
     }
 
     /// Whether a request can travel in a batch: a JSON `POST` whose body is one object.
@@ -55,7 +58,7 @@ final class HTTPBatcher: Sendable {
 
     /// The answer to `request`, sent in a batch with others when it can be.
     func send(_ request: URLRequest, timeout: Duration, operationName: String) async throws(APIError) -> TransportResponse {
-        guard Self.batchable(request), let body = request.httpBody else { return try await transport.send(request, timeout: timeout) }
+        guard Self.batchable(request), let body = request.httpBody else { return try await transport.send(prepare(request), timeout: timeout) }
         if Task.isCancelled { throw .cancelled }
         let key = Key(url: request.url, headers: request.allHTTPHeaderFields ?? [:], timeout: timeout)
         let id = state.withLock { state -> UInt64 in
@@ -121,7 +124,7 @@ final class HTTPBatcher: Sendable {
     private func dispatch(_ batch: Gathering, timeout: Duration) async {
         let members = batch.members
         guard !members.isEmpty else { return }
-        var request = batch.request
+        var request = prepare(batch.request)
         var results: [Result<TransportResponse, APIError>]
         if members.count == 1 {
             request.httpBody = members[0].body

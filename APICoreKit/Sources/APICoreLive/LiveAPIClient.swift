@@ -1,6 +1,7 @@
 @_spi(Generated) import APICore
 import CoreMetrics
 import Foundation
+import Tracing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -45,7 +46,12 @@ final class LiveAPIClient: APIClient {
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration
         self.transport = transport
-        batcher = configuration.batching.map { HTTPBatcher(options: $0, transport: transport) }
+        let configuredTracer = configuration.tracer
+        batcher = configuration.batching.map {
+            HTTPBatcher(options: $0, transport: transport) { request in
+                Self.withTraceContext(request, tracer: configuredTracer ?? InstrumentationSystem.tracer)
+            }
+        }
         inFlight = InFlightQueries(logger: configuration.logger)
         // What an earlier launch queued, with its optimistic layers laid before anything reads the cache.
         var queued: [StoredMutation] = []
@@ -136,6 +142,16 @@ final class LiveAPIClient: APIClient {
     // MARK: REST
 
     func send<Value>(_ request: RESTRequest<Value>) async throws(APIError) -> Response<Value> {
+        try await traced(
+            request.summary, kind: .client, attributes: { $0["http.request.method"] = request.method.rawValue }
+        ) { span throws(APIError) in
+            let response = try await sendUntraced(request)
+            Self.note(response.metadata, on: span)
+            return response
+        }
+    }
+
+    private func sendUntraced<Value>(_ request: RESTRequest<Value>) async throws(APIError) -> Response<Value> {
         let start = ContinuousClock.now
         let urlRequest = try makeURLRequest(request)
         let context = RequestContext(kind: .rest, operationName: request.summary, isIdempotent: request.isIdempotent, values: request.values)
@@ -195,8 +211,9 @@ final class LiveAPIClient: APIClient {
     func runChain(_ request: URLRequest, context: RequestContext, exchange: @escaping MiddlewareNext) async throws(APIError)
         -> TransportResponse
     {
+        let terminal = tracedExchange(exchange)
         let result = await Self.result { () async throws(APIError) in
-            try await Self.call(middlewares[...], request: request, context: context, terminal: exchange)
+            try await Self.call(middlewares[...], request: request, context: context, terminal: terminal)
         }
         noteReachability(of: result)
         return try result.get()
@@ -206,8 +223,8 @@ final class LiveAPIClient: APIClient {
     func restExchange(timeout: Duration?) -> MiddlewareNext {
         let transport = self.transport
         let timeout = timeout ?? configuration.timeout
-        return { request throws(APIError) in
-            let response = try await transport.send(request, timeout: timeout)
+        return { [self] request throws(APIError) in
+            let response = try await transport.send(withTraceContext(request), timeout: timeout)
             try Self.checkRESTStatus(response)
             return response
         }

@@ -1,5 +1,6 @@
 @_spi(Tools) @_spi(Generated) import APICore
 import Foundation
+import Tracing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -13,6 +14,14 @@ extension LiveAPIClient {
         let authentication = configuration.authentication
         let awareness = configuration.clientAwareness?.headers ?? [:]
         let headers = awareness.merging(configuration.defaultHeaders) { $1 }.merging(subscriptions.headers) { $1 }
+        let configuredTracer = configuration.tracer
+        // The trace context of the operation that opens the socket, as the tracer propagates it.
+        let traceContext: @Sendable () -> [String: String] = {
+            guard let context = InstrumentationContext.current else { return [:] }
+            var carrier: [String: String] = [:]
+            (configuredTracer ?? InstrumentationSystem.tracer).inject(context, into: &carrier, using: DictionaryInjector())
+            return carrier
+        }
         var reauthenticate: (@Sendable () async throws(APIError) -> Void)?
         if let refresher {
             reauthenticate = { () async throws(APIError) in try await refresher.refreshCurrent() }
@@ -20,6 +29,7 @@ extension LiveAPIClient {
         return SubscriptionConnection(
             configuration: subscriptions, transport: transport,
             upgradeHeaders: {
+                let headers = headers.merging(traceContext()) { $1 }
                 guard case .cookies(let storage)? = authentication, let cookieURL = Self.httpURL(for: subscriptions.url) else { return headers }
                 let cookies = HTTPCookie.requestHeaderFields(with: storage.cookies(for: cookieURL) ?? [])
                 return headers.merging(cookies) { $1 }
@@ -32,8 +42,9 @@ extension LiveAPIClient {
                 } else if case .bearer(let bearer)? = authentication, let token = await bearer.store.token() {
                     payload = ["Authorization": .string("Bearer \(token.accessToken)")]
                 }
-                guard !awareness.isEmpty else { return payload }
-                return (payload ?? [:]).merging(awareness.mapValues { .string($0) }) { own, _ in own }
+                let additions = awareness.merging(traceContext()) { $1 }
+                guard !additions.isEmpty else { return payload }
+                return (payload ?? [:]).merging(additions.mapValues { .string($0) }) { own, _ in own }
             },
             reauthenticate: reauthenticate,
             logger: configuration.logger)
@@ -72,7 +83,12 @@ extension LiveAPIClient {
         return APISubscription { continuation in
             let task = Task {
                 do throws(APIError) {
-                    try await self.receive(request, operation, over: channel, reconnect: settings.reconnect, into: continuation)
+                    try await self.traced(
+                        "subscription \(Subscription.operationName)", kind: .client,
+                        attributes: { $0["graphql.operation.name"] = Subscription.operationName; $0["graphql.operation.type"] = "subscription" }
+                    ) { _ throws(APIError) in
+                        try await self.receive(request, operation, over: channel, reconnect: settings.reconnect, into: continuation)
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: Task.isCancelled ? .cancelled : error)
@@ -100,9 +116,11 @@ extension LiveAPIClient {
                 case .state(let state):
                     continuation.setState(state)
                 case .payload(let payload):
-                    let (value, checked) = try readEvent(payload, of: request)
-                    await cacheWriter.write(checked)
-                    continuation.yield(value)
+                    try await traced("subscription event \(operation.name)", kind: .consumer) { _ throws(APIError) in
+                        let (value, checked) = try readEvent(payload, of: request)
+                        await cacheWriter.write(checked)
+                        continuation.yield(value)
+                    }
                 case .error(let error):
                     throw error
                 case .complete:

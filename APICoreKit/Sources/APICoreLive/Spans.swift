@@ -1,0 +1,111 @@
+import APICore
+import Foundation
+import Tracing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Distributed tracing (swift-distributed-tracing) for `LiveAPIClient`: a span per operation
+/// (`query HeroName`, `GET items`), and inside it a span per HTTP attempt (so a retry is its own
+/// span), per cache write and per incremental part, and per subscription event; the trace's
+/// context goes out with each HTTP request and WebSocket connection through the tracer's own
+/// propagation (`traceparent`/`tracestate` with an OpenTelemetry tracer). With no tracer
+/// configured or bootstrapped, the no-op tracer makes each of these a few allocations at most.
+extension LiveAPIClient {
+    /// The configuration's tracer, else the process's (`InstrumentationSystem.tracer`).
+    var tracer: any Tracer { configuration.tracer ?? InstrumentationSystem.tracer }
+
+    /// Runs `body` in a span of its own, a child of the current one; the span ends when `body`
+    /// does, with the error recorded and an error status when it throws.
+    func traced<T>(
+        _ name: String, kind: SpanKind = .internal, attributes: (inout SpanAttributes) -> Void = { _ in },
+        _ body: (any Span) async throws(APIError) -> T
+    ) async throws(APIError) -> T {
+        let span = tracer.startSpan(name, context: InstrumentationContext.current ?? .topLevel, ofKind: kind)
+        defer { span.end() }
+        if span.isRecording { attributes(&span.attributes) }
+        let result = await InstrumentationContext.$current.withValue(span.context) {
+            await Self.result { () async throws(APIError) in try await body(span) }
+        }
+        if case .failure(let error) = result {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error, message: error.description))
+        }
+        return try result.get()
+    }
+
+    /// The span of a GraphQL operation: named as OpenTelemetry's GraphQL conventions say, with the
+    /// cache policy, and once answered where the answer came from and its status.
+    func tracedOperation<Operation: GraphQLOperation, Value>(
+        _: Operation.Type, cachePolicy: CachePolicy?, _ body: () async throws(APIError) -> Response<Value>
+    ) async throws(APIError) -> Response<Value> {
+        try await traced(
+            "\(Operation.operationType.rawValue) \(Operation.operationName)", kind: .client,
+            attributes: { attributes in
+                attributes["graphql.operation.name"] = Operation.operationName
+                attributes["graphql.operation.type"] = Operation.operationType.rawValue
+                if let cachePolicy { attributes["apicore.cache_policy"] = "\(cachePolicy)" }
+            }
+        ) { span throws(APIError) in
+            let response = try await body()
+            Self.note(response.metadata, on: span)
+            return response
+        }
+    }
+
+    /// Where an answer came from, and its HTTP status, on its span.
+    static func note(_ metadata: ResponseMetadata, on span: any Span) {
+        guard span.isRecording else { return }
+        span.attributes["apicore.source"] = metadata.source == .cache ? "cache" : "server"
+        if let status = metadata.statusCode { span.attributes["http.response.status_code"] = status }
+        if metadata.isOfflineFallback { span.attributes["apicore.offline_fallback"] = true }
+    }
+
+    /// The innermost step of the chain in a span per attempt (the step injects the trace's context
+    /// into what it sends: `withTraceContext`).
+    func tracedExchange(_ exchange: @escaping MiddlewareNext) -> MiddlewareNext {
+        { [self] request throws(APIError) in
+            try await traced(
+                "HTTP \(request.httpMethod ?? "GET")", kind: .client,
+                attributes: { attributes in
+                    attributes["http.request.method"] = request.httpMethod ?? "GET"
+                    if let url = request.url {
+                        attributes["server.address"] = url.host ?? ""
+                        attributes["url.path"] = url.path
+                    }
+                }
+            ) { span throws(APIError) in
+                let response = try await exchange(request)
+                if span.isRecording { span.attributes["http.response.status_code"] = response.statusCode }
+                return response
+            }
+        }
+    }
+
+    /// `request` with the current trace context in its headers, as the tracer propagates it.
+    func withTraceContext(_ request: URLRequest) -> URLRequest {
+        Self.withTraceContext(request, tracer: tracer)
+    }
+
+    static func withTraceContext(_ request: URLRequest, tracer: any Tracer) -> URLRequest {
+        guard let context = InstrumentationContext.current else { return request }
+        var request = request
+        tracer.inject(context, into: &request, using: URLRequestInjector())
+        return request
+    }
+}
+
+/// Headers for the tracer's propagation.
+struct URLRequestInjector: Injector {
+    func inject(_ value: String, forKey key: String, into request: inout URLRequest) {
+        request.setValue(value, forHTTPHeaderField: key)
+    }
+}
+
+/// Dictionary entries for the tracer's propagation (WebSocket upgrade headers, `connection_init`).
+struct DictionaryInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
+        carrier[key] = value
+    }
+}
