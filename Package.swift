@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // For the fault tests' integrity checks of the cache file (already built for APICoreSQLite).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // `pantry --trace`: an in-process tracer (APICoreKit already builds swift-distributed-tracing).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         .target(
@@ -31,6 +33,8 @@ let package = Package(
                 .product(name: "APICoreWebSocket", package: "APICoreKit"),
                 .product(name: "DevServer", package: "Tools"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "SharedKit", package: "SharedKit"),
                 .product(name: "UserKit", package: "UserKit"),
                 .product(name: "ProductKit", package: "ProductKit"),

@@ -6,6 +6,7 @@ import ArgumentParser
 import DevServer
 import Foundation
 import HouseholdKit
+import InMemoryTracing
 import Logging
 import ProductKit
 import UserKit
@@ -49,6 +50,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .customLong("no-color"), help: "No colour, even on a terminal.")
     var noColor = false
 
+    @Flag(help: "After the command, print the spans of its operations on standard error: where the time went.")
+    var trace = false
+
     /// The current console, set for these options (JSON, colour).
     func console() -> Console {
         let console = Console.current
@@ -90,12 +94,18 @@ final class Session: @unchecked Sendable {
     let productSource = LockedBox(ProductSource.graphQL)
     /// The embedded server after the demo restarted it, if it did.
     let restarted = LockedBox<DevServer?>(nil)
+    /// The spans of this run, with `--trace`.
+    let tracer: InMemoryTracer?
 
     /// The demo user of the embedded server.
     static let demoEmail = "alice@example.com"
 
-    private init(options: GlobalOptions, console: Console, endpoint: URL, embedded: DevServer?, tokens: any TokenStore, client: any APIClient) {
+    private init(
+        options: GlobalOptions, console: Console, endpoint: URL, embedded: DevServer?, tokens: any TokenStore, client: any APIClient,
+        tracer: InMemoryTracer?
+    ) {
         self.options = options
+        self.tracer = tracer
         self.console = console
         self.endpoint = endpoint
         self.embedded = embedded
@@ -179,7 +189,8 @@ final class Session: @unchecked Sendable {
         // A valid http(s) URL with its scheme swapped for ws(s) is a valid URL: neither `!` can fire.
         var webSocket = URLComponents(url: endpoint.appendingPathComponent("graphql"), resolvingAgainstBaseURL: false)!
         webSocket.scheme = endpoint.scheme == "https" ? "wss" : "ws"
-        let configuration = APIClientConfiguration(
+        let tracer = options.trace ? InMemoryTracer(recordInjections: false, recordExtractions: false) : nil
+        var configuration = APIClientConfiguration(
             restBaseURL: endpoint, timeout: .milliseconds(Int(options.timeout * 1000)),
             cache: CacheConfiguration(storage: SQLiteCache.storage(at: cacheURL, logger: logger)),
             logger: logger,
@@ -188,9 +199,10 @@ final class Session: @unchecked Sendable {
                 return try await client.send(RESTRequest<TokenDTO>.post("auth/refresh", body: ["refreshToken": refreshToken])).value.token
             }),
             subscriptions: SubscriptionConfiguration(url: webSocket.url!, transport: APICoreWebSocket.transport))
+        configuration.tracer = tracer
         let session = Session(
             options: options, console: console, endpoint: endpoint, embedded: embedded, tokens: tokens,
-            client: APICoreLive.makeClient(configuration))
+            client: APICoreLive.makeClient(configuration), tracer: tracer)
         if signIn, embedded != nil {
             try await console.step("logging in to the embedded server as \(demoEmail)") {
                 try await session.logIn(email: demoEmail, password: DevServer.password)
@@ -220,10 +232,11 @@ final class Session: @unchecked Sendable {
         options.cacheURL.deletingLastPathComponent().appendingPathComponent("token.json")
     }
 
-    /// Stops the embedded server, if any.
+    /// Stops the embedded server, if any; with `--trace`, prints the spans.
     func close() async {
         await embedded?.stop()
         await restarted.withLock { $0 }?.stop()
+        if let tracer { for line in SpanTree.lines(tracer.finishedSpans) { console.note(line) } }
     }
 
     /// Where the last results came from.

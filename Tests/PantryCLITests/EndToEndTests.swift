@@ -238,6 +238,24 @@ struct EndToEndTests {
         #expect(await pantry(["cache", "find", "Household", "--limit", "0"]).code != 0)
     }
 
+    @Test("--trace prints the command's spans after it: each operation with its HTTP attempts and cache writes below it")
+    func trace() async throws {
+        let scratch = try Scratch()
+        let run = await pantry(["households", "--trace", "--cache", scratch.cache, "--no-color"])
+        #expect(run.code == 0, "\(run.output)")
+        // Standard error's lines, as the capture marks them ("! "), without the mark.
+        let lines = run.output.split(separator: "\n").map { $0.hasPrefix("! ") ? String($0.dropFirst(2)) : String($0) }
+        let start = try #require(lines.firstIndex(of: "trace:"), "\(run.output)")
+        let spans = lines[(start + 1)...]
+        let query = try #require(spans.firstIndex { $0.hasPrefix("  query Households  ") && $0.contains(" ms") }, "\(run.output)")
+        // Its children are indented below it.
+        #expect(spans[(query + 1)...].prefix { $0.hasPrefix("    ") }.contains { $0.hasPrefix("    HTTP POST  ") && $0.contains("status=200") })
+        #expect(spans.contains { $0.hasPrefix("  POST auth/login  ") })
+        // Without the flag, no trace.
+        let plain = await pantry(["households", "--cache", scratch.cache, "--no-color"])
+        #expect(!plain.output.contains("trace:"))
+    }
+
     @Test("bad input is one clear line and a non-zero exit")
     func badInput() async throws {
         let endpoint = await pantry(["households", "--endpoint", "not a url"])
