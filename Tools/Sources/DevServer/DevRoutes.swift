@@ -3,6 +3,7 @@ import Foundation
 import GraphQL
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 
 /// The dev server's HTTP endpoints.
@@ -19,6 +20,7 @@ enum DevRoutes {
     }
 
     static func register(on router: Router<BasicRequestContext>, state: Locked<DevState>, schema: GraphQLSchema, webSocket: GraphQLWebSocketServer) {
+        router.middlewares.add(TraceContextLog())
         router.middlewares.add(Switchboard(state: state))
 
         router.get("/health") { _, _ in plain(200, "ok") }
@@ -258,6 +260,22 @@ enum DevRoutes {
 }
 
 /// Latency and failures, on every endpoint but `/dev/` and `/health`.
+/// Logs the W3C trace context (`traceparent`, `tracestate`) a request carries, at info, with the
+/// method and path: where a client's trace (`pantry --trace`, an OpenTelemetry tracer) and the
+/// server's log meet.
+struct TraceContextLog: RouterMiddleware {
+    func handle(_ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response) async throws
+        -> Response
+    {
+        if let parent = request.headers[HTTPField.Name("traceparent")!] {
+            var metadata: Logger.Metadata = ["traceparent": .string(parent)]
+            if let state = request.headers[HTTPField.Name("tracestate")!] { metadata["tracestate"] = .string(state) }
+            context.logger.info("trace context received: \(request.method) \(request.uri.path)", metadata: metadata)
+        }
+        return try await next(request, context)
+    }
+}
+
 struct Switchboard: RouterMiddleware {
     let state: Locked<DevState>
 
