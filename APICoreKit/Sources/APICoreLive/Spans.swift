@@ -77,7 +77,10 @@ extension LiveAPIClient {
                 }
             ) { span throws(APIError) in
                 let response = try await exchange(request)
-                if span.isRecording { span.attributes["http.response.status_code"] = response.statusCode }
+                if span.isRecording {
+                    span.attributes["http.response.status_code"] = response.statusCode
+                    span.attributes["http.response.body.size"] = response.body.count
+                }
                 return response
             }
         }

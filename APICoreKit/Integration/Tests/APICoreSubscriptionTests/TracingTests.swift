@@ -45,6 +45,7 @@ struct TracingTests {
         #expect(attempts.allSatisfy { $0.parentSpanID == operation.spanID && $0.traceID == operation.traceID })
         #expect(attempts.first?.status?.code == .error)
         #expect(attempts.last?.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
+        #expect(attempts.last?.attributes["http.response.body.size"]?.toSpanAttribute() == .int64(Int64(answer.utf8.count)))
         let write = try #require(Self.spans("cache write", in: tracer).first)
         #expect(write.parentSpanID == operation.spanID)
         // Each attempt carried its own span's context.
