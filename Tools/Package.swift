@@ -59,7 +59,7 @@ let package = Package(
                 .product(name: "APICore", package: "APICoreKit"),
                 .product(name: "APICoreLive", package: "APICoreKit"),
                 .product(name: "APICoreWebSocket", package: "APICoreKit"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "APICoreTesting", package: "APICoreKit"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]

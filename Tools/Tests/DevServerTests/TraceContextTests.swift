@@ -1,10 +1,9 @@
 import APICore
 import APICoreLive
+import APICoreTesting
 import DevServer
 import Foundation
 import InMemoryTracing
-import Logging
-import Synchronization
 import Testing
 import Tracing
 
@@ -40,35 +39,16 @@ struct TraceContextTests {
         where Carrier == Extract.Carrier {}
     }
 
-    /// Keeps every message logged, with its metadata.
-    final class Captured: Sendable {
-        let lines = Mutex<[String]>([])
-    }
-
-    struct CapturingHandler: LogHandler {
-        let captured: Captured
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .info
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            captured.lines.withLock { $0.append("\(event.message) \(all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))") }
-        }
-    }
-
     @Test("a query's HTTP attempt and the dev server's log line carry the same trace")
     func joined() async throws {
-        let captured = Captured()
-        let server = try await DevServer.start(DevServer.Options(logger: Logger(label: "dev-server") { _ in CapturingHandler(captured: captured) }))
+        let captured = LogCapture()
+        let server = try await DevServer.start(DevServer.Options(logger: captured.logger))
         let tracer = W3CTracer()
         let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, cache: nil, tracer: tracer, retryPolicy: nil))
         _ = try await client.send(RESTRequest<EmptyResponse>.get("health"))
         await server.stop()
         let attempt = try #require(tracer.spans.finishedSpans.first { $0.operationName == "HTTP GET" })
-        let logged = captured.lines.withLock { $0 }.filter { $0.hasPrefix("trace context received") }
+        let logged = captured.all.filter { $0.contains("trace context received") }
         #expect(logged.contains { $0.contains("traceparent=00-\(attempt.traceID)-\(attempt.spanID)-01") }, "\(logged)")
         #expect(attempt.traceID.count == 32)
     }
