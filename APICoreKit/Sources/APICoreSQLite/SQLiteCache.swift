@@ -278,6 +278,17 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     }
 
     func save(_ records: [CacheRecord], fields: [FieldChanges], removing keys: [String], used: [String], keeping: KeptRecords) throws -> Int {
+        let trimmed = try write(records, fields: fields, removing: keys, used: used, keeping: keeping)
+        if trimmed > 0 {
+            // A trim rewrites many pages (secure delete, incremental vacuum), so its write-ahead log
+            // can outgrow the quarter of the bound it is held to: checkpoint it and cut it to nothing
+            // now, as the bound promises (the next write starts a new one).
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+        return trimmed
+    }
+
+    private func write(_ records: [CacheRecord], fields: [FieldChanges], removing keys: [String], used: [String], keeping: KeptRecords) throws -> Int {
         try pool.write { db in
             let now = Date().timeIntervalSince1970
             let insert = try db.cachedStatement(
