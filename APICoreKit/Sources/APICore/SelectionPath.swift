@@ -132,13 +132,12 @@ extension JSONObject {
 
     /// Replaces the object at `path` by `object`; `false` when the path leads to no object.
     package mutating func replaceObject(at path: ArraySlice<ResponsePath.Component>, with object: JSONObject) -> Bool {
-        guard let first = path.first else {
+        guard !path.isEmpty else {
             self = object
             return true
         }
-        guard case .field(let key) = first, var child = self[key], child.replaceObject(at: path.dropFirst(), with: object) else { return false }
-        self[key] = child
-        return true
+        guard case .object? = value(at: ResponsePath(Array(path))) else { return false }
+        return replaceValue(at: path, with: .object(object))
     }
 
     /// Replaces the value at `path` (a field, or an item of a list, that is there) by `value`;
@@ -162,21 +161,6 @@ extension JSONValue {
             return true
         case (.array(var items), .index(let index)?) where items.indices.contains(index):
             guard items[index].replaceValue(at: path.dropFirst(), with: value) else { return false }
-            self = .array(items)
-            return true
-        default:
-            return false
-        }
-    }
-
-    fileprivate mutating func replaceObject(at path: ArraySlice<ResponsePath.Component>, with object: JSONObject) -> Bool {
-        switch (self, path.first) {
-        case (.object(var inner), _):
-            guard inner.replaceObject(at: path, with: object) else { return false }
-            self = .object(inner)
-            return true
-        case (.array(var items), .index(let index)?) where items.indices.contains(index):
-            guard items[index].replaceObject(at: path.dropFirst(), with: object) else { return false }
             self = .array(items)
             return true
         default:

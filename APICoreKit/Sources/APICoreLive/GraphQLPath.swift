@@ -542,16 +542,8 @@ extension LiveAPIClient {
         }
         do throws(APIError) {
             let payload = try outcome.get()
-            let data: JSONObject, caught: [GraphQLError]
-            switch try GraphQLResponseReading.read(
-                .object(payload), statusCode: nil, operationName: Operation.operationName, catching: Operation.Data.__selections)
-            {
-            case .data(let whole?): (data, caught) = (whole, [])
-            case .caught(let partial, let errors): (data, caught) = (partial, errors)
-            case .data(nil), .notGraphQL:
-                throw .invalidResponse(InvalidResponse(
-                    kind: .noData, statusCode: nil, request: Operation.operationName, bodyExcerpt: JSONSerializer.string(.object(payload))))
-            }
+            let (data, caught) = try Self.data(
+                of: payload, statusCode: nil, operationName: Operation.operationName, catching: Operation.Data.__selections)
             let extensions = payload["extensions"]?.objectValue
             return ServerAnswer(
                 response: TransportResponse(statusCode: 200, headers: [:], body: Data(), url: url), data: data,
@@ -676,14 +668,7 @@ extension LiveAPIClient {
             guard let first = try await iterator.next()?.get() else {
                 throw .transport(TransportFailure(kind: .connectionLost, url: response.url, underlying: "the incremental response ended before its first part"))
             }
-            let data: JSONObject, caught: [GraphQLError]
-            switch try GraphQLResponseReading.read(.object(first), statusCode: response.statusCode, operationName: operationName, catching: selections) {
-            case .data(let whole?): (data, caught) = (whole, [])
-            case .caught(let partial, let errors): (data, caught) = (partial, errors)
-            case .data(nil), .notGraphQL:
-                throw .invalidResponse(InvalidResponse(
-                    kind: .noData, statusCode: response.statusCode, request: operationName, bodyExcerpt: JSONSerializer.string(.object(first))))
-            }
+            let (data, caught) = try Self.data(of: first, statusCode: response.statusCode, operationName: operationName, catching: selections)
             return ServerAnswer(
                 response: response, data: data, incremental: Incremental(initial: first, later: payloads),
                 cachePolicy: ServerCachePolicy(headers: response.headers, extensions: first["extensions"]?.objectValue), caughtErrors: caught)
@@ -702,6 +687,21 @@ extension LiveAPIClient {
         return ServerAnswer(
             response: response, data: data, cachePolicy: ServerCachePolicy(headers: response.headers, extensions: extensions),
             extensions: extensions, caughtErrors: (body[GraphQLHTTP.caughtErrorsKey]?.arrayValue ?? []).map(GraphQLError.init(json:)))
+    }
+
+    /// The data of one GraphQL payload that is not a whole HTTP body (an incremental answer's
+    /// first part, a WebSocket `next`), and the errors its `@catch` fields caught; its errors
+    /// otherwise, or no data, are thrown.
+    static func data(of payload: JSONObject, statusCode: Int?, operationName: String, catching selections: [Selection]) throws(APIError)
+        -> (data: JSONObject, caught: [GraphQLError])
+    {
+        switch try GraphQLResponseReading.read(.object(payload), statusCode: statusCode, operationName: operationName, catching: selections) {
+        case .data(let whole?): return (whole, [])
+        case .caught(let partial, let errors): return (partial, errors)
+        case .data(nil), .notGraphQL:
+            throw .invalidResponse(InvalidResponse(
+                kind: .noData, statusCode: statusCode, request: operationName, bodyExcerpt: JSONSerializer.string(.object(payload))))
+        }
     }
 
     // MARK: 5. Cache

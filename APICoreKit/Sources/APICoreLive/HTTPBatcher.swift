@@ -128,7 +128,7 @@ final class HTTPBatcher: Sendable {
         var results: [Result<TransportResponse, APIError>]
         if members.count == 1 {
             request.httpBody = members[0].body
-            results = [await Self.result { () async throws(APIError) in try await transport.send(request, timeout: timeout) }]
+            results = [await LiveAPIClient.result { () async throws(APIError) in try await transport.send(request, timeout: timeout) }]
         } else {
             var body = Data("[".utf8)
             for (index, member) in members.enumerated() {
@@ -137,7 +137,7 @@ final class HTTPBatcher: Sendable {
             }
             body.append(UInt8(ascii: "]"))
             request.httpBody = body
-            switch await Self.result({ () async throws(APIError) in try await transport.send(request, timeout: timeout) }) {
+            switch await LiveAPIClient.result({ () async throws(APIError) in try await transport.send(request, timeout: timeout) }) {
             case .success(let response): results = Self.split(response, into: members.count)
             case .failure(let error): results = Array(repeating: .failure(error), count: members.count)
             }
@@ -165,13 +165,5 @@ final class HTTPBatcher: Sendable {
             kind: .notBatchAnswer(operations: count), statusCode: response.statusCode, request: nil,
             bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
         return Array(repeating: .failure(error), count: count)
-    }
-
-    private static func result<T>(_ body: () async throws(APIError) -> T) async -> Result<T, APIError> {
-        do throws(APIError) {
-            return .success(try await body())
-        } catch {
-            return .failure(error)
-        }
     }
 }

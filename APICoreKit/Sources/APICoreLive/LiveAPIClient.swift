@@ -48,9 +48,7 @@ final class LiveAPIClient: APIClient {
         self.transport = transport
         let configuredTracer = configuration.tracer
         batcher = configuration.batching.map {
-            HTTPBatcher(options: $0, transport: transport) { request in
-                Self.withTraceContext(request, tracer: configuredTracer ?? InstrumentationSystem.tracer)
-            }
+            HTTPBatcher(options: $0, transport: transport) { Self.withTraceContext($0, using: URLRequestInjector(), tracer: configuredTracer) }
         }
         inFlight = InFlightQueries(logger: configuration.logger)
         // What an earlier launch queued, with its optimistic layers laid before anything reads the cache.

@@ -14,7 +14,10 @@ import Tracing
 /// configured or bootstrapped, the no-op tracer makes each of these a few allocations at most.
 extension LiveAPIClient {
     /// The configuration's tracer, else the process's (`InstrumentationSystem.tracer`).
-    var tracer: any Tracer { configuration.tracer ?? InstrumentationSystem.tracer }
+    var tracer: any Tracer { Self.tracer(configuration.tracer) }
+
+    /// `configured`, else the process's tracer, asked for each time (an app may bootstrap late).
+    static func tracer(_ configured: (any Tracer)?) -> any Tracer { configured ?? InstrumentationSystem.tracer }
 
     /// Runs `body` in a span of its own, a child of the current one; the span ends when `body`
     /// does, with the error recorded and an error status when it throws.
@@ -88,14 +91,18 @@ extension LiveAPIClient {
 
     /// `request` with the current trace context in its headers, as the tracer propagates it.
     func withTraceContext(_ request: URLRequest) -> URLRequest {
-        Self.withTraceContext(request, tracer: tracer)
+        Self.withTraceContext(request, using: URLRequestInjector(), tracer: configuration.tracer)
     }
 
-    static func withTraceContext(_ request: URLRequest, tracer: any Tracer) -> URLRequest {
-        guard let context = InstrumentationContext.current else { return request }
-        var request = request
-        tracer.inject(context, into: &request, using: URLRequestInjector())
-        return request
+    /// `carrier` (a request, headers, a `connection_init` payload) with the current trace context
+    /// injected by `configured` (else the process's tracer); as it was outside any span.
+    static func withTraceContext<Inject: Injector>(_ carrier: Inject.Carrier, using injector: Inject, tracer configured: (any Tracer)?)
+        -> Inject.Carrier
+    {
+        guard let context = InstrumentationContext.current else { return carrier }
+        var carrier = carrier
+        tracer(configured).inject(context, into: &carrier, using: injector)
+        return carrier
     }
 }
 

@@ -52,14 +52,18 @@ struct WatcherIndex {
     func woken(by changed: Set<String>) -> [UInt64] {
         guard !changed.isEmpty, !index.isEmpty else { return [] }
         var woken: Set<UInt64> = []
-        for key in changed {
-            if let ids = index[key] { woken.formUnion(ids) }
-            if CacheNaming.isRoot(key) {
-                let prefix = CacheNaming.fieldDependency(key, "")
-                for (dependency, ids) in index where dependency.hasPrefix(prefix) { woken.formUnion(ids) }
-            }
-        }
+        for key in changed { woken.formUnion(readers(of: key)) }
         return woken.sorted()
+    }
+
+    /// The watchers that read the record with this key, or, for a root, any of its fields.
+    private func readers(of key: String) -> Set<UInt64> {
+        var ids = index[key] ?? []
+        if CacheNaming.isRoot(key) {
+            let prefix = CacheNaming.fieldDependency(key, "")
+            for (dependency, watching) in index where dependency.hasPrefix(prefix) { ids.formUnion(watching) }
+        }
+        return ids
     }
 
     /// How many watchers there are, and how many dependencies the index holds.
@@ -67,9 +71,6 @@ struct WatcherIndex {
 
     /// What the watchers that read the record with this key, or any of its fields, watch, sorted.
     func labels(ofWatchersOf key: String) -> [String] {
-        var ids = index[key] ?? []
-        let prefix = CacheNaming.fieldDependency(key, "")
-        for (dependency, watching) in index where dependency.hasPrefix(prefix) { ids.formUnion(watching) }
-        return ids.compactMap { watchers[$0]?.label }.sorted()
+        readers(of: key).compactMap { watchers[$0]?.label }.sorted()
     }
 }

@@ -16,12 +16,7 @@ extension LiveAPIClient {
         let headers = awareness.merging(configuration.defaultHeaders) { $1 }.merging(subscriptions.headers) { $1 }
         let configuredTracer = configuration.tracer
         // The trace context of the operation that opens the socket, as the tracer propagates it.
-        let traceContext: @Sendable () -> [String: String] = {
-            guard let context = InstrumentationContext.current else { return [:] }
-            var carrier: [String: String] = [:]
-            (configuredTracer ?? InstrumentationSystem.tracer).inject(context, into: &carrier, using: DictionaryInjector())
-            return carrier
-        }
+        let traceContext: @Sendable () -> [String: String] = { Self.withTraceContext([:], using: DictionaryInjector(), tracer: configuredTracer) }
         var reauthenticate: (@Sendable () async throws(APIError) -> Void)?
         if let refresher {
             reauthenticate = { () async throws(APIError) in try await refresher.refreshCurrent() }
