@@ -11,6 +11,8 @@ import PackageDescription
 /// - `APICoreSQLite`: the SQLite normalized cache (GRDB), for the composition root.
 /// - `APICoreWebSocket`: the WebSocket client for subscriptions (on SwiftNIO, TLS by NIOSSL), for
 ///   the composition root of an app that subscribes.
+/// - `APICoreOpenAPI`: a swift-openapi-runtime `ClientTransport` over an `APIClient`, for a kit whose
+///   REST client swift-openapi-generator writes.
 ///
 /// Tests here need no server. The engine's tests against real servers (our own test server on
 /// Hummingbird and GraphQLSwift, and a third-party one), the server support the dev server shares,
@@ -26,6 +28,7 @@ let package = Package(
         .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
         .library(name: "APICoreSQLite", targets: ["APICoreSQLite"]),
         .library(name: "APICoreWebSocket", targets: ["APICoreWebSocket"]),
+        .library(name: "APICoreOpenAPI", targets: ["APICoreOpenAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -34,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -62,6 +67,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .target(
+            name: "APICoreOpenAPI",
+            dependencies: [
+                "APICore", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .executableTarget(

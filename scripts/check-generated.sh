@@ -9,6 +9,8 @@ usage: scripts/check-generated.sh
 
 Runs split-schema and generate with --check for ${GENERATED[*]}: writes nothing, lists every
 file that would change or be removed, and exits non-zero if any would. Fix with scripts/generate.sh.
+Then checks that no OpenAPI document changed since its client was generated
+(scripts/generate-openapi.sh --check; fix with scripts/generate-openapi.sh).
 USAGE
   exit 0
 fi
@@ -19,6 +21,7 @@ status=0
 for target in "${GENERATED[@]}"; do
   (cd "$ROOT/$target" && "$codegen" generate --path apollo-codegen-config.json --check | sed "s|^|$target: |") || status=1
 done
+"$ROOT/scripts/generate-openapi.sh" --check || status=1
 if [ $status -ne 0 ]; then
   echo "check-generated: generated code is out of date; run scripts/generate.sh" >&2
 else

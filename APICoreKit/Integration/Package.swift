@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         .target(
@@ -73,7 +74,12 @@ let package = Package(
                 .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
                 "APICoreTestServer", "StarWarsOperations", .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-            ]
+                .product(name: "APICoreOpenAPI", package: "APICoreKit"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            // ItemsOpenAPI/ holds a client of the test server's REST routes that swift-openapi-generator
+            // wrote from the openapi.yaml beside it (scripts/generate-openapi.sh).
+            exclude: ["ItemsOpenAPI/openapi.yaml", "ItemsOpenAPI/openapi-generator-config.yaml", "ItemsOpenAPI/openapi.sha256"]
         ),
         .testTarget(
             name: "APICoreCacheTests",

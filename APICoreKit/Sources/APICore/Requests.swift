@@ -40,8 +40,8 @@ public struct EmptyResponse: Decodable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {}
 }
 
-/// A REST call: method, path relative to the client's base URL, query items, headers, an optional
-/// JSON body, and how to decode the answer.
+/// A REST call: method, path relative to the client's base URL (or an absolute `http(s)` URL),
+/// query items, headers, an optional JSON or raw body, and how to decode the answer.
 ///
 /// ```swift
 /// let request = RESTRequest<Product>.get("products/42", query: ["currency": "EUR"])
@@ -50,7 +50,8 @@ public struct EmptyResponse: Decodable, Sendable, Hashable {
 public struct RESTRequest<Value: Sendable>: Sendable {
     /// The method.
     public var method: HTTPMethod
-    /// The path, relative to the client's REST base URL (a leading `/` is allowed).
+    /// The path, relative to the client's REST base URL (a leading `/` is allowed); an absolute
+    /// `http` or `https` URL (a `next` link a server gave, say) is used as it is.
     public var path: String
     /// Query items, in order.
     public var queryItems: [URLQueryItem]
@@ -58,6 +59,15 @@ public struct RESTRequest<Value: Sendable>: Sendable {
     public var headers: [String: String]
     /// The body to send as JSON, if any.
     public var body: (any Encodable & Sendable)?
+    /// A body sent byte for byte with its content type, in place of ``body`` (which must then be
+    /// `nil`): a form, a file, what a generated OpenAPI client encoded.
+    public var rawBody: RawBody?
+    /// Whether an answer with a status outside 2xx is this request's response rather than an
+    /// error. The middleware chain still sees the status as an `APIError` first, so a 401 still
+    /// refreshes credentials and a 503 is still retried; only what the chain finally ends with
+    /// comes back as a response (its status in ``ResponseMetadata/statusCode``), decoded by
+    /// ``decode``. Off by default; on for clients that read documented error answers themselves.
+    public var acceptsAnyStatus = false
     /// A timeout for this request, overriding the client's.
     public var timeout: Duration?
     /// Whether the request may be retried; by default, whether the method is idempotent.
@@ -133,10 +143,30 @@ public struct RESTRequest<Value: Sendable>: Sendable {
         query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
     }
 
-    /// `METHOD path`, as in logs, metrics and errors; a path longer than 256 characters is cut
-    /// there, so that no log line or error grows with a request's size.
+    /// What logs, metrics, spans and errors call this request in place of `METHOD path`: an
+    /// endpoint's name (an OpenAPI `operationId`, say), so that requests to `products/1` and
+    /// `products/2` count as one endpoint. `nil` by default.
+    public var operationName: String?
+
+    /// The ``operationName``, or else `METHOD path`, as in logs, metrics and errors; a path longer
+    /// than 256 characters is cut there, so that no log line or error grows with a request's size.
     public var summary: String {
-        path.count > 256 ? "\(method) \(path.prefix(256))…" : "\(method) \(path)"
+        if let operationName { return operationName }
+        return path.count > 256 ? "\(method) \(path.prefix(256))…" : "\(method) \(path)"
+    }
+
+    /// A body sent as it is: its bytes and their media type.
+    public struct RawBody: Sendable, Hashable {
+        /// The bytes.
+        public var data: Data
+        /// The `Content-Type` header sent with them (`application/x-www-form-urlencoded`, say).
+        public var contentType: String
+
+        /// A body of `data`, of the media type `contentType`.
+        public init(_ data: Data, contentType: String) {
+            self.data = data
+            self.contentType = contentType
+        }
     }
 }
 

@@ -153,7 +153,20 @@ final class LiveAPIClient: APIClient {
         let start = ContinuousClock.now
         let urlRequest = try makeURLRequest(request)
         let context = RequestContext(kind: .rest, operationName: request.summary, isIdempotent: request.isIdempotent, values: request.values)
-        let response = try await runChain(urlRequest, context: context, exchange: restExchange(timeout: request.timeout))
+        // With `acceptsAnyStatus`, the last answer the chain refused is the response, once the
+        // chain (refresh, retry) is done with it.
+        let refused = request.acceptsAnyStatus ? Locked<TransportResponse?>(nil) : nil
+        let exchange = restExchange(timeout: request.timeout, keepingRefusedIn: refused)
+        let response: TransportResponse
+        do {
+            response = try await runChain(urlRequest, context: context, exchange: exchange)
+        } catch {
+            switch (error, refused?.withLock { $0 }) {
+            case (.httpStatus(let failure), let answer?) where answer.statusCode == failure.statusCode: response = answer
+            case (.unauthorized(let failure), let answer?) where answer.statusCode == failure.statusCode: response = answer
+            default: throw error
+            }
+        }
         let value: Value
         do {
             value = try request.decode(response.body)
@@ -167,7 +180,8 @@ final class LiveAPIClient: APIClient {
         let path = request.path.hasPrefix("/") ? String(request.path.dropFirst()) : request.path
         let base = configuration.restBaseURL.absoluteString.hasSuffix("/")
             ? configuration.restBaseURL.absoluteString : configuration.restBaseURL.absoluteString + "/"
-        guard var components = URLComponents(string: base + path) else {
+        let isAbsolute = ["http://", "https://"].contains { request.path.lowercased().hasPrefix($0) }
+        guard var components = URLComponents(string: isAbsolute ? request.path : base + path) else {
             throw .invalidRequest("the path '\(request.path)' does not make a valid URL with \(configuration.restBaseURL)")
         }
         if !request.queryItems.isEmpty {
@@ -179,13 +193,21 @@ final class LiveAPIClient: APIClient {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let body = request.body {
+        switch (request.body, request.rawBody) {
+        case (_?, _?):
+            throw .invalidRequest("\(request.summary) has both a JSON body and a raw body; give one")
+        case (let body?, nil):
             do {
                 urlRequest.httpBody = try configuration.makeJSONEncoder().encode(body)
             } catch {
                 throw .invalidRequest("the body of \(request.summary) could not be encoded as JSON: \(error)")
             }
             urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        case (nil, let raw?):
+            urlRequest.httpBody = raw.data
+            urlRequest.setValue(raw.contentType, forHTTPHeaderField: "Content-Type")
+        case (nil, nil):
+            break
         }
         applyHeaders(request.headers, to: &urlRequest)
         return urlRequest
@@ -217,12 +239,14 @@ final class LiveAPIClient: APIClient {
         return try result.get()
     }
 
-    /// The innermost step for REST: the answer whole, a status outside 2xx as an error.
-    func restExchange(timeout: Duration?) -> MiddlewareNext {
+    /// The innermost step for REST: the answer whole, a status outside 2xx as an error (kept in
+    /// `refused` too, when given, whole).
+    func restExchange(timeout: Duration?, keepingRefusedIn refused: Locked<TransportResponse?>? = nil) -> MiddlewareNext {
         let transport = self.transport
         let timeout = timeout ?? configuration.timeout
         return { [self] request throws(APIError) in
             let response = try await transport.send(withTraceContext(request), timeout: timeout)
+            refused?.withLock { $0 = (200..<300).contains(response.statusCode) ? nil : response }
             try Self.checkRESTStatus(response)
             return response
         }

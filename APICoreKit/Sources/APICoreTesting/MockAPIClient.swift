@@ -123,7 +123,9 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
 
     // MARK: APIClient
 
-    /// Answers from the stub for `METHOD path`.
+    /// Answers from the stub for `METHOD path`. A raw body is recorded as the JSON it holds (or as
+    /// text); with ``APICore/RESTRequest/acceptsAnyStatus``, an HTTP status error stubbed for it is
+    /// the response, with the error's status, headers and body excerpt.
     public func send<Value>(_ request: RESTRequest<Value>) async throws(APIError) -> Response<Value> {
         if Task.isCancelled { throw .cancelled }
         let path = request.path.hasPrefix("/") ? String(request.path.dropFirst()) : request.path
@@ -135,17 +137,31 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
             } catch {
                 throw .invalidRequest("the body of \(key) could not be encoded as JSON: \(error)")
             }
+        } else if let raw = request.rawBody {
+            payload = (try? JSONParser.parse(raw.data)) ?? .string(String(decoding: raw.data, as: UTF8.self))
         }
         record(SentRequest(
             name: key, payload: payload,
             query: Dictionary(request.queryItems.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last }),
             headers: request.headers))
-        let body = JSONSerializer.data(try answer(for: key, data: nil))
-        do {
-            let value = try request.decode(body)
-            return Response(value: value, metadata: Self.metadata(key))
+        var metadata = Self.metadata(key)
+        let body: Data
+        do throws(APIError) {
+            body = JSONSerializer.data(try answer(for: key, data: nil))
         } catch {
-            throw APIError.decodingFailure(error, body: body, statusCode: 200, request: key)
+            switch error {
+            case .httpStatus(let failure) where request.acceptsAnyStatus, .unauthorized(let failure) where request.acceptsAnyStatus:
+                body = Data(failure.bodyExcerpt.utf8)
+                metadata.statusCode = failure.statusCode
+                metadata.headers = failure.headers
+            default:
+                throw error
+            }
+        }
+        do {
+            return Response(value: try request.decode(body), metadata: metadata)
+        } catch {
+            throw APIError.decodingFailure(error, body: body, statusCode: metadata.statusCode, request: key)
         }
     }
 

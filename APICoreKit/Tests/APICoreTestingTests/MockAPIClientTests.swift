@@ -79,6 +79,24 @@ struct MockAPIClientTests {
         #expect(client.sent("POST products").first?.payload == ["name": "Rice"])
     }
 
+    @Test("a raw body is recorded as its JSON; with acceptsAnyStatus a stubbed status error is the response, as the live client does")
+    func rawBodyAndAnyStatus() async throws {
+        let client = MockAPIClient()
+        client.stub(.post, "products", json: ["id": "3", "name": "Salt"])
+        var create = RESTRequest<Product>(method: .post, path: "products")
+        create.rawBody = RESTRequest.RawBody(Data(#"{"name":"Salt"}"#.utf8), contentType: "application/json")
+        #expect(try await client.send(create).value.id == "3")
+        #expect(client.sent("POST products").last?.payload == ["name": "Salt"])
+
+        client.stub(.get, "products/9", error: .httpStatus(HTTPFailure(statusCode: 404, headers: ["content-type": "text/plain"], body: Data("no product 9".utf8), url: nil)))
+        var read = RESTRequest<Data>(method: .get, path: "products/9") { $0 }
+        await #expect(throws: APIError.self) { try await client.send(read) }
+        read.acceptsAnyStatus = true
+        let answer = try await client.send(read)
+        #expect(answer.statusCode == 404 && answer.value == Data("no product 9".utf8))
+        #expect(answer.metadata.headers["content-type"] == "text/plain")
+    }
+
     @Test("a request with no stub fails with a message naming what is stubbed")
     func missingStub() async {
         let client = MockAPIClient()

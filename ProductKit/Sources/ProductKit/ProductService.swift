@@ -1,5 +1,7 @@
 import APICore
+import APICoreOpenAPI
 import Foundation
+import OpenAPIRuntime
 import SharedKit
 
 /// A shelf of the catalog.
@@ -127,6 +129,9 @@ public enum ProductSource: Sendable, Hashable {
 public struct ProductService: ProductRepository {
     private let client: any APIClient
     private let productSource: @Sendable () -> ProductSource
+    /// The REST endpoints, through a client swift-openapi-generator wrote from OpenAPI/openapi.yaml,
+    /// on `client`'s middleware chain.
+    private let rest: Client
 
     /// A service that talks through `client`. `productSource` is asked on every `product(id:)`
     /// call (a feature toggle), so an endpoint can move from REST to GraphQL, and back, without
@@ -134,6 +139,7 @@ public struct ProductService: ProductRepository {
     public init(client: any APIClient, productSource: @escaping @Sendable () -> ProductSource = { .graphQL }) {
         self.client = client
         self.productSource = productSource
+        self.rest = Client(serverURL: URL.defaultOpenAPIServerURL, transport: APIClientTransport(client: client))
     }
 
     /// `query Products`.
@@ -171,48 +177,46 @@ public struct ProductService: ProductRepository {
             return try await client.fetch(GraphQLRequest(ProductByIDQuery(id: id)) { data in data.product.map { Product($0.fragments.productDetails) } })
                 .value
         case .rest:
+            let output: Operations.getProduct.Output
             do {
-                return try await client.send(RESTRequest<ProductDTO>.get("products/\(Self.pathComponent(id))")).value.product()
+                output = try await rest.getProduct(path: .init(id: id))
             } catch {
-                if case .httpStatus(let failure) = error, failure.statusCode == 404 { return nil }
-                throw error
+                throw await APIError(openAPI: error)
+            }
+            switch output {
+            case .ok(let answer):
+                let product = try Self.read(answer.body, of: "getProduct") { try $0.json }
+                return try Self.money(product.price.amount, product.price.currency, at: "products/\(id)") { price in
+                    Product(
+                        id: product.id, sku: product.sku, name: product.name, description: product.description,
+                        category: Category(id: product.category.id, name: product.category.name), price: price, tags: product.tags,
+                        updatedAt: DateTime(product.updatedAt))
+                }
+            case .notFound:
+                return nil
+            case .undocumented(let status, let payload):
+                throw await APIError(status: status, headers: payload.headerFields, body: payload.body)
             }
         }
     }
 
-    /// The REST shape of a product (`GET products/{id}`).
-    struct ProductDTO: Decodable, Sendable {
-        struct CategoryDTO: Decodable, Sendable {
-            var id: String
-            var name: String
-        }
-        struct PriceDTO: Decodable, Sendable {
-            var amount: String
-            var currency: String
-        }
-        var id: String
-        var sku: String
-        var name: String
-        var description: String?
-        var category: CategoryDTO
-        var price: PriceDTO
-        var tags: [String]
-        var updatedAt: String
-
-        func product() throws(APIError) -> Product {
-            do {
-                return Product(
-                    id: id, sku: sku, name: name, description: description, category: Category(id: category.id, name: category.name),
-                    price: Money(amount: try Decimal(jsonValue: .string(price.amount)), currency: price.currency), tags: tags,
-                    updatedAt: try DateTime(iso8601: updatedAt))
-            } catch {
-                throw .mapping("products/\(id): \(error)")
-            }
+    /// An answer's body as the case the document gives it (`json`), or the error that says why not.
+    private static func read<Body, Value>(_ body: Body, of operation: String, _ read: (Body) throws -> Value) throws(APIError) -> Value {
+        do {
+            return try read(body)
+        } catch {
+            throw .mapping("\(operation): \(error)")
         }
     }
 
-    static func pathComponent(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? id
+    /// A price from the REST answer's decimal text, passed to `make`; text that is not a decimal
+    /// is a mapping error at `path`.
+    private static func money<Value>(_ amount: String, _ currency: String, at path: String, _ make: (Money) -> Value) throws(APIError) -> Value {
+        do {
+            return make(Money(amount: try Decimal(jsonValue: .string(amount)), currency: currency))
+        } catch {
+            throw .mapping("\(path): \(error)")
+        }
     }
 
     /// `query Categories`, by name.
@@ -240,24 +244,25 @@ public struct ProductService: ProductRepository {
         }).value
     }
 
-    struct PricePointDTO: Decodable, Sendable {
-        var since: String
-        var amount: String
-        var currency: String
-    }
-
     /// `GET products/{id}/price-history` (REST), oldest first.
     public func priceHistory(productID: String) async throws(APIError) -> [PricePoint] {
-        let path = "products/\(Self.pathComponent(productID))/price-history"
-        let points = try await client.send(RESTRequest<[PricePointDTO]>.get(path)).value
+        let output: Operations.getPriceHistory.Output
+        do {
+            output = try await rest.getPriceHistory(path: .init(id: productID))
+        } catch {
+            throw await APIError(openAPI: error)
+        }
+        let points: [Components.Schemas.PricePoint]
+        switch output {
+        case .ok(let answer): points = try Self.read(answer.body, of: "getPriceHistory") { try $0.json }
+        case .notFound(let answer): throw await APIError(status: 404, body: try? answer.body.plainText)
+        case .undocumented(let status, let payload): throw await APIError(status: status, headers: payload.headerFields, body: payload.body)
+        }
         var result: [PricePoint] = []
         for (index, point) in points.enumerated() {
-            do {
-                let amount = try Decimal(jsonValue: .string(point.amount))
-                result.append(PricePoint(since: try DateTime(iso8601: point.since), price: Money(amount: amount, currency: point.currency)))
-            } catch {
-                throw .mapping("\(path) [\(index)]: \(error)")
-            }
+            result.append(try Self.money(point.amount, point.currency, at: "products/\(productID)/price-history [\(index)]") { price in
+                PricePoint(since: DateTime(point.since), price: price)
+            })
         }
         return result.sorted { $0.since < $1.since }
     }

@@ -108,6 +108,25 @@ struct ProductServiceTests {
         #expect(try await service.product(id: "gone") == nil)
     }
 
+    @Test("REST through the generated OpenAPI client: an undocumented status and an unreadable answer are APIErrors naming what failed")
+    func restFailures() async throws {
+        let client = MockAPIClient()
+        let service = ProductService(client: client, productSource: { .rest })
+        client.stub(.get, "products/p-1", error: .httpStatus(HTTPFailure(statusCode: 503, headers: ["retry-after": "5"], body: Data("busy".utf8), url: nil)))
+        let unavailable = await #expect(throws: APIError.self) { try await service.product(id: "p-1") }
+        guard case .httpStatus(let failure) = unavailable else { Issue.record("expected httpStatus, got \(String(describing: unavailable))"); return }
+        #expect(failure.statusCode == 503 && failure.bodyExcerpt == "busy" && failure.headers["retry-after"] == "5")
+
+        client.stub(.get, "products/p-2", json: ["id": "p-2", "name": "no sku, no price"])
+        let unreadable = await #expect(throws: APIError.self) { try await service.product(id: "p-2") }
+        guard case .invalidResponse(let invalid) = unreadable else { Issue.record("expected invalidResponse, got \(String(describing: unreadable))"); return }
+        #expect(invalid.request == "getProduct" && "\(invalid)".contains("sku"), "\(invalid)")
+
+        client.stub(.get, "products/p-3/price-history", error: .httpStatus(HTTPFailure(statusCode: 404, headers: [:], body: Data("no product p-3".utf8), url: nil)))
+        let missing = await #expect(throws: APIError.self) { try await service.priceHistory(productID: "p-3") }
+        #expect(missing?.statusCode == 404)
+    }
+
     @Test("a missing product is nil; a transport failure passes through")
     func missingAndFailing() async throws {
         let client = MockAPIClient()

@@ -119,4 +119,63 @@ struct RESTTests {
             #expect(server.requests(to: "items").isEmpty)
         }
     }
+
+    @Test("a raw body goes byte for byte with its content type; a JSON body beside it is refused before sending")
+    func rawBody() async throws {
+        try await withServer { server, client in
+            var request = RESTRequest<Item>(method: .post, path: "items")
+            request.rawBody = RESTRequest.RawBody(Data(#"{"name":"Tea","price":3}"#.utf8), contentType: "application/json; charset=utf-8")
+            let created = try await client.send(request)
+            #expect(created.value.name == "Tea" && created.statusCode == 201)
+            let recorded = try #require(server.requests(to: "items").last)
+            #expect(recorded.body == Data(#"{"name":"Tea","price":3}"#.utf8))
+            #expect(recorded.headers["content-type"] == "application/json; charset=utf-8")
+
+            request.body = NewItem(name: "Rice", price: 2)
+            let error = await apiError { () async throws(APIError) in try await client.send(request) }
+            guard case .invalidRequest(let reason) = error else { Issue.record("expected invalidRequest, got \(String(describing: error))"); return }
+            #expect(reason.contains("both a JSON body and a raw body"))
+            #expect(server.requests(to: "items").count == 1)
+        }
+    }
+
+    @Test("acceptsAnyStatus: a 404 is the response, with its status and whole body, after the chain saw it as an error")
+    func acceptsAnyStatus() async throws {
+        let seen = Trace()
+        let observer = ClosureMiddleware { request, context, next throws(APIError) in
+            do throws(APIError) { return try await next(request) } catch {
+                seen.add("\(context.operationName): \(error.statusCode ?? 0)")
+                throw error
+            }
+        }
+        try await withServer(middlewares: [observer]) { server, client in
+            let long = String(repeating: "x", count: 5000)
+            server.respond("items/7", status: 404, contentType: "text/plain", body: long)
+            var request = RESTRequest<Data>(method: .get, path: "items/7") { $0 }
+            request.acceptsAnyStatus = true
+            request.operationName = "getItem"
+            let response = try await client.send(request)
+            #expect(response.statusCode == 404)
+            #expect(response.value == Data(long.utf8), "the whole body, not an excerpt")
+            #expect(response.metadata.operationName == "getItem")
+            #expect(response.metadata.headers["content-type"] == "text/plain")
+            #expect(seen.all == ["getItem: 404"])
+
+            // Without it, the same answer is an error.
+            request.acceptsAnyStatus = false
+            let error = await apiError { () async throws(APIError) in try await client.send(request) }
+            #expect(error?.statusCode == 404)
+        }
+    }
+
+    @Test("an absolute http(s) URL as the path is used as it is, not joined to the base URL")
+    func absolutePath() async throws {
+        try await TestServer.with { server in
+            let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:9/api/")!, retryPolicy: nil))
+            let url = server.baseURL.appendingPathComponent("echo").absoluteString + "?page=2"
+            let echoed = try await client.send(RESTRequest<JSONValue>.get(url))
+            #expect(echoed.value["query"]?["page"] == "2")
+            #expect(server.requests(to: "echo").count == 1)
+        }
+    }
 }
