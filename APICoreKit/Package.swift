@@ -92,6 +92,18 @@ let package = Package(
         .executableTarget(name: "apicore-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], path: "Fuzz/ReplayTests"),
         .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
+        // The Swift samples of APICore's DocC articles (Sources/APICore/APICore.docc), compiled as
+        // they are written: the DocSamples plugin turns them into sources of this target.
+        .executableTarget(name: "apicore-doc-samples", path: "Plugins/DocSamplesTool"),
+        .plugin(name: "DocSamples", capability: .buildTool(), dependencies: ["apicore-doc-samples"]),
+        .testTarget(
+            name: "DocSampleTests",
+            dependencies: [
+                "APICore", "APICoreLive", "APICoreSQLite", "APICoreWebSocket", "APICoreTesting", "APICoreOpenAPI", "StarWarsOperations",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            plugins: ["DocSamples"]
+        ),
         .testTarget(name: "APICoreLiveUnitTests", dependencies: ["APICore", "APICoreLive"]),
         // The normalized store without a server: in memory and on SQLite files.
         .testTarget(
@@ -105,3 +117,9 @@ let package = Package(
             resources: [.copy("Fixtures")]),
     ]
 )
+
+// The documentation plugin, for scripts/docs.sh only (APICOREKIT_DOCS=1): kits that depend on this
+// package never resolve it.
+if Context.environment["APICOREKIT_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

@@ -12,7 +12,9 @@ Checks the kits' imports and that generated code is up to date (scripts/check-ge
 and, when schema.graphqls differs from HEAD (or the last commit changed it), that no kit breaks
 (scripts/schema-check.sh); then runs scripts/test.sh for every package:
 ${PACKAGES[*]/#./Pantry}
-then checks the dev server's REST routes against their OpenAPI documents with schemathesis
+then builds APICore's DocC documentation, failing on any DocC warning (scripts/docs.sh; the
+articles' samples are compiled with APICoreKit's tests), then checks the dev server's REST
+routes against their OpenAPI documents with schemathesis
 (scripts/openapi-conformance.sh, which installs it from PyPI into .build-venv),
 then runs every fuzz target for \$FUZZ_SECONDS (default 30) seconds each (scripts/fuzz.sh all).
 Fails if any package fails to build, has a compiler warning in its own sources, or has a
@@ -44,6 +46,14 @@ for package in "${PACKAGES[@]}"; do
     failed_packages+=("${package/#./Pantry}")
   fi
 done
+
+start=$SECONDS
+if "$ROOT/scripts/docs.sh"; then
+  echo "== documentation: built in $((SECONDS - start))s"
+else
+  echo "== documentation: FAILED in $((SECONDS - start))s"
+  failed_packages+=("documentation")
+fi
 
 start=$SECONDS
 if "$ROOT/scripts/openapi-conformance.sh"; then

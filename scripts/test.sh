@@ -28,8 +28,9 @@ if ! (cd "$dir" && swift build --build-tests 2>&1) | tee "$log"; then
   echo "test.sh: $1 does not build" >&2
   exit 1
 fi
-# Warnings in our own sources fail the build; dependencies' warnings are theirs.
-warnings=$(grep -E '^/[^ ]+\.swift:[0-9]+:[0-9]+: warning:' "$log" | grep -F "$ROOT/" | grep -vF '/.build' | sort -u || true)
+# Warnings in our own sources fail the build; dependencies' warnings are theirs. (A DocC
+# article's Swift samples are compiled under the article's own path: `.md`.)
+warnings=$(grep -E '^/[^ ]+\.(swift|md):[0-9]+:[0-9]+: warning:' "$log" | grep -F "$ROOT/" | grep -vF '/.build' | sort -u || true)
 if [ -n "$warnings" ]; then
   echo "$warnings"
   echo "test.sh: $1 has $(echo "$warnings" | wc -l) compiler warning(s) in its own sources" >&2

@@ -26,7 +26,7 @@ extension OutputType {
 }
 
 extension Selection {
-    /// Whether `selections` hold a connection field (``Field/pagination``) at any depth.
+    /// Whether `selections` hold a connection field (`Field.pagination`) at any depth.
     package static func holdConnection(_ selections: [Selection]) -> Bool {
         var seen: Set<ObjectIdentifier> = []
         return holdConnection(selections, seen: &seen)
@@ -93,7 +93,7 @@ struct PageSource<Item: Sendable>: Sendable {
 /// after it (and before it), or `nil` when there is none; the pages may all use one query or
 /// different ones (a first query, then a next-page query), cursors or offsets. The page type stays
 /// inside: a kit hands out a `GraphQLPager<Product>` without its generated types. When the query
-/// holds a connection field (``Field/pagination``), the cache merges the pages into one list and
+/// holds a connection field (`Field.pagination`), the cache merges the pages into one list and
 /// the pager watches the first page alone; otherwise it watches each page and joins them.
 ///
 /// A page that fails is an error element of ``list()`` (and thrown to the caller), never the end

@@ -248,7 +248,7 @@ public enum Deferred<Fragment: SelectionSet>: Sendable, Hashable {
     }
 }
 
-/// Generated data: a struct per selection set, with accessors that read its ``DataDict``.
+/// Generated data: a struct per selection set, with accessors that read its `DataDict`.
 ///
 /// Its metadata and data (`__parentType`, `__selections`, `__data`) are for generated code and the
 /// engine (`@_spi(Generated)`): a kit reads the generated accessors.
