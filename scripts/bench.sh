@@ -62,6 +62,16 @@ suites:
          HTTP/1.1 connections per host (target <= 0.25), and the same with 32 connections
          (batching-ratio-32-connections), where unbatched requests do not queue;
          APICOREKIT_BATCH_LATENCY_MS sets the added latency (0 shows the fixed cost)
+  soak   100,000 mixed operations (APICOREKIT_SOAK_OPS to change) through one client with an SQLite
+         cache and a memory bound of 2,000 records, eight at a time, against the loopback server in
+         a child process (so resident memory is the client's): page and character queries under
+         every cache policy, watchers that come and go, subscriptions run to their end or left,
+         optimistic mutations, renames queued while the client is cut off and replayed, merged
+         pagers, garbage collections. soak-resident-mb-after-N along the way, soak-resident-growth
+         (end over the warm-up tenth, both after a collection; target <= 1.10),
+         soak-memory-records-max beside its bound, soak-activity-end (background tasks, queries
+         in flight, subscriptions, watchers, optimistic layers, queued mutations: all 0) and
+         soak-failed-operations (0). About 4 minutes.
 USAGE
 }
 
@@ -69,7 +79,7 @@ USAGE
 for suite in "$@"; do
   case "$suite" in
     -h|--help) usage; exit 0 ;;
-    e2e|subscriptions|defer|pagination|batching)
+    e2e|subscriptions|defer|pagination|batching|soak)
       swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
       "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" "$suite"
       ;;

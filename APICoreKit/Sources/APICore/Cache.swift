@@ -210,14 +210,26 @@ public struct CacheSummary: Sendable, Hashable {
     public var bytesOnDisk: Int?
     /// The estimated size of the records in memory, in bytes.
     public var bytesInMemory: Int
+    /// How many records are in memory now (at most the ``CacheConfiguration/memoryLimit``, when
+    /// it is a number of records, once a write has trimmed).
+    public var recordsInMemory: Int
+    /// How many watchers read the cache now: `watch`es, watched fragments, pagers' pages and
+    /// observable models that have not stopped. Back to zero when they all have, so a count that
+    /// only grows is a watch nobody ends.
+    public var watchers: Int
 
     /// A summary.
-    public init(records: Int, recordsByType: [String: Int], oldest: Date?, bytesOnDisk: Int?, bytesInMemory: Int) {
+    public init(
+        records: Int, recordsByType: [String: Int], oldest: Date?, bytesOnDisk: Int?, bytesInMemory: Int, recordsInMemory: Int = 0,
+        watchers: Int = 0
+    ) {
         self.records = records
         self.recordsByType = recordsByType
         self.oldest = oldest
         self.bytesOnDisk = bytesOnDisk
         self.bytesInMemory = bytesInMemory
+        self.recordsInMemory = recordsInMemory
+        self.watchers = watchers
     }
 }
 

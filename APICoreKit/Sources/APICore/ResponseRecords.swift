@@ -10,6 +10,16 @@ package enum CacheNaming {
     /// Whether `key` is an operation type's root record.
     package static func isRoot(_ key: String) -> Bool { key == queryRoot || key == mutationRoot || key == subscriptionRoot }
 
+    /// Whether `key` is the mutation or subscription root, or an object without a key of its own
+    /// under one (`MUTATION_ROOT.createReview(…)`): records no query reads, which the cache does
+    /// not keep. The objects with keys in a mutation's answer or a subscription's event are kept
+    /// (queries read them); the roots' own fields, one more for every mutation sent with new
+    /// variables, would only grow.
+    package static func isOperationOnly(_ key: String) -> Bool {
+        guard key.hasPrefix("MUTATION_ROOT") || key.hasPrefix("SUBSCRIPTION_ROOT") else { return false }
+        return key == mutationRoot || key == subscriptionRoot || key.hasPrefix(mutationRoot + ".") || key.hasPrefix(subscriptionRoot + ".")
+    }
+
     package static func rootKey(for type: GraphQLOperationType) -> String {
         switch type {
         case .query: return queryRoot

@@ -42,6 +42,8 @@ final class LiveAPIClient: APIClient {
     /// Work that goes on after a call answered (the server half of `.cacheAndNetwork`), by id:
     /// cancelled when the client goes away, its failures logged.
     private let background = Locked<(next: UInt64, tasks: [UInt64: Task<Void, Never>])>((0, [:]))
+    /// How many of those run now.
+    var backgroundTaskCount: Int { background.withLock { $0.tasks.count } }
 
     init(configuration: APIClientConfiguration, transport: any HTTPTransport) {
         self.configuration = configuration

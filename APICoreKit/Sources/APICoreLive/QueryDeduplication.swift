@@ -14,6 +14,8 @@ actor InFlightQueries {
     }
 
     private var entries: [String: Entry] = [:]
+    /// How many queries are in flight.
+    var count: Int { entries.count }
     private var nextWaiter: UInt64 = 0
     private let logger: Logger
 

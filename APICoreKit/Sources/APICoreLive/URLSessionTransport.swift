@@ -60,7 +60,8 @@ final class URLSessionTransport: HTTPTransport {
 
     private enum Outcome: Sendable {
         case pending
-        case running(URLSessionDataTask)
+        /// Sent; its deadline once armed.
+        case running(URLSessionDataTask, Deadline?)
         case cancelled
         case timedOut
         case finished
@@ -79,22 +80,26 @@ final class URLSessionTransport: HTTPTransport {
                 }
                 let startNow = state.withLock { outcome -> Bool in
                     guard case .pending = outcome else { return false }
-                    outcome = .running(task)
+                    outcome = .running(task, nil)
                     return true
                 }
-                if startNow {
-                    task.resume()
-                    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                        let running = state.withLock { outcome -> URLSessionDataTask? in
-                            guard case .running(let task) = outcome else { return nil }
-                            outcome = .timedOut
-                            return task
-                        }
-                        running?.cancel()
+                guard startNow else { return continuation.resume(returning: .failure(.cancelled)) }
+                task.resume()
+                let deadline = Deadline(after: seconds) {
+                    let running = state.withLock { outcome -> URLSessionDataTask? in
+                        guard case .running(let task, _) = outcome else { return nil }
+                        outcome = .timedOut
+                        return task
                     }
-                } else {
-                    continuation.resume(returning: .failure(.cancelled))
+                    running?.cancel()
                 }
+                // Called off when the exchange ends, so no timer outlives its request.
+                let ended = state.withLock { outcome -> Bool in
+                    guard case .running(let task, nil) = outcome else { return true }
+                    outcome = .running(task, deadline)
+                    return false
+                }
+                if ended { deadline.cancel() }
             }
         } onCancel: {
             let running = state.withLock { outcome -> URLSessionDataTask? in
@@ -102,7 +107,8 @@ final class URLSessionTransport: HTTPTransport {
                 case .pending:
                     outcome = .cancelled
                     return nil
-                case .running(let task):
+                case .running(let task, let deadline):
+                    deadline?.cancel()
                     outcome = .cancelled
                     return task
                 case .cancelled, .timedOut, .finished:
@@ -155,7 +161,10 @@ final class URLSessionTransport: HTTPTransport {
     {
         let final = state.withLock { outcome -> Outcome in
             let seen = outcome
-            if case .running = outcome { outcome = .finished }
+            if case .running(_, let deadline) = outcome {
+                deadline?.cancel()
+                outcome = .finished
+            }
             return seen
         }
         if case .cancelled = final { return .failure(.cancelled) }
@@ -213,6 +222,8 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         private let headResult = Locked<Result<TransportResponse, APIError>?>(nil)
         /// Why the exchange was stopped on our side, when it was: decides the error reported.
         private let stopReason = Locked<APIError?>(nil)
+        /// The deadline over the whole exchange, called off when it ends.
+        private let deadline = Locked<Deadline?>(nil)
 
         init(url: URL?) {
             self.url = url
@@ -234,10 +245,16 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             continuation.onTermination = { [weak task] _ in task?.cancel() }
             task.resume()
             let url = url
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+            let timer = Deadline(after: seconds) { [weak self] in
                 guard let self, !(headOnly && self.hasHead) else { return }
                 self.stop(.transport(TransportFailure(kind: .timedOut, url: url, underlying: URLSessionTransport.timedOutText)))
             }
+            let ended = phase.withLock { phase -> Bool in
+                if case .ended = phase { return true }
+                deadline.withLock { $0 = timer }
+                return false
+            }
+            if ended { timer.cancel() }
         }
 
         /// The head, once it arrived (or why it did not).
@@ -300,6 +317,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 resolveHead(.failure(.transport(TransportFailure(kind: .connectionLost, url: url, underlying: "no response"))), next: .ended)
             }
             phase.withLock { $0 = .ended }
+            deadline.withLock { $0 }?.cancel()
             continuation.finish()
         }
 
@@ -353,4 +371,90 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
 extension Duration {
     /// The duration in seconds.
     var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// A one-shot timer that can be called off: a request's deadline. Unlike `asyncAfter`, whose
+/// closure stays scheduled (holding what it captured) until its time comes, a deadline called off
+/// is gone at once, so a client sending hundreds of requests a second does not hold a pending
+/// timer for each one for its whole timeout. (Dispatch timer sources made and cancelled at that
+/// rate crash libdispatch's manager thread on Linux, so the deadlines share one thread of their own.)
+final class Deadline: Sendable {
+    private let id: UInt64
+
+    /// A deadline `seconds` from now that runs `fire` (on the deadlines' thread; it must be quick)
+    /// unless called off first.
+    init(after seconds: Double, _ fire: @escaping @Sendable () -> Void) {
+        id = DeadlineThread.shared.schedule(at: .now + .nanoseconds(Int64((seconds * 1e9).rounded())), fire)
+    }
+
+    /// Calls it off (again, or after it fired, is no error).
+    func cancel() { DeadlineThread.shared.cancel(id) }
+
+    deinit { DeadlineThread.shared.cancel(id) }
+}
+
+/// The thread that runs deadlines: it sleeps until the earliest one, runs those due, and sleeps
+/// again; without deadlines it waits for one. Scheduling and calling off cost a lock and a
+/// dictionary entry; the work per wake is a pass over the deadlines pending, as many as
+/// requests in flight.
+private final class DeadlineThread: @unchecked Sendable {
+    static let shared = DeadlineThread()
+
+    private let condition = NSCondition()
+    private var pending: [UInt64: (at: ContinuousClock.Instant, fire: @Sendable () -> Void)] = [:]
+    private var nextID: UInt64 = 0
+    /// When the thread wakes next by itself (`nil`: it waits for a deadline).
+    private var wakesAt: ContinuousClock.Instant?
+    private var started = false
+
+    func schedule(at instant: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        nextID += 1
+        pending[nextID] = (instant, fire)
+        if !started {
+            started = true
+            let thread = Thread { [self] in run() }
+            thread.name = "APICoreKit.deadlines"
+            thread.start()
+        }
+        if wakesAt.map({ instant < $0 }) ?? true { condition.signal() }
+        return nextID
+    }
+
+    func cancel(_ id: UInt64) {
+        condition.lock()
+        pending[id] = nil
+        condition.unlock()
+    }
+
+    private func run() {
+        condition.lock()
+        while true {
+            let now = ContinuousClock.now
+            var due: [@Sendable () -> Void] = []
+            var earliest: ContinuousClock.Instant?
+            for (id, entry) in pending {
+                if entry.at <= now {
+                    due.append(entry.fire)
+                    pending[id] = nil
+                } else if earliest.map({ entry.at < $0 }) ?? true {
+                    earliest = entry.at
+                }
+            }
+            if !due.isEmpty {
+                condition.unlock()
+                for fire in due { fire() }
+                condition.lock()
+                continue
+            }
+            wakesAt = earliest
+            if let earliest {
+                let wait = now.duration(to: earliest)
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18))
+            } else {
+                condition.wait()
+            }
+        }
+    }
 }

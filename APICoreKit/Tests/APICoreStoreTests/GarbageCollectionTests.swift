@@ -64,6 +64,47 @@ struct GarbageCollectionTests {
         await store.removeWatcher(watcher)
     }
 
+    @Test("the mutation and subscription roots are not kept: a thousand mutations with new variables leave the store as large as it was, their objects written")
+    func operationRoots() async throws {
+        let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
+        await store.merge(graph)
+        let before = await store.summary()
+        for index in 0..<1_000 {
+            // What a mutation's and a subscription's answers record: their roots, an object with a
+            // key, and one without (under a path from the root).
+            await store.merge([
+                "MUTATION_ROOT": ["renameCharacter(id:\"1\",name:\"Luke \(index)\")": reference("Human:1"), "receipt": reference("MUTATION_ROOT.receipt")],
+                "MUTATION_ROOT.receipt": ["number": .int(index)],
+                "Human:1": ["__typename": "Human", "name": .string("Luke \(index)")],
+                "SUBSCRIPTION_ROOT": ["counter(to:\(index))": .int(index)],
+            ])
+        }
+        for key in ["MUTATION_ROOT", "MUTATION_ROOT.receipt", "SUBSCRIPTION_ROOT"] { #expect(await store.record(key) == nil, "\(key)") }
+        #expect(await store.record("Human:1")?.fields["name"] == "Luke 999")
+        let after = await store.summary()
+        // Only Human:1's name grew ("Luke" to "Luke 999").
+        #expect(after.records == before.records && after.bytesInMemory - before.bytesInMemory < 16)
+        #expect(await store.collectGarbage(maxStaleness: .zero).removedRecords == 2)  // the notes, as before
+    }
+
+    @Test("a store an earlier version wrote, holding a mutation root: it goes at the next collection, with what only it reached")
+    func earlierOperationRoots() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("cache.sqlite")
+        let writer = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
+        await writer.merge(graph)
+        let earlier = try #require(SQLiteCache.storage(at: file).persistent)
+        _ = try earlier.save(
+            [CacheRecord(key: "Review:1", fields: ["__typename": "Review", "stars": 5], receivedAt: Date())],
+            fields: [FieldChanges(key: "MUTATION_ROOT", set: ["createReview(stars:5)": reference("Review:1"), "renameCharacter": reference("Human:1")], receivedAt: Date())],
+            removing: [], used: [], keeping: .none)
+        let collector = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
+        // The notes, the mutation root, and the review only it reached; Human:1 stays (the query root reaches it).
+        #expect(await collector.collectGarbage(maxStaleness: .zero).unreachableRecords == 4)
+        let left = try #require(SQLiteCache.storage(at: file).persistent).loadAll().map(\.key)
+        #expect(Set(left) == ["QUERY_ROOT", "Human:1", "Human:2", "Droid:1"])
+    }
+
     @Test("in SQLite: what is collected is gone from the file, what is kept is still there after a restart")
     func persistent() async throws {
         let directory = try TemporaryDirectory()

@@ -14,6 +14,9 @@ let suites: [String: () async throws -> Void] = [
     "queue": QueueBenchmark.run,
     "pagination": PaginationBenchmark.run,
     "batching": BatchingBenchmark.run,
+    "soak": SoakBenchmark.run,
+    // The soak's server, in a process of its own; not a benchmark.
+    "serve": ServerProcess.serve,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

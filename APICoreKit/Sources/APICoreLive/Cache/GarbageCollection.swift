@@ -6,8 +6,8 @@ import Foundation
 extension NormalizedStore {
     /// Removes records past their type's maximum age by more than `maxStaleness`, and fields past
     /// the maximum age their server gave them by as much; then fields that refer to records that
-    /// do not exist (those just removed included), then records that no root record (query,
-    /// mutation, subscription) reaches. Records that watchers read, and those optimistic layers lie
+    /// do not exist (those just removed included), then records that the query root does not
+    /// reach. Records that watchers read, and those optimistic layers lie
     /// over, are roots too: they are never removed and keep their expired fields (a dangling
     /// reference goes from them too). In memory
     /// and in the persistent store, whose records are all read first; watchers of records that
@@ -47,7 +47,9 @@ extension NormalizedStore {
         // anyway, so their dangling fields do not matter.)
         var dangling: [String: [String]] = [:]
         var reachable = Set<String>(minimumCapacity: records.count)
-        var pending = RootRecordKey.all + Array(watched)
+        // The query root only: nothing reads the mutation and subscription roots, which the cache
+        // no longer keeps (a store an earlier version wrote may hold them: they go now).
+        var pending = [RootRecordKey.query] + Array(watched)
         var referred: [String] = []
         while let key = pending.popLast() {
             guard reachable.insert(key).inserted, let record = records[key] else { continue }
@@ -111,7 +113,8 @@ extension NormalizedStore {
             bytesInMemory += MemoryBudget.estimatedBytes(of: record)
         }
         return CacheSummary(
-            records: count, recordsByType: byType, oldest: oldest, bytesOnDisk: persistence.bytesOnDisk(), bytesInMemory: bytesInMemory)
+            records: count, recordsByType: byType, oldest: oldest, bytesOnDisk: persistence.bytesOnDisk(), bytesInMemory: bytesInMemory,
+            recordsInMemory: records.count, watchers: watchers.counts.watchers)
     }
 
     // MARK: Inspection

@@ -123,6 +123,9 @@ package actor NormalizedStore {
     package func merge(_ incoming: [String: JSONObject], expires: [String: [String: Date]] = [:], removingLayer layer: UInt64? = nil)
         -> Set<String>
     {
+        // No query reads a mutation's or subscription's root: what it refers to is kept, not it.
+        var incoming = incoming
+        for key in incoming.keys where CacheNaming.isOperationOnly(key) { incoming[key] = nil }
         collectIfOpening()
         let receivedAt = now()
         var changed: Set<String> = []
@@ -317,6 +320,9 @@ package actor NormalizedStore {
     // MARK: Transactions
 
     /// Runs `work` on the store with nothing else in between.
+    /// How many watchers read the store and how many optimistic layers lie over it.
+    func activity() -> (watchers: Int, layers: Int) { (watchers.counts.watchers, layers.count) }
+
     package func transaction<T: Sendable>(_ work: @Sendable (isolated NormalizedStore) -> T) -> T {
         work(self)
     }

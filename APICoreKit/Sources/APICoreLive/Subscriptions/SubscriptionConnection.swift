@@ -51,6 +51,8 @@ actor SubscriptionConnection {
     private let logger: Logger
 
     private var operations: [UInt64: Operation] = [:]
+    /// How many operations are open on the channel.
+    var operationCount: Int { operations.count }
     private var nextID: UInt64 = 1
     /// Counts the times the socket fell idle, so that a late close finds out whether it still is.
     private var idleMark: UInt64 = 0

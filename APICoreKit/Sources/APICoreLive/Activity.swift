@@ -1,0 +1,43 @@
+import APICore
+
+/// What a client made by ``APICoreLive`` has going on at one moment: for soak tests and leak
+/// checks, which expect every count but ``queuedMutations`` back at zero once the app's work has
+/// ended.
+@_spi(Engine) public struct EngineActivity: Sendable, Hashable, CustomStringConvertible {
+    /// Work that goes on after a call answered (the server half of `.cacheAndNetwork`, a replay
+    /// started by reachability).
+    public var backgroundTasks: Int
+    /// Queries waiting for the server that identical queries share.
+    public var queriesInFlight: Int
+    /// Operations on the subscription channel (subscriptions, and queries and mutations on it).
+    public var subscriptions: Int
+    /// Watchers of the cache.
+    public var watchers: Int
+    /// Optimistic layers over the cache (one per mutation waiting for its answer, or queued).
+    public var optimisticLayers: Int
+    /// Mutations waiting in the offline queue.
+    public var queuedMutations: Int
+
+    /// `name=count` for each count.
+    public var description: String {
+        "backgroundTasks=\(backgroundTasks) queriesInFlight=\(queriesInFlight) subscriptions=\(subscriptions) watchers=\(watchers) "
+            + "optimisticLayers=\(optimisticLayers) queuedMutations=\(queuedMutations)"
+    }
+}
+
+extension APICoreLive {
+    /// What `client` has going on now; `nil` for a client this module did not make.
+    @_spi(Engine) public static func activity(of client: any APIClient) async -> EngineActivity? {
+        guard let client = client as? LiveAPIClient else { return nil }
+        return await client.activity()
+    }
+}
+
+extension LiveAPIClient {
+    func activity() async -> EngineActivity {
+        let store = await store?.activity() ?? (watchers: 0, layers: 0)
+        return EngineActivity(
+            backgroundTasks: backgroundTaskCount, queriesInFlight: await inFlight.count, subscriptions: await subscriptions?.operationCount ?? 0,
+            watchers: store.watchers, optimisticLayers: store.layers, queuedMutations: queue.waiting.withLock { $0 })
+    }
+}
