@@ -84,7 +84,8 @@ package enum CacheNaming {
 /// nearest keyed parent, and a field holding an object holds a reference to its record.
 ///
 /// A response with errors (partial data) leaves out the fields at the errors' paths, and a `null`
-/// on the way to one. Fields expire as the server's cache policy says (``init(variables:keyFunctions:errors:expiry:expiryByPath:)``).
+/// on the way to one. Fields expire as the server's cache policy says, and as the schema's `@cacheControl` says (``Field/cacheMaxAge``)
+/// (``init(variables:keyFunctions:errors:expiry:expiryByPath:receivedAt:)``).
 package struct ResponseRecords {
     let variables: JSONObject
     let keyFunctions: [String: CacheConfiguration.KeyFunction]
@@ -97,6 +98,8 @@ package struct ResponseRecords {
     /// too, unless a nearer path expires sooner).
     private let expiry: Date?
     private let expiryByPath: [String: Date]
+    /// When the answer arrived: a field's schema-declared maximum age counts from then.
+    private let receivedAt: Date
     /// Whether response paths are tracked (for errors or expiry by path).
     private let tracksPaths: Bool
     /// The records, by key.
@@ -111,8 +114,9 @@ package struct ResponseRecords {
     /// dotted response path do.
     package init(
         variables: JSONObject, keyFunctions: [String: CacheConfiguration.KeyFunction], errors: [GraphQLError] = [], expiry: Date? = nil,
-        expiryByPath: [String: Date] = [:]
+        expiryByPath: [String: Date] = [:], receivedAt: Date = Date()
     ) {
+        self.receivedAt = receivedAt
         self.variables = variables
         self.keyFunctions = keyFunctions
         self.expiry = expiry
@@ -181,6 +185,10 @@ package struct ResponseRecords {
         let storageKey = CacheNaming.storageKey(field, variables: variables)
         var expiry = place.expiry
         if let fieldPath, let hinted = expiryByPath[fieldPath] { expiry = min(expiry ?? hinted, hinted) }
+        if let age = field.cacheMaxAge {
+            let declared = receivedAt.addingTimeInterval(Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18)
+            expiry = min(expiry ?? declared, declared)
+        }
         if let expiry { expires[place.key, default: [:]][storageKey] = expiry }
         return Slot(recordKey: place.key, storageKey: storageKey, responsePath: fieldPath, expiry: expiry)
     }
@@ -196,9 +204,9 @@ package struct ResponseRecords {
         return Place(key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: object.count))
     }
 
-    /// How many fields `selections` select when they are only fields without alias or arguments
-    /// whose values hold no object (their storage keys are their response keys, their values are
-    /// stored as they came); `nil` when they are anything else.
+    /// How many fields `selections` select when they are only fields without alias, arguments or
+    /// maximum age whose values hold no object (their storage keys are their response keys, their
+    /// values are stored as they came); `nil` when they are anything else.
     private mutating func plainLeafCount(of type: any SelectionSet.Type) -> Int? {
         let id = ObjectIdentifier(type)
         if let known = plainLeafCounts[id] { return known }
@@ -210,7 +218,7 @@ package struct ResponseRecords {
     static func plainLeafCount(of selections: [Selection]) -> Int? {
         for selection in selections {
             guard case .field(let field) = selection, field.alias == nil, field.arguments.isEmpty, field.catchTo == nil,
-                  !field.type.holdsObjects else { return nil }
+                  field.cacheMaxAge == nil, !field.type.holdsObjects else { return nil }
         }
         return selections.count
     }

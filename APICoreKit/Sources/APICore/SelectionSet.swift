@@ -110,6 +110,10 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     /// What `@catch(to:)` makes of an error at the field or below it; `nil` when the error goes on
     /// up (`THROW`, the default): to a catching field above, else to the caller.
     public let catchTo: CatchTo?
+    /// How long the cache may keep the field's value, from the schema's `@cacheControl(maxAge:)`
+    /// on the field or on the type it returns; the objects below it keep it too unless a shorter
+    /// age says otherwise. `nil`: the schema says nothing.
+    public let cacheMaxAge: Duration?
 
     /// Where a caught error goes.
     public enum CatchTo: Sendable, Hashable {
@@ -123,12 +127,14 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     public var responseKey: String { alias ?? name }
 
     /// Describes a field; `pagination` names the page arguments of a connection field, `keyArgs`
-    /// the arguments of a field policy, `catchTo` what `@catch` makes of an error.
+    /// the arguments of a field policy, `catchTo` what `@catch` makes of an error, `cacheMaxAge`
+    /// what `@cacheControl(maxAge:)` allows the cache.
     public init(
         _ name: String, alias: String? = nil, _ type: OutputType, arguments: [String: ArgumentValue] = [:], pagination: Set<String>? = nil,
-        keyArgs: [String]? = nil, catchTo: CatchTo? = nil
+        keyArgs: [String]? = nil, catchTo: CatchTo? = nil, cacheMaxAge: Duration? = nil
     ) {
         self.catchTo = catchTo
+        self.cacheMaxAge = cacheMaxAge
         self.name = name
         self.alias = alias
         self.type = type

@@ -8,7 +8,7 @@
 ///
 /// | entry | selection |
 /// |---|---|
-/// | `["name", "T"]`, `["name", "T", {options}]` | a field; `T` is the type: an index, in `[…]` for a list, `!` for non-null (`"[2!]!"`); options `alias`, `args` (arguments, a variable as `{"$": "name"}`), `page` (``Field/pagination``), `keys` (``Field/keyArgs``), `catch` (`"null"` or `"result"`) |
+/// | `["name", "T"]`, `["name", "T", {options}]` | a field; `T` is the type: an index, in `[…]` for a list, `!` for non-null (`"[2!]!"`); options `alias`, `args` (arguments, a variable as `{"$": "name"}`), `page` (``Field/pagination``), `keys` (``Field/keyArgs``), `catch` (`"null"` or `"result"`), `age` (``Field/cacheMaxAge``, seconds) |
 /// | `{"on": i}` | a type case or inline fragment |
 /// | `{"spread": i}` | a named fragment |
 /// | `{"if": ["v", "!w"], "then": […]}` | selections under `@include(if: $v)` and `@skip(if: $w)` |
@@ -98,7 +98,8 @@ private struct SelectionTextReader {
         return Field(
             name, alias: options["alias"]?.stringValue, type, arguments: arguments,
             pagination: options["page"]?.arrayValue.map { Set($0.compactMap(\.stringValue)) },
-            keyArgs: options["keys"]?.arrayValue.map { $0.compactMap(\.stringValue) }, catchTo: catchTo)
+            keyArgs: options["keys"]?.arrayValue.map { $0.compactMap(\.stringValue) }, catchTo: catchTo,
+            cacheMaxAge: options["age"]?.intValue.map { .seconds(max(0, $0)) })
     }
 
     /// `2`, `2!`, `[2!]`, `[[2]]!`…

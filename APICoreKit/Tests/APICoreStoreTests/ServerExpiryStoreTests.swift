@@ -5,8 +5,46 @@ import Logging
 import StarWarsOperations
 import Testing
 
+/// `query { human(id: $id) @cacheControl 20 s { __typename id name homePlanet @cacheControl 5 s } }`, as the generator
+/// writes a schema's `@cacheControl(maxAge:)` (on the field, or on the type it returns).
+private struct AgedHumanData: RootSelectionSet {
+    let __data: DataDict
+    init(_dataDict: DataDict) { __data = _dataDict }
+    static let __parentType = ParentType.object("Query")
+    static let __selections = Selection.parse(#"[["human","0",{"args":{"id":{"$":"id"}},"age":20}]]"#, Human.self)
+
+    struct Human: SelectionSet {
+        let __data: DataDict
+        init(_dataDict: DataDict) { __data = _dataDict }
+        static let __parentType = ParentType.object("Human", keyFields: ["id"])
+        static let __selections = Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["homePlanet","0",{"age":5}]]"#, String.self)
+    }
+}
+
 @Suite("Server cache policy in the store")
 struct ServerExpiryStoreTests {
+    @Test("the schema's @cacheControl(maxAge:): a field's age holds for it and what is below it, a shorter one inside wins, and so does a shorter server's")
+    func schemaMaxAge() throws {
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        func expires(_ policy: ServerCachePolicy) throws -> [String: [String: Date]] {
+            var recording = SelectionValidator(
+                variables: ["id": "1000"], records: CacheWriter(store: NormalizedStore(persistent: nil, logger: Logger(label: "test")))
+                    .records(variables: ["id": "1000"], policy: policy, receivedAt: now))
+            var data: JSONObject = ["human": ["__typename": "Human", "id": "1000", "name": "Luke Skywalker", "homePlanet": "Tatooine"]]
+            try recording.validate(&data, selections: AgedHumanData.__selections, in: AgedHumanData.__parentType, recordingAt: recording.records?.place(key: "QUERY_ROOT"))
+            return try #require(recording.records).expires
+        }
+        let declared = try expires(ServerCachePolicy())
+        #expect(declared["QUERY_ROOT"]?.values.first == now.addingTimeInterval(20))
+        #expect(declared["Human:1000"]?["name"] == now.addingTimeInterval(20))
+        #expect(declared["Human:1000"]?["homePlanet"] == now.addingTimeInterval(5))
+        var server = ServerCachePolicy()
+        server.maxAge = .seconds(10)
+        let shortened = try expires(server)
+        #expect(shortened["Human:1000"]?["name"] == now.addingTimeInterval(10))
+        #expect(shortened["Human:1000"]?["homePlanet"] == now.addingTimeInterval(5))
+    }
+
     @Test("precedence: the shortest of the server's max-age, its hints, the type's and the request's maximum age wins")
     func precedence() async throws {
         let clock = TestClock()

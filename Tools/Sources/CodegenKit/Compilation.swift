@@ -38,6 +38,10 @@ package struct Compilation {
         ("catch", "directive @catch(to: CatchTo! = RESULT, levels: [Int!]! = [0]) on FIELD | QUERY | MUTATION | SUBSCRIPTION"),
         ("CatchTo", "enum CatchTo { RESULT NULL THROW }"),
         ("catchByDefault", "directive @catchByDefault(to: CatchTo!) on SCHEMA"),
+        // Apollo Server's cache hints, declared in the schema: how long a field's value (or every
+        // field returning the type) may be cached; the generator writes them for the cache.
+        ("cacheControl", "directive @cacheControl(maxAge: Int, scope: CacheControlScope, inheritMaxAge: Boolean) on FIELD_DEFINITION | OBJECT | INTERFACE | UNION"),
+        ("CacheControlScope", "enum CacheControlScope { PUBLIC PRIVATE }"),
     ]
 
     /// A parsed and validated schema, ready for any number of operation sets.

@@ -82,6 +82,8 @@ final class SchemaModel {
         var deprecationReason: String?
         /// `@semanticNonNull(levels:)`: the list depths the server sets to null only with an error.
         var semanticNonNullLevels: Set<Int> = []
+        /// `@cacheControl(maxAge:)` on the field, in seconds.
+        var cacheMaxAge: Int? = nil
     }
 
     struct EnumValue {
@@ -107,6 +109,9 @@ final class SchemaModel {
         /// `@fieldPolicy(forField:keyArgs:)`: by field name, the arguments whose values are the key
         /// fields of the object the field returns, with where the directive was written.
         var fieldPolicies: [String: (keyArgs: [String], location: Location?)] = [:]
+        /// `@cacheControl(maxAge:)` on the type, in seconds: every field returning it, unless the
+        /// field says otherwise.
+        var cacheMaxAge: Int?
         let location: Location?
 
         init(name: String, kind: Kind, description: String?, location: Location?) {
@@ -236,6 +241,7 @@ final class SchemaModel {
                         type.keyFields = keyFields(object.directives)
                         type.connectionFields = policyList("connectionFields", object.directives) ?? []
                         type.fieldPolicies.merge(fieldPolicies(object.directives)) { _, new in new }
+                        type.cacheMaxAge = cacheMaxAge(object.directives)
                     }
                 case let interface as InterfaceTypeDefinition:
                     model.define(interface.name, .interface, interface.description, interface.loc, &diagnostics) { type in
@@ -244,10 +250,12 @@ final class SchemaModel {
                         type.keyFields = keyFields(interface.directives)
                         type.connectionFields = policyList("connectionFields", interface.directives) ?? []
                         type.fieldPolicies.merge(fieldPolicies(interface.directives)) { _, new in new }
+                        type.cacheMaxAge = cacheMaxAge(interface.directives)
                     }
                 case let union as UnionTypeDefinition:
                     model.define(union.name, .union, union.description, union.loc, &diagnostics) { type in
                         type.members = union.types.map(\.name.value)
+                        type.cacheMaxAge = cacheMaxAge(union.directives)
                     }
                 case let enumeration as EnumTypeDefinition:
                     model.define(enumeration.name, .enumeration, enumeration.description, enumeration.loc, &diagnostics) { type in
@@ -273,6 +281,7 @@ final class SchemaModel {
                         if let keys = keyFields(object.directives) { type.keyFields = keys }
                         type.connectionFields += policyList("connectionFields", object.directives) ?? []
                         type.fieldPolicies.merge(fieldPolicies(object.directives)) { _, new in new }
+                        if let age = cacheMaxAge(object.directives) { type.cacheMaxAge = age }
                     }))
                 case let ext as InterfaceExtensionDefinition:
                     let interface = ext.definition
@@ -282,10 +291,14 @@ final class SchemaModel {
                         if let keys = keyFields(interface.directives) { type.keyFields = keys }
                         type.connectionFields += policyList("connectionFields", interface.directives) ?? []
                         type.fieldPolicies.merge(fieldPolicies(interface.directives)) { _, new in new }
+                        if let age = cacheMaxAge(interface.directives) { type.cacheMaxAge = age }
                     }))
                 case let ext as UnionExtensionDefinition:
                     let union = ext.definition
-                    extensions.append((union.name.value, ext.loc, { type in type.members += union.types.map(\.name.value) }))
+                    extensions.append((union.name.value, ext.loc, { type in
+                        type.members += union.types.map(\.name.value)
+                        if let age = cacheMaxAge(union.directives) { type.cacheMaxAge = age }
+                    }))
                 case let ext as EnumExtensionDefinition:
                     let enumeration = ext.definition
                     extensions.append((enumeration.name.value, ext.loc, { type in type.enumValues += enumeration.values.map(enumValue) }))
@@ -396,6 +409,21 @@ final class SchemaModel {
         return Set(levels.values.compactMap { ($0 as? IntValue).flatMap { Int($0.value) } })
     }
 
+    /// `@cacheControl(maxAge:)`'s seconds; `nil` without the directive or its `maxAge`
+    /// (`inheritMaxAge` leaves a field to what is around it, which the cache does anyway).
+    private static func cacheMaxAge(_ directives: [Directive]) -> Int? {
+        guard let directive = directives.first(where: { $0.name.value == "cacheControl" }),
+            let value = directive.arguments.first(where: { $0.name.value == "maxAge" })?.value as? IntValue
+        else { return nil }
+        return Int(value.value).map { max(0, $0) }
+    }
+
+    /// How long the cache may keep a field's value: its own `@cacheControl(maxAge:)`, else its
+    /// type's when it returns an object, an interface or a union that has one.
+    func cacheMaxAge(of field: FieldDefinition) -> Int? {
+        field.cacheMaxAge ?? type(named: field.type.namedType)?.cacheMaxAge
+    }
+
     private static func keyFields(_ directives: [Directive]) -> [String]? {
         policyList("keyFields", directives)
     }
@@ -414,7 +442,7 @@ final class SchemaModel {
         FieldDefinition(
             name: field.name.value, location: field.name.loc, description: field.description?.value, type: TypeRef(field.type), typeLocation: field.type.loc,
             arguments: field.arguments.map(inputValue), deprecationReason: deprecationReason(field.directives),
-            semanticNonNullLevels: semanticNonNullLevels(field.directives))
+            semanticNonNullLevels: semanticNonNullLevels(field.directives), cacheMaxAge: cacheMaxAge(field.directives))
     }
 
     private static func inputValue(_ value: InputValueDefinition) -> InputValue {

@@ -154,6 +154,30 @@ struct SchemaRuleTests {
         #expect(query.contains(#"["books","[1]",{"args":{"ids":["1","2"]},"keys":["ids"]}]"#))
     }
 
+    @Test("@cacheControl(maxAge:): a field's own age, else its type's (object, interface, union, extensions too), goes into the metadata; the schema may declare the directive itself")
+    func cacheControl() throws {
+        let schema = """
+            type Query { book: Book  shelf: Shelf @cacheControl(maxAge: 60)  item: Item  now: String @cacheControl(maxAge: 0) }
+            type Book @cacheControl(maxAge: 300) { id: ID!  title: String  price: Int @cacheControl(maxAge: 30)  stock: Int @cacheControl(inheritMaxAge: true) }
+            type Shelf @cacheControl(maxAge: 900) { name: String }
+            union Item = Book | Shelf
+            extend union Item @cacheControl(maxAge: 120)
+            """
+        let files = try generate(schema: schema, operations: "query Q { book { title price stock } shelf { name } item { __typename } now }")
+        let query = try #require(files.first { $0.path.hasSuffix("QQuery.graphql.swift") }).contents
+        #expect(query.contains(#"["book","0",{"age":300}]"#))  // the type's
+        #expect(query.contains(#"["shelf","1",{"age":60}]"#))  // the field's own, shorter than the type's
+        #expect(query.contains(#"["item","2",{"age":120}]"#))  // a union's, from an extension
+        #expect(query.contains(#"["now","3",{"age":0}]"#))
+        #expect(query.contains(#"["price","1",{"age":30}]"#))
+        #expect(query.contains(#"["title","0"]"#) && query.contains(#"["stock","1"]"#))  // below the book: the book's age holds
+        // A schema from Apollo Server declares the directive and its enum itself.
+        let declared = "directive @cacheControl(maxAge: Int, scope: CacheControlScope, inheritMaxAge: Boolean) on FIELD_DEFINITION | OBJECT | INTERFACE | UNION\n"
+            + "enum CacheControlScope { PUBLIC PRIVATE }\ntype Query { n: Int @cacheControl(maxAge: 5, scope: PRIVATE) }"
+        let own = try #require(try generate(schema: declared, operations: "query Q { n }").first { $0.path.hasSuffix("QQuery.graphql.swift") }).contents
+        #expect(own.contains(#"["n","0",{"age":5}]"#))
+    }
+
     @Test("directives: defined, allowed where used, repeated only when repeatable")
     func directives() {
         #expect(errors("type A { x: Int @unknown }") == [

@@ -91,7 +91,7 @@ package struct CacheWriter: Sendable {
         return ResponseRecords(
             variables: variables, keyFunctions: keys, errors: errors,
             expiry: policy.maxAge.map { receivedAt.addingTimeInterval($0.seconds) },
-            expiryByPath: policy.hints.mapValues { receivedAt.addingTimeInterval($0.seconds) })
+            expiryByPath: policy.hints.mapValues { receivedAt.addingTimeInterval($0.seconds) }, receivedAt: receivedAt)
     }
 
     /// Writes checked data; `layer` is an optimistic layer the write takes away in the same step.

@@ -214,6 +214,7 @@ struct SelectionSetTemplate {
                 options.append("\"keys\":[" + policy.keyArgs.map(Self.jsonString).joined(separator: ",") + "]")
             }
             if let catchTo = field.catchTo.caught { options.append("\"catch\":\"\(catchTo)\"") }
+            if let age = context.schema.cacheMaxAge(of: field.definition) { options.append("\"age\":\(age)") }
             let type = typeText(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName, index: index)
             let entry = "[\(Self.jsonString(field.definition.name)),\"\(type)\"" + (options.isEmpty ? "" : ",{" + options.joined(separator: ",") + "}") + "]"
             entries += conditioned(entry, field.isConditional ? field.conditionSets : [[]])
