@@ -196,6 +196,14 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
     /// passes no middleware (the connection authenticated once, with `connection_init`), and an
     /// operation with `@defer` or `@stream` still goes over HTTP.
     public var usesWebSocket: Bool?
+    /// Whether a read of the cache that lacks some fields answers with what it has, as Apollo
+    /// Kotlin's partial cache results do: with ``CachePolicy/cacheOnly``, and for the cache's
+    /// result of ``CachePolicy/cacheAndNetwork``, a missing field is `null` — and where its type
+    /// does not allow `null`, the object holding it is, up to the nearest field that does, as a
+    /// server nulls a field error — and its path is in ``ResponseMetadata/cacheMisses``. Only
+    /// data with nothing to stand in for at all is still a miss. Off by default; other policies
+    /// go to the server for what the cache lacks, as before.
+    public var allowsPartialCacheData = false
     /// The app's values for the middleware chain (``RequestContext/values``).
     public var values = RequestValues()
     /// Turns the typed data into the domain value; a thrown error becomes ``APIError/mapping(_:)``.

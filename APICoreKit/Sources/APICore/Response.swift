@@ -34,13 +34,18 @@ public struct ResponseMetadata: Sendable, Hashable {
     /// The errors of the server's answer that fields with `@catch(to: NULL | RESULT)` caught: the
     /// data holds each where it was caught (a `null`, or a `Result.failure`). Empty otherwise.
     public var caughtErrors: [GraphQLError]
+    /// From a partial read of the cache (``GraphQLRequest/allowsPartialCacheData``): the paths of
+    /// the fields the cache lacks, each `null` in the data (or an object above it, where the
+    /// field cannot be `null`). Empty for a whole answer.
+    public var cacheMisses: [ResponsePath]
 
     /// Creates metadata.
     public init(
         source: ResponseSource, statusCode: Int?, headers: [String: String], duration: Duration, operationName: String,
         isStale: Bool = false, isOfflineFallback: Bool = false, isOptimistic: Bool = false, extensions: JSONObject? = nil,
-        caughtErrors: [GraphQLError] = []
+        caughtErrors: [GraphQLError] = [], cacheMisses: [ResponsePath] = []
     ) {
+        self.cacheMisses = cacheMisses
         self.extensions = extensions
         self.caughtErrors = caughtErrors
         self.source = source

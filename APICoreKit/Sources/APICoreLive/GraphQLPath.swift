@@ -76,13 +76,13 @@ extension LiveAPIClient {
         case .networkOnly:
             return try await fetchAndStore(request, deliver: deliver)
         case .cacheOnly:
-            if let cached = await readFromCache(request, allowExpired: true) { return try cached.get() }
+            if let cached = await readFromCache(request, allowExpired: true, partial: request.allowsPartialCacheData) { return try cached.get() }
             throw .cacheMiss(Query.operationName)
         case .cacheElseNetwork:
             if let cached = await readFromCache(request, allowExpired: false) { return try cached.get() }
             return try await fetchOrFallBack(request, deliver: deliver)
         case .cacheAndNetwork:
-            if let cached = await readFromCache(request, allowExpired: true) {
+            if let cached = await readFromCache(request, allowExpired: true, partial: request.allowsPartialCacheData) {
                 // Answer now; the server's answer still updates the cache (and its watchers).
                 refreshInBackground { () async throws(APIError) in _ = try await self.fetchAndStore(request) }
                 return try cached.get()
@@ -104,7 +104,9 @@ extension LiveAPIClient {
                 let result = await Self.result { () async throws(APIError) in
                     try await self.tracedOperation(Query.self, cachePolicy: cachePolicy) { () async throws(APIError) in
                         if cachePolicy == .cacheAndNetwork {
-                            if let cached = await self.readFromCache(request, allowExpired: true) { continuation.yield(cached) }
+                            if let cached = await self.readFromCache(request, allowExpired: true, partial: request.allowsPartialCacheData) {
+                                continuation.yield(cached)
+                            }
                             return try await self.fetchAndStore(request, deliver: deliver)
                         }
                         return try await self.fetch(request, cachePolicy: cachePolicy, deliver: deliver)
@@ -321,16 +323,18 @@ extension LiveAPIClient {
     }
 
     /// The cached data for a request, mapped; `nil` on a miss, or on expired data unless allowed.
-    func readFromCache<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, allowExpired: Bool) async
-        -> Result<Response<Value>, APIError>?
+    func readFromCache<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, allowExpired: Bool, partial: Bool = false)
+        async -> Result<Response<Value>, APIError>?
     {
         guard let store else { return nil }
         let start = ContinuousClock.now
-        let outcome = await store.read(Operation.self, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge)
-        let hit = outcome.data != nil && (allowExpired || !outcome.stale)
+        let outcome = await store.read(
+            Operation.self, variables: request.operation.variablesJSON, requestMaxAge: request.cacheMaxAge, partial: partial)
+        let hit = outcome.data != nil && outcome.misses.isEmpty && (allowExpired || !outcome.stale)
         Counter(label: hit ? "apicore_cache_hits_total" : "apicore_cache_misses_total", dimensions: [("operation", Operation.operationName)], factory: metrics)
             .increment()
-        guard let data = outcome.data, hit else { return nil }
+        // A partial read answers with what it found (its misses in the metadata).
+        guard let data = outcome.data, hit || (partial && (allowExpired || !outcome.stale)) else { return nil }
         return Self.cachedResponse(request, read: outcome, data: data, start: start)
     }
 
@@ -355,7 +359,8 @@ extension LiveAPIClient {
             let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: data)))
             return Response(value: value, metadata: ResponseMetadata(
                 source: .cache, statusCode: nil, headers: [:], duration: ContinuousClock.now - start,
-                operationName: Operation.operationName, isStale: read.stale, isOfflineFallback: offline, isOptimistic: read.optimistic))
+                operationName: Operation.operationName, isStale: read.stale, isOfflineFallback: offline, isOptimistic: read.optimistic,
+                cacheMisses: read.misses))
         }
     }
 

@@ -4,10 +4,21 @@ import Foundation
 /// Rebuilds a response's data from records, following the same metadata. Every selected field
 /// must be there with a value of its declared type; anything else is a miss, never a crash or a
 /// default value. The records read are collected, for watchers.
+///
+/// A partial reader (``collectsMisses``) reads on past what is missing, as a server does past a
+/// field error: a missing field is `null`, and where its type does not allow `null`, its object
+/// is, up to the nearest field that does (the whole data is a miss only when that is none). The
+/// paths of the fields missing are ``misses``.
 package struct CacheReader: SelectionVisitor {
     package struct Miss: Error {}
 
     package let variables: JSONObject
+    /// Whether to read on past missing fields.
+    let collectsMisses: Bool
+    /// The paths of the fields a partial read found missing, in the order met.
+    package private(set) var misses: [ResponsePath] = []
+    /// Where a partial read is in the response.
+    private var path: [ResponsePath.Component] = []
     /// The time of the read, against which the fields' expiry is checked.
     let now: Date
     let lookup: (String) -> CacheRecord?
@@ -20,8 +31,9 @@ package struct CacheReader: SelectionVisitor {
     /// persistent store can load them in one query.
     package init(
         variables: JSONObject, now: Date, lookup: @escaping (String) -> CacheRecord?, prefetch: @escaping ([String]) -> Void = { _ in },
-        isExpired: @escaping (CacheRecord) -> Bool
+        isExpired: @escaping (CacheRecord) -> Bool, collectsMisses: Bool = false
     ) {
+        self.collectsMisses = collectsMisses
         self.variables = variables
         self.now = now
         self.lookup = lookup
@@ -67,9 +79,25 @@ package struct CacheReader: SelectionVisitor {
     package mutating func visit(_ field: Field, in read: inout Read) throws(Miss) {
         let storageKey = CacheNaming.storageKey(field, variables: variables)
         if let root = read.root { dependencies.insert(CacheNaming.fieldDependency(root, storageKey)) }
-        guard let value = read.record[storageKey] ?? redirect(field) else { throw Miss() }
-        if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
-        read.out[field.responseKey] = try readValue(value, as: field.type)
+        guard collectsMisses else {
+            guard let value = read.record[storageKey] ?? redirect(field) else { throw Miss() }
+            if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
+            read.out[field.responseKey] = try readValue(value, as: field.type)
+            return
+        }
+        path.append(.field(field.responseKey))
+        defer { path.removeLast() }
+        let missesBefore = misses.count
+        do throws(Miss) {
+            guard let value = read.record[storageKey] ?? redirect(field) else { throw Miss() }
+            if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
+            read.out[field.responseKey] = try readValue(value, as: field.type)
+        } catch {
+            // The deepest field missing is named; a null that only carries it up is not.
+            if misses.count == missesBefore { misses.append(ResponsePath(path)) }
+            guard field.type.allowsNull else { throw error }
+            read.out[field.responseKey] = .null
+        }
     }
 
     /// Where a field the record lacks is found by its field policy: a reference to the record
@@ -134,7 +162,22 @@ package struct CacheReader: SelectionVisitor {
             if items.count > 1 { prefetch(items.compactMap(CacheNaming.referencedKey)) }
             var result: [JSONValue] = []
             result.reserveCapacity(items.count)
-            for item in items { result.append(try readValue(item, as: element)) }
+            guard collectsMisses else {
+                for item in items { result.append(try readValue(item, as: element)) }
+                return .array(result)
+            }
+            for (index, item) in items.enumerated() {
+                path.append(.index(index))
+                defer { path.removeLast() }
+                let missesBefore = misses.count
+                do throws(Miss) {
+                    result.append(try readValue(item, as: element))
+                } catch {
+                    if misses.count == missesBefore { misses.append(ResponsePath(path)) }
+                    guard element.allowsNull else { throw error }
+                    result.append(.null)
+                }
+            }
             return .array(result)
         case .object(let selectionSet):
             guard let key = CacheNaming.referencedKey(value) else { throw Miss() }
@@ -152,7 +195,8 @@ extension NormalizedStore {
     /// (or per-type maximum ages) it also says whether any record read was expired, and whether
     /// an optimistic layer lay over any (without `layered`, layers are not read).
     package func read(
-        key: String, selections: [Selection], parent: ParentType, variables: JSONObject, requestMaxAge: Duration?, layered: Bool = true
+        key: String, selections: [Selection], parent: ParentType, variables: JSONObject, requestMaxAge: Duration?, layered: Bool = true,
+        partial: Bool = false
     ) -> CacheRead {
         collectIfOpening()
         if CacheNaming.isRoot(key) { loadRootFields(key, selections: selections, variables: variables) }
@@ -160,7 +204,8 @@ extension NormalizedStore {
         var reader = CacheReader(
             variables: variables, now: now(),
             lookup: { key in withLayers ? self.layers.lay(key, over: self.readRecord(key), now: self.now()) : self.readRecord(key) },
-            prefetch: { self.preload($0, followingReferences: true) }, isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) })
+            prefetch: { self.preload($0, followingReferences: true) }, isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) },
+            collectsMisses: partial)
         defer {
             // Uses are saved with the next write, or now when many have gathered.
             if persistence.hasManyUses { persist([], removing: []) }
@@ -175,7 +220,7 @@ extension NormalizedStore {
     ) -> CacheRead {
         let data = try? reader.read(key: key, selections: selections, parent: parent)
         let optimistic = layers.map { layers in reader.dependencies.contains { layers.covers(CacheNaming.recordKey(ofDependency: $0)) } } ?? false
-        return CacheRead(data: data, dependencies: reader.dependencies, stale: reader.sawExpired, optimistic: optimistic)
+        return CacheRead(data: data, dependencies: reader.dependencies, stale: reader.sawExpired, optimistic: optimistic, misses: reader.misses)
     }
 
     /// Reads a selection from its record.
@@ -202,12 +247,12 @@ extension NormalizedStore {
     }
 
     /// Reads an operation's data from its root record: `read(key:…)` for a whole operation.
-    package func read<Operation: GraphQLOperation>(_ operation: Operation.Type, variables: JSONObject, requestMaxAge: Duration?)
-        -> CacheRead
-    {
+    package func read<Operation: GraphQLOperation>(
+        _ operation: Operation.Type, variables: JSONObject, requestMaxAge: Duration?, partial: Bool = false
+    ) -> CacheRead {
         read(
             key: CacheNaming.rootKey(for: Operation.operationType), selections: Operation.Data.__selections,
-            parent: Operation.Data.__parentType, variables: variables, requestMaxAge: requestMaxAge)
+            parent: Operation.Data.__parentType, variables: variables, requestMaxAge: requestMaxAge, partial: partial)
     }
 
     /// Before a read from a root: the fields its selections name that memory lacks, from the
@@ -270,4 +315,14 @@ package struct CacheRead: Sendable {
     package var stale: Bool
     /// Whether an optimistic layer lay over a record read.
     package var optimistic: Bool
+    /// For a partial read, the paths of the fields the cache lacks (the data has `null` for them).
+    package var misses: [ResponsePath] = []
+}
+
+extension OutputType {
+    /// Whether a value of this type may be `null`.
+    var allowsNull: Bool {
+        if case .nonNull = self { return false }
+        return true
+    }
 }
