@@ -76,6 +76,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // JSON reading throughput beside JSONSerialization and simdjson (scripts/bench.sh json).
+        .executableTarget(name: "apicore-json-bench", dependencies: ["APICore"], path: "Benchmarks/apicore-json-bench"),
         .executableTarget(
             name: "apicore-cache-bench",
             dependencies: ["APICore", "APICoreLive", "APICoreSQLite", "StarWarsOperations", .product(name: "Logging", package: "swift-log")],

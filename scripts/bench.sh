@@ -62,6 +62,11 @@ suites:
          HTTP/1.1 connections per host (target <= 0.25), and the same with 32 connections
          (batching-ratio-32-connections), where unbatched requests do not queue;
          APICOREKIT_BATCH_LATENCY_MS sets the added latency (0 shows the fixed cost)
+  json   JSON reading throughput on the same bytes in one run: APICore's reader, JSONSerialization
+         and simdjson's DOM parse (C++, built here from Debian's libsimdjson-dev, installed with
+         apt-get when missing and allowed; without it the simdjson figures say n/a), on a
+         GitHub-like answer of ~410 KB and 20 MB of the same shape written from a fixed seed:
+         json-*-mb-per-second and json-*-apicore-over-simdjson (target >= 0.25)
   soak   100,000 mixed operations (APICOREKIT_SOAK_OPS to change) through one client with an SQLite
          cache and a memory bound of 2,000 records, eight at a time, against the loopback server in
          a child process (so resident memory is the client's): page and character queries under
@@ -82,6 +87,24 @@ for suite in "$@"; do
     e2e|subscriptions|defer|pagination|batching|soak)
       swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
       "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" "$suite"
+      ;;
+    json)
+      swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-json-bench >&2
+      reference=()
+      if [ ! -f /usr/include/simdjson.h ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+        echo "bench.sh: installing libsimdjson-dev (Debian) for the simdjson reference" >&2
+        apt-get install -y -q libsimdjson-dev >&2 || { apt-get update -q >&2 && apt-get install -y -q libsimdjson-dev >&2; } || true
+      fi
+      if [ -f /usr/include/simdjson.h ] && command -v g++ >/dev/null; then
+        mkdir -p "$ROOT/APICoreKit/.build/simdjson"
+        if g++ -O3 -std=c++17 "$ROOT/APICoreKit/Benchmarks/simdjson/simdjson-bench.cpp" -lsimdjson \
+            -o "$ROOT/APICoreKit/.build/simdjson/simdjson-bench" >&2; then
+          reference=(--simdjson "$ROOT/APICoreKit/.build/simdjson/simdjson-bench")
+        fi
+      else
+        echo "bench.sh: no simdjson here (libsimdjson-dev and g++ are needed); its figures are n/a" >&2
+      fi
+      "$ROOT/APICoreKit/.build/release/apicore-json-bench" "${reference[@]}"
       ;;
     cache)
       swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-bench >&2
