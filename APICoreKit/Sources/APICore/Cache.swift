@@ -125,6 +125,11 @@ package struct CacheRecord: Sendable, Equatable {
     }
 }
 
+extension Duration {
+    /// The duration in seconds.
+    package var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
 /// The keys of the operation types' root records, which gain a field with every new query: the
 /// engine names records with them and a persistent store keeps these records field by field.
 package enum RootRecordKey {

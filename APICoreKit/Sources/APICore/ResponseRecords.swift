@@ -16,9 +16,12 @@ package enum CacheNaming {
     /// (queries read them); the roots' own fields, one more for every mutation sent with new
     /// variables, would only grow.
     package static func isOperationOnly(_ key: String) -> Bool {
-        guard key.hasPrefix("MUTATION_ROOT") || key.hasPrefix("SUBSCRIPTION_ROOT") else { return false }
-        return key == mutationRoot || key == subscriptionRoot || key.hasPrefix(mutationRoot + ".") || key.hasPrefix(subscriptionRoot + ".")
+        key == mutationRoot || key == subscriptionRoot || key.hasPrefix(operationOnlyPrefixes.mutation)
+            || key.hasPrefix(operationOnlyPrefixes.subscription)
     }
+
+    /// The start of the path keys under the mutation and subscription roots.
+    private static let operationOnlyPrefixes = (mutation: mutationRoot + ".", subscription: subscriptionRoot + ".")
 
     package static func rootKey(for type: GraphQLOperationType) -> String {
         switch type {
@@ -186,7 +189,7 @@ package struct ResponseRecords {
         var expiry = place.expiry
         if let fieldPath, let hinted = expiryByPath[fieldPath] { expiry = min(expiry ?? hinted, hinted) }
         if let age = field.cacheMaxAge {
-            let declared = receivedAt.addingTimeInterval(Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18)
+            let declared = receivedAt.addingTimeInterval(age.seconds)
             expiry = min(expiry ?? declared, declared)
         }
         if let expiry { expires[place.key, default: [:]][storageKey] = expiry }

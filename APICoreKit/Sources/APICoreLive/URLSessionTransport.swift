@@ -368,11 +368,6 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 }
 
-extension Duration {
-    /// The duration in seconds.
-    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
 /// A one-shot timer that can be called off: a request's deadline. Unlike `asyncAfter`, whose
 /// closure stays scheduled (holding what it captured) until its time comes, a deadline called off
 /// is gone at once, so a client sending hundreds of requests a second does not hold a pending
@@ -451,7 +446,7 @@ private final class DeadlineThread: @unchecked Sendable {
             wakesAt = earliest
             if let earliest {
                 let wait = now.duration(to: earliest)
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18))
+                _ = condition.wait(until: Date(timeIntervalSinceNow: wait.seconds))
             } else {
                 condition.wait()
             }

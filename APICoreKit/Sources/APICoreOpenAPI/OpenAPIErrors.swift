@@ -69,7 +69,7 @@ extension APIError {
                 if data.count >= 4096 { break }
             }
         } catch {
-            return data
+            // What came before the failure is the excerpt.
         }
         return data
     }

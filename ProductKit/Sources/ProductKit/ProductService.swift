@@ -186,12 +186,11 @@ public struct ProductService: ProductRepository {
             switch output {
             case .ok(let answer):
                 let product = try Self.read(answer.body, of: "getProduct") { try $0.json }
-                return try Self.money(product.price.amount, product.price.currency, at: "products/\(id)") { price in
-                    Product(
-                        id: product.id, sku: product.sku, name: product.name, description: product.description,
-                        category: Category(id: product.category.id, name: product.category.name), price: price, tags: product.tags,
-                        updatedAt: DateTime(product.updatedAt))
-                }
+                return Product(
+                    id: product.id, sku: product.sku, name: product.name, description: product.description,
+                    category: Category(id: product.category.id, name: product.category.name),
+                    price: try Self.money(product.price.amount, product.price.currency, at: "products/\(id)"), tags: product.tags,
+                    updatedAt: DateTime(product.updatedAt))
             case .notFound:
                 return nil
             case .undocumented(let status, let payload):
@@ -209,11 +208,11 @@ public struct ProductService: ProductRepository {
         }
     }
 
-    /// A price from the REST answer's decimal text, passed to `make`; text that is not a decimal
-    /// is a mapping error at `path`.
-    private static func money<Value>(_ amount: String, _ currency: String, at path: String, _ make: (Money) -> Value) throws(APIError) -> Value {
+    /// A price from the REST answer's decimal text; text that is not a decimal is a mapping error
+    /// at `path`.
+    private static func money(_ amount: String, _ currency: String, at path: String) throws(APIError) -> Money {
         do {
-            return make(Money(amount: try Decimal(jsonValue: .string(amount)), currency: currency))
+            return Money(amount: try Decimal(jsonValue: .string(amount)), currency: currency)
         } catch {
             throw .mapping("\(path): \(error)")
         }
@@ -260,9 +259,8 @@ public struct ProductService: ProductRepository {
         }
         var result: [PricePoint] = []
         for (index, point) in points.enumerated() {
-            result.append(try Self.money(point.amount, point.currency, at: "products/\(productID)/price-history [\(index)]") { price in
-                PricePoint(since: DateTime(point.since), price: price)
-            })
+            let price = try Self.money(point.amount, point.currency, at: "products/\(productID)/price-history [\(index)]")
+            result.append(PricePoint(since: DateTime(point.since), price: price))
         }
         return result.sorted { $0.since < $1.since }
     }

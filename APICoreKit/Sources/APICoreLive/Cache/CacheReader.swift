@@ -80,23 +80,39 @@ package struct CacheReader: SelectionVisitor {
         let storageKey = CacheNaming.storageKey(field, variables: variables)
         if let root = read.root { dependencies.insert(CacheNaming.fieldDependency(root, storageKey)) }
         guard collectsMisses else {
-            guard let value = read.record[storageKey] ?? redirect(field) else { throw Miss() }
-            if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
-            read.out[field.responseKey] = try readValue(value, as: field.type)
+            read.out[field.responseKey] = try value(of: field, at: storageKey, in: read)
             return
         }
-        path.append(.field(field.responseKey))
+        let value = try standingIn(at: .field(field.responseKey), allowsNull: field.type.allowsNull) {
+            (reader: inout CacheReader) throws(Miss) in try reader.value(of: field, at: storageKey, in: read)
+        }
+        read.out[field.responseKey] = value
+    }
+
+    /// The value of `field`, stored at `storageKey` in `read`'s record (or where its field policy
+    /// points), read as its type.
+    @inline(__always)
+    private mutating func value(of field: Field, at storageKey: String, in read: Read) throws(Miss) -> JSONValue {
+        guard let value = read.record[storageKey] ?? redirect(field) else { throw Miss() }
+        if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
+        return try readValue(value, as: field.type)
+    }
+
+    /// For a partial read: what `body` reads at `component` of the response, or, when it misses,
+    /// `null` where `allowsNull` (else the miss goes up to the value around it), the deepest
+    /// missing place noted in ``misses`` (a `null` that only carries a miss up is not).
+    private mutating func standingIn(
+        at component: ResponsePath.Component, allowsNull: Bool, _ body: (inout CacheReader) throws(Miss) -> JSONValue
+    ) throws(Miss) -> JSONValue {
+        path.append(component)
         defer { path.removeLast() }
         let missesBefore = misses.count
         do throws(Miss) {
-            guard let value = read.record[storageKey] ?? redirect(field) else { throw Miss() }
-            if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
-            read.out[field.responseKey] = try readValue(value, as: field.type)
+            return try body(&self)
         } catch {
-            // The deepest field missing is named; a null that only carries it up is not.
             if misses.count == missesBefore { misses.append(ResponsePath(path)) }
-            guard field.type.allowsNull else { throw error }
-            read.out[field.responseKey] = .null
+            guard allowsNull else { throw error }
+            return .null
         }
     }
 
@@ -167,16 +183,9 @@ package struct CacheReader: SelectionVisitor {
                 return .array(result)
             }
             for (index, item) in items.enumerated() {
-                path.append(.index(index))
-                defer { path.removeLast() }
-                let missesBefore = misses.count
-                do throws(Miss) {
-                    result.append(try readValue(item, as: element))
-                } catch {
-                    if misses.count == missesBefore { misses.append(ResponsePath(path)) }
-                    guard element.allowsNull else { throw error }
-                    result.append(.null)
-                }
+                result.append(try standingIn(at: .index(index), allowsNull: element.allowsNull) {
+                    (reader: inout CacheReader) throws(Miss) in try reader.readValue(item, as: element)
+                })
             }
             return .array(result)
         case .object(let selectionSet):

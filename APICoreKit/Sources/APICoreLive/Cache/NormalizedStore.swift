@@ -317,12 +317,12 @@ package actor NormalizedStore {
     /// How many optimistic layers lie over the cache.
     package var layerCount: Int { layers.count }
 
+    /// How many watchers read the store and how many optimistic layers lie over it, in one step.
+    func activity() -> (watchers: Int, layers: Int) { (watchers.counts.watchers, layerCount) }
+
     // MARK: Transactions
 
     /// Runs `work` on the store with nothing else in between.
-    /// How many watchers read the store and how many optimistic layers lie over it.
-    func activity() -> (watchers: Int, layers: Int) { (watchers.counts.watchers, layers.count) }
-
     package func transaction<T: Sendable>(_ work: @Sendable (isolated NormalizedStore) -> T) -> T {
         work(self)
     }
