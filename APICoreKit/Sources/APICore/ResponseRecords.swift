@@ -111,6 +111,12 @@ package struct ResponseRecords {
     package private(set) var expires: [String: [String: Date]] = [:]
     /// ``plainLeafCount(of:)`` by selection set, worked out once per walk.
     private var plainLeafCounts: [ObjectIdentifier: Int?] = [:]
+    /// The `node` field of a selection set (a Relay edge's), by selection set, found once per walk.
+    private var nodeFields: [ObjectIdentifier: Field?] = [:]
+    /// Whether an item of a connection's list (``Field/pagination``) had no identity to be keyed by
+    /// (neither a key of its own nor a `node` with one): it is keyed by its index in the page, so
+    /// the page cannot be spliced into the list by reference.
+    package private(set) var hasUnidentifiedPageItems = false
 
     /// Records of a response under `variables`; `errors` are those of a response with partial
     /// data; `expiry` is when its fields expire, `expiryByPath` when the fields at (and under) a
@@ -142,6 +148,9 @@ package struct ResponseRecords {
         /// Whether the record is the checked object itself: its selections are plain leaves
         /// (``plainLeafCount(of:)``) and it holds nothing else, so no field is written one by one.
         var adopting = false
+        /// Whether the object is a connection (the value of a field with page arguments): the items
+        /// of its lists are keyed by identity, not index.
+        var isConnection = false
     }
 
     /// Where one value goes: the field's storage key in its record, the list indices down to the
@@ -155,6 +164,11 @@ package struct ResponseRecords {
         var outerIndices: [Int] = []
         var responsePath: String?
         let expiry: Date?
+        /// Whether the field has page arguments (``Field/pagination``).
+        var isPaged = false
+        /// Whether the items of this list are a connection's, keyed by identity rather than index
+        /// so that a page put in front does not rename every item after it.
+        var keysItemsByIdentity = false
 
         /// The slot of a list's item.
         func item(_ index: Int) -> Slot {
@@ -193,18 +207,46 @@ package struct ResponseRecords {
             expiry = min(expiry ?? declared, declared)
         }
         if let expiry { expires[place.key, default: [:]][storageKey] = expiry }
-        return Slot(recordKey: place.key, storageKey: storageKey, responsePath: fieldPath, expiry: expiry)
+        let isPaged = field.pagination != nil
+        return Slot(
+            recordKey: place.key, storageKey: storageKey, responsePath: fieldPath, expiry: expiry, isPaged: isPaged,
+            keysItemsByIdentity: isPaged || place.isConnection)
     }
 
     /// The record of an object found at `slot`: its own key, or its path from the record that
     /// holds it.
     mutating func place(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> Place {
-        let key = cacheKey(for: object, parent: type.__parentType) ?? slot.pathKey
+        let key = cacheKey(for: object, parent: type.__parentType) ?? itemKey(for: object, of: type, at: slot) ?? slot.pathKey
         // Without paths or expiry to note field by field, an object of plain leaves is its record.
         if !tracksPaths, slot.expiry == nil, plainLeafCount(of: type) == object.count {
             return Place(key: key, responsePath: nil, expiry: nil, adopting: true)
         }
-        return Place(key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: object.count))
+        return Place(
+            key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: object.count),
+            isConnection: slot.isPaged && slot.index == nil)
+    }
+
+    /// The key of a connection's list item without a key of its own: `list.<key of its node>` (a
+    /// Relay edge), the same whatever its index. `nil` elsewhere, and for an item without such a
+    /// node (then keyed by index, and noted in ``hasUnidentifiedPageItems``).
+    private mutating func itemKey(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> String? {
+        guard slot.keysItemsByIdentity, slot.index != nil else { return nil }
+        guard slot.outerIndices.isEmpty, let node = nodeField(of: type), case .object(let value)? = object["node"],
+              let nodeType = node.type.selectionSet,
+              let nodeKey = cacheKey(for: value, parent: nodeType.__parentType)
+        else {
+            hasUnidentifiedPageItems = true
+            return nil
+        }
+        return "\(slot.recordKey).\(slot.storageKey).\(nodeKey)"
+    }
+
+    private mutating func nodeField(of type: any SelectionSet.Type) -> Field? {
+        let id = ObjectIdentifier(type)
+        if let known = nodeFields[id] { return known }
+        let field = Selection.fields(of: type.__selections).first { $0.responseKey == "node" }
+        nodeFields[id] = field
+        return field
     }
 
     /// How many fields `selections` select when they are only fields without alias, arguments or
@@ -263,7 +305,7 @@ package struct ResponseRecords {
 
     /// `Typename:value` from the key function or key fields of the object's runtime type
     /// (`__typename`), whatever type the field declares, when the object has them.
-    func cacheKey(for object: JSONObject, parent: ParentType) -> String? {
+    package func cacheKey(for object: JSONObject, parent: ParentType) -> String? {
         let typename = object["__typename"]?.stringValue ?? parent.name
         if !keyFunctions.isEmpty, let function = keyFunctions[typename] {
             return function(object).map { "\(typename):\($0)" }

@@ -1,5 +1,6 @@
 @_spi(Tools) @_spi(Generated) import APICore
 import Foundation
+import StarWarsOperations
 import Testing
 
 @Suite("JSON parser and serializer")
@@ -129,19 +130,6 @@ struct JSONTests {
         let theirs = try JSONSerialization.jsonObject(with: JSONSerializer.data(ours)) as? NSDictionary
         let original = try JSONSerialization.jsonObject(with: data) as? NSDictionary
         #expect(theirs == original)
-    }
-}
-
-/// A SplitMix64 generator: the same numbers for the same seed on every platform.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -89,6 +89,8 @@ struct ConnectionTests {
         #expect(ids(ConnectionPages.place(page, into: before, at: .offset(9))) == ["1", "2", "3", "4"])
         let five: JSONObject = ["nodes": .array((1...5).map { ["__typename": "T", "id": .string("\($0)")] })]
         #expect(ids(ConnectionPages.place(page, into: five, at: .offset(1))) == ["1", "3", "4", "5"])
+        // The item moved from further on leaves no `null` behind.
+        #expect(ConnectionPages.place(page, into: five, at: .offset(1))["nodes"]?.arrayValue?.count == 4)
         #expect(ids(ConnectionPages.place(page, into: before, at: .first)) == ["3", "4"])
         #expect(ConnectionPages.place(page, into: before, at: .after)["pageInfo"] == ["startCursor": "1", "endCursor": "4"])
         #expect(ConnectionPages.place(page, into: before, at: .before)["pageInfo"] == ["startCursor": "3", "endCursor": "3"])

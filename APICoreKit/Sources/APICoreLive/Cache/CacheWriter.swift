@@ -36,9 +36,19 @@ package struct CacheWriter: Sendable {
         let variables: JSONObject
         let errors: [GraphQLError]
         let policy: ServerCachePolicy
-        /// Whether connection pages in the data are merged with the cache's before the write (the
-        /// records are built then, from the merged data).
-        let mergesPages: Bool
+        /// How the data's connection pages join the lists the cache holds.
+        var pages: PageMerge = .none
+    }
+
+    /// How a page of a connection joins the list the cache holds.
+    package enum PageMerge: Sendable {
+        /// The data holds no page to join (or nothing is recorded).
+        case none
+        /// The page's references are spliced into the stored lists, in the write.
+        case splicing([ConnectionPages.Splice])
+        /// The page has items without identity: the write reads the list, merges the page into
+        /// it, and records the whole.
+        case rereading
     }
 
     /// Checks `data` against the selections of `Data` and, with a store, builds its records under
@@ -50,17 +60,23 @@ package struct CacheWriter: Sendable {
         _ data: JSONObject, as _: Data.Type, at key: String, variables: JSONObject, errors: [GraphQLError] = [],
         policy: ServerCachePolicy = .none, mergingPages: Bool = false, recording: Bool = true
     ) throws(GraphQLDecodingError) -> Checked<Data> {
-        let mergesPages = mergingPages && store != nil && ConnectionPages.appear(in: Data.self)
-        var checked = Checked<Data>(
-            data: data, key: key, variables: variables, errors: errors, policy: policy, mergesPages: mergesPages)
-        let recording = recording && store != nil && !mergesPages
+        var checked = Checked<Data>(data: data, key: key, variables: variables, errors: errors, policy: policy)
+        let recording = recording && store != nil
         var validator = SelectionValidator(variables: variables, records: recording ? records(of: checked) : nil)
         let root = validator.records?.place(key: key)
         try validator.validate(&checked.data, selections: Data.__selections, in: Data.__parentType, recordingAt: root)
-        if let records = validator.records {
-            checked.records = records.records
-            checked.expires = records.expires
+        guard let records = validator.records else { return checked }
+        if mergingPages && ConnectionPages.appear(in: Data.self) {
+            guard !records.hasUnidentifiedPageItems else {
+                // Recorded again from the merged list, in the write.
+                checked.pages = .rereading
+                return checked
+            }
+            let splices = ConnectionPages(variables: variables).splices(in: checked.data, selections: Data.__selections, at: key, records: records)
+            if !splices.isEmpty { checked.pages = .splicing(splices) }
         }
+        checked.records = records.records
+        checked.expires = records.expires
         return checked
     }
 
@@ -95,14 +111,27 @@ package struct CacheWriter: Sendable {
     }
 
     /// Writes checked data; `layer` is an optimistic layer the write takes away in the same step.
-    /// Connection pages are merged with what the cache has, read, merged and written together (so
-    /// that two pages written at once both stay).
+    /// Connection pages join the lists the cache has, read and written together (so that two
+    /// pages written at once both stay).
     package func write<Data>(_ checked: Checked<Data>, removingLayer layer: UInt64? = nil) async {
         guard let store else { return }
-        guard checked.mergesPages else {
+        switch checked.pages {
+        case .none:
             await store.merge(checked.records, expires: checked.expires, removingLayer: layer)
-            return
+        case .splicing(let splices):
+            await store.transaction { @Sendable store in
+                var records = checked.records
+                ConnectionPages.splice(splices, into: &records) { store.record($0)?.fields }
+                store.merge(records, expires: checked.expires, removingLayer: layer)
+            }
+        case .rereading:
+            await rereadingPages(checked, into: store, removingLayer: layer)
         }
+    }
+
+    /// Writes a page whose items have no identity: the list the cache has, read, the page merged
+    /// into it, and the whole recorded again.
+    private func rereadingPages<Data>(_ checked: Checked<Data>, into store: NormalizedStore, removingLayer layer: UInt64?) async {
         await store.transaction { @Sendable store in
             var data = checked.data
             if let existing = store.read(

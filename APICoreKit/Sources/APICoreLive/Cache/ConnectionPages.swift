@@ -12,6 +12,12 @@ import Foundation
 /// replaces the list, as a refresh should. An item already in the list (same
 /// `__typename` and `id`, or the same `node`) is replaced where it is, not repeated. `pageInfo`
 /// keeps the start of the list's first page and the end of its last.
+///
+/// A page whose items all have an identity (a key of their own, or a `node` with one: the records
+/// key such items by identity, not index) is recorded alone, and its references are spliced into
+/// the lists the cache holds (``splices(in:selections:at:records:)``, ``splice(_:into:existing:)``):
+/// the cost of a page, whatever the length of the list. Other pages are merged with the list read
+/// from the cache and recorded whole (``merge(_:into:selections:)``).
 package struct ConnectionPages {
     package let variables: JSONObject
 
@@ -54,8 +60,74 @@ package struct ConnectionPages {
         }
     }
 
+    /// A connection field in a page's records: the record that holds it, its storage key, and
+    /// where the page goes.
+    package struct Splice: Sendable, Equatable {
+        let record: String
+        let field: String
+        let position: Position
+    }
+
+    /// The connection fields of `data`, recorded under `key` (`records` names the objects on the
+    /// way), reached through objects as ``merge(_:into:selections:)`` reaches them. A first page
+    /// is none: it replaces the list.
+    package func splices(in data: JSONObject, selections: [Selection], at key: String, records: ResponseRecords) -> [Splice] {
+        var found: [Splice] = []
+        collect(data, selections: selections, at: key, records: records, into: &found)
+        return found
+    }
+
+    private func collect(_ object: JSONObject, selections: [Selection], at key: String, records: ResponseRecords, into found: inout [Splice]) {
+        for field in Selection.fields(of: selections) {
+            guard let value = object[field.responseKey], !value.isNull else { continue }
+            let storageKey = CacheNaming.storageKey(field, variables: variables)
+            if field.pagination != nil {
+                let splice = Splice(record: key, field: storageKey, position: position(of: field))
+                if splice.position != .first, !found.contains(splice) { found.append(splice) }
+            } else if case .object(let nested) = value, let type = field.type.selectionSet {
+                let nestedKey = records.cacheKey(for: nested, parent: type.__parentType) ?? "\(key).\(storageKey)"
+                collect(nested, selections: type.__selections, at: nestedKey, records: records, into: &found)
+            }
+        }
+    }
+
+    /// Lays the lists of a page's records over those the cache holds (`existing` gives a stored
+    /// record's fields), by reference: a list field of the connection (or the paged field's own
+    /// list) becomes the stored list with the page's references placed in it, and `pageInfo`
+    /// keeps the stored start (or, for a page in front, end) of the list.
+    package static func splice(_ splices: [Splice], into records: inout [String: JSONObject], existing: (String) -> JSONObject?) {
+        for splice in splices {
+            guard let incoming = records[splice.record]?[splice.field], let stored = existing(splice.record)?[splice.field] else { continue }
+            if case .array(let items) = incoming, case .array(let earlier) = stored {
+                records[splice.record]?[splice.field] = .array(combine(earlier, items, at: splice.position, identity: CacheNaming.referencedKey))
+                continue
+            }
+            guard let key = CacheNaming.referencedKey(incoming), CacheNaming.referencedKey(stored) == key, let page = records[key],
+                  let before = existing(key) else { continue }
+            var connection = page
+            for (name, value) in page {
+                guard case .array(let items) = value, case .array(let earlier)? = before[name] else { continue }
+                connection[name] = .array(combine(earlier, items, at: splice.position, identity: CacheNaming.referencedKey))
+            }
+            records[key] = connection
+            if let info = page["pageInfo"].flatMap(CacheNaming.referencedKey), before["pageInfo"].flatMap(CacheNaming.referencedKey) == info,
+               let fields = records[info], let earlier = existing(info) {
+                records[info] = keepingEnds(of: earlier, in: fields, at: splice.position)
+            }
+        }
+    }
+
+    /// `pageInfo` of a page placed in a list: the list still starts where it did (going forward)
+    /// or ends where it did (going back).
+    static func keepingEnds(of earlier: JSONObject, in info: JSONObject, at position: Position) -> JSONObject {
+        var info = info
+        let kept = position == .before ? ["endCursor", "hasNextPage"] : ["startCursor", "hasPreviousPage"]
+        for name in kept where info[name] != nil { info[name] = earlier[name] }
+        return info
+    }
+
     /// Where a page goes in the list.
-    enum Position: Equatable {
+    package enum Position: Sendable, Equatable {
         case first
         case after
         case before
@@ -89,38 +161,36 @@ package struct ConnectionPages {
             guard case .array(let items) = value, case .array(let earlier)? = before[key] else { continue }
             merged[key] = .array(combine(earlier, items, at: position))
         }
-        if case .object(var info)? = page["pageInfo"], case .object(let earlier)? = before["pageInfo"] {
-            // The list still starts where it did (going forward) or ends where it did (going back).
-            let kept = position == .before ? ["endCursor", "hasNextPage"] : ["startCursor", "hasPreviousPage"]
-            for name in kept where info[name] != nil { info[name] = earlier[name] }
-            merged["pageInfo"] = .object(info)
+        if case .object(let info)? = page["pageInfo"], case .object(let earlier)? = before["pageInfo"] {
+            merged["pageInfo"] = .object(keepingEnds(of: earlier, in: info, at: position))
         }
         return merged
     }
 
     /// `items` placed among `earlier`: after them, before them, or over the items from an offset
     /// on (those further on stay; a page at an offset past the end joins at the end). An item
-    /// already in the list elsewhere is not repeated: after and before replace it where it is, an
-    /// offset page takes it to its own place.
-    static func combine(_ earlier: [JSONValue], _ items: [JSONValue], at position: Position) -> [JSONValue] {
+    /// already in the list elsewhere (the same `identity`) is not repeated: after and before
+    /// replace it where it is, an offset page takes it to its own place.
+    static func combine(
+        _ earlier: [JSONValue], _ items: [JSONValue], at position: Position, identity: (JSONValue) -> String? = identity(of:)
+    ) -> [JSONValue] {
         if case .offset(let offset) = position {
             let start = min(offset, earlier.count)
             let placed = start..<(start + items.count)
             var result = earlier
             result.replaceSubrange(start..<min(placed.upperBound, earlier.count), with: items)
-            let moved = Set(items.compactMap(identity(of:)))
-            return result.indices.compactMap { index in
-                placed.contains(index) || identity(of: result[index]).map(moved.contains) != true ? result[index] : nil
-            }
+            let moved = Set(items.compactMap(identity))
+            // (Not `compactMap` with a `nil` literal: `JSONValue` takes it as `null`.)
+            return result.indices.filter { placed.contains($0) || identity(result[$0]).map(moved.contains) != true }.map { result[$0] }
         }
         var base = earlier
         var positions: [String: Int] = [:]
         for (index, item) in base.enumerated() {
-            if let id = identity(of: item) { positions[id] = index }
+            if let id = identity(item) { positions[id] = index }
         }
         var fresh: [JSONValue] = []
         for item in items {
-            if let id = identity(of: item), let index = positions[id] {
+            if let id = identity(item), let index = positions[id] {
                 base[index] = item
             } else {
                 fresh.append(item)
