@@ -78,12 +78,11 @@ extension LiveAPIClient {
                     if read.data != previous.data || read.optimistic != previous.optimistic { changed(read, previous.data, continuation) }
                     return read.dependencies
                 }
-                let id = await store.transaction { @Sendable store in
-                    let initial = store.read(selection)
-                    last.withLock { $0 = (initial.data, initial.optimistic) }
-                    if yieldsFirstRead { changed(initial, nil, continuation) }
-                    return store.addWatcher(dependencies: initial.dependencies, label: label, refresh: refresh)
+                let initial: @Sendable (CacheRead) -> Void = { read in
+                    last.withLock { $0 = (read.data, read.optimistic) }
+                    if yieldsFirstRead { changed(read, nil, continuation) }
                 }
+                let id = await store.addWatcher(of: selection, label: label, refresh: refresh, initial: initial)
                 let cancelled = watcher.withLock { state -> Bool in
                     state.id = id
                     return state.cancelled

@@ -141,3 +141,84 @@ struct ConnectionSpliceTests {
         #expect(list == ["QUERY_ROOT.items.edges.Item:3", "QUERY_ROOT.items.edges.Item:1", "QUERY_ROOT.items.edges.Item:2"])
     }
 }
+
+@Suite("A watcher reads again only what changed")
+struct WatcherMemoTests {
+    @Test("after random pages, item changes, removals and optimistic layers, a watcher's read equals a fresh read")
+    func memoEqualsFreshRead() async throws {
+        var random = SeededGenerator(seed: 0x3E40)
+        let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
+        let writer = CacheWriter(store: store)
+        let variables = ConnectionSpliceTests.variables(.first)
+        let selection = CacheSelection(KeyedPages.self, at: CacheNaming.queryRoot, variables: variables)
+        await writer.write(try writer.check(ConnectionSpliceTests.page([1, 2, 3], step: 0, typename: "Item"), as: KeyedPages.self, at: CacheNaming.queryRoot, variables: variables, mergingPages: true))
+        let seen = Locked<CacheRead?>(nil)
+        let id = await store.transaction { @Sendable store in
+            let id = store.addWatcher(dependencies: [], selection: selection.memoKey) { store in
+                let read = store.read(selection)
+                seen.withLock { $0 = read }
+                return read.dependencies
+            }
+            let first = store.read(selection)
+            seen.withLock { $0 = first }
+            store.setDependencies(first.dependencies, of: id)
+            return id
+        }
+        var layers: [UInt64] = []
+        for step in 1...300 {
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0, 1:
+                let position: ConnectionPages.Position = [.after, .before, .offset(Int.random(in: 1...6, using: &random)), .first].randomElement(using: &random)!
+                let ids = Array((1...40).shuffled(using: &random).prefix(Int.random(in: 1...5, using: &random)))
+                let checked = try writer.check(ConnectionSpliceTests.page(ids, step: step, typename: "Item"), as: KeyedPages.self, at: CacheNaming.queryRoot, variables: ConnectionSpliceTests.variables(position), mergingPages: true)
+                await writer.write(checked)
+            case 2:
+                let item = Int.random(in: 1...40, using: &random)
+                await store.update("Item:\(item)") { $0["name"] = .string("renamed at \(step)") }
+            case 3 where step % 7 == 0:
+                // A record gone: the list misses, until a page brings it back.
+                await store.remove("Item:\(Int.random(in: 1...40, using: &random))")
+            case 4:
+                layers.append(await store.addLayer(["Item:\(Int.random(in: 1...40, using: &random))": ["name": .string("optimistic \(step)")]]))
+            default:
+                if let layer = layers.popLast() { await store.removeLayer(layer) }
+            }
+            // Read without the memo (a selection no watcher watches).
+            var unwatched = selection
+            unwatched.memoKey = nil
+            let fresh = await store.read(unwatched)
+            let watched = seen.withLock { $0 }
+            #expect(watched?.data == fresh.data, "step \(step)")
+            #expect(watched?.dependencies == fresh.dependencies, "step \(step)")
+            if watched?.data != fresh.data { break }
+        }
+        await store.removeWatcher(id)
+        #expect(await store.transaction { @Sendable store in store.memos.isEmpty })
+    }
+
+    @Test("an object the list dropped, changed while unwatched, and back unchanged, reads as it is now")
+    func droppedThenBack() async throws {
+        let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
+        let writer = CacheWriter(store: store)
+        func write(_ ids: [Int], step: Int, _ position: ConnectionPages.Position) async throws {
+            let variables = ConnectionSpliceTests.variables(position)
+            await writer.write(try writer.check(ConnectionSpliceTests.page(ids, step: step, typename: "Item"), as: KeyedPages.self, at: CacheNaming.queryRoot, variables: variables, mergingPages: true))
+        }
+        let selection = CacheSelection(KeyedPages.self, at: CacheNaming.queryRoot, variables: ConnectionSpliceTests.variables(.first))
+        try await write([1, 2], step: 0, .first)
+        let seen = Locked<JSONObject?>(nil)
+        let id = await store.addWatcher(of: selection, label: "test", refresh: { store in
+            let read = store.read(selection)
+            seen.withLock { $0 = read.data }
+            return read.dependencies
+        }, initial: { read in seen.withLock { $0 = read.data } })
+        try await write([1], step: 1, .first)
+        // Item 2 is no longer read: its change wakes nobody.
+        await store.update("Item:2") { $0["name"] = "item 2 at 5" }
+        // Back in the list, as it now is: its record does not change.
+        try await write([2], step: 5, .after)
+        let names = seen.withLock { $0?["items"]?["nodes"]?.arrayValue?.compactMap { $0["name"]?.stringValue } }
+        #expect(names == ["item 1 at 1", "item 2 at 5"])
+        await store.removeWatcher(id)
+    }
+}

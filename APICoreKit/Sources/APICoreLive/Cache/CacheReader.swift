@@ -26,14 +26,27 @@ package struct CacheReader: SelectionVisitor {
     let isExpired: (CacheRecord) -> Bool
     package private(set) var dependencies: Set<String> = []
     package private(set) var sawExpired = false
+    /// What a watcher read before, to take unchanged objects from; `nil` for a one-off read.
+    let memo: ReadMemo?
+    /// Whether a record can turn stale without a write (then objects read from it are not kept).
+    let mayExpire: (CacheRecord) -> Bool
+    /// With a memo, for each object being read from a record: the records read for it so far, and
+    /// whether it may be kept.
+    private var frames: [(dependencies: [String], keepable: Bool)] = []
+    /// With a memo, whether a record read can turn stale with time alone.
+    private(set) var readExpirable = false
 
     /// A reader; `prefetch` is told the keys a list refers to before they are read one by one, so a
-    /// persistent store can load them in one query.
+    /// persistent store can load them in one query. With `memo` (not for a partial read), objects
+    /// whose records did not change are taken from it, and those read are kept there.
     package init(
         variables: JSONObject, now: Date, lookup: @escaping (String) -> CacheRecord?, prefetch: @escaping ([String]) -> Void = { _ in },
-        isExpired: @escaping (CacheRecord) -> Bool, collectsMisses: Bool = false
+        isExpired: @escaping (CacheRecord) -> Bool, collectsMisses: Bool = false, memo: ReadMemo? = nil,
+        mayExpire: @escaping (CacheRecord) -> Bool = { _ in true }
     ) {
         self.collectsMisses = collectsMisses
+        self.memo = collectsMisses ? nil : memo
+        self.mayExpire = mayExpire
         self.variables = variables
         self.now = now
         self.lookup = lookup
@@ -45,10 +58,15 @@ package struct CacheReader: SelectionVisitor {
         // A root record is depended on field by field (see `visit`).
         let isRoot = CacheNaming.isRoot(key)
         if !isRoot { dependencies.insert(key) }
+        if !frames.isEmpty { isRoot ? forbidKeeping() : note([key]) }
         let record: CacheRecord
         if let found = lookup(key) {
             record = found
             if isExpired(record) { sawExpired = true }
+            if memo != nil, mayExpire(record) {
+                readExpirable = true
+                if !frames.isEmpty { forbidKeeping() }
+            }
         } else {
             guard isRoot else { throw Miss() }
             // No root yet: its fields are missing, unless a field policy finds them elsewhere.
@@ -58,8 +76,49 @@ package struct CacheReader: SelectionVisitor {
         var read = Read(
             record: record.fields, expires: record.expires, out: JSONObject(minimumCapacity: selections.count), root: isRoot ? key : nil)
         try walk(selections, parent: parent, in: &read)
-        if !read.pending.isEmpty { read.out[Deferral.pendingKey] = .array(read.pending) }
+        if !read.pending.isEmpty {
+            read.out[Deferral.pendingKey] = .array(read.pending)
+            if !frames.isEmpty { forbidKeeping() }
+        }
         return read.out
+    }
+
+    /// The object `selectionSet` reads from the record at `key`: as the memo has it when none of
+    /// its records changed, else read and kept there (when it may be).
+    private mutating func read(_ key: String, as selectionSet: any SelectionSet.Type, remembering memo: ReadMemo) throws(Miss) -> JSONObject {
+        let memoKey = ReadMemo.Key(record: key, selections: ObjectIdentifier(selectionSet))
+        if let entry = memo.entry(memoKey) {
+            for dependency in entry.dependencies { dependencies.insert(dependency) }
+            if !frames.isEmpty { note(entry.dependencies) }
+            return entry.object
+        }
+        frames.append(([], true))
+        let object: JSONObject
+        do throws(Miss) {
+            object = try read(key: key, selections: selectionSet.__selections, parent: selectionSet.__parentType)
+        } catch {
+            frames.removeLast()
+            throw error
+        }
+        let frame = frames.removeLast()
+        if frame.keepable { memo.keep(object, dependencies: frame.dependencies, as: memoKey) }
+        if !frames.isEmpty {
+            frame.keepable ? note(frame.dependencies) : forbidKeeping()
+        }
+        return object
+    }
+
+    /// Records read for the object being read (which is not kept once they are too many).
+    private mutating func note(_ keys: [String]) {
+        let last = frames.count - 1
+        guard frames[last].keepable else { return }
+        guard frames[last].dependencies.count + keys.count <= ReadMemo.maxDependencies else { return forbidKeeping() }
+        frames[last].dependencies.append(contentsOf: keys)
+    }
+
+    private mutating func forbidKeeping() {
+        frames[frames.count - 1].keepable = false
+        frames[frames.count - 1].dependencies = []
     }
 
     /// One record as the walk goes: its fields, the object read from them so far, and the
@@ -175,7 +234,8 @@ package struct CacheReader: SelectionVisitor {
             return value
         case .list(let element):
             guard case .array(let items) = value else { throw Miss() }
-            if items.count > 1 { prefetch(items.compactMap(CacheNaming.referencedKey)) }
+            // (A memo that holds objects already holds those of the list read before.)
+            if items.count > 1, memo?.isEmpty != false { prefetch(items.compactMap(CacheNaming.referencedKey)) }
             var result: [JSONValue] = []
             result.reserveCapacity(items.count)
             guard collectsMisses else {
@@ -190,6 +250,7 @@ package struct CacheReader: SelectionVisitor {
             return .array(result)
         case .object(let selectionSet):
             guard let key = CacheNaming.referencedKey(value) else { throw Miss() }
+            if let memo { return .object(try read(key, as: selectionSet, remembering: memo)) }
             return .object(try read(key: key, selections: selectionSet.__selections, parent: selectionSet.__parentType))
         }
     }
@@ -203,24 +264,41 @@ extension NormalizedStore {
     /// Reads `selections` from the record at `key`; `nil` on a miss. With `requestMaxAge`
     /// (or per-type maximum ages) it also says whether any record read was expired, and whether
     /// an optimistic layer lay over any (without `layered`, layers are not read).
+    ///
+    /// A selection that watchers watch (`memoKey`) is read with its ``ReadMemo``: objects whose
+    /// records did not change since the last read are taken from it.
     package func read(
         key: String, selections: [Selection], parent: ParentType, variables: JSONObject, requestMaxAge: Duration?, layered: Bool = true,
-        partial: Bool = false
+        partial: Bool = false, memoKey: ReadMemo.Selection? = nil
     ) -> CacheRead {
         collectIfOpening()
         if CacheNaming.isRoot(key) { loadRootFields(key, selections: selections, variables: variables) }
         let withLayers = layered && !layers.isEmpty
+        // The memo holds what the records say, not the layers over them.
+        // A memo holds what the records say, not the layers over them; a read with a maximum age or
+        // a partial one is not the watchers' read.
+        let memo = memoKey.flatMap { memos[$0]?.memo }
+        if withLayers { memo?.forgetAll() }
+        let memoUsed = withLayers || partial || requestMaxAge != nil ? nil : memo
+        // Nothing the last read read changed since: it is this read too.
+        if let last = memoUsed?.lastRead { return last }
+        memoUsed?.beginRead()
         var reader = CacheReader(
             variables: variables, now: now(),
             lookup: { key in withLayers ? self.layers.lay(key, over: self.readRecord(key), now: self.now()) : self.readRecord(key) },
             prefetch: { self.preload($0, followingReferences: true) }, isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) },
-            collectsMisses: partial)
+            collectsMisses: partial, memo: memoUsed, mayExpire: { self.mayExpire($0, requestMaxAge: requestMaxAge) })
         defer {
             // Uses are saved with the next write, or now when many have gathered.
             if persistence.hasManyUses { persist([], removing: []) }
             evictIfOverLimit()
         }
-        return Self.run(&reader, key: key, selections: selections, parent: parent, layers: withLayers ? layers : nil)
+        let read = Self.run(&reader, key: key, selections: selections, parent: parent, layers: withLayers ? layers : nil)
+        if let memoUsed {
+            memoUsed.lastReadDependencies = read.dependencies.count
+            if !reader.readExpirable { memoUsed.lastRead = read }
+        }
+        return read
     }
 
     /// What `reader` finds at `key`, and whether one of `layers` lay over a record it read.
@@ -236,7 +314,7 @@ extension NormalizedStore {
     package func read(_ selection: CacheSelection, layered: Bool = true) -> CacheRead {
         read(
             key: selection.key, selections: selection.selections, parent: selection.parent, variables: selection.variables, requestMaxAge: nil,
-            layered: layered)
+            layered: layered, memoKey: selection.memoKey)
     }
 
     /// Reads `selection` from what memory holds, without waiting for the store (for a view's first
@@ -259,9 +337,11 @@ extension NormalizedStore {
     package func read<Operation: GraphQLOperation>(
         _ operation: Operation.Type, variables: JSONObject, requestMaxAge: Duration?, partial: Bool = false
     ) -> CacheRead {
-        read(
-            key: CacheNaming.rootKey(for: Operation.operationType), selections: Operation.Data.__selections,
-            parent: Operation.Data.__parentType, variables: variables, requestMaxAge: requestMaxAge, partial: partial)
+        let key = CacheNaming.rootKey(for: Operation.operationType)
+        return read(
+            key: key, selections: Operation.Data.__selections, parent: Operation.Data.__parentType, variables: variables,
+            requestMaxAge: requestMaxAge, partial: partial,
+            memoKey: memos.isEmpty ? nil : ReadMemo.Selection(key: key, type: ObjectIdentifier(Operation.Data.self), variables: variables))
     }
 
     /// Before a read from a root: the fields its selections name that memory lacks, from the
@@ -299,6 +379,8 @@ package struct CacheSelection: Sendable {
     package var selections: [Selection]
     package var parent: ParentType
     package var variables: JSONObject
+    /// The selection set's type, key and variables, for its ``ReadMemo`` while watched.
+    package var memoKey: ReadMemo.Selection?
 
     /// A selection set's selections on the record at `key`.
     package init(key: String, selections: [Selection], parent: ParentType, variables: JSONObject) {
@@ -311,6 +393,7 @@ package struct CacheSelection: Sendable {
     /// `Data`'s selections on the record at `key` (a query's root, a fragment's record).
     package init<Data: SelectionSet>(_: Data.Type, at key: String, variables: JSONObject) {
         self.init(key: key, selections: Data.__selections, parent: Data.__parentType, variables: variables)
+        memoKey = ReadMemo.Selection(key: key, type: ObjectIdentifier(Data.self), variables: variables)
     }
 }
 

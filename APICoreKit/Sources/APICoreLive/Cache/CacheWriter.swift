@@ -121,6 +121,8 @@ package struct CacheWriter: Sendable {
         case .splicing(let splices):
             await store.transaction { @Sendable store in
                 var records = checked.records
+                // Loaded at once (a persistent store), and known absent when new.
+                store.preload(records.keys.filter { !CacheNaming.isRoot($0) })
                 ConnectionPages.splice(splices, into: &records) { store.record($0)?.fields }
                 store.merge(records, expires: checked.expires, removingLayer: layer)
             }

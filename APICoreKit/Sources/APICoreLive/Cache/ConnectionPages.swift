@@ -96,10 +96,13 @@ package struct ConnectionPages {
     /// list) becomes the stored list with the page's references placed in it, and `pageInfo`
     /// keeps the stored start (or, for a page in front, end) of the list.
     package static func splice(_ splices: [Splice], into records: inout [String: JSONObject], existing: (String) -> JSONObject?) {
+        // An item whose record is new to the cache is in no stored list: the lists need no search.
+        let mayHold: (String) -> Bool = { existing($0) != nil }
         for splice in splices {
             guard let incoming = records[splice.record]?[splice.field], let stored = existing(splice.record)?[splice.field] else { continue }
             if case .array(let items) = incoming, case .array(let earlier) = stored {
-                records[splice.record]?[splice.field] = .array(combine(earlier, items, at: splice.position, identity: CacheNaming.referencedKey))
+                records[splice.record]?[splice.field] = .array(
+                    combine(earlier, items, at: splice.position, identity: CacheNaming.referencedKey, mayHold: mayHold))
                 continue
             }
             guard let key = CacheNaming.referencedKey(incoming), CacheNaming.referencedKey(stored) == key, let page = records[key],
@@ -107,7 +110,7 @@ package struct ConnectionPages {
             var connection = page
             for (name, value) in page {
                 guard case .array(let items) = value, case .array(let earlier)? = before[name] else { continue }
-                connection[name] = .array(combine(earlier, items, at: splice.position, identity: CacheNaming.referencedKey))
+                connection[name] = .array(combine(earlier, items, at: splice.position, identity: CacheNaming.referencedKey, mayHold: mayHold))
             }
             records[key] = connection
             if let info = page["pageInfo"].flatMap(CacheNaming.referencedKey), before["pageInfo"].flatMap(CacheNaming.referencedKey) == info,
@@ -170,19 +173,24 @@ package struct ConnectionPages {
     /// `items` placed among `earlier`: after them, before them, or over the items from an offset
     /// on (those further on stay; a page at an offset past the end joins at the end). An item
     /// already in the list elsewhere (the same `identity`) is not repeated: after and before
-    /// replace it where it is, an offset page takes it to its own place.
+    /// replace it where it is, an offset page takes it to its own place. The list is searched
+    /// only when `mayHold` says one of the page's items may be in it.
     static func combine(
-        _ earlier: [JSONValue], _ items: [JSONValue], at position: Position, identity: (JSONValue) -> String? = identity(of:)
+        _ earlier: [JSONValue], _ items: [JSONValue], at position: Position, identity: (JSONValue) -> String? = identity(of:),
+        mayHold: (String) -> Bool = { _ in true }
     ) -> [JSONValue] {
+        let searches = items.contains { identity($0).map(mayHold) == true }
         if case .offset(let offset) = position {
             let start = min(offset, earlier.count)
             let placed = start..<(start + items.count)
             var result = earlier
             result.replaceSubrange(start..<min(placed.upperBound, earlier.count), with: items)
+            guard searches else { return result }
             let moved = Set(items.compactMap(identity))
             // (Not `compactMap` with a `nil` literal: `JSONValue` takes it as `null`.)
             return result.indices.filter { placed.contains($0) || identity(result[$0]).map(moved.contains) != true }.map { result[$0] }
         }
+        guard searches else { return position == .before ? items + earlier : earlier + items }
         var base = earlier
         var positions: [String: Int] = [:]
         for (index, item) in base.enumerated() {

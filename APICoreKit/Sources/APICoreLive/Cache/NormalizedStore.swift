@@ -63,6 +63,8 @@ package actor NormalizedStore {
     /// What the records in memory cost against the memory limit; only with a limit.
     private var budget: MemoryBudget?
     var watchers = WatcherIndex()
+    /// The memo of each selection watchers watch, and how many watch it.
+    var memos: [ReadMemo.Selection: (memo: ReadMemo, watchers: Int)] = [:]
 
     /// How many times watchers have read the store again after a write (for the benchmark).
     package private(set) var rereadCount = 0
@@ -113,6 +115,13 @@ package actor NormalizedStore {
         case (let request?, let type?): maxAge = min(request, type)
         }
         return now().timeIntervalSince(record.receivedAt) > (maxAge + staleness).seconds
+    }
+
+    /// Whether a record can turn stale with time alone: it has fields with an expiry, or a maximum
+    /// age applies to it.
+    nonisolated func mayExpire(_ record: CacheRecord, requestMaxAge: Duration?) -> Bool {
+        requestMaxAge != nil || !record.expires.isEmpty
+            || (!maxAgeByType.isEmpty && record.fields["__typename"]?.stringValue.map { maxAgeByType[$0] != nil } == true)
     }
 
     /// Merges records into the cache; answers the keys whose fields changed, and wakes their
@@ -339,10 +348,28 @@ package actor NormalizedStore {
     // MARK: Watchers
 
     /// Registers a watcher that depends on `dependencies`; `refresh` reads again and answers the
-    /// new dependencies; `label` says what it watches (`query HeroName`), for inspection. Answers
-    /// the watcher's id.
-    package func addWatcher(dependencies: Set<String>, label: String = "watcher", refresh: @escaping Refresh) -> UInt64 {
-        watchers.add(dependencies: dependencies, label: label, refresh: refresh)
+    /// new dependencies; `label` says what it watches (`query HeroName`), for inspection. With
+    /// the `selection` it reads, reads of that selection keep a ``ReadMemo`` while it is watched.
+    /// Answers the watcher's id.
+    package func addWatcher(
+        dependencies: Set<String>, label: String = "watcher", selection: ReadMemo.Selection? = nil, refresh: @escaping Refresh
+    ) -> UInt64 {
+        if let selection {
+            let kept = memos[selection] ?? (ReadMemo(), 0)
+            memos[selection] = (kept.memo, kept.watchers + 1)
+        }
+        return watchers.add(dependencies: dependencies, label: label, memo: selection, refresh: refresh)
+    }
+
+    /// Registers a watcher of `selection` and reads it in the same step, so that no write falls
+    /// between the two; `initial` is handed the read. Answers the watcher's id.
+    package func addWatcher(of selection: CacheSelection, label: String, refresh: @escaping Refresh, initial: @Sendable (CacheRead) -> Void) -> UInt64 {
+        // Registered first, so that this read fills the selection's memo.
+        let id = addWatcher(dependencies: [], label: label, selection: selection.memoKey, refresh: refresh)
+        let read = read(selection)
+        initial(read)
+        setDependencies(read.dependencies, of: id)
+        return id
     }
 
     /// Replaces a watcher's dependencies.
@@ -352,7 +379,8 @@ package actor NormalizedStore {
 
     /// Removes a watcher.
     package func removeWatcher(_ id: UInt64) {
-        watchers.remove(id)
+        guard let selection = watchers.remove(id), let kept = memos[selection] else { return }
+        memos[selection] = kept.watchers > 1 ? (kept.memo, kept.watchers - 1) : nil
     }
 
     /// How many records are in memory, and what they cost against the memory limit (0 without one).
@@ -364,7 +392,11 @@ package actor NormalizedStore {
     /// Wakes the watchers of the keys changed, oldest first; each reads again (a watcher that an
     /// earlier one removed is skipped).
     func notify(_ changed: Set<String>) {
-        for id in watchers.woken(by: changed) {
+        let woken = watchers.woken(by: changed)
+        // The memos forget what changed before any watcher reads again (a memo depends only on
+        // what its watchers read, so theirs are the memos to tell).
+        for id in woken { watchers.memo(of: id).flatMap { memos[$0]?.memo }?.forget(changed) }
+        for id in woken {
             guard let refresh = watchers.refresh(of: id) else { continue }
             rereadCount += 1
             watchers.setDependencies(refresh(self), of: id)

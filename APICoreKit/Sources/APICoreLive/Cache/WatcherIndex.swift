@@ -4,14 +4,18 @@ import APICore
 /// field of a root) to the watchers that read it, so that a write wakes only those, not a scan of
 /// all of them.
 struct WatcherIndex {
-    private var watchers: [UInt64: (dependencies: Set<String>, refresh: NormalizedStore.Refresh, label: String)] = [:]
+    private var watchers:
+        [UInt64: (dependencies: Set<String>, refresh: NormalizedStore.Refresh, label: String, memo: ReadMemo.Selection?)] = [:]
     private var index: [String: Set<UInt64>] = [:]
     private var nextID: UInt64 = 0
 
-    /// Registers a watcher that depends on `dependencies`, described by `label`; answers its id.
-    mutating func add(dependencies: Set<String>, label: String, refresh: @escaping NormalizedStore.Refresh) -> UInt64 {
+    /// Registers a watcher that depends on `dependencies`, described by `label`, reading with the
+    /// memo of a selection; answers its id.
+    mutating func add(
+        dependencies: Set<String>, label: String, memo: ReadMemo.Selection?, refresh: @escaping NormalizedStore.Refresh
+    ) -> UInt64 {
         nextID += 1
-        watchers[nextID] = (dependencies, refresh, label)
+        watchers[nextID] = (dependencies, refresh, label, memo)
         for key in dependencies { index[key, default: []].insert(nextID) }
         return nextID
     }
@@ -24,10 +28,12 @@ struct WatcherIndex {
         watchers[id]?.dependencies = dependencies
     }
 
-    /// Removes a watcher.
-    mutating func remove(_ id: UInt64) {
-        guard let watcher = watchers.removeValue(forKey: id) else { return }
+    /// Removes a watcher; answers the selection whose memo it read with.
+    @discardableResult
+    mutating func remove(_ id: UInt64) -> ReadMemo.Selection? {
+        guard let watcher = watchers.removeValue(forKey: id) else { return nil }
         for key in watcher.dependencies { unindex(key, id) }
+        return watcher.memo
     }
 
     private mutating func unindex(_ key: String, _ id: UInt64) {
@@ -46,6 +52,9 @@ struct WatcherIndex {
 
     /// How a watcher reads again, while it is registered.
     func refresh(of id: UInt64) -> NormalizedStore.Refresh? { watchers[id]?.refresh }
+
+    /// The selection whose memo a watcher reads with.
+    func memo(of id: UInt64) -> ReadMemo.Selection? { watchers[id]?.memo }
 
     /// The watchers of the keys changed, oldest first. A root named whole (an update, a removal, a
     /// collection) wakes every watcher of any of its fields.

@@ -1,0 +1,95 @@
+@_spi(Generated) import APICore
+
+/// What was last read of a watched selection, object by object, so that reading it again after a
+/// write reads only what the write touched: an object whose records did not change is taken as it
+/// was read (sharing its storage, so comparing it with the last value costs nothing either). A
+/// list of 5,000 items that gained a page, or one of whose items changed, is read again at the
+/// cost of what changed and a lookup per item. The store keeps one per selection that watchers
+/// watch (``NormalizedStore/addWatcher(dependencies:label:selection:refresh:)``), and every read of
+/// that selection uses it: the watchers', and a query's read from the cache.
+///
+/// An entry is an object read from one record with one selection set, and the records read for
+/// it (its dependencies, at most ``maxDependencies``: larger objects are walked again, their
+/// children still taken from here). A write takes away the entries that depend on a record it
+/// changed (``forget(_:)``, before the watchers read again). Only entries the last read used are
+/// taken: the watchers depend on those records, so a change to them is always heard; an object
+/// the selection no longer reached may have changed unheard. Objects that can expire (a field
+/// with an expiry, a type with a maximum age) or wait for deferred data are never kept, since time
+/// or an increment changes them without a write. The last read itself is kept too while nothing
+/// it read changed: a query read from the cache just after its watchers read is that read.
+package final class ReadMemo {
+    /// A watched selection: a query's root or a fragment's record, the selection set's type, and
+    /// the variables.
+    package struct Selection: Hashable, Sendable {
+        let key: String
+        let type: ObjectIdentifier
+        let variables: JSONObject
+    }
+
+    /// An object: the record it is read from, and its selection set.
+    struct Key: Hashable {
+        let record: String
+        let selections: ObjectIdentifier
+    }
+
+    struct Entry {
+        let object: JSONObject
+        let dependencies: [String]
+        /// The read that last used it.
+        var used: UInt64
+    }
+
+    /// The most records an entry depends on.
+    static let maxDependencies = 64
+
+    private var entries: [Key: Entry] = [:]
+    /// The entries that depend on a record, by its key.
+    private var containing: [String: Set<Key>] = [:]
+    /// The read under way (each read counts one).
+    private var generation: UInt64 = 1
+    /// How many records the last read read.
+    var lastReadDependencies = 0
+    /// The last read, while none of its records changed (and none can expire).
+    var lastRead: CacheRead?
+
+    /// An empty memo.
+    init() {}
+
+    /// Whether nothing is kept.
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// Starts a read; everything goes when what is kept outgrew what the last read used.
+    func beginRead() {
+        generation += 1
+        if entries.count > 2 * lastReadDependencies + 1024 { forgetAll() }
+    }
+
+    /// Takes away what depends on the records `changed`.
+    func forget(_ changed: Set<String>) {
+        if !changed.isEmpty { lastRead = nil }
+        guard !entries.isEmpty else { return }
+        for key in changed {
+            guard let keys = containing.removeValue(forKey: key) else { continue }
+            for entry in keys { entries[entry] = nil }
+        }
+    }
+
+    /// Takes everything away (before a read through optimistic layers, which entries do not show).
+    func forgetAll() {
+        lastRead = nil
+        entries = [:]
+        containing = [:]
+    }
+
+    /// The object kept for `key`, if the last read (or this one) used it.
+    func entry(_ key: Key) -> Entry? {
+        guard let index = entries.index(forKey: key), entries.values[index].used + 1 >= generation else { return nil }
+        entries.values[index].used = generation
+        return entries.values[index]
+    }
+
+    func keep(_ object: JSONObject, dependencies: [String], as key: Key) {
+        entries[key] = Entry(object: object, dependencies: dependencies, used: generation)
+        for dependency in dependencies { containing[dependency, default: []].insert(key) }
+    }
+}
