@@ -3,11 +3,13 @@ import APICoreLive
 import APICoreSQLite
 import Foundation
 import Logging
+import Synchronization
 
 /// How the cache behaves as it grows (`scripts/bench.sh cache-scale`): stores of 10 k, 100 k and
 /// 1 M records built from pages of a list query, in memory and in SQLite, each size in a fresh
 /// process so that resident memory is its own. Per size: write and read µs per record, resident
-/// bytes per record, SQLite bytes per record, a cold open, a garbage collection, and a one-record
+/// bytes per record, SQLite bytes per record, a cold open, a garbage collection (its time, and the
+/// longest a read issued during it waited for the store: the longest pause), and a one-record
 /// write that wakes 10,000 watchers, each the median of `rounds` runs (the machine is noisy); then
 /// how each figure grows from the smallest size to the largest (a ratio, and the exponent of the
 /// total: 1.0 is linear).
@@ -40,7 +42,7 @@ enum CacheScaleBenchmark {
         for name in [
             "memory-write-us-per-record", "memory-read-us-per-record", "memory-resident-bytes-per-record", "sqlite-write-us-per-record",
             "sqlite-read-us-per-record", "sqlite-bytes-per-record", "memory-gc-us-per-record", "sqlite-gc-us-per-record",
-            "sqlite-cold-open-ms", "watchers-wake-ms",
+            "sqlite-cold-open-ms", "watchers-wake-ms", "memory-gc-longest-pause-ms", "sqlite-gc-longest-pause-ms",
         ] {
             guard let a = small[name], let b = large[name], a > 0 else { continue }
             print("growth-\(span)-\(name): \(CacheBenchmark.format(b / a))")
@@ -79,14 +81,14 @@ enum CacheScaleBenchmark {
         let clock = ContinuousClock()
 
         // Memory (the store released before SQLite's turn).
-        let memoryWrite: Duration, resident: Int, memoryRead: Duration, memoryCollection: Duration, wake: Duration
+        let memoryWrite: Duration, resident: Int, memoryRead: Duration, memoryCollection: (total: Duration, pause: Duration), wake: Duration
         do {
             let residentBefore = residentBytes()
             let memory = NormalizedStore(persistent: nil, logger: Logger(label: "bench"))
             memoryWrite = try await writeAll(pages, into: memory, clock: clock)
             resident = residentBytes() - residentBefore
             memoryRead = try await readAll(pages, from: memory, clock: clock)
-            memoryCollection = await clock.measure { _ = await memory.collectGarbage(maxStaleness: .zero) }
+            memoryCollection = await collectProbing(memory, clock: clock)
             wake = await wakeWatchers(of: memory, clock: clock)
         }
 
@@ -108,22 +110,24 @@ enum CacheScaleBenchmark {
         }
         let sqliteRead = try await readAll(pages, from: cold!, clock: clock)
         let collector = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "bench"))
-        let sqliteCollection = await clock.measure { _ = await collector.collectGarbage(maxStaleness: .zero) }
+        let sqliteCollection = await collectProbing(collector, clock: clock)
 
         let perRecord = { (duration: Duration) in CacheBenchmark.format(duration.milliseconds * 1000 / Double(records), digits: 2) }
         print("records: \(records)")
         print("memory-write-us-per-record: \(perRecord(memoryWrite))")
         print("memory-read-us-per-record: \(perRecord(memoryRead))")
         print("memory-resident-bytes-per-record: \(resident / records)")
-        print("memory-gc-ms: \(CacheBenchmark.format(memoryCollection.milliseconds))")
-        print("memory-gc-us-per-record: \(perRecord(memoryCollection))")
+        print("memory-gc-ms: \(CacheBenchmark.format(memoryCollection.total.milliseconds))")
+        print("memory-gc-us-per-record: \(perRecord(memoryCollection.total))")
+        print("memory-gc-longest-pause-ms: \(CacheBenchmark.format(memoryCollection.pause.milliseconds))")
         print("watchers-wake-ms: \(CacheBenchmark.format(wake.milliseconds))")
         print("sqlite-write-us-per-record: \(perRecord(sqliteWrite))")
         print("sqlite-read-us-per-record: \(perRecord(sqliteRead))")
         print("sqlite-bytes-per-record: \(onDisk / records)")
         print("sqlite-cold-open-ms: \(CacheBenchmark.format(coldOpen.milliseconds))")
-        print("sqlite-gc-ms: \(CacheBenchmark.format(sqliteCollection.milliseconds))")
-        print("sqlite-gc-us-per-record: \(perRecord(sqliteCollection))")
+        print("sqlite-gc-ms: \(CacheBenchmark.format(sqliteCollection.total.milliseconds))")
+        print("sqlite-gc-us-per-record: \(perRecord(sqliteCollection.total))")
+        print("sqlite-gc-longest-pause-ms: \(CacheBenchmark.format(sqliteCollection.pause.milliseconds))")
     }
 
     /// Checks and records (one walk) and merges every page (the pages are made outside the timing).
@@ -138,6 +142,25 @@ enum CacheScaleBenchmark {
             total += clock.now - start
         }
         return total
+    }
+
+    /// A garbage collection, while another task reads one record from the store back to back:
+    /// the collection's time, and the longest one of those reads took (the longest the store was
+    /// held by the collection, give or take a read).
+    static func collectProbing(_ store: NormalizedStore, clock: ContinuousClock) async -> (total: Duration, pause: Duration) {
+        let finished = Atomic<Bool>(false)
+        async let total = clock.measure {
+            _ = await store.collectGarbage(maxStaleness: .zero)
+            finished.store(true, ordering: .releasing)
+        }
+        var pause = Duration.zero
+        while !finished.load(ordering: .acquiring) {
+            let start = clock.now
+            _ = await store.record("Item:i0")
+            pause = max(pause, clock.now - start)
+
+        }
+        return (await total, pause)
     }
 
     static func readAll(_ pages: Int, from store: NormalizedStore, clock: ContinuousClock) async throws -> Duration {

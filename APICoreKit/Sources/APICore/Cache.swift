@@ -257,8 +257,21 @@ package protocol PersistentRecordStore: Sendable {
     func loadFields(_ names: [String], of key: String) throws -> CacheRecord?
     /// Removes every record.
     func removeAll() throws
-    /// Every record (for garbage collection).
+    /// Every record (for a summary of the store).
     func loadAll() throws -> [CacheRecord]
+    /// Up to `limit` of the records kept whole, in key order, after `key` (from the first when
+    /// `nil`): garbage collection reads the store a page at a time.
+    func records(after key: String?, limit: Int) throws -> [CacheRecord]
+    /// Up to `limit` keys of the records kept whole, in key order, after `key`.
+    func keys(after key: String?, limit: Int) throws -> [String]
+    /// The keys of the records kept field by field (the roots).
+    func rootKeys() throws -> [String]
+    /// The names of the fields of a record kept field by field.
+    func fieldNames(of key: String) throws -> [String]
+    /// The fields of a record kept field by field whose expiry is before `date`.
+    func fieldsExpired(of key: String, before date: Date) throws -> [String]
+    /// Those of `keys` that the store has.
+    func existing(_ keys: [String]) throws -> Set<String>
     /// The size of the store's files in bytes.
     func bytesOnDisk() -> Int
 }

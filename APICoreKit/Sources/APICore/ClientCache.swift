@@ -59,7 +59,9 @@ public protocol GraphQLCache: Sendable {
     /// Removes from the normalized cache, in memory and in its persistent store, what nothing needs
     /// any more: records older than their type's maximum age by more than `maxStaleness`, fields
     /// that refer to records that no longer exist, and records that the query root does not
-    /// reach. Records that an active watcher reads are always kept. Answers what was removed.
+    /// reach. Records that an active watcher reads are always kept. It runs in slices of a few
+    /// milliseconds, letting reads, writes and watchers through between them; what is written
+    /// meanwhile stays. Answers what was removed.
     func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection
 
     /// How many records the normalized cache holds, of which types, the oldest, and its sizes in

@@ -254,6 +254,57 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         }
     }
 
+    func records(after key: String?, limit: Int) throws -> [CacheRecord] {
+        try pool.read { db in
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, fields, received_at, expires FROM apicore_records WHERE key > ? ORDER BY key LIMIT ?",
+                arguments: [key ?? "", limit])
+            var result: [CacheRecord] = []
+            while let row = try rows.next() {
+                if let record = Self.record(row) { result.append(record) }
+            }
+            return result
+        }
+    }
+
+    func keys(after key: String?, limit: Int) throws -> [String] {
+        try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT key FROM apicore_records WHERE key > ? ORDER BY key LIMIT ?", arguments: [key ?? "", limit])
+        }
+    }
+
+    func rootKeys() throws -> [String] {
+        try pool.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT key FROM apicore_fields") }
+    }
+
+    func fieldNames(of key: String) throws -> [String] {
+        try pool.read { db in try String.fetchAll(db, sql: "SELECT field FROM apicore_fields WHERE key = ?", arguments: [key]) }
+    }
+
+    func fieldsExpired(of key: String, before date: Date) throws -> [String] {
+        try pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT field FROM apicore_fields WHERE key = ? AND expires < ?", arguments: [key, date.timeIntervalSince1970])
+        }
+    }
+
+    func existing(_ keys: [String]) throws -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        return try pool.read { db in
+            var found: Set<String> = []
+            try Self.inChunks(keys) { chunk, placeholders in
+                let arguments = StatementArguments(chunk + chunk)
+                for key in try String.fetchAll(
+                    db, sql: "SELECT key FROM apicore_records WHERE key IN (\(placeholders)) UNION SELECT key FROM apicore_fields WHERE key IN (\(placeholders))",
+                    arguments: arguments)
+                {
+                    found.insert(key)
+                }
+            }
+            return found
+        }
+    }
+
     /// A row as a record. A row of other types (NULL, a number for a key: a file another program
     /// wrote) or whose fields are not a JSON object is `nil`: it reads as missing, never as a
     /// crash. (GRDB's subscripts trap on such values.) Expiry that cannot be read is none; a

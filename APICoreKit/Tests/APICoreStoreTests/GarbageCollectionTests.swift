@@ -127,15 +127,18 @@ struct GarbageCollectionTests {
         await earlier.merge(graph)
         let policy = CacheConfiguration.GarbageCollection(onOpen: true, afterWrites: 10)
         let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, garbageCollection: policy, logger: Logger(label: "test"))
-        // The first use collects what the earlier launch left unreachable.
+        // The first use collects what the earlier launch left unreachable (in slices, between
+        // the store's other work).
         #expect(await store.record("QUERY_ROOT") != nil)
         _ = await store.read(key: "QUERY_ROOT", selections: [], parent: .object("Query"), variables: [:], requestMaxAge: nil)
+        await store.collectionFinished()
         #expect(await store.record("Note:1") == nil)
         #expect(try #require(SQLiteCache.storage(at: file).persistent).load(["Note:1", "Human:1"]).keys.sorted() == ["Human:1"])
         // Nine orphans written: not yet; the tenth record written triggers a collection.
         for index in 0..<9 { await store.merge(["Orphan:\(index)": ["__typename": "Orphan"]]) }
         #expect(await store.record("Orphan:0") != nil)
         await store.merge(["Orphan:9": ["__typename": "Orphan"]])
+        await store.collectionFinished()
         #expect(await store.record("Orphan:0") == nil)
         #expect(await store.record("Human:1") != nil)
     }
@@ -169,5 +172,204 @@ struct GarbageCollectionTests {
             #expect(await store.record("QUERY_ROOT")?.fields["item(\(task))"] == reference("Item:\(task)"))
             #expect(await store.record("Loose:\(task)-24") == nil)
         }
+    }
+}
+
+/// A random store (seeded): objects referring to each other and to missing ones, some of a type
+/// past its maximum age, some fields with an expiry past, and the query root referring to a few.
+private func randomGraph(seed: UInt64, size: Int) -> (records: [String: JSONObject], expires: [String: [String: Date]]) {
+    var random = SeededGenerator(seed: seed)
+    var records: [String: JSONObject] = [:]
+    var expires: [String: [String: Date]] = [:]
+    func someKey() -> String {
+        Int.random(in: 0..<10, using: &random) == 0 ? "Missing:\(Int.random(in: 0..<5, using: &random))" : "Node:\(Int.random(in: 0..<size, using: &random))"
+    }
+    for index in 0..<size {
+        var fields: JSONObject = ["__typename": Int.random(in: 0..<8, using: &random) == 0 ? "Old" : "Node", "n": .int(index)]
+        for field in 0..<Int.random(in: 0...3, using: &random) {
+            fields["one\(field)"] = reference(someKey())
+        }
+        if Bool.random(using: &random) { fields["list"] = .array((0..<Int.random(in: 0...3, using: &random)).map { _ in reference(someKey()) }) }
+        if Int.random(in: 0..<6, using: &random) == 0 {
+            fields["brief"] = .string("expires")
+            expires["Node:\(index)", default: [:]]["brief"] = Date(timeIntervalSince1970: 1_000)
+        }
+        records["Node:\(index)"] = fields
+    }
+    var root: JSONObject = [:]
+    for field in 0..<max(1, size / 20) { root["entry\(field)"] = reference(someKey()) }
+    records["QUERY_ROOT"] = root
+    // One of the root's fields expired (a root is kept field by field in SQLite).
+    expires["QUERY_ROOT"] = ["entry0": Date(timeIntervalSince1970: 1_000)]
+    return (records, expires)
+}
+
+/// What a collection leaves of `records` (no watchers, no layers), worked out the plain way:
+/// expired records go (type `Old`), then expired fields, then fields referring to a missing
+/// record, then what the query root does not reach.
+private func modelCollection(_ graph: (records: [String: JSONObject], expires: [String: [String: Date]]))
+    -> (records: [String: JSONObject], collection: CacheCollection)
+{
+    var records = graph.records
+    var collection = CacheCollection()
+    for (key, fields) in records where fields["__typename"] == "Old" {
+        records[key] = nil
+        collection.expiredRecords += 1
+    }
+    for (key, names) in graph.expires where records[key] != nil {
+        for name in names.keys { records[key]?[name] = nil }
+        collection.expiredFields += names.count
+    }
+    var reached: Set<String> = []
+    var pending = ["QUERY_ROOT"]
+    while let key = pending.popLast() {
+        guard reached.insert(key).inserted, let fields = records[key] else { continue }
+        for (name, value) in fields {
+            var referred: [String] = []
+            NormalizedStore.collectReferences(value, into: &referred)
+            if referred.allSatisfy({ records[$0] != nil }) {
+                pending += referred
+            } else {
+                records[key]?[name] = nil
+                collection.danglingReferences += 1
+            }
+        }
+    }
+    for key in records.keys where !reached.contains(key) {
+        records[key] = nil
+        collection.unreachableRecords += 1
+    }
+    return (records, collection)
+}
+
+/// `{ hero { name friends { name } } }`, as `graph` has it.
+private struct HeroData: RootSelectionSet {
+    let __data: DataDict
+    init(_dataDict: DataDict) { __data = _dataDict }
+    static let __parentType = ParentType.object("Query")
+    static let __selections = Selection.parse(#"[["hero","0"]]"#, Hero.self)
+    struct Hero: SelectionSet {
+        let __data: DataDict
+        init(_dataDict: DataDict) { __data = _dataDict }
+        static let __parentType = ParentType.object("Human")
+        static let __selections = Selection.parse(#"[["name","0!"],["friends","[1!]"]]"#, String.self, Friend.self)
+    }
+    struct Friend: SelectionSet {
+        let __data: DataDict
+        init(_dataDict: DataDict) { __data = _dataDict }
+        static let __parentType = ParentType.object("Character")
+        static let __selections = Selection.parse(#"[["name","0!"]]"#, String.self)
+    }
+}
+
+@Suite("Garbage collection in slices")
+struct IncrementalCollectionTests {
+    /// A store of `graph` (in memory, or in an SQLite file read by a new store), collected in
+    /// slices of at most `units` records (`nil`: one slice); what it holds after, and the collection.
+    static func collect(
+        _ graph: (records: [String: JSONObject], expires: [String: [String: Date]]), sqlite: Bool, units: Int?
+    ) async throws -> (records: [String: JSONObject], collection: CacheCollection, slices: Int) {
+        let clock = TestClock()
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("cache.sqlite")
+        func makeStore() -> NormalizedStore {
+            NormalizedStore(
+                persistent: sqlite ? SQLiteCache.storage(at: file).persistent : nil, maxAgeByType: ["Old": .seconds(60)], logger: Logger(label: "test"),
+                now: { clock.now })
+        }
+        var store = makeStore()
+        await store.merge(graph.records, expires: graph.expires)
+        clock.advance(by: 3600)
+        if sqlite { store = makeStore() }
+        let (collection, slices) = await store.transaction { @Sendable store in
+            store.collectionSlice = units.map { CollectionSlice(maxUnits: $0) } ?? CollectionSlice(budget: .seconds(3600))
+            store.prepareCollection(maxStaleness: .zero)
+            var slices = 1
+            while true {
+                if let done = store.collectSlice() { return (done, slices) }
+                slices += 1
+            }
+        }
+        var left: [String: JSONObject] = [:]
+        if sqlite {
+            for record in try #require(SQLiteCache.storage(at: file).persistent).loadAll() { left[record.key] = record.fields }
+        } else {
+            for key in graph.records.keys {
+                if let record = await store.record(key) { left[key] = record.fields }
+            }
+        }
+        return (left, collection, slices)
+    }
+
+    @Test("on random stores, in memory and in SQLite: slices of one record leave what one slice leaves, and what the plain model says", arguments: [false, true])
+    func randomStores(sqlite: Bool) async throws {
+        for seed in 0..<(sqlite ? 6 : 20) {
+            let graph = randomGraph(seed: UInt64(seed), size: sqlite ? 600 : 300)
+            let model = modelCollection(graph)
+            let whole = try await Self.collect(graph, sqlite: sqlite, units: nil)
+            let sliced = try await Self.collect(graph, sqlite: sqlite, units: 1)
+            #expect(whole.slices == 1)
+            #expect(sliced.slices > 100, "seed \(seed)")
+            #expect(whole.collection == model.collection, "seed \(seed)")
+            #expect(sliced.collection == model.collection, "seed \(seed)")
+            #expect(whole.records == model.records, "seed \(seed)")
+            #expect(sliced.records == model.records, "seed \(seed)")
+        }
+    }
+
+    @Test("what is written between slices stays, with what it refers to; what became unreachable meanwhile goes next time")
+    func writesBetweenSlices() async throws {
+        for phase in [IncrementalCollection.Phase.marking, .sweep] {
+            let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
+            await store.merge(graph)
+            let reachedPhase = await store.transaction { @Sendable store in
+                store.collectionSlice = CollectionSlice(maxUnits: 1)
+                store.prepareCollection(maxStaleness: .zero)
+                while store.collection?.phase != phase { _ = store.collectSlice() }
+                return store.collection?.phase
+            }
+            #expect(reachedPhase == phase)
+            // The orphan note referred to again; Human:2 no longer.
+            await store.merge(["QUERY_ROOT": ["note": reference("Note:1")], "Human:1": ["friends": [reference("Droid:1")]]])
+            let collection = await store.transaction { @Sendable store in
+                while true {
+                    if let done = store.collectSlice() { return done }
+                }
+            }
+            #expect(await store.record("Note:1") != nil, "\(phase)")
+            if phase == .marking {
+                // Nothing was marked yet: Human:2 is found unreachable now, with Note:2 (no watcher here).
+                #expect(collection.unreachableRecords == 2, "\(phase)")
+                #expect(await store.record("Human:2") == nil, "\(phase)")
+            } else {
+                // Marked before the write: it stays until the next collection.
+                #expect(collection.unreachableRecords == 1, "\(phase)")
+                #expect(await store.record("Human:2") != nil, "\(phase)")
+                #expect(await store.collectGarbage(maxStaleness: .zero).unreachableRecords == 1, "\(phase)")
+                #expect(await store.record("Human:2") == nil, "\(phase)")
+            }
+        }
+    }
+
+    @Test("reads and writes go on while a collection runs in slices: every read is whole, no write is lost")
+    func readsDuringCollection() async throws {
+        let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
+        let generated = randomGraph(seed: 7, size: 3_000)
+        await store.merge(generated.records)
+        await store.merge(graph)
+        await store.transaction { @Sendable store in store.collectionSlice = CollectionSlice(maxUnits: 16) }
+        async let collected = store.collectGarbage(maxStaleness: .zero)
+        var reads = 0
+        for round in 0..<200 {
+            let read = await store.read(key: "QUERY_ROOT", selections: HeroData.__selections, parent: HeroData.__parentType, variables: [:], requestMaxAge: nil)
+            #expect(read.data?["hero"]?["friends"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Han", "R2-D2"])
+            await store.merge(["QUERY_ROOT": ["kept\(round)": reference("Kept:\(round)")], "Kept:\(round)": ["__typename": "Kept", "round": .int(round)]])
+            reads += 1
+        }
+        let collection = await collected
+        #expect(collection.unreachableRecords > 0)
+        for round in 0..<200 { #expect(await store.record("Kept:\(round)")?.fields["round"] == .int(round)) }
+        #expect(await store.record("Droid:1") != nil)
+        #expect(reads == 200)
     }
 }

@@ -7,89 +7,311 @@ extension NormalizedStore {
     /// Removes records past their type's maximum age by more than `maxStaleness`, and fields past
     /// the maximum age their server gave them by as much; then fields that refer to records that
     /// do not exist (those just removed included), then records that the query root does not
-    /// reach. Records that watchers read, and those optimistic layers lie
-    /// over, are roots too: they are never removed and keep their expired fields (a dangling
-    /// reference goes from them too). In memory
-    /// and in the persistent store, whose records are all read first; watchers of records that
-    /// lost a field are told.
-    package func collectGarbage(maxStaleness: Duration) -> CacheCollection {
-        collectsOnOpen = false
-        writesSinceCollection = 0
-        for key in partialRoots { completeRoot(key) }
-        for record in persistence.loadAll(while: "collecting garbage") where records[record.key] == nil { keep(record) }
-        absent = []
-        var collection = CacheCollection()
-        // What watchers read, and what optimistic layers lie over (a queued mutation's, perhaps
-        // for days), is kept as roots are.
-        let watched = Set(watchers.dependencies).union(layers.keys)
-        var removed: [String] = []
-        /// The fields each changed record lost.
-        var lost: [String: [String]] = [:]
-
-        let deadline = now().addingTimeInterval(-maxStaleness.seconds)
-        for (key, record) in records where !watched.contains(key) {
-            if isExpired(record, requestMaxAge: nil, beyond: maxStaleness) {
-                removed.append(key)
-                continue
-            }
-            guard !record.expires.isEmpty else { continue }
-            let expiredFields = record.expires.filter { $0.value < deadline }.map(\.key)
-            if !expiredFields.isEmpty { lost[key] = expiredFields }
-        }
-        // Changed after the loops over `records`, which would otherwise copy it.
-        for key in removed { drop(key) }
-        collection.expiredRecords = removed.count
-        collection.expiredFields = stripFields(lost)
-
-        // One walk from the roots (and what watchers read) finds both what is reachable and the
-        // fields that refer to a record that does not exist; such a field goes whole, and what
-        // else it referred to is not reached through it. (Records the walk does not reach go
-        // anyway, so their dangling fields do not matter.)
-        var dangling: [String: [String]] = [:]
-        var reachable = Set<String>(minimumCapacity: records.count)
-        // The query root only: nothing reads the mutation and subscription roots, which the cache
-        // no longer keeps (a store an earlier version wrote may hold them: they go now).
-        var pending = [RootRecordKey.query] + Array(watched)
-        var referred: [String] = []
-        while let key = pending.popLast() {
-            guard reachable.insert(key).inserted, let record = records[key] else { continue }
-            for (name, value) in record.fields {
-                referred.removeAll(keepingCapacity: true)
-                Self.collectReferences(value, into: &referred)
-                if referred.allSatisfy({ records[$0] != nil }) {
-                    pending += referred
-                } else {
-                    dangling[key, default: []].append(name)
-                }
-            }
-        }
-        collection.danglingReferences = stripFields(dangling)
-        lost.merge(dangling) { $0 + $1 }
-        let unreachable = records.keys.filter { !reachable.contains($0) }
-        for key in unreachable { drop(key) }
-        collection.unreachableRecords = unreachable.count
-        removed += unreachable
-
-        let changedRecords = lost.keys.filter { !CacheNaming.isRoot($0) }.compactMap { records[$0] }
-        let changedRoots = lost.compactMap { key, fields in
-            records[key].flatMap { CacheNaming.isRoot(key) ? PersistenceBridge.changes(of: $0, setting: [], removing: fields) : nil }
-        }
-        persist(changedRecords, fields: changedRoots, removing: removed)
-        notify(Set(lost.keys))
-        evictIfOverLimit()
-        return collection
+    /// reach. Records that watchers read, and those optimistic layers lie over, are roots too:
+    /// they are never removed and keep their expired fields (a dangling reference goes from them
+    /// too). In memory and in the persistent store, read a page at a time; watchers of records
+    /// that lost a field are told.
+    ///
+    /// The collection runs in slices (``IncrementalCollection``), each holding the store for a few
+    /// milliseconds, so reads, writes and watchers go on between them; what is written meanwhile
+    /// stays, with what it refers to. A collection asked for while one runs starts after it.
+    package func collectGarbage(maxStaleness: Duration) async -> CacheCollection {
+        while let running = collectionRun { _ = await running.value }
+        return await startCollection(maxStaleness: maxStaleness).value
     }
 
-    /// Takes these fields, by record, out of the records in memory with their expiry; answers
-    /// how many.
-    private func stripFields(_ fields: [String: [String]]) -> Int {
-        for (key, names) in fields {
-            for name in names {
-                records[key]?.fields[name] = nil
-                records[key]?.expires[name] = nil
+    /// Waits for the collection under way, if any (an automatic one runs on its own).
+    package func collectionFinished() async {
+        while let running = collectionRun { _ = await running.value }
+    }
+
+    /// Starts a collection, which a task of its own runs slice by slice; answers the task.
+    @discardableResult
+    private func startCollection(maxStaleness: Duration, priority: TaskPriority? = nil) -> Task<CacheCollection, Never> {
+        prepareCollection(maxStaleness: maxStaleness)
+        let task = Task(priority: priority) { await self.runSlices() }
+        collectionRun = task
+        return task
+    }
+
+    /// Sets up a collection, whose slices ``collectSlice()`` runs.
+    func prepareCollection(maxStaleness: Duration) {
+        collectsOnOpen = false
+        writesSinceCollection = 0
+        absent = []
+        collection = IncrementalCollection(
+            maxStaleness: maxStaleness, fieldDeadline: now().addingTimeInterval(-maxStaleness.seconds), memoryKeys: Array(records.keys),
+            persistent: persistence.isActive)
+    }
+
+    /// Runs the collection under way to its end, one slice per turn on the store.
+    private nonisolated func runSlices() async -> CacheCollection {
+        while true {
+            if let done = await collectSlice() { return done }
+            await Task.yield()
+        }
+    }
+
+    /// One slice of the collection under way: as much work as fits in the slice's time; answers
+    /// the collection when it is done (an empty one when it was called off).
+    func collectSlice() -> CacheCollection? {
+        // Taken out for the slice, so that its sets are changed in place, not copied.
+        guard var state = collection.take() else {
+            collectionRun = nil
+            return CacheCollection()
+        }
+        var clock = SliceClock(collectionSlice)
+        var done = false
+        while !done && !clock.isUp {
+            switch state.phase {
+            case .expiry:
+                guard expirySlice(&state, &clock) else { break }
+                flush(&state)
+                beginMarking(&state)
+            case .marking:
+                guard markSlice(&state, &clock) else { break }
+                state.phase = .sweep
+                // The keys memory had at the start (those written since are marked; those loaded
+                // since are swept from the persistent store).
+                state.memoryPosition = 0
+                state.persistentAfter = nil
+                state.persistentDone = !persistence.isActive
+            case .sweep:
+                // What was written since the marking ended is marked first.
+                done = markSlice(&state, &clock) && sweepSlice(&state, &clock)
             }
         }
-        return fields.values.reduce(0) { $0 + $1.count }
+        flush(&state)
+        evictIfOverLimit()
+        guard done else {
+            collection = state
+            return nil
+        }
+        collection = nil
+        collectionRun = nil
+        return state.result
+    }
+
+    /// Whether a record is kept whatever it holds: a watcher reads it, or an optimistic layer lies over it.
+    private func isKept(_ key: String) -> Bool { watchers.isWatched(key) || layers.covers(key) }
+
+    /// Expired records and fields, in memory, then in the persistent store; answers whether the
+    /// phase is done.
+    private func expirySlice(_ state: inout IncrementalCollection, _ clock: inout SliceClock) -> Bool {
+        while state.memoryPosition < state.memoryKeys.count {
+            if clock.isUp { return false }
+            let key = state.memoryKeys[state.memoryPosition]
+            state.memoryPosition += 1
+            clock.count(1)
+            if let record = records[key], !isKept(key) { expire(record, &state) }
+            if state.memoryPosition == state.memoryKeys.count {
+                // Saved before the persistent store's pages are read, which would find them again.
+                flush(&state)
+            }
+        }
+        while !state.persistentDone {
+            if clock.isUp { return false }
+            let page = persistence.records(after: state.persistentAfter, limit: IncrementalCollection.page)
+            state.persistentDone = page.count < IncrementalCollection.page
+            state.persistentAfter = page.last?.key ?? state.persistentAfter
+            clock.count(page.count)
+            // Memory holds the latest of a record it has (checked above).
+            for record in page where records[record.key] == nil && !isKept(record.key) { expire(record, &state) }
+            guard state.persistentDone else { continue }
+            // The roots, kept field by field: their fields past their expiry.
+            for key in persistence.rootKeys() {
+                let expired = persistence.fieldsExpired(of: key, before: state.fieldDeadline)
+                state.lost[key, default: []] += expired
+                state.result.expiredFields += expired.count
+                for name in expired { records[key]?.fields[name] = nil }
+            }
+        }
+        return true
+    }
+
+    private func expire(_ record: CacheRecord, _ state: inout IncrementalCollection) {
+        // A root's fields that the persistent store has are checked there, at the end of the phase.
+        if CacheNaming.isRoot(record.key), persistence.isActive {
+            let expired = record.expires.filter { $0.value < state.fieldDeadline }.map(\.key)
+            for name in expired {
+                records[record.key]?.fields[name] = nil
+                records[record.key]?.expires[name] = nil
+            }
+            return
+        }
+        if isExpired(record, requestMaxAge: nil, beyond: state.maxStaleness) {
+            drop(record.key)
+            state.removed.append(record.key)
+            state.result.expiredRecords += 1
+            return
+        }
+        guard !record.expires.isEmpty else { return }
+        let expired = record.expires.filter { $0.value < state.fieldDeadline }.map(\.key)
+        guard !expired.isEmpty else { return }
+        strip(expired, of: record, &state)
+        state.result.expiredFields += expired.count
+    }
+
+    /// Takes fields out of a record with their expiry (into memory first, when only the persistent
+    /// store had it), to be saved at the end of the slice.
+    private func strip(_ names: [String], of record: CacheRecord, _ state: inout IncrementalCollection) {
+        // (A root is changed field by field: memory need not hold it.)
+        if records[record.key] == nil, !CacheNaming.isRoot(record.key) { keep(record) }
+        for name in names {
+            records[record.key]?.fields[name] = nil
+            records[record.key]?.expires[name] = nil
+        }
+        state.lost[record.key, default: []] += names
+    }
+
+    /// The marking starts from the query root (and the mutation and subscription roots are not
+    /// roots: the cache no longer keeps them, and a store an earlier version wrote may hold them:
+    /// they go now), what watchers read, and what optimistic layers lie over.
+    private func beginMarking(_ state: inout IncrementalCollection) {
+        state.phase = .marking
+        state.pending = [RootRecordKey.query] + watchers.dependencies.map(CacheNaming.recordKey(ofDependency:)) + layers.keys
+    }
+
+    /// Marks what the keys waiting are and refer to, a field at a time (a root may hold 100,000
+    /// references); a field that refers to a record that does not exist goes whole, and what else
+    /// it referred to is not reached through it. Answers whether nothing waits.
+    private func markSlice(_ state: inout IncrementalCollection, _ clock: inout SliceClock) -> Bool {
+        var referred: [String] = []
+        while true {
+            if clock.isUp { return false }
+            guard var current = state.marking.popLast() else {
+                guard !state.pending.isEmpty else { return true }
+                loadBatch(&state)
+                continue
+            }
+            guard let name = current.fields.last else { continue }
+            if current.isRoot, records[current.key]?.fields[name] == nil, current.record.fields[name] == nil {
+                // The next fields of a root the persistent store has, a chunk at a time.
+                let chunk = current.fields.suffix(8).filter { records[current.key]?.fields[$0] == nil }
+                current.record = persistence.loadFields(chunk, of: current.key) ?? current.record
+                clock.count(chunk.count)
+            }
+            current.fields.removeLast()
+            state.marking.append(current)
+            // The record as it is now: an earlier field of it may have gone.
+            guard let value = records[current.key]?.fields[name] ?? current.record.fields[name] else { continue }
+            referred.removeAll(keepingCapacity: true)
+            Self.collectReferences(value, into: &referred)
+            clock.count(1 + referred.count / 32)
+            let unknown = referred.filter { records[$0] == nil && !state.existing.contains($0) }
+            if !unknown.isEmpty, persistence.isActive {
+                // (Kept small: a set of a million keys would stop the store to grow.)
+                let found = persistence.existing(unknown)
+                if state.existing.count > 8 * IncrementalCollection.page { state.existing = found } else { state.existing.formUnion(found) }
+            }
+            if referred.allSatisfy({ records[$0] != nil || state.existing.contains($0) }) {
+                state.pending += referred
+            } else {
+                strip([name], of: records[current.key] ?? current.record, &state)
+                state.result.danglingReferences += 1
+            }
+        }
+    }
+
+    /// The next keys waiting that are not marked yet, marked, with their records (those only the
+    /// persistent store has are read for their references, not kept in memory; a root's fields
+    /// are read a chunk at a time); which of the records they refer to exist is asked for at once.
+    private func loadBatch(_ state: inout IncrementalCollection) {
+        var batch: [String] = []
+        while batch.count < IncrementalCollection.page, let key = state.pending.popLast() {
+            if state.reachable.insert(key).inserted { batch.append(key) }
+        }
+        let missing = batch.filter { records[$0] == nil && !CacheNaming.isRoot($0) }
+        let loaded = missing.isEmpty || !persistence.isActive ? [:] : persistence.load(missing) ?? [:]
+        state.marking = []
+        var found: [CacheRecord] = []
+        for key in batch {
+            if CacheNaming.isRoot(key) {
+                var names = Set(records[key]?.fields.keys ?? [:].keys)
+                if persistence.isActive, records[key] == nil || partialRoots.contains(key) { names.formUnion(persistence.fieldNames(of: key)) }
+                state.marking.append(IncrementalCollection.Marking(key: key, record: CacheRecord(key: key, fields: [:], receivedAt: .distantPast), fields: Array(names), isRoot: true))
+            } else if let record = records[key] ?? loaded[key] {
+                found.append(record)
+                state.marking.append(IncrementalCollection.Marking(key: key, record: record, fields: Array(record.fields.keys), isRoot: false))
+            }
+        }
+        state.existing = []
+        guard persistence.isActive else { return }
+        var unknown: [String] = []
+        for record in found {
+            for value in record.fields.values {
+                Self.collectReferences(value, into: &unknown)
+                // Records with many references are asked about field by field.
+                if unknown.count > 4 * IncrementalCollection.page { return }
+            }
+        }
+        unknown.removeAll { records[$0] != nil }
+        state.existing = persistence.existing(unknown)
+    }
+
+    /// Removes what the marking did not reach, in memory, then in the persistent store; answers
+    /// whether the phase is done.
+    private func sweepSlice(_ state: inout IncrementalCollection, _ clock: inout SliceClock) -> Bool {
+        while state.memoryPosition < state.memoryKeys.count {
+            if clock.isUp { return false }
+            let key = state.memoryKeys[state.memoryPosition]
+            state.memoryPosition += 1
+            clock.count(1)
+            if records[key] != nil, !state.reachable.contains(key), !isKept(key) {
+                drop(key)
+                state.removed.append(key)
+                state.result.unreachableRecords += 1
+            }
+            if state.memoryPosition == state.memoryKeys.count { flush(&state) }
+        }
+        while !state.persistentDone {
+            if clock.isUp { return false }
+            let keys = persistence.keys(after: state.persistentAfter, limit: IncrementalCollection.page)
+            state.persistentDone = keys.count < IncrementalCollection.page
+            state.persistentAfter = keys.last ?? state.persistentAfter
+            clock.count(keys.count)
+            // (A record loaded into memory since the collection began is swept here.)
+            for key in keys where !state.reachable.contains(key) && !isKept(key) {
+                drop(key)
+                state.removed.append(key)
+                state.result.unreachableRecords += 1
+            }
+            guard state.persistentDone else { continue }
+            // The roots kept field by field: the mutation and subscription roots an earlier version wrote.
+            for key in persistence.rootKeys() where !state.reachable.contains(key) && records[key] == nil {
+                state.removed.append(key)
+                state.result.unreachableRecords += 1
+            }
+        }
+        return true
+    }
+
+    /// Saves what the slice removed and changed; the watchers of records that lost a field are told.
+    private func flush(_ state: inout IncrementalCollection) {
+        guard !state.removed.isEmpty || !state.lost.isEmpty else { return }
+        let changedRecords = state.lost.keys.filter { !CacheNaming.isRoot($0) }.compactMap { records[$0] }
+        let changedRoots = state.lost.compactMap { key, fields in
+            CacheNaming.isRoot(key) ? FieldChanges(key: key, set: [:], removed: fields, receivedAt: records[key]?.receivedAt ?? now()) : nil
+        }
+        persist(changedRecords, fields: changedRoots, removing: state.removed)
+        let lost = Set(state.lost.keys)
+        state.removed = []
+        state.lost = [:]
+        notify(lost)
+    }
+
+    /// During a collection's marking or sweep, what a write put in the cache stays, with what it
+    /// refers to (they are marked before anything more is swept).
+    func collectionNoteWritten(_ written: [String: JSONObject]) {
+        guard collection != nil, collection?.phase != .expiry else { return }
+        var keys: [String] = []
+        for (key, fields) in written {
+            keys.append(key)
+            for value in fields.values { Self.collectReferences(value, into: &keys) }
+        }
+        collection?.pending += keys
+        // Marked again: a record reached before the write may refer to new records now.
+        for key in written.keys { collection?.reachable.remove(key) }
     }
 
     // MARK: Summary
@@ -161,9 +383,16 @@ extension NormalizedStore {
         collectAutomatically(policy, because: "on open")
     }
 
+    /// Starts a collection the policy asks for, unless one runs; it goes on in slices between the
+    /// store's other work.
     func collectAutomatically(_ policy: CacheConfiguration.GarbageCollection, because reason: String) {
-        let collection = collectGarbage(maxStaleness: policy.maxStaleness)
-        logger.debug("cache garbage collection \(reason): \(collection)")
+        guard collectionRun == nil else { return }
+        let run = startCollection(maxStaleness: policy.maxStaleness, priority: .utility)
+        let logger = logger
+        Task(priority: .utility) {
+            let collection = await run.value
+            logger.debug("cache garbage collection \(reason): \(collection)")
+        }
     }
 
     /// The keys a field's value refers to, at any depth of lists.
@@ -174,4 +403,100 @@ extension NormalizedStore {
             for item in items { collectReferences(item, into: &keys) }
         }
     }
+}
+
+/// A garbage collection under way (``NormalizedStore/collectGarbage(maxStaleness:)``): expired
+/// records and fields go, then what is reachable is marked, then the rest is swept; each phase
+/// goes through memory and then the persistent store a page at a time, across slices.
+struct IncrementalCollection {
+    enum Phase { case expiry, marking, sweep }
+
+    /// How many records or keys of the persistent store are read at once.
+    static let page = 64
+
+    var phase = Phase.expiry
+    let maxStaleness: Duration
+    /// Fields whose expiry is before this go.
+    let fieldDeadline: Date
+    /// The keys in memory when the phase began, and how far the phase went through them.
+    var memoryKeys: [String]
+    var memoryPosition = 0
+    /// How far the phase went through the persistent store (the last key read), and whether to its end.
+    var persistentAfter: String?
+    var persistentDone: Bool
+    /// Keys whose records are still to be marked, and those marked.
+    var pending: [String] = []
+    var reachable = KeySet()
+    /// The records being marked, with the fields still to check; and keys the persistent store
+    /// was found to have, for the checks.
+    var marking: [Marking] = []
+    var existing: Set<String> = []
+    /// What the slice removed, and the fields records lost, saved at its end.
+    var removed: [String] = []
+    var lost: [String: [String]] = [:]
+    var result = CacheCollection()
+
+    /// A record being marked, field by field: its fields still to check, and the record (for a
+    /// root the persistent store has, the chunk of its fields read last).
+    struct Marking {
+        let key: String
+        var record: CacheRecord
+        var fields: [String]
+        let isRoot: Bool
+    }
+
+    init(maxStaleness: Duration, fieldDeadline: Date, memoryKeys: [String], persistent: Bool) {
+        self.maxStaleness = maxStaleness
+        self.fieldDeadline = fieldDeadline
+        self.memoryKeys = memoryKeys
+        self.persistentDone = !persistent
+    }
+}
+
+/// How long a slice of a collection may hold the store: `budget`, or (for tests) at most
+/// `maxUnits` records or keys.
+package struct CollectionSlice: Sendable {
+    package var budget: Duration
+    package var maxUnits: Int?
+
+    package init(budget: Duration = .milliseconds(4), maxUnits: Int? = nil) {
+        self.budget = budget
+        self.maxUnits = maxUnits
+    }
+}
+
+/// The time (or work) a slice has left.
+struct SliceClock {
+    private let deadline: ContinuousClock.Instant
+    private let maxUnits: Int?
+    private var units = 0
+
+    init(_ slice: CollectionSlice) {
+        deadline = .now + slice.budget
+        maxUnits = slice.maxUnits
+    }
+
+    mutating func count(_ done: Int) { units += done }
+
+    /// Whether the slice should end (checked before each unit of work).
+    var isUp: Bool {
+        if let maxUnits { return units >= maxUnits }
+        return ContinuousClock.now >= deadline
+    }
+}
+
+/// A set of keys that grows without stopping: 256 sets by hash, each rehashed on its own as it
+/// grows, where one set of a million keys would rehash them all at once, holding the store for
+/// a hundred milliseconds.
+struct KeySet {
+    private var shards = [Set<String>](repeating: [], count: 256)
+
+    private static func shard(of key: String) -> Int { key.hashValue & 255 }
+
+    @discardableResult
+    mutating func insert(_ key: String) -> (inserted: Bool, memberAfterInsert: String) { shards[Self.shard(of: key)].insert(key) }
+
+    func contains(_ key: String) -> Bool { shards[Self.shard(of: key)].contains(key) }
+
+    mutating func remove(_ key: String) { shards[Self.shard(of: key)].remove(key) }
 }

@@ -63,6 +63,11 @@ package actor NormalizedStore {
     /// What the records in memory cost against the memory limit; only with a limit.
     private var budget: MemoryBudget?
     var watchers = WatcherIndex()
+    /// The garbage collection under way, and the task that runs its slices.
+    var collection: IncrementalCollection?
+    var collectionRun: Task<CacheCollection, Never>?
+    /// How long a slice of a collection may hold the store.
+    package var collectionSlice = CollectionSlice()
     /// The memo of each selection watchers watch, and how many watch it.
     var memos: [ReadMemo.Selection: (memo: ReadMemo, watchers: Int)] = [:]
 
@@ -192,6 +197,7 @@ package actor NormalizedStore {
             }
         }
         persist(touched, fields: touchedRoots, removing: [])
+        if collection != nil { collectionNoteWritten(incoming) }
         if let layer { changed.formUnion(layers.remove(layer)) }
         notify(changed)
         writesSinceCollection += incoming.count
@@ -210,6 +216,7 @@ package actor NormalizedStore {
         guard fields != before else { return }
         let updated = CacheRecord(key: key, fields: fields, receivedAt: now())
         keep(updated)
+        if collection != nil { collectionNoteWritten([key: fields]) }
         absent.remove(key)
         if CacheNaming.isRoot(key) {
             let set = fields.filter { before[$0.key] != $0.value }.map(\.key)
@@ -232,6 +239,8 @@ package actor NormalizedStore {
     /// Removes every record, in memory and in the persistent store.
     package func removeAll() {
         let keys = Set(records.keys).union(watchers.dependencies).union(layers.keys)
+        // A collection under way is called off: there is nothing left to collect.
+        collection = nil
         records = [:]
         layers.removeAll()
         partialRoots = []
@@ -312,6 +321,7 @@ package actor NormalizedStore {
     /// Lays `records` (fields by record key) over the cache until ``removeLayer(_:)``; answers the
     /// layer's id. Watchers of those records are told.
     package func addLayer(_ records: [String: JSONObject]) -> UInt64 {
+        if collection != nil { collectionNoteWritten(records) }
         let id = layers.add(records)
         notify(Set(records.keys))
         return id

@@ -37,6 +37,37 @@ struct PersistenceBridge {
         attempt(action) { try $0.loadAll() } ?? []
     }
 
+    /// Up to `limit` records kept whole, in key order, after `key`; none without a store.
+    mutating func records(after key: String?, limit: Int) -> [CacheRecord] {
+        attempt("collecting garbage") { try $0.records(after: key, limit: limit) } ?? []
+    }
+
+    /// Up to `limit` keys of records kept whole, in key order, after `key`; none without a store.
+    mutating func keys(after key: String?, limit: Int) -> [String] {
+        attempt("collecting garbage") { try $0.keys(after: key, limit: limit) } ?? []
+    }
+
+    /// The keys of the roots the persistent store has.
+    mutating func rootKeys() -> [String] {
+        attempt("collecting garbage") { try $0.rootKeys() } ?? []
+    }
+
+    /// The names of the fields the persistent store has of a root.
+    mutating func fieldNames(of key: String) -> [String] {
+        attempt("collecting garbage") { try $0.fieldNames(of: key) } ?? []
+    }
+
+    /// The fields of a root in the persistent store whose expiry is before `date`.
+    mutating func fieldsExpired(of key: String, before date: Date) -> [String] {
+        attempt("collecting garbage") { try $0.fieldsExpired(of: key, before: date) } ?? []
+    }
+
+    /// Those of `keys` the persistent store has.
+    mutating func existing(_ keys: [String]) -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        return attempt("collecting garbage") { try $0.existing(keys) } ?? []
+    }
+
     /// Removes every record.
     mutating func removeAll() {
         usedSinceSave = []
