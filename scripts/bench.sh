@@ -38,7 +38,8 @@ suites:
          and in SQLite, each size in a child process, medians of 3 rounds (about 5 minutes):
          write and read us per record, resident and SQLite bytes per record, a cold open, a
          garbage collection (gc-longest-pause-ms: the longest a read issued meanwhile waited;
-         target <= 16 at 1 M), 10,000 watchers woken by a one-record write; then growth-* (each
+         target <= 16 at 1 M), hardware-random-lookup-ns (a lookup in random order in a
+         dictionary of as many keys: how the machine's caches make random access grow with size), 10,000 watchers woken by a one-record write; then growth-* (each
          figure at 1 M over 10 k, target < 1.2) and exponent-* (collection time, 1.0 is linear).
          Other sizes: APICOREKIT_SCALE_SIZES=10000,100000
   subscriptions  one subscription fed by the loopback server as fast as it can (20,000 events

@@ -293,13 +293,13 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         return try pool.read { db in
             var found: Set<String> = []
             try Self.inChunks(keys) { chunk, placeholders in
-                let arguments = StatementArguments(chunk + chunk)
-                for key in try String.fetchAll(
-                    db, sql: "SELECT key FROM apicore_records WHERE key IN (\(placeholders)) UNION SELECT key FROM apicore_fields WHERE key IN (\(placeholders))",
-                    arguments: arguments)
-                {
+                for key in try String.fetchAll(db, sql: "SELECT key FROM apicore_records WHERE key IN (\(placeholders))", arguments: StatementArguments(chunk)) {
                     found.insert(key)
                 }
+            }
+            // Only roots are kept field by field.
+            for root in keys where RootRecordKey.all.contains(root) && !found.contains(root) {
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apicore_fields WHERE key = ?)", arguments: [root]) == true { found.insert(root) }
             }
             return found
         }

@@ -172,50 +172,65 @@ extension NormalizedStore {
         state.pending = [RootRecordKey.query] + watchers.dependencies.map(CacheNaming.recordKey(ofDependency:)) + layers.keys
     }
 
-    /// Marks what the keys waiting are and refer to, a field at a time (a root may hold 100,000
-    /// references); a field that refers to a record that does not exist goes whole, and what else
-    /// it referred to is not reached through it. Answers whether nothing waits.
+    /// Marks what the keys waiting are and refer to: a record at a time, a root a field at a time
+    /// (it may hold 100,000 references). A field that refers to a record that does not exist goes
+    /// whole, and what else it referred to is not reached through it. Answers whether nothing waits.
     private func markSlice(_ state: inout IncrementalCollection, _ clock: inout SliceClock) -> Bool {
         var referred: [String] = []
         while true {
             if clock.isUp { return false }
-            guard var current = state.marking.popLast() else {
+            if var root = state.roots.popLast() {
+                guard let name = root.fields.last else { continue }
+                if records[root.key]?.fields[name] == nil, root.chunk[name] == nil {
+                    // The next fields the persistent store has, a few at a time.
+                    let names = root.fields.suffix(8).filter { records[root.key]?.fields[$0] == nil }
+                    root.chunk = persistence.loadFields(names, of: root.key)?.fields ?? [:]
+                    clock.count(names.count)
+                }
+                root.fields.removeLast()
+                state.roots.append(root)
+                // The root as it is now: an earlier field of it may have gone.
+                guard let value = records[root.key]?.fields[name] ?? root.chunk[name] else { continue }
+                let record = CacheRecord(key: root.key, fields: [:], receivedAt: .distantPast)
+                clock.count(1 + mark(name, value, of: record, &state, &referred) / 32)
+                continue
+            }
+            guard let record = state.batch.popLast() else {
                 guard !state.pending.isEmpty else { return true }
                 loadBatch(&state)
                 continue
             }
-            guard let name = current.fields.last else { continue }
-            if current.isRoot, records[current.key]?.fields[name] == nil, current.record.fields[name] == nil {
-                // The next fields of a root the persistent store has, a chunk at a time.
-                let chunk = current.fields.suffix(8).filter { records[current.key]?.fields[$0] == nil }
-                current.record = persistence.loadFields(chunk, of: current.key) ?? current.record
-                clock.count(chunk.count)
-            }
-            current.fields.removeLast()
-            state.marking.append(current)
-            // The record as it is now: an earlier field of it may have gone.
-            guard let value = records[current.key]?.fields[name] ?? current.record.fields[name] else { continue }
-            referred.removeAll(keepingCapacity: true)
-            Self.collectReferences(value, into: &referred)
-            clock.count(1 + referred.count / 32)
-            let unknown = referred.filter { records[$0] == nil && !state.existing.contains($0) }
-            if !unknown.isEmpty, persistence.isActive {
-                // (Kept small: a set of a million keys would stop the store to grow.)
-                let found = persistence.existing(unknown)
-                if state.existing.count > 8 * IncrementalCollection.page { state.existing = found } else { state.existing.formUnion(found) }
-            }
-            if referred.allSatisfy({ records[$0] != nil || state.existing.contains($0) }) {
-                state.pending += referred
-            } else {
-                strip([name], of: records[current.key] ?? current.record, &state)
-                state.result.danglingReferences += 1
-            }
+            clock.count(1)
+            for (name, value) in record.fields { mark(name, value, of: record, &state, &referred) }
         }
     }
 
+    /// Marks what one field refers to, or takes the field out when one of the records is missing;
+    /// answers how many references it holds.
+    @discardableResult
+    private func mark(_ name: String, _ value: JSONValue, of record: CacheRecord, _ state: inout IncrementalCollection, _ referred: inout [String])
+        -> Int
+    {
+        referred.removeAll(keepingCapacity: true)
+        Self.collectReferences(value, into: &referred)
+        guard !referred.isEmpty else { return 0 }
+        if persistence.isActive, referred.contains(where: { records[$0] == nil && !state.existing.contains($0) }) {
+            let found = persistence.existing(referred.filter { records[$0] == nil && !state.existing.contains($0) })
+            // (Kept small: a set of a million keys would stop the store to grow.)
+            if state.existing.count > 8 * IncrementalCollection.page { state.existing = found } else { state.existing.formUnion(found) }
+        }
+        if referred.allSatisfy({ records[$0] != nil || state.existing.contains($0) }) {
+            state.pending += referred
+        } else {
+            strip([name], of: records[record.key] ?? record, &state)
+            state.result.danglingReferences += 1
+        }
+        return referred.count
+    }
+
     /// The next keys waiting that are not marked yet, marked, with their records (those only the
-    /// persistent store has are read for their references, not kept in memory; a root's fields
-    /// are read a chunk at a time); which of the records they refer to exist is asked for at once.
+    /// persistent store has are read for their references, not kept in memory; a root is marked
+    /// field by field); which of the records they refer to exist is asked for at once.
     private func loadBatch(_ state: inout IncrementalCollection) {
         var batch: [String] = []
         while batch.count < IncrementalCollection.page, let key = state.pending.popLast() {
@@ -223,22 +238,20 @@ extension NormalizedStore {
         }
         let missing = batch.filter { records[$0] == nil && !CacheNaming.isRoot($0) }
         let loaded = missing.isEmpty || !persistence.isActive ? [:] : persistence.load(missing) ?? [:]
-        state.marking = []
-        var found: [CacheRecord] = []
+        state.batch = []
         for key in batch {
             if CacheNaming.isRoot(key) {
                 var names = Set(records[key]?.fields.keys ?? [:].keys)
                 if persistence.isActive, records[key] == nil || partialRoots.contains(key) { names.formUnion(persistence.fieldNames(of: key)) }
-                state.marking.append(IncrementalCollection.Marking(key: key, record: CacheRecord(key: key, fields: [:], receivedAt: .distantPast), fields: Array(names), isRoot: true))
+                state.roots.append(IncrementalCollection.RootMarking(key: key, fields: Array(names)))
             } else if let record = records[key] ?? loaded[key] {
-                found.append(record)
-                state.marking.append(IncrementalCollection.Marking(key: key, record: record, fields: Array(record.fields.keys), isRoot: false))
+                state.batch.append(record)
             }
         }
         state.existing = []
         guard persistence.isActive else { return }
         var unknown: [String] = []
-        for record in found {
+        for record in state.batch {
             for value in record.fields.values {
                 Self.collectReferences(value, into: &unknown)
                 // Records with many references are asked about field by field.
@@ -412,7 +425,7 @@ struct IncrementalCollection {
     enum Phase { case expiry, marking, sweep }
 
     /// How many records or keys of the persistent store are read at once.
-    static let page = 64
+    static let page = 256
 
     var phase = Phase.expiry
     let maxStaleness: Duration
@@ -427,22 +440,22 @@ struct IncrementalCollection {
     /// Keys whose records are still to be marked, and those marked.
     var pending: [String] = []
     var reachable = KeySet()
-    /// The records being marked, with the fields still to check; and keys the persistent store
-    /// was found to have, for the checks.
-    var marking: [Marking] = []
+    /// The records of the batch being marked, the roots being marked field by field, and keys
+    /// the persistent store was found to have, for the checks.
+    var batch: [CacheRecord] = []
+    var roots: [RootMarking] = []
     var existing: Set<String> = []
     /// What the slice removed, and the fields records lost, saved at its end.
     var removed: [String] = []
     var lost: [String: [String]] = [:]
     var result = CacheCollection()
 
-    /// A record being marked, field by field: its fields still to check, and the record (for a
-    /// root the persistent store has, the chunk of its fields read last).
-    struct Marking {
+    /// A root being marked, field by field: the fields still to check, and the last few read
+    /// from the persistent store.
+    struct RootMarking {
         let key: String
-        var record: CacheRecord
         var fields: [String]
-        let isRoot: Bool
+        var chunk: JSONObject = [:]
     }
 
     init(maxStaleness: Duration, fieldDeadline: Date, memoryKeys: [String], persistent: Bool) {
@@ -459,7 +472,7 @@ package struct CollectionSlice: Sendable {
     package var budget: Duration
     package var maxUnits: Int?
 
-    package init(budget: Duration = .milliseconds(4), maxUnits: Int? = nil) {
+    package init(budget: Duration = .milliseconds(3), maxUnits: Int? = nil) {
         self.budget = budget
         self.maxUnits = maxUnits
     }
