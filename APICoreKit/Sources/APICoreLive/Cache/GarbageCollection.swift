@@ -95,20 +95,32 @@ extension NormalizedStore {
     /// Whether a record is kept whatever it holds: a watcher reads it, or an optimistic layer lies over it.
     private func isKept(_ key: String) -> Bool { watchers.isWatched(key) || layers.covers(key) }
 
-    /// Expired records and fields, in memory, then in the persistent store; answers whether the
-    /// phase is done.
-    private func expirySlice(_ state: inout IncrementalCollection, _ clock: inout SliceClock) -> Bool {
+    /// Goes on through the keys memory had when the collection began, from where the phase left
+    /// off, handing each to `visit` until the slice's time is up; answers whether all were
+    /// visited. What the phase changed in memory is saved then, before the persistent store's
+    /// pages are read, which would find it again.
+    private func visitMemoryKeys(
+        _ state: inout IncrementalCollection, _ clock: inout SliceClock, _ visit: (String, inout IncrementalCollection) -> Void
+    ) -> Bool {
+        guard state.memoryPosition < state.memoryKeys.count else { return true }
         while state.memoryPosition < state.memoryKeys.count {
             if clock.isUp { return false }
             let key = state.memoryKeys[state.memoryPosition]
             state.memoryPosition += 1
             clock.count(1)
-            if let record = records[key], !isKept(key) { expire(record, &state) }
-            if state.memoryPosition == state.memoryKeys.count {
-                // Saved before the persistent store's pages are read, which would find them again.
-                flush(&state)
-            }
+            visit(key, &state)
         }
+        flush(&state)
+        return true
+    }
+
+    /// Expired records and fields, in memory, then in the persistent store; answers whether the
+    /// phase is done.
+    private func expirySlice(_ state: inout IncrementalCollection, _ clock: inout SliceClock) -> Bool {
+        let memoryDone = visitMemoryKeys(&state, &clock) { key, state in
+            if let record = records[key], !isKept(key) { expire(record, &state) }
+        }
+        guard memoryDone else { return false }
         while !state.persistentDone {
             if clock.isUp { return false }
             let page = persistence.records(after: state.persistentAfter, limit: IncrementalCollection.page)
@@ -265,18 +277,14 @@ extension NormalizedStore {
     /// Removes what the marking did not reach, in memory, then in the persistent store; answers
     /// whether the phase is done.
     private func sweepSlice(_ state: inout IncrementalCollection, _ clock: inout SliceClock) -> Bool {
-        while state.memoryPosition < state.memoryKeys.count {
-            if clock.isUp { return false }
-            let key = state.memoryKeys[state.memoryPosition]
-            state.memoryPosition += 1
-            clock.count(1)
+        let memoryDone = visitMemoryKeys(&state, &clock) { key, state in
             if records[key] != nil, !state.reachable.contains(key), !isKept(key) {
                 drop(key)
                 state.removed.append(key)
                 state.result.unreachableRecords += 1
             }
-            if state.memoryPosition == state.memoryKeys.count { flush(&state) }
         }
+        guard memoryDone else { return false }
         while !state.persistentDone {
             if clock.isUp { return false }
             let keys = persistence.keys(after: state.persistentAfter, limit: IncrementalCollection.page)
