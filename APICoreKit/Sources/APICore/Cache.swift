@@ -257,8 +257,12 @@ package protocol PersistentRecordStore: Sendable {
     func loadFields(_ names: [String], of key: String) throws -> CacheRecord?
     /// Removes every record.
     func removeAll() throws
-    /// Every record (for a summary of the store).
+    /// Every record (to find keys by pattern).
     func loadAll() throws -> [CacheRecord]
+    /// How many records there are of each type (`__typename`; a root under its key, a record
+    /// without one under `(untyped)`), and when the one received longest ago was: counted by the
+    /// store, not read into memory.
+    func typeCounts() throws -> (byType: [String: Int], oldest: Date?)
     /// Up to `limit` of the records kept whole, in key order, after `key` (from the first when
     /// `nil`): garbage collection reads the store a page at a time.
     func records(after key: String?, limit: Int) throws -> [CacheRecord]

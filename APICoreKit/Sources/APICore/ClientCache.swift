@@ -65,7 +65,7 @@ public protocol GraphQLCache: Sendable {
     func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection
 
     /// How many records the normalized cache holds, of which types, the oldest, and its sizes in
-    /// memory and on disk (a persistent store's records are all read to count them).
+    /// memory and on disk (a persistent store counts its records without reading them out).
     func summary() async throws(APIError) -> CacheSummary
 
     /// One record as the cache holds it (in memory or in its persistent store): its fields, their

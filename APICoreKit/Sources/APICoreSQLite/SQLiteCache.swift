@@ -254,6 +254,31 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         }
     }
 
+    func typeCounts() throws -> (byType: [String: Int], oldest: Date?) {
+        try pool.read { db in
+            var byType: [String: Int] = [:]
+            var oldest: Double?
+            // Rows another program wrote (a key that is not text, fields that are not JSON) are not
+            // records, as `load` reads them.
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT json_extract(CAST(fields AS TEXT), '$.__typename'), count(*), min(received_at) FROM apicore_records
+                WHERE typeof(key) = 'text' AND json_valid(CAST(fields AS TEXT)) GROUP BY 1
+                """)
+            while let row = try rows.next() {
+                let typename = (try? row.decode(String?.self, atIndex: 0)) ?? nil
+                byType[typename ?? "(untyped)", default: 0] += (try? row.decode(Int.self, atIndex: 1)) ?? 0
+                if let received = try? row.decode(Double.self, atIndex: 2) { oldest = min(oldest ?? received, received) }
+            }
+            // A root's receipt is its latest field's.
+            for row in try Row.fetchAll(db, sql: "SELECT key, max(received_at) FROM apicore_fields GROUP BY key") {
+                guard let key = try? row.decode(String.self, atIndex: 0) else { continue }
+                byType[key, default: 0] += 1
+                if let received = try? row.decode(Double.self, atIndex: 1) { oldest = min(oldest ?? received, received) }
+            }
+            return (byType, oldest.map { Date(timeIntervalSince1970: $0) })
+        }
+    }
+
     func records(after key: String?, limit: Int) throws -> [CacheRecord] {
         try pool.read { db in
             let rows = try Row.fetchCursor(

@@ -3,6 +3,7 @@
 import APICoreSQLite
 import APICoreTesting
 import Foundation
+import GRDB
 import Logging
 import StarWarsOperations
 import Synchronization
@@ -117,6 +118,25 @@ struct GarbageCollectionTests {
         let reader = try #require(SQLiteCache.storage(at: file).persistent)
         let left = try reader.loadAll().map(\.key)
         #expect(Set(left) == ["QUERY_ROOT", "Human:1", "Human:2", "Droid:1"])
+    }
+
+    @Test("a summary of an SQLite store is counted by the store: by type, roots by key, a row that is not a record left out")
+    func persistedSummary() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("cache.sqlite")
+        let writer = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
+        await writer.merge(graph)
+        await writer.merge(["Loose:1": ["text": "no typename"]])
+        let memory = await writer.summary()
+        // Another program's row: fields that are not JSON.
+        let database = try DatabaseQueue(path: file.path)
+        try await database.write { db in
+            try db.execute(sql: "INSERT INTO apicore_records (key, fields, received_at) VALUES ('Bad:1', x'FF00', 0)")
+        }
+        let counted = await NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test")).summary()
+        #expect(counted.recordsByType == ["QUERY_ROOT": 1, "Human": 2, "Droid": 1, "Note": 2, "(untyped)": 1])
+        #expect(counted.records == 7 && counted.recordsInMemory == 0)
+        #expect(counted.recordsByType == memory.recordsByType && counted.oldest == memory.oldest)
     }
 
     @Test("automatic collections: on open, when the store is first used, and after a number of records written")

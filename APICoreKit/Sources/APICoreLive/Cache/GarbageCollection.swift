@@ -337,27 +337,27 @@ extension NormalizedStore {
 
     // MARK: Summary
 
-    /// How many records there are, by type, the oldest, and the sizes in memory and on disk; the
-    /// persistent store's records are all read (not kept in memory).
+    /// How many records there are, by type, the oldest, and the sizes in memory and on disk; a
+    /// persistent store counts its records itself (none is read into memory).
     package func summary() -> CacheSummary {
-        var count = 0
         var byType: [String: Int] = [:]
         var oldest: Date?
-        for key in partialRoots { completeRoot(key) }
-        func add(_ record: CacheRecord) {
-            count += 1
+        var bytesInMemory = 0
+        // Memory writes through to the persistent store, which then counts every record itself.
+        let persisted = persistence.typeCounts()
+        for record in records.values {
+            bytesInMemory += MemoryBudget.estimatedBytes(of: record)
+            guard persisted == nil else { continue }
             byType[record.fields["__typename"]?.stringValue ?? (CacheNaming.isRoot(record.key) ? record.key : "(untyped)"), default: 0] += 1
             if oldest.map({ record.receivedAt < $0 }) ?? true { oldest = record.receivedAt }
         }
-        for record in persistence.loadAll(while: "reading") where records[record.key] == nil { add(record) }
-        var bytesInMemory = 0
-        for record in records.values {
-            add(record)
-            bytesInMemory += MemoryBudget.estimatedBytes(of: record)
+        if let persisted {
+            byType = persisted.byType
+            oldest = persisted.oldest
         }
         return CacheSummary(
-            records: count, recordsByType: byType, oldest: oldest, bytesOnDisk: persistence.bytesOnDisk(), bytesInMemory: bytesInMemory,
-            recordsInMemory: records.count, watchers: watchers.counts.watchers)
+            records: byType.values.reduce(0, +), recordsByType: byType, oldest: oldest, bytesOnDisk: persistence.bytesOnDisk(),
+            bytesInMemory: bytesInMemory, recordsInMemory: records.count, watchers: watchers.counts.watchers)
     }
 
     // MARK: Inspection

@@ -37,6 +37,11 @@ struct PersistenceBridge {
         attempt(action) { try $0.loadAll() } ?? []
     }
 
+    /// The persistent store's records by type and the oldest receipt; `nil` without a store.
+    mutating func typeCounts() -> (byType: [String: Int], oldest: Date?)? {
+        attempt("reading") { try $0.typeCounts() }
+    }
+
     /// Up to `limit` records kept whole, in key order, after `key`; none without a store.
     mutating func records(after key: String?, limit: Int) -> [CacheRecord] {
         attempt("collecting garbage") { try $0.records(after: key, limit: limit) } ?? []
