@@ -123,7 +123,8 @@ package struct CacheWriter: Sendable {
                 var records = checked.records
                 // Loaded at once (a persistent store), and known absent when new.
                 store.preload(records.keys.filter { !CacheNaming.isRoot($0) })
-                ConnectionPages.splice(splices, into: &records) { store.record($0)?.fields }
+                ConnectionPages.splice(
+                    splices, into: &records, existing: { store.record($0)?.fields }, field: { store.storedField($0, of: $1) })
                 store.merge(records, expires: checked.expires, removingLayer: layer)
             }
         case .rereading:

@@ -15,7 +15,7 @@ import Foundation
 ///
 /// A page whose items all have an identity (a key of their own, or a `node` with one: the records
 /// key such items by identity, not index) is recorded alone, and its references are spliced into
-/// the lists the cache holds (``splices(in:selections:at:records:)``, ``splice(_:into:existing:)``):
+/// the lists the cache holds (``splices(in:selections:at:records:)``, ``splice(_:into:existing:field:)``):
 /// the cost of a page, whatever the length of the list. Other pages are merged with the list read
 /// from the cache and recorded whole (``merge(_:into:selections:)``).
 package struct ConnectionPages {
@@ -92,14 +92,18 @@ package struct ConnectionPages {
     }
 
     /// Lays the lists of a page's records over those the cache holds (`existing` gives a stored
-    /// record's fields), by reference: a list field of the connection (or the paged field's own
-    /// list) becomes the stored list with the page's references placed in it, and `pageInfo`
-    /// keeps the stored start (or, for a page in front, end) of the list.
-    package static func splice(_ splices: [Splice], into records: inout [String: JSONObject], existing: (String) -> JSONObject?) {
+    /// record's fields, `field` one field of the record holding a connection, which may be a root),
+    /// by reference: a list field of the connection (or the paged field's own list) becomes the
+    /// stored list with the page's references placed in it, and `pageInfo` keeps the stored start
+    /// (or, for a page in front, end) of the list.
+    package static func splice(
+        _ splices: [Splice], into records: inout [String: JSONObject], existing: (String) -> JSONObject?,
+        field: (_ name: String, _ key: String) -> JSONValue?
+    ) {
         // An item whose record is new to the cache is in no stored list: the lists need no search.
         let mayHold: (String) -> Bool = { existing($0) != nil }
         for splice in splices {
-            guard let incoming = records[splice.record]?[splice.field], let stored = existing(splice.record)?[splice.field] else { continue }
+            guard let incoming = records[splice.record]?[splice.field], let stored = field(splice.field, splice.record) else { continue }
             if case .array(let items) = incoming, case .array(let earlier) = stored {
                 records[splice.record]?[splice.field] = .array(
                     combine(earlier, items, at: splice.position, identity: CacheNaming.referencedKey, mayHold: mayHold))

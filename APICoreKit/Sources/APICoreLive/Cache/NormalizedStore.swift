@@ -109,6 +109,16 @@ package actor NormalizedStore {
         return nil
     }
 
+    /// One field of a record as the store has it. Of a root the persistent store holds, only that
+    /// field is read (``record(_:)`` would read the whole root: every query's fields).
+    package func storedField(_ name: String, of key: String) -> JSONValue? {
+        guard CacheNaming.isRoot(key), persistence.isActive, records[key] == nil || partialRoots.contains(key) else {
+            return record(key)?.fields[name]
+        }
+        // What memory has of a root is newer than the persistent store's.
+        return records[key]?.fields[name] ?? persistence.loadFields([name], of: key)?.fields[name]
+    }
+
     /// Whether a record is older than the shorter of its type's and the request's maximum age,
     /// by more than `staleness`. (Fields with a server's expiry are checked one by one.)
     nonisolated package func isExpired(_ record: CacheRecord, requestMaxAge: Duration?, beyond staleness: Duration = .zero) -> Bool {
