@@ -64,11 +64,14 @@ suites:
          HTTP/1.1 connections per host (target <= 0.25), and the same with 32 connections
          (batching-ratio-32-connections), where unbatched requests do not queue;
          APICOREKIT_BATCH_LATENCY_MS sets the added latency (0 shows the fixed cost)
-  json   JSON reading throughput on the same bytes in one run: APICore's reader, JSONSerialization
-         and simdjson's DOM parse (C++, built here from Debian's libsimdjson-dev, installed with
+  json   JSON reading throughput on the same bytes in one run: APICore's reader (JSONTape: the
+         text checked whole, numbers classified, a navigable tape, as simdjson's DOM is), APICore's
+         tree (JSONParser.parse: the tape, then JSONValue built from it), JSONSerialization and
+         simdjson's DOM parse (C++, built here from Debian's libsimdjson-dev, installed with
          apt-get when missing and allowed; without it the simdjson figures say n/a), on a
          GitHub-like answer of ~410 KB and 20 MB of the same shape written from a fixed seed:
-         json-*-mb-per-second and json-*-apicore-over-simdjson (target >= 0.25)
+         json-*-mb-per-second, json-*-apicore-over-simdjson (target >= 0.25) and
+         json-*-apicore-tree-over-simdjson
   soak   100,000 mixed operations (APICOREKIT_SOAK_OPS to change) through one client with an SQLite
          cache and a memory bound of 2,000 records, eight at a time, against the loopback server in
          a child process (so resident memory is the client's): page and character queries under

@@ -1,5 +1,7 @@
-// apicore-json-bench: JSON reading throughput on the same bytes, in one run — APICore's reader,
-// Foundation's JSONSerialization and, when `--simdjson <binary>` is given, simdjson's DOM parse
+// apicore-json-bench: JSON reading throughput on the same bytes, in one run — APICore's reader
+// (`JSONTape`: the whole text checked, numbers classified, a navigable tape, as simdjson's DOM),
+// APICore's tree (`JSONParser.parse`: the tape, then `JSONValue` built from it), Foundation's
+// JSONSerialization and, when `--simdjson <binary>` is given, simdjson's DOM parse
 // (scripts/bench.sh json builds that binary). Prints one `name: value` line per figure.
 //
 // The inputs are written once per run from a fixed seed: a GitHub-like answer of about 410 KB
@@ -78,7 +80,21 @@ func best(_ rounds: Int, _ body: () throws -> Void) rethrows -> Double {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
-    print("usage: apicore-json-bench [--simdjson <simdjson-bench binary>]")
+    print("""
+        usage: apicore-json-bench [--simdjson <simdjson-bench binary>]
+               apicore-json-bench --profile tape|tree   (one reader on the large input, for perf record)
+        """)
+    exit(0)
+}
+// `--profile tape|tree`: that reader alone on the large input for a while, for `perf record`.
+if let option = arguments.firstIndex(of: "--profile"), arguments.indices.contains(option + 1) {
+    let data = githubLikeAnswer(bytes: 20_000_000, seed: 20)
+    for _ in 0..<20 {
+        switch arguments[option + 1] {
+        case "tape": _ = try JSONTape(reading: data)
+        default: _ = try JSONParser.parse(data)
+        }
+    }
     exit(0)
 }
 let simdjson = arguments.firstIndex(of: "--simdjson").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
@@ -122,15 +138,19 @@ for input in inputs {
     // Rounds alternate between the readers, so that a noisy moment costs each alike.
     var ours = Double.infinity
     var foundation = Double.infinity
+    var tree = Double.infinity
     for _ in 0..<3 {
-        ours = min(ours, try best(input.rounds / 3) { _ = try JSONParser.parse(input.data) })
+        ours = min(ours, try best(input.rounds / 3) { _ = try JSONTape(reading: input.data) })
+        tree = min(tree, try best(input.rounds / 3) { _ = try JSONParser.parse(input.data) })
         foundation = min(foundation, try best(input.rounds / 3) { _ = try JSONSerialization.jsonObject(with: input.data) })
     }
+    print("json-\(input.name)-apicore-tree-mb-per-second: \(String(format: "%.1f", megabytes / tree))")
     print("json-\(input.name)-apicore-mb-per-second: \(String(format: "%.1f", megabytes / ours))")
     print("json-\(input.name)-jsonserialization-mb-per-second: \(String(format: "%.1f", megabytes / foundation))")
     if let reference = simdjsonMBps[input.name] {
         print("json-\(input.name)-simdjson-mb-per-second: \(String(format: "%.1f", reference))")
         print("json-\(input.name)-apicore-over-simdjson: \(String(format: "%.3f", megabytes / ours / reference)) (target >= 0.25)")
+        print("json-\(input.name)-apicore-tree-over-simdjson: \(String(format: "%.3f", megabytes / tree / reference))")
     } else {
         print("json-\(input.name)-simdjson-mb-per-second: n/a (no simdjson: scripts/bench.sh json builds it from libsimdjson-dev)")
     }

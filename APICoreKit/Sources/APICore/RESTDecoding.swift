@@ -13,7 +13,7 @@ extension APIError {
                 statusCode: status, request: request, bodyExcerpt: excerpt))
         }
         do throws(JSONParseError) {
-            _ = try JSONParser.parse(body)
+            try JSONTape.validate(body)
         } catch {
             return .invalidResponse(InvalidResponse(kind: .notJSON(error), statusCode: status, request: request, bodyExcerpt: excerpt))
         }

@@ -111,6 +111,92 @@ struct JSONTests {
         #expect(throws: Never.self) { try JSONParser.parse(fine) }
     }
 
+    @Test("the tape: kinds, counts, members in the order written, a repeated key's last value, escaped keys")
+    func tapeWalk() throws {
+        let tape = try JSONTape(reading: #" {"b": [1, 2.5, 1e400, "x\ny"], "a\u00e9": null, "b": {"c": true, "d": false}, "e": []} "#)
+        let root = tape.root
+        #expect(root.kind == .object)
+        #expect(root.count == 4)
+        #expect(root.members.map(\.key) == ["b", "aé", "b", "e"])
+        let first = root.members[0].value
+        #expect(first.kind == .array && first.count == 4)
+        #expect(first.elements.map(\.kind) == [.int, .double, .number, .escapedString])
+        #expect(first.elements[3].stringValue == "x\ny")
+        #expect(root["aé"]?.kind == .null)
+        #expect(root["b"]?.jsonValue == ["c": true, "d": false], "a repeated key reads as its last value, as the tree does")
+        #expect(root["e"]?.count == 0)
+        #expect(root["missing"] == nil)
+        #expect(first["b"] == nil, "an array has no members")
+        #expect(JSONValue(tape) == (try JSONParser.parse(#"{"b": {"c": true, "d": false}, "aé": null, "e": []}"#)))
+        #expect(throws: Never.self) { try JSONTape.validate(Data("[1, {}]".utf8)) }
+        #expect(throws: JSONParseError.self) { try JSONTape.validate(Data("[1, {]".utf8)) }
+    }
+
+    @Test("random documents with random spacing read back as themselves; every cut of them is an error")
+    func tapeRandomDocuments() throws {
+        var generator = SeededGenerator(seed: 0x7A9E)
+        let strings = ["", "a", "é", "日本語", "🚀", "quote \" and \\ back", "line\nfeed", "\u{01}control", "sixteen bytes!!!", "long " + String(repeating: "text ", count: 20)]
+        func randomValue(depth: Int) -> JSONValue {
+            switch Int.random(in: 0..<(depth > 4 ? 6 : 8), using: &generator) {
+            case 0: return .null
+            case 1: return .bool(Bool.random(using: &generator))
+            case 2: return .int(Int.random(in: Int.min...Int.max, using: &generator) >> Int.random(in: 0...63, using: &generator))
+            case 3: return .double(Double(Int.random(in: -1_000_000...1_000_000, using: &generator)) / [1, 8, 1000, 1e7][Int.random(in: 0..<4, using: &generator)])
+            case 4, 5: return .string(strings.randomElement(using: &generator)!)
+            case 6: return .array((0..<Int.random(in: 0...5, using: &generator)).map { _ in randomValue(depth: depth + 1) })
+            default:
+                return .object(JSONObject((0..<Int.random(in: 0...5, using: &generator)).map { _ in
+                    (strings.randomElement(using: &generator)!, randomValue(depth: depth + 1))
+                }, uniquingKeysWith: { _, last in last }))
+            }
+        }
+        for round in 0..<400 {
+            let value = randomValue(depth: 0)
+            var text = ""
+            // The compact text with random whitespace before structural characters and strings.
+            var inString = false
+            var escaped = false
+            for character in JSONSerializer.string(value) {
+                if !inString, "{}[],:\"".contains(character), Int.random(in: 0..<3, using: &generator) == 0 { text += [" ", "\n", "\t", "\r\n"].randomElement(using: &generator)! }
+                text.append(character)
+                if inString {
+                    if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                } else if character == "\"" {
+                    inString = true
+                }
+            }
+            let tape = try JSONTape(reading: text)
+            #expect(JSONValue(tape) == value, "round \(round): \(text)")
+            // Every proper prefix that ends inside the value is an error pointing inside the text.
+            let bytes = Array(text.utf8)
+            let significant = bytes.lastIndex { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }!
+            for cut in stride(from: 0, to: significant + 1, by: max(1, significant / 12)) {
+                let prefix = Data(bytes[..<cut])
+                do {
+                    let partial = try JSONTape(reading: prefix)
+                    // A number cut short is still a number: "12" of "123".
+                    #expect(partial.root.kind == .int || partial.root.kind == .double || partial.root.kind == .number, "round \(round): the cut at \(cut) read as JSON: \(text)")
+                } catch {
+                    #expect(error.offset <= cut)
+                }
+            }
+        }
+    }
+
+    @Test("decimal literals read on the tape's fast path equal Double's own reading")
+    func tapeDecimalFastPath() throws {
+        var generator = SeededGenerator(seed: 0xD0B1E)
+        for _ in 0..<5_000 {
+            let digits = String(Int.random(in: 1...999_999_999_999_999, using: &generator))
+            let point = Int.random(in: 0...digits.count, using: &generator)
+            var literal = (Bool.random(using: &generator) ? "-" : "") + (point == 0 ? "0" : String(digits.prefix(point)))
+            literal += "." + (point == digits.count ? "0" : String(digits.dropFirst(point)))
+            if Bool.random(using: &generator) { literal += "e\(Int.random(in: -25...25, using: &generator))" }
+            let expected = try #require(Double(literal))
+            #expect(try JSONParser.parse(literal) == .double(expected), "\(literal)")
+        }
+    }
+
     @Test("serialization sorts keys, escapes, and round-trips")
     func serialize() throws {
         let value: JSONValue = ["b": [1, 2.5, "x\"y\n\u{01}"], "a": nil, "c": ["z": true]]
