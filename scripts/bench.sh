@@ -81,7 +81,11 @@ suites:
          (end over the warm-up tenth, both after a collection; target <= 1.10),
          soak-memory-records-max beside its bound, soak-activity-end (background tasks, queries
          in flight, subscriptions, watchers, optimistic layers, queued mutations: all 0) and
-         soak-failed-operations (0). About 4 minutes.
+         soak-failed-operations (0); soak-heap-growth-bytes-per-operation, what the C heap holds
+         in use more at the end than after the warm-up, per operation (APICOREKIT_SOAK_CURVE=1:
+         resident and heap every twentieth). Where heap growth comes from: run it under heaptrack
+         twice (APICOREKIT_SOAK_OPS=5000 and 20000) and compare, heaptrack_print -f big -d small.
+         About 4 minutes.
 USAGE
 }
 

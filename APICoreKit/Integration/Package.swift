@@ -64,10 +64,12 @@ let package = Package(
                 .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
                 .product(name: "APICoreSQLite", package: "APICoreKit"), .product(name: "APICoreWebSocket", package: "APICoreKit"),
                 "APICoreTestServer", "StarWarsOperations",
-                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "WSClient", package: "swift-websocket"), "MallocStatistics",
             ],
             path: "Benchmarks/apicore-bench"
         ),
+        // What the C allocator holds (glibc's mallinfo2), for the soak's memory figures.
+        .target(name: "MallocStatistics", path: "Benchmarks/MallocStatistics"),
         .testTarget(
             name: "APICoreLiveTests",
             dependencies: [

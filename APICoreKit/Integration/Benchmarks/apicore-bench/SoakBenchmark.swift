@@ -5,8 +5,13 @@ import APICoreTestServer
 import APICoreWebSocket
 import Foundation
 import Logging
+import MallocStatistics
 import StarWarsOperations
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -52,6 +57,11 @@ enum SoakBenchmark {
         let clock = ContinuousClock()
         let start = clock.now
         var warmResident = 0
+        var warmHeap = 0
+        var warmIndex = 0
+        var warmRequests = 0
+        // APICOREKIT_SOAK_CURVE: resident memory every twentieth of the run, not every fourth.
+        let curve = ProcessInfo.processInfo.environment["APICOREKIT_SOAK_CURVE"] != nil
         var index = 0
         while index < operations {
             let batch = index..<min(index + concurrency, operations)
@@ -79,15 +89,21 @@ enum SoakBenchmark {
             if warmResident == 0, index >= operations / 10 {
                 _ = try await client.cache.collectGarbage()
                 warmResident = residentBytes()
+                warmHeap = Int(malloc_statistics_in_use())
+                warmIndex = index
+                warmRequests = offline.sent.load(ordering: .relaxed)
             }
-            if index % (operations / 4) == 0 {
-                // The curve between: flat after the warm-up, or growing with the work done.
-                print("soak-resident-mb-after-\(index): \(String(format: "%.1f", Double(residentBytes()) / 1_048_576))")
+            if index % (operations / 4) == 0 || (curve && index % (operations / 20) == 0) {
+                // The curve between: flat after the warm-up, or growing with the work done; and
+                // what the allocator holds in use and free, to tell live memory from what it keeps.
+                print("soak-resident-mb-after-\(index): \(megabytes(residentBytes())) (heap in use \(megabytes(Int(malloc_statistics_in_use()))), free in the heap \(megabytes(Int(malloc_statistics_free()))))")
             }
         }
         let elapsed = clock.now - start
         _ = try await client.cache.collectGarbage()
         let endResident = residentBytes()
+        let endHeap = Int(malloc_statistics_in_use())
+        let requests = offline.sent.load(ordering: .relaxed) - warmRequests
         // Everything started has ended: nothing may still run.
         var activity = await APICoreLive.activity(of: client)
         let settleBy = clock.now + .seconds(30)
@@ -105,8 +121,22 @@ enum SoakBenchmark {
             print("soak-resident-warm-mb: \(String(format: "%.1f", Double(warmResident) / 1_048_576))")
             print("soak-resident-end-mb: \(String(format: "%.1f", Double(endResident) / 1_048_576))")
             print("soak-resident-growth: \(String(format: "%.3f", Double(endResident) / Double(warmResident))) (target <= 1.10)")
+            if warmHeap > 0 {
+                // What the C heap holds in use, from the warm-up to the end, per operation: where
+                // the growth is, heaptrack tells (Integration/README.md, "Soak").
+                print("soak-heap-in-use-warm-mb: \(megabytes(warmHeap)), end: \(megabytes(endHeap))")
+                print("soak-heap-growth-bytes-per-operation: \(Int((Double(endHeap - warmHeap) / Double(operations - warmIndex)).rounded()))")
+            }
         } else {
             print("soak-resident-growth: n/a (no /proc/self/statm here)")
+        }
+        // The platform's share, side by side: what URLSession alone keeps per request, here.
+        if warmResident > 0, endResident > 0 {
+            let perRequest = try await urlSessionResidentBytesPerRequest(server.baseURL.appendingPathComponent("items"))
+            print("soak-http-requests-after-warm-up: \(requests)")
+            print("soak-urlsession-resident-bytes-per-request: \(Int(perRequest.rounded())) (a bare URLSession, \(referenceRequests) requests)")
+            let platform = perRequest * Double(requests)
+            print("soak-resident-growth-beyond-urlsession: \(String(format: "%.3f", (Double(endResident) - platform) / Double(warmResident))) (target <= 1.10)")
         }
         print("soak-memory-records-max: \(report.maxMemoryRecords) (bound \(memoryBound))")
         print("soak-memory-records-end: \(summary.recordsInMemory)")
@@ -201,6 +231,28 @@ enum SoakBenchmark {
         }
     }
 
+    static let referenceRequests = 20_000
+
+    /// How much resident memory a bare URLSession keeps per request (on Linux, FoundationNetworking
+    /// of Swift 6.3 leaks the URL libcurl parses to check each request's host: swift-corelibs-foundation
+    /// #5498): `referenceRequests` GETs, eight at a time, on a session of its own.
+    static func urlSessionResidentBytesPerRequest(_ url: URL) async throws -> Double {
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        // A first round, so that connections, buffers and caches exist before measuring.
+        for _ in 0..<100 { _ = try await session.data(from: url) }
+        let before = residentBytes()
+        for _ in 0..<(referenceRequests / 8) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { _ = try await session.data(from: url) } }
+                try await group.waitForAll()
+            }
+        }
+        return Double(residentBytes() - before) / Double(referenceRequests)
+    }
+
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }
+
     /// The process's resident memory in bytes, or 0 where /proc is missing.
     static func residentBytes() -> Int {
         guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
@@ -221,11 +273,14 @@ enum SoakBenchmark {
 /// Cuts the client off (every request fails as if there were no network) while it is on.
 final class OfflineSwitch: Middleware {
     let isOn = Mutex(false)
+    /// The requests that went out (through URLSession).
+    let sent = Atomic(0)
 
     func intercept(_ request: URLRequest, context: RequestContext, next: MiddlewareNext) async throws(APIError) -> TransportResponse {
         if isOn.withLock({ $0 }) {
             throw .transport(TransportFailure(kind: .notConnected, url: request.url, underlying: "the soak cut the client off"))
         }
+        sent.add(1, ordering: .relaxed)
         return try await next(request)
     }
 }
