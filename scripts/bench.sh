@@ -81,7 +81,10 @@ suites:
          (end over the warm-up tenth, both after a collection; target <= 1.10),
          soak-memory-records-max beside its bound, soak-activity-end (background tasks, queries
          in flight, subscriptions, watchers, optimistic layers, queued mutations: all 0) and
-         soak-failed-operations (0); soak-heap-growth-bytes-per-operation, what the C heap holds
+         soak-failed-operations (0); soak-urlsession-resident-bytes-per-request, what a bare
+         URLSession keeps per request in the same run (Swift 6.3's FoundationNetworking leaks
+         ~130 bytes a request on Linux), and soak-resident-growth-beyond-urlsession (target
+         <= 1.10), the growth less that share; soak-heap-growth-bytes-per-operation, what the C heap holds
          in use more at the end than after the warm-up, per operation (APICOREKIT_SOAK_CURVE=1:
          resident and heap every twentieth). Where heap growth comes from: run it under heaptrack
          twice (APICOREKIT_SOAK_OPS=5000 and 20000) and compare, heaptrack_print -f big -d small.
