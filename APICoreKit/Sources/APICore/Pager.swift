@@ -1,17 +1,25 @@
 /// One page's request, whatever its query: the first page's or a next-page query, mapped to the
 /// same page value.
 public struct PageRequest<Page: Sendable>: Sendable {
-    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Page
-    let watch: @Sendable (any APIClient, CachePolicy) -> APIStream<Result<Response<Page>, APIError>>
+    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Sourced<Page>
+    let watch: @Sendable (any APIClient, CachePolicy) -> APIStream<Result<Sourced<Page>, APIError>>
     /// Whether the query holds a connection field, whose pages the cache merges into one list.
     let mergedInCache: Bool
 
     /// A page loaded with `request`.
     public init<Query: GraphQLQuery>(_ request: GraphQLRequest<Query, Page>) {
-        fetch = { client, policy throws(APIError) in try await client.fetch(request, cachePolicy: policy).value }
-        watch = { client, policy in client.watch(request, cachePolicy: policy) }
+        let sourced = request.mapping { page, data in Sourced(value: page, data: data.jsonObject) }
+        fetch = { client, policy throws(APIError) in try await client.fetch(sourced, cachePolicy: policy).value }
+        watch = { client, policy in client.watch(sourced, cachePolicy: policy).map { result in result.map(\.value) } }
         mergedInCache = Selection.holdConnection(Query.Data.__selections)
     }
+}
+
+/// A value and the data it was mapped from: equal data, equal value (maps are pure), so a page
+/// read again unchanged is not mapped to items again.
+struct Sourced<Value: Sendable>: Sendable {
+    let value: Value
+    let data: JSONObject
 }
 
 extension OutputType {
@@ -57,30 +65,36 @@ public struct PagedList<Item: Sendable>: Sendable {
     public var pageCount: Int
 }
 
-/// A page as the pager keeps it: its items, and the requests of the pages on either side.
+/// A page as the pager keeps it: its items, the requests of the pages on either side, and the
+/// data it was mapped from.
 struct LoadedPage<Item: Sendable>: Sendable {
     var items: [Item]
     var next: PageSource<Item>?
     var previous: PageSource<Item>?
+    var data: JSONObject
 }
 
-/// A page request with its page type erased: how to load and watch it, as a loaded page.
+/// A page request with its page type erased: how to load and watch it, as a loaded page. What
+/// the watcher yields is mapped by the pager, and only when its data changed.
 struct PageSource<Item: Sendable>: Sendable {
-    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> LoadedPage<Item>
-    let watch: @Sendable (any APIClient) -> APIStream<Result<LoadedPage<Item>, APIError>>
+    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Sourced<@Sendable () -> LoadedPage<Item>>
+    let watch: @Sendable (any APIClient) -> APIStream<Result<Sourced<@Sendable () -> LoadedPage<Item>>, APIError>>
     let mergedInCache: Bool
 
     init<Page>(
         _ request: PageRequest<Page>, next: @escaping @Sendable (Page) -> PageRequest<Page>?,
         previous: @escaping @Sendable (Page) -> PageRequest<Page>?, items: @escaping @Sendable (Page) -> [Item]
     ) {
-        @Sendable func loaded(_ page: Page) -> LoadedPage<Item> {
+        @Sendable func loaded(_ page: Sourced<Page>) -> LoadedPage<Item> {
             LoadedPage(
-                items: items(page), next: next(page).map { PageSource($0, next: next, previous: previous, items: items) },
-                previous: previous(page).map { PageSource($0, next: next, previous: previous, items: items) })
+                items: items(page.value), next: next(page.value).map { PageSource($0, next: next, previous: previous, items: items) },
+                previous: previous(page.value).map { PageSource($0, next: next, previous: previous, items: items) }, data: page.data)
         }
-        fetch = { client, policy throws(APIError) in loaded(try await request.fetch(client, policy)) }
-        watch = { client in request.watch(client, .networkOnly).map { result in result.map { loaded($0.value) } } }
+        @Sendable func deferred(_ page: Sourced<Page>) -> Sourced<@Sendable () -> LoadedPage<Item>> {
+            Sourced(value: { loaded(page) }, data: page.data)
+        }
+        fetch = { client, policy throws(APIError) in deferred(try await request.fetch(client, policy)) }
+        watch = { client in request.watch(client, .networkOnly).map { result in result.map(deferred) } }
         mergedInCache = request.mergedInCache
     }
 }
@@ -209,8 +223,10 @@ public actor GraphQLPager<Item: Sendable> {
                 if atEnd { pages.append((nextPageID, nil, nil)) } else { pages.insert((nextPageID, nil, nil), at: 0) }
                 // The first page, read again from the cache, is the list with this page in it (its
                 // watcher says so too, a moment later): the next load starts from there.
-                if let whole = try? await first.fetch(client, .cacheOnly), let index = pages.firstIndex(where: { $0.watcher != nil }) {
-                    pages[index].page = whole
+                if let whole = try? await first.fetch(client, .cacheOnly), let index = pages.firstIndex(where: { $0.watcher != nil }),
+                    pages[index].page?.data != whole.data
+                {
+                    pages[index].page = whole.value()
                     if let current { publish(.success(current)) }
                 }
                 return .success(())
@@ -245,14 +261,18 @@ public actor GraphQLPager<Item: Sendable> {
     }
 
     private func received(
-        _ result: Result<LoadedPage<Item>, APIError>, for id: UInt64, first: AsyncStream<Result<Void, APIError>>.Continuation?
+        _ result: Result<Sourced<@Sendable () -> LoadedPage<Item>>, APIError>, for id: UInt64,
+        first: AsyncStream<Result<Void, APIError>>.Continuation?
     ) {
         guard let index = pages.firstIndex(where: { $0.id == id }) else { return }
         switch result {
-        case .success(let page):
-            pages[index].page = page
+        case .success(let update):
+            // The data the page already shows (read from the cache just after a merged page was
+            // written, a moment before its watcher says so) is not mapped or published again.
+            let unchanged = pages[index].page?.data == update.data
+            if !unchanged { pages[index].page = update.value() }
             first?.yield(.success(()))
-            if let current { publish(.success(current)) }
+            if !unchanged, let current { publish(.success(current)) }
         case .failure(let error):
             if first != nil, pages[index].page == nil {
                 // The page never arrived: it is not part of the list; loading it again retries.

@@ -225,6 +225,22 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
     }
 }
 
+extension GraphQLRequest {
+    /// The same request (every option kept) with its value mapped on by `transform`, which sees
+    /// the typed data too.
+    package func mapping<T: Sendable>(_ transform: @escaping @Sendable (Value, Operation.Data) -> T) -> GraphQLRequest<Operation, T> {
+        let map = self.map
+        var request = GraphQLRequest<Operation, T>(operation, headers: headers, timeout: timeout) { data in transform(try map(data), data) }
+        request.isIdempotent = isIdempotent
+        request.cacheMaxAge = cacheMaxAge
+        request.allowsBatching = allowsBatching
+        request.usesWebSocket = usesWebSocket
+        request.allowsPartialCacheData = allowsPartialCacheData
+        request.values = values
+        return request
+    }
+}
+
 extension GraphQLRequest where Value == Operation.Data {
     /// A request whose value is the generated data itself.
     public init(_ operation: Operation, headers: [String: String] = [:], timeout: Duration? = nil) {

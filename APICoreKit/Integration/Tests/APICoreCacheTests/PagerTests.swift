@@ -67,6 +67,35 @@ struct PagerTests {
         }
     }
 
+    @Test("a merged page is mapped to items once and the list published once, though the page is read twice")
+    func mergedPageMappedOnce() async throws {
+        try await withCachingServer { _, client in
+            let mappings = Mutex(0)
+            let request = { @Sendable (cursor: String?) in
+                PageRequest(GraphQLRequest(CharacterPageQuery(first: .some(3), after: cursor.map { .some($0) } ?? nil)) { $0.characterPage })
+            }
+            let pager = GraphQLPager(
+                client: client, first: request(nil),
+                next: { page in page.pageInfo.hasNextPage ? request(page.pageInfo.endCursor) : nil },
+                items: { page in
+                    mappings.withLock { $0 += 1 }
+                    return page.nodes.map(\.name)
+                })
+            let lists = ListRecorder(pager.list())
+            defer { lists.stop() }
+            for _ in 0..<3 { try await pager.loadNext() }
+            // A change after the pages: once the list shows it, the watcher said all it had to.
+            _ = try await client.perform(RenameCharacterMutation(id: "2001", name: "R2"))
+            #expect(await eventually { lists.latest?.items.last == "R2" })
+            #expect(lists.latest?.items.count == 7)
+            // Each page once, and the change: the page's read after its write and its watcher's
+            // read of the same data are one list, mapped and published once.
+            #expect(mappings.withLock { $0 } == 4)
+            // (At most: the recorder starts from the list as it is when it registers.)
+            #expect(lists.count <= 4)
+        }
+    }
+
     @Test("the observable list model: pages as they load, the end of the list, a change in the cache, a refresh")
     func observableModel() async throws {
         try await withCachingServer { _, client in

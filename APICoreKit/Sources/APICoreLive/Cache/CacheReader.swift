@@ -74,7 +74,8 @@ package struct CacheReader: SelectionVisitor {
             record = CacheRecord(key: key, fields: [:], receivedAt: .distantPast)
         }
         var read = Read(
-            record: record.fields, expires: record.expires, out: JSONObject(minimumCapacity: selections.count), root: isRoot ? key : nil)
+            key: key, record: record.fields, expires: record.expires, out: JSONObject(minimumCapacity: selections.count),
+            root: isRoot ? key : nil)
         try walk(selections, parent: parent, in: &read)
         if !read.pending.isEmpty {
             read.out[Deferral.pendingKey] = .array(read.pending)
@@ -124,6 +125,8 @@ package struct CacheReader: SelectionVisitor {
     /// One record as the walk goes: its fields, the object read from them so far, and the
     /// deferred fragments whose data is not in the cache.
     package struct Read {
+        /// The record's key.
+        let key: String
         let record: JSONObject
         let expires: [String: Date]
         var out: JSONObject
@@ -154,7 +157,106 @@ package struct CacheReader: SelectionVisitor {
     private mutating func value(of field: Field, at storageKey: String, in read: Read) throws(Miss) -> JSONValue {
         guard let value = read.record[storageKey] ?? redirect(field) else { throw Miss() }
         if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
+        if let memo, case .array(let items) = value, items.count > 1, let (element, selectionSet) = Self.listOfObjects(field.type) {
+            let key = ReadMemo.ListKey(record: read.key, field: storageKey, selections: ObjectIdentifier(selectionSet))
+            return try readList(items, of: element, at: key, memo: memo)
+        }
         return try readValue(value, as: field.type)
+    }
+
+    /// The element type of a field that is a list of objects (not of lists), and its selection set.
+    private static func listOfObjects(_ type: OutputType) -> (OutputType, any SelectionSet.Type)? {
+        var list = type
+        if case .nonNull(let inner) = list { list = inner }
+        guard case .list(let element) = list else { return nil }
+        var object = element
+        if case .nonNull(let inner) = object { object = inner }
+        guard case .object(let selectionSet) = object else { return nil }
+        return (element, selectionSet)
+    }
+
+    /// A list of objects read with the memo: the part the last read of this list had too (a page
+    /// was put before or after it) is taken as it was, save the elements whose records changed;
+    /// the rest is read. What was read is kept for the next read when every element may be kept.
+    private mutating func readList(_ items: [JSONValue], of element: OutputType, at key: ReadMemo.ListKey, memo: ReadMemo) throws(Miss) -> JSONValue {
+        // Where the last read's elements are in this list: at its start, at its end, or not at all.
+        var offset: Int?
+        let previous = memo.list(key)
+        if let previous, previous.items.count <= items.count {
+            if items.starts(with: previous.items) {
+                offset = 0
+            } else if items[(items.count - previous.items.count)...].elementsEqual(previous.items) {
+                offset = items.count - previous.items.count
+            }
+        }
+        let reused = offset.map { $0..<($0 + previous!.items.count) } ?? 0..<0
+        let dirty = previous?.dirty ?? []
+        if reused.count < items.count - 1 {
+            let keys = items.indices.filter { !reused.contains($0) }.compactMap { CacheNaming.referencedKey(items[$0]) }
+            if keys.count > 1 { prefetch(keys) }
+        }
+        var values: [JSONValue] = []
+        values.reserveCapacity(items.count)
+        var elementDependencies: [[String]] = []
+        elementDependencies.reserveCapacity(items.count)
+        var readNow: [Int] = []
+        var keepable = true
+        let oldValues = previous?.values ?? []
+        let oldDependencies = previous?.dependencies ?? []
+        dependencies.reserveCapacity(dependencies.count + items.count)
+        var index = 0
+        while index < items.count {
+            if reused.contains(index) {
+                let old = index - reused.lowerBound
+                if dirty.isEmpty {
+                    // The whole part read before, as it was.
+                    values.append(contentsOf: oldValues[old...])
+                    elementDependencies.append(contentsOf: oldDependencies[old...])
+                    for keys in oldDependencies[old...] {
+                        for dependency in keys { dependencies.insert(dependency) }
+                    }
+                    index = reused.upperBound
+                    continue
+                }
+                if !oldDependencies[old].contains(where: dirty.contains) {
+                    values.append(oldValues[old])
+                    elementDependencies.append(oldDependencies[old])
+                    for dependency in oldDependencies[old] { dependencies.insert(dependency) }
+                    index += 1
+                    continue
+                }
+            }
+            frames.append(([], true))
+            let value: JSONValue
+            do throws(Miss) {
+                value = try readValue(items[index], as: element)
+            } catch {
+                frames.removeLast()
+                throw error
+            }
+            let frame = frames.removeLast()
+            keepable = keepable && frame.keepable
+            values.append(value)
+            elementDependencies.append(frame.dependencies)
+            readNow.append(index)
+            index += 1
+        }
+        if keepable {
+            memo.keepList(
+                ReadMemo.ListEntry(items: items, values: values, dependencies: elementDependencies, used: 0), as: key,
+                newElements: readNow)
+        } else {
+            memo.forgetList(key)
+        }
+        // The object that holds the list depends on every element's records.
+        if !frames.isEmpty {
+            if keepable, elementDependencies.reduce(0, { $0 + $1.count }) + frames[frames.count - 1].dependencies.count <= ReadMemo.maxDependencies {
+                note(elementDependencies.flatMap { $0 })
+            } else {
+                forbidKeeping()
+            }
+        }
+        return .array(values)
     }
 
     /// For a partial read: what `body` reads at `component` of the response, or, when it misses,

@@ -39,12 +39,37 @@ package final class ReadMemo {
         var used: UInt64
     }
 
+    /// A list of objects in a record's field: the record, the field's storage key, and the
+    /// elements' selection set.
+    struct ListKey: Hashable {
+        let record: String
+        let field: String
+        let selections: ObjectIdentifier
+    }
+
+    /// A list as last read: the references it held, the objects read from them, and the records
+    /// each object was read from. A page put at either end of a list finds the rest here as it
+    /// was, at the cost of comparing references, not of a lookup per element; an element whose
+    /// records changed since (``dirty``) is read again alone.
+    struct ListEntry {
+        let items: [JSONValue]
+        let values: [JSONValue]
+        let dependencies: [[String]]
+        /// Records of elements that changed since the list was read.
+        var dirty: Set<String> = []
+        /// The read that last used it.
+        var used: UInt64
+    }
+
     /// The most records an entry depends on.
     static let maxDependencies = 64
 
     private var entries: [Key: Entry] = [:]
     /// The entries that depend on a record, by its key.
     private var containing: [String: Set<Key>] = [:]
+    private var lists: [ListKey: ListEntry] = [:]
+    /// The lists with an element that depends on a record, by its key.
+    private var listsContaining: [String: Set<ListKey>] = [:]
     /// The read under way (each read counts one).
     private var generation: UInt64 = 1
     /// How many records the last read read.
@@ -61,12 +86,18 @@ package final class ReadMemo {
     /// Starts a read; everything goes when what is kept outgrew what the last read used.
     func beginRead() {
         generation += 1
-        if entries.count > 2 * lastReadDependencies + 1024 { forgetAll() }
+        if entries.count + listsContaining.count > 4 * lastReadDependencies + 2048 { forgetAll() }
     }
 
-    /// Takes away what depends on the records `changed`.
+    /// Takes away what depends on the records `changed`; in lists, marks the elements that do.
     func forget(_ changed: Set<String>) {
         if !changed.isEmpty { lastRead = nil }
+        if !lists.isEmpty {
+            for key in changed {
+                guard let keys = listsContaining[key] else { continue }
+                for list in keys { lists[list]?.dirty.insert(key) }
+            }
+        }
         guard !entries.isEmpty else { return }
         for key in changed {
             guard let keys = containing.removeValue(forKey: key) else { continue }
@@ -79,6 +110,8 @@ package final class ReadMemo {
         lastRead = nil
         entries = [:]
         containing = [:]
+        lists = [:]
+        listsContaining = [:]
     }
 
     /// The object kept for `key`, if the last read (or this one) used it.
@@ -87,6 +120,26 @@ package final class ReadMemo {
         entries.values[index].used = generation
         return entries.values[index]
     }
+
+    /// The list kept for `key`, if the last read (or this one) used it.
+    func list(_ key: ListKey) -> ListEntry? {
+        guard let index = lists.index(forKey: key), lists.values[index].used + 1 >= generation else { return nil }
+        return lists.values[index]
+    }
+
+    /// Keeps a list as read now; the records of `newElements` (indexes into it) are registered,
+    /// those of the others were when they were first kept.
+    func keepList(_ entry: ListEntry, as key: ListKey, newElements: [Int]) {
+        var entry = entry
+        entry.used = generation
+        for index in newElements {
+            for dependency in entry.dependencies[index] { listsContaining[dependency, default: []].insert(key) }
+        }
+        lists[key] = entry
+    }
+
+    /// Drops the list kept for `key` (one read now with an element that may not be kept).
+    func forgetList(_ key: ListKey) { lists[key] = nil }
 
     func keep(_ object: JSONObject, dependencies: [String], as key: Key) {
         entries[key] = Entry(object: object, dependencies: dependencies, used: generation)

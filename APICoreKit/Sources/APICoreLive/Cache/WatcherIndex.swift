@@ -23,8 +23,16 @@ struct WatcherIndex {
     /// Replaces a watcher's dependencies (a watcher gone is no error).
     mutating func setDependencies(_ dependencies: Set<String>, of id: UInt64) {
         guard let watcher = watchers[id] else { return }
-        for key in watcher.dependencies.subtracting(dependencies) { unindex(key, id) }
-        for key in dependencies.subtracting(watcher.dependencies) { index[key, default: []].insert(id) }
+        // One pass for what is new; a second for what went only when something did (a list that
+        // gained a page lost nothing).
+        var added = 0
+        for key in dependencies where !watcher.dependencies.contains(key) {
+            index[key, default: []].insert(id)
+            added += 1
+        }
+        if dependencies.count - added != watcher.dependencies.count {
+            for key in watcher.dependencies where !dependencies.contains(key) { unindex(key, id) }
+        }
         watchers[id]?.dependencies = dependencies
     }
 
