@@ -129,7 +129,9 @@ extension Selection {
 /// Collects the fields of every branch.
 private struct EveryField: SelectionVisitor {
     static var walksEveryBranch: Bool { true }
-    var variables: JSONObject { [:] }
+    /// Stored, not computed: a value of no size has no address of its own (every one shares a
+    /// fixed one), so ThreadSanitizer took two concurrent walks for a race on that address.
+    let variables: JSONObject = [:]
     func typename(of _: [Field]) -> String? { nil }
     mutating func visit(_ field: Field, in fields: inout [Field]) { fields.append(field) }
 }
