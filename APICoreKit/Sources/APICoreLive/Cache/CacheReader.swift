@@ -164,6 +164,17 @@ package struct CacheReader: SelectionVisitor {
         return try readValue(value, as: field.type)
     }
 
+    /// Whether `items` holds `earlier`'s elements from `start` on (compared without copying them:
+    /// references the list kept share their storage, so each comparison is one pointer's).
+    private static func sameReferences(_ items: [JSONValue], from start: Int, as earlier: [JSONValue]) -> Bool {
+        items.withUnsafeBufferPointer { items in
+            earlier.withUnsafeBufferPointer { earlier in
+                for index in earlier.indices where items[start + index] != earlier[index] { return false }
+                return true
+            }
+        }
+    }
+
     /// The element type of a field that is a list of objects (not of lists), and its selection set.
     private static func listOfObjects(_ type: OutputType) -> (OutputType, any SelectionSet.Type)? {
         var list = type
@@ -181,12 +192,12 @@ package struct CacheReader: SelectionVisitor {
     private mutating func readList(_ items: [JSONValue], of element: OutputType, at key: ReadMemo.ListKey, memo: ReadMemo) throws(Miss) -> JSONValue {
         // Where the last read's elements are in this list: at its start, at its end, or not at all.
         var offset: Int?
-        let previous = memo.list(key)
-        if let previous, previous.items.count <= items.count {
-            if items.starts(with: previous.items) {
+        var previous = memo.takeList(key)
+        if let earlier = previous?.items, earlier.count <= items.count {
+            if Self.sameReferences(items, from: 0, as: earlier) {
                 offset = 0
-            } else if items[(items.count - previous.items.count)...].elementsEqual(previous.items) {
-                offset = items.count - previous.items.count
+            } else if Self.sameReferences(items, from: items.count - earlier.count, as: earlier) {
+                offset = items.count - earlier.count
             }
         }
         let reused = offset.map { $0..<($0 + previous!.items.count) } ?? 0..<0
@@ -198,13 +209,24 @@ package struct CacheReader: SelectionVisitor {
         var values: [JSONValue] = []
         values.reserveCapacity(items.count)
         var elementDependencies: [[String]] = []
-        elementDependencies.reserveCapacity(items.count)
         var readNow: [Int] = []
         var keepable = true
-        let oldValues = previous?.values ?? []
-        let oldDependencies = previous?.dependencies ?? []
         dependencies.reserveCapacity(dependencies.count + items.count)
         var index = 0
+        if reused.lowerBound == 0, !reused.isEmpty, dirty.isEmpty, previous != nil {
+            // A list that grew at its end: what it held taken as it was, the records of each element
+            // moved out of the memo (so that the new elements' join them in place).
+            swap(&elementDependencies, &previous!.dependencies)
+            values.append(contentsOf: previous!.values)
+            previous = nil
+            for keys in elementDependencies {
+                for dependency in keys { dependencies.insert(dependency) }
+            }
+            index = reused.upperBound
+        }
+        let oldValues = previous?.values ?? []
+        let oldDependencies = previous?.dependencies ?? []
+        elementDependencies.reserveCapacity(items.count)
         while index < items.count {
             if reused.contains(index) {
                 let old = index - reused.lowerBound

@@ -52,9 +52,9 @@ package final class ReadMemo {
     /// was, at the cost of comparing references, not of a lookup per element; an element whose
     /// records changed since (``dirty``) is read again alone.
     struct ListEntry {
-        let items: [JSONValue]
-        let values: [JSONValue]
-        let dependencies: [[String]]
+        var items: [JSONValue]
+        var values: [JSONValue]
+        var dependencies: [[String]]
         /// Records of elements that changed since the list was read.
         var dirty: Set<String> = []
         /// The read that last used it.
@@ -121,10 +121,11 @@ package final class ReadMemo {
         return entries.values[index]
     }
 
-    /// The list kept for `key`, if the last read (or this one) used it.
-    func list(_ key: ListKey) -> ListEntry? {
-        guard let index = lists.index(forKey: key), lists.values[index].used + 1 >= generation else { return nil }
-        return lists.values[index]
+    /// Takes out the list kept for `key`, if the last read (or this one) used it: the reader owns
+    /// it alone (so its arrays grow in place) until ``keepList(_:as:newElements:)``.
+    func takeList(_ key: ListKey) -> ListEntry? {
+        guard let entry = lists.removeValue(forKey: key), entry.used + 1 >= generation else { return nil }
+        return entry
     }
 
     /// Keeps a list as read now; the records of `newElements` (indexes into it) are registered,
