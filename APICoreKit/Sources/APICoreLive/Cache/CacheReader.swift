@@ -25,6 +25,19 @@ package struct CacheReader: SelectionVisitor {
     let prefetch: ([String]) -> Void
     let isExpired: (CacheRecord) -> Bool
     package private(set) var dependencies: Set<String> = []
+    /// Dependencies that lists kept by the memo brought whole: each list's elements' records.
+    private var sharedDependencies: [Set<String>] = []
+    /// The keys of the records read (or missed): ``dependencies`` with those of the lists the memo
+    /// kept, joined into the largest set (so that its elements are not hashed again).
+    package var allDependencies: Set<String> {
+        guard let largest = sharedDependencies.indices.max(by: { sharedDependencies[$0].count < sharedDependencies[$1].count }) else {
+            return dependencies
+        }
+        var all = sharedDependencies[largest]
+        for (index, shared) in sharedDependencies.enumerated() where index != largest { all.formUnion(shared) }
+        all.formUnion(dependencies)
+        return all
+    }
     package private(set) var sawExpired = false
     /// What a watcher read before, to take unchanged objects from; `nil` for a one-off read.
     let memo: ReadMemo?
@@ -213,15 +226,16 @@ package struct CacheReader: SelectionVisitor {
         var keepable = true
         dependencies.reserveCapacity(dependencies.count + items.count)
         var index = 0
+        // The records of all the elements, while the list only grows at its end: kept with it, and
+        // joined to this read's dependencies once, at the end (`allDependencies`).
+        var listDependencies: Set<String>?
         if reused.lowerBound == 0, !reused.isEmpty, dirty.isEmpty, previous != nil {
             // A list that grew at its end: what it held taken as it was, the records of each element
             // moved out of the memo (so that the new elements' join them in place).
             swap(&elementDependencies, &previous!.dependencies)
+            listDependencies = previous!.dependencySet.take() ?? Set(elementDependencies.joined())
             values.append(contentsOf: previous!.values)
             previous = nil
-            for keys in elementDependencies {
-                for dependency in keys { dependencies.insert(dependency) }
-            }
             index = reused.upperBound
         }
         let oldValues = previous?.values ?? []
@@ -260,13 +274,15 @@ package struct CacheReader: SelectionVisitor {
             keepable = keepable && frame.keepable
             values.append(value)
             elementDependencies.append(frame.dependencies)
+            listDependencies?.formUnion(frame.dependencies)
             readNow.append(index)
             index += 1
         }
+        if let listDependencies { sharedDependencies.append(listDependencies) }
         if keepable {
             memo.keepList(
-                ReadMemo.ListEntry(items: items, values: values, dependencies: elementDependencies, used: 0), as: key,
-                newElements: readNow)
+                ReadMemo.ListEntry(items: items, values: values, dependencies: elementDependencies, dependencySet: listDependencies, used: 0),
+                as: key, newElements: readNow)
         } else {
             memo.forgetList(key)
         }
@@ -430,8 +446,9 @@ extension NormalizedStore {
         _ reader: inout CacheReader, key: String, selections: [Selection], parent: ParentType, layers: OptimisticLayers?
     ) -> CacheRead {
         let data = try? reader.read(key: key, selections: selections, parent: parent)
-        let optimistic = layers.map { layers in reader.dependencies.contains { layers.covers(CacheNaming.recordKey(ofDependency: $0)) } } ?? false
-        return CacheRead(data: data, dependencies: reader.dependencies, stale: reader.sawExpired, optimistic: optimistic, misses: reader.misses)
+        let dependencies = reader.allDependencies
+        let optimistic = layers.map { layers in dependencies.contains { layers.covers(CacheNaming.recordKey(ofDependency: $0)) } } ?? false
+        return CacheRead(data: data, dependencies: dependencies, stale: reader.sawExpired, optimistic: optimistic, misses: reader.misses)
     }
 
     /// Reads a selection from its record.

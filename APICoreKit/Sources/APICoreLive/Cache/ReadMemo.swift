@@ -55,6 +55,8 @@ package final class ReadMemo {
         var items: [JSONValue]
         var values: [JSONValue]
         var dependencies: [[String]]
+        /// All of `dependencies` as one set, kept while the list grows at its end (else `nil`).
+        var dependencySet: Set<String>?
         /// Records of elements that changed since the list was read.
         var dirty: Set<String> = []
         /// The read that last used it.
