@@ -224,7 +224,6 @@ package struct CacheReader: SelectionVisitor {
         var elementDependencies: [[String]] = []
         var readNow: [Int] = []
         var keepable = true
-        dependencies.reserveCapacity(dependencies.count + items.count)
         var index = 0
         // The records of all the elements, while the list only grows at its end: kept with it, and
         // joined to this read's dependencies once, at the end (`allDependencies`).
@@ -238,6 +237,7 @@ package struct CacheReader: SelectionVisitor {
             previous = nil
             index = reused.upperBound
         }
+        if listDependencies == nil { dependencies.reserveCapacity(dependencies.count + items.count) }
         let oldValues = previous?.values ?? []
         let oldDependencies = previous?.dependencies ?? []
         elementDependencies.reserveCapacity(items.count)
