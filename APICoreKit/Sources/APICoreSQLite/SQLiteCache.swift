@@ -102,6 +102,10 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         self.bound = bound
         var configuration = Configuration()
         configuration.label = "APICoreKit.SQLiteCache"
+        // Another connection to the file (another client on it, another process, a pool not yet
+        // closed) may hold its write lock for a moment: wait for it rather than fail the write and
+        // set the store aside.
+        configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
