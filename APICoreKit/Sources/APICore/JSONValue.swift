@@ -214,3 +214,43 @@ extension JSONValue: Codable {
         }
     }
 }
+
+extension Array where Element == JSONValue {
+    /// How many elements from the start are the same in both lists.
+    package func matchingPrefixCount(_ other: [JSONValue]) -> Int {
+        withUnsafeBufferPointer { mine in
+            other.withUnsafeBufferPointer { theirs in
+                var count = 0
+                while count < Swift.min(mine.count, theirs.count), JSONValue.same(mine.baseAddress! + count, theirs.baseAddress! + count) { count += 1 }
+                return count
+            }
+        }
+    }
+
+    /// How many elements from the end are the same in both lists, looking no further back than
+    /// `limit` elements.
+    package func matchingSuffixCount(_ other: [JSONValue], limit: Int) -> Int {
+        withUnsafeBufferPointer { mine in
+            other.withUnsafeBufferPointer { theirs in
+                var count = 0
+                while count < Swift.min(limit, mine.count, theirs.count),
+                    JSONValue.same(mine.baseAddress! + (mine.count - 1 - count), theirs.baseAddress! + (theirs.count - 1 - count))
+                {
+                    count += 1
+                }
+                return count
+            }
+        }
+    }
+}
+
+extension JSONValue {
+    /// Whether the values at two places are equal, compared first as the bits they are stored as:
+    /// a copied string, array or object shares its storage with the original, so values with the
+    /// same bits are one value and nothing inside them is read (a large list read again from the
+    /// cache compares at the cost of its buffer). Other values are compared as values.
+    @inline(__always)
+    package static func same(_ first: UnsafePointer<JSONValue>, _ second: UnsafePointer<JSONValue>) -> Bool {
+        memcmp(first, second, MemoryLayout<JSONValue>.size) == 0 || first.pointee == second.pointee
+    }
+}

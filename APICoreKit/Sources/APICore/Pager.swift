@@ -5,6 +5,8 @@ public struct PageRequest<Page: Sendable>: Sendable {
     let watch: @Sendable (any APIClient, CachePolicy) -> APIStream<Result<Sourced<Page>, APIError>>
     /// Whether the query holds a connection field, whose pages the cache merges into one list.
     let mergedInCache: Bool
+    /// Where in the query's data the one list of a selection set's objects is (response keys).
+    let listPath: @Sendable (ObjectIdentifier) -> ResponsePath?
 
     /// A page loaded with `request`.
     public init<Query: GraphQLQuery>(_ request: GraphQLRequest<Query, Page>) {
@@ -12,6 +14,7 @@ public struct PageRequest<Page: Sendable>: Sendable {
         fetch = { client, policy throws(APIError) in try await client.fetch(sourced, cachePolicy: policy).value }
         watch = { client, policy in client.watch(sourced, cachePolicy: policy).map { result in result.map(\.value) } }
         mergedInCache = Selection.holdConnection(Query.Data.__selections)
+        listPath = { element in Selection.path(toListOf: element, in: Query.Data.__selections) }
     }
 }
 
@@ -51,6 +54,35 @@ extension Selection {
         }
         return false
     }
+
+    /// The response keys that lead from the object of `selections` to the list field whose
+    /// elements are `element`'s selection set, through object fields (not into lists); `nil` when
+    /// no list or more than one holds such elements.
+    package static func path(toListOf element: ObjectIdentifier, in selections: [Selection]) -> ResponsePath? {
+        var found: Set<[String]> = []
+        paths(toListOf: element, in: selections, under: [], into: &found)
+        guard found.count == 1, let keys = found.first else { return nil }
+        return ResponsePath(keys.map(ResponsePath.Component.field))
+    }
+
+    private static func paths(toListOf element: ObjectIdentifier, in selections: [Selection], under path: [String], into found: inout Set<[String]>) {
+        guard path.count < 32 else { return }
+        for field in fields(of: selections) {
+            var type = field.type
+            if case .nonNull(let inner) = type { type = inner }
+            switch type {
+            case .list(var elementType):
+                if case .nonNull(let inner) = elementType { elementType = inner }
+                if case .object(let selectionSet) = elementType, ObjectIdentifier(selectionSet) == element {
+                    found.insert(path + [field.responseKey])
+                }
+            case .object(let selectionSet):
+                paths(toListOf: element, in: selectionSet.__selections, under: path + [field.responseKey], into: &found)
+            case .nonNull, .scalar:
+                break
+            }
+        }
+    }
 }
 
 /// The list a pager has loaded so far.
@@ -66,32 +98,77 @@ public struct PagedList<Item: Sendable>: Sendable {
 }
 
 /// A page as the pager keeps it: its items, the requests of the pages on either side, and the
-/// data it was mapped from.
+/// data it was mapped from (with the list its items were mapped from one by one, if they were).
 struct LoadedPage<Item: Sendable>: Sendable {
     var items: [Item]
     var next: PageSource<Item>?
     var previous: PageSource<Item>?
     var data: JSONObject
+    var list: [JSONValue]?
+}
+
+/// How a page becomes items: the whole page at once, or the objects of one of its lists one by one.
+struct ItemMapping<Page: Sendable, Item: Sendable>: Sendable {
+    /// The selection set of the list's elements, when mapped one by one.
+    let element: ObjectIdentifier?
+    /// A page's items from its data, the path of the list in that data, and the page as it was
+    /// mapped before (whose items are kept for the elements that did not change); and the list.
+    let map: @Sendable (_ page: Sourced<Page>, _ listPath: ResponsePath?, _ before: LoadedPage<Item>?) -> (items: [Item], list: [JSONValue]?)
+
+    /// The app's map of a whole page.
+    static func whole(_ items: @escaping @Sendable (Page) -> [Item]) -> Self {
+        ItemMapping(element: nil) { page, _, _ in (items(page.value), nil) }
+    }
+
+    /// The app's map of one element of the page's list; what the list holds unchanged at its
+    /// start and at its end keeps the items mapped before.
+    static func elementwise<Element: SelectionSet>(
+        _ elements: KeyPath<Page, [Element]> & Sendable, _ item: @escaping @Sendable (Element) -> Item
+    ) -> Self {
+        ItemMapping(element: ObjectIdentifier(Element.self)) { page, listPath, before in
+            guard let listPath, let list = page.data.value(at: listPath)?.arrayValue else {
+                return (page.value[keyPath: elements].map(item), nil)
+            }
+            var kept = 0..<0
+            var keptAtEnd = 0
+            if let before, let old = before.list, old.count == before.items.count {
+                kept = 0..<list.matchingPrefixCount(old)
+                keptAtEnd = list.matchingSuffixCount(old, limit: Swift.min(list.count, old.count) - kept.count)
+            }
+            var items: [Item] = []
+            items.reserveCapacity(list.count)
+            if let before { items.append(contentsOf: before.items[kept]) }
+            for value in list[kept.upperBound..<(list.count - keptAtEnd)] {
+                guard case .object(let object) = value else { return (page.value[keyPath: elements].map(item), nil) }
+                items.append(item(Element(_dataDict: DataDict(_data: object))))
+            }
+            if let before { items.append(contentsOf: before.items[(before.items.count - keptAtEnd)...]) }
+            return (items, list)
+        }
+    }
 }
 
 /// A page request with its page type erased: how to load and watch it, as a loaded page. What
 /// the watcher yields is mapped by the pager, and only when its data changed.
 struct PageSource<Item: Sendable>: Sendable {
-    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Sourced<@Sendable () -> LoadedPage<Item>>
-    let watch: @Sendable (any APIClient) -> APIStream<Result<Sourced<@Sendable () -> LoadedPage<Item>>, APIError>>
+    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Sourced<@Sendable (LoadedPage<Item>?) -> LoadedPage<Item>>
+    let watch: @Sendable (any APIClient) -> APIStream<Result<Sourced<@Sendable (LoadedPage<Item>?) -> LoadedPage<Item>>, APIError>>
     let mergedInCache: Bool
 
     init<Page>(
         _ request: PageRequest<Page>, next: @escaping @Sendable (Page) -> PageRequest<Page>?,
-        previous: @escaping @Sendable (Page) -> PageRequest<Page>?, items: @escaping @Sendable (Page) -> [Item]
+        previous: @escaping @Sendable (Page) -> PageRequest<Page>?, items: ItemMapping<Page, Item>
     ) {
-        @Sendable func loaded(_ page: Sourced<Page>) -> LoadedPage<Item> {
-            LoadedPage(
-                items: items(page.value), next: next(page.value).map { PageSource($0, next: next, previous: previous, items: items) },
-                previous: previous(page.value).map { PageSource($0, next: next, previous: previous, items: items) }, data: page.data)
+        let listPath = items.element.flatMap(request.listPath)
+        @Sendable func loaded(_ page: Sourced<Page>, before: LoadedPage<Item>?) -> LoadedPage<Item> {
+            let mapped = items.map(page, listPath, before)
+            return LoadedPage(
+                items: mapped.items, next: next(page.value).map { PageSource($0, next: next, previous: previous, items: items) },
+                previous: previous(page.value).map { PageSource($0, next: next, previous: previous, items: items) }, data: page.data,
+                list: mapped.list)
         }
-        @Sendable func deferred(_ page: Sourced<Page>) -> Sourced<@Sendable () -> LoadedPage<Item>> {
-            Sourced(value: { loaded(page) }, data: page.data)
+        @Sendable func deferred(_ page: Sourced<Page>) -> Sourced<@Sendable (LoadedPage<Item>?) -> LoadedPage<Item>> {
+            Sourced(value: { loaded(page, before: $0) }, data: page.data)
         }
         fetch = { client, policy throws(APIError) in deferred(try await request.fetch(client, policy)) }
         watch = { client in request.watch(client, .networkOnly).map { result in result.map(deferred) } }
@@ -139,7 +216,24 @@ public actor GraphQLPager<Item: Sendable> {
         previous: @escaping @Sendable (Page) -> PageRequest<Page>? = { _ in nil }, items: @escaping @Sendable (Page) -> [Item]
     ) {
         self.client = client
-        self.first = PageSource(first, next: next, previous: previous, items: items)
+        self.first = PageSource(first, next: next, previous: previous, items: .whole(items))
+    }
+
+    /// A pager whose items are the objects of one list of each page, each mapped on its own:
+    /// when a page is read again (a merged page joined the list, a record changed), only the
+    /// objects that changed are mapped again; the others keep their items. `item` must depend
+    /// on its object's data alone.
+    ///
+    /// ```swift
+    /// GraphQLPager(client: client, first: first, next: next, elements: \.nodes) { Product($0.fragments.productDetails) }
+    /// ```
+    public init<Page, Element: SelectionSet>(
+        client: any APIClient, first: PageRequest<Page>, next: @escaping @Sendable (Page) -> PageRequest<Page>?,
+        previous: @escaping @Sendable (Page) -> PageRequest<Page>? = { _ in nil }, elements: KeyPath<Page, [Element]> & Sendable,
+        item: @escaping @Sendable (Element) -> Item
+    ) {
+        self.client = client
+        self.first = PageSource(first, next: next, previous: previous, items: .elementwise(elements, item))
     }
 
     deinit {
@@ -226,7 +320,7 @@ public actor GraphQLPager<Item: Sendable> {
                 if let whole = try? await first.fetch(client, .cacheOnly), let index = pages.firstIndex(where: { $0.watcher != nil }),
                     pages[index].page?.data != whole.data
                 {
-                    pages[index].page = whole.value()
+                    pages[index].page = whole.value(pages[index].page)
                     if let current { publish(.success(current)) }
                 }
                 return .success(())
@@ -261,7 +355,7 @@ public actor GraphQLPager<Item: Sendable> {
     }
 
     private func received(
-        _ result: Result<Sourced<@Sendable () -> LoadedPage<Item>>, APIError>, for id: UInt64,
+        _ result: Result<Sourced<@Sendable (LoadedPage<Item>?) -> LoadedPage<Item>>, APIError>, for id: UInt64,
         first: AsyncStream<Result<Void, APIError>>.Continuation?
     ) {
         guard let index = pages.firstIndex(where: { $0.id == id }) else { return }
@@ -270,7 +364,7 @@ public actor GraphQLPager<Item: Sendable> {
             // The data the page already shows (read from the cache just after a merged page was
             // written, a moment before its watcher says so) is not mapped or published again.
             let unchanged = pages[index].page?.data == update.data
-            if !unchanged { pages[index].page = update.value() }
+            if !unchanged { pages[index].page = update.value(pages[index].page) }
             first?.yield(.success(()))
             if !unchanged, let current { publish(.success(current)) }
         case .failure(let error):

@@ -166,8 +166,8 @@ public struct ProductService: ProductRepository {
         }
         return GraphQLPager(
             client: client, first: page(after: query.after),
-            next: { loaded in loaded.pageInfo.hasNextPage ? page(after: loaded.pageInfo.endCursor) : nil },
-            items: { page in page.nodes.map { Product($0.fragments.productDetails) } })
+            next: { loaded in loaded.pageInfo.hasNextPage ? page(after: loaded.pageInfo.endCursor) : nil }, elements: \.nodes
+        ) { Product($0.fragments.productDetails) }
     }
 
     /// `query ProductByID`, or `GET products/{id}` when the toggle says REST.

@@ -200,7 +200,7 @@ enum SoakBenchmark {
                 let pager = GraphQLPager(
                     client: client, first: page(after: nil),
                     next: { loaded in loaded.pageInfo.hasNextPage ? page(after: loaded.pageInfo.endCursor) : nil },
-                    items: { loaded in loaded.nodes.map(\.id) })
+                    elements: \.nodes, item: \.id)
                 try await pager.loadNext()
                 try await pager.loadNext()
             }

@@ -211,6 +211,111 @@ extension PagerTests {
     }
 }
 
+extension PagerTests {
+    /// The ids of the objects a pager mapped to items, in order.
+    final class Mapped: Sendable {
+        private let ids = Mutex<[String]>([])
+        func add(_ id: String) { ids.withLock { $0.append(id) } }
+        var all: [String] { ids.withLock { $0 } }
+    }
+
+    static func characterPage(after cursor: String?, size: Int = 3) -> PageRequest<Page> {
+        PageRequest(GraphQLRequest(CharacterPageQuery(first: .some(size), after: cursor.map { .some($0) } ?? nil)) { $0.characterPage })
+    }
+
+    /// Merged pages over the characters, mapped element by element.
+    static func elementwise(_ client: any APIClient, mapped: Mapped) -> GraphQLPager<String> {
+        GraphQLPager(
+            client: client, first: characterPage(after: nil),
+            next: { page in page.pageInfo.hasNextPage ? characterPage(after: page.pageInfo.endCursor) : nil }, elements: \.nodes
+        ) { node in
+            mapped.add(node.id)
+            return node.name
+        }
+    }
+
+    @Test("merged pages mapped element by element: each object once as pages join, a change maps its object alone")
+    func elementwiseMerged() async throws {
+        try await withCachingServer { _, client in
+            let mapped = Mapped()
+            let pager = Self.elementwise(client, mapped: mapped)
+            let lists = ListRecorder(pager.list())
+            defer { lists.stop() }
+            for _ in 0..<3 { try await pager.loadNext() }
+            let names = ["Luke Skywalker", "Darth Vader", "Han Solo", "Leia Organa", "Wilhuff Tarkin", "C-3PO", "R2-D2"]
+            #expect(await pager.current?.items == names)
+            #expect(mapped.all == ["1000", "1001", "1002", "1003", "1004", "2000", "2001"])
+
+            // A change in the middle, then at the end: each maps the object that changed, no other.
+            _ = try await client.perform(RenameCharacterMutation(id: "1002", name: "Han"))
+            #expect(await eventually { lists.latest?.items[2] == "Han" })
+            _ = try await client.perform(RenameCharacterMutation(id: "2001", name: "R2"))
+            #expect(await eventually { lists.latest?.items.last == "R2" })
+            #expect(lists.latest?.items == ["Luke Skywalker", "Darth Vader", "Han", "Leia Organa", "Wilhuff Tarkin", "C-3PO", "R2"])
+            #expect(mapped.all.count == 9 && mapped.all.suffix(2) == ["1002", "2001"])
+
+            try await pager.refresh()
+            #expect(await pager.current?.items == ["Luke Skywalker", "Darth Vader", "Han"])
+        }
+    }
+
+    @Test("pages cached apart, mapped element by element: both ways, and a change maps its object alone")
+    func elementwiseSeparate() async throws {
+        try await withCachingServer { _, client in
+            let mapped = Mapped()
+            @Sendable func page(_ query: CharacterPagePlainQuery) -> PageRequest<Page> {
+                PageRequest(GraphQLRequest(query) { $0.characterPage })
+            }
+            let pager = GraphQLPager(
+                client: client, first: page(CharacterPagePlainQuery(first: 2, after: "1001")),
+                next: { $0.pageInfo.hasNextPage ? page(CharacterPagePlainQuery(first: 2, after: GraphQLNullable($0.pageInfo.endCursor))) : nil },
+                previous: { $0.pageInfo.hasPreviousPage ? page(CharacterPagePlainQuery(last: 2, before: GraphQLNullable($0.pageInfo.startCursor))) : nil },
+                elements: \.nodes
+            ) { node in
+                mapped.add(node.id)
+                return node.id + " " + node.name
+            }
+            let lists = ListRecorder(pager.list())
+            defer { lists.stop() }
+            try await pager.loadNext()
+            try await pager.loadPrevious()
+            #expect(await pager.current?.items == ["1000 Luke Skywalker", "1001 Darth Vader", "1002 Han Solo", "1003 Leia Organa"])
+            #expect(mapped.all == ["1002", "1003", "1000", "1001"])
+            _ = try await client.perform(RenameCharacterMutation(id: "1001", name: "Vader"))
+            #expect(await eventually { lists.latest?.items[1] == "1001 Vader" })
+            #expect(mapped.all == ["1002", "1003", "1000", "1001", "1001"])
+        }
+    }
+
+    @Test("random loads, renames and refreshes: the list mapped element by element equals the list mapped whole", arguments: [1, 2, 3])
+    func elementwiseEqualsWhole(seed: UInt64) async throws {
+        try await withCachingServer { _, client in
+            var random = SeededGenerator(seed: seed)
+            let elementwise = Self.elementwise(client, mapped: Mapped())
+            let whole = Self.merged(client)
+            let ids = ["1000", "1001", "1002", "1003", "1004", "2000", "2001"]
+            for step in 0..<14 {
+                switch Int.random(in: 0..<8, using: &random) {
+                case 0..<3: try await elementwise.loadNext()
+                case 3..<5: try await whole.loadNext()
+                case 5..<7:
+                    let id = ids.randomElement(using: &random)!
+                    _ = try await client.perform(RenameCharacterMutation(id: id, name: "Name \(step)"))
+                default: try await (Bool.random(using: &random) ? elementwise : whole).refresh()
+                }
+                // Both watch the one list the cache holds: each shows it as the whole map makes it.
+                let settled = await eventually {
+                    guard let cached = try? await client.fetch(CharacterPageQuery(first: .some(3)), cachePolicy: .cacheOnly).value else { return false }
+                    let expected = cached.characterPage.nodes.map(\.name)
+                    let shown = (await elementwise.current?.items, await whole.current?.items)
+                    return (shown.0 == nil || shown.0 == expected) && (shown.1 == nil || shown.1 == expected)
+                }
+                #expect(settled, "seed \(seed), step \(step)")
+            }
+        }
+    }
+}
+
 /// Collects what a pager's list yields.
 final class ListRecorder: Sendable {
     private final class Box: Sendable {

@@ -177,17 +177,6 @@ package struct CacheReader: SelectionVisitor {
         return try readValue(value, as: field.type)
     }
 
-    /// Whether `items` holds `earlier`'s elements from `start` on (compared without copying them:
-    /// references the list kept share their storage, so each comparison is one pointer's).
-    private static func sameReferences(_ items: [JSONValue], from start: Int, as earlier: [JSONValue]) -> Bool {
-        items.withUnsafeBufferPointer { items in
-            earlier.withUnsafeBufferPointer { earlier in
-                for index in earlier.indices where items[start + index] != earlier[index] { return false }
-                return true
-            }
-        }
-    }
-
     /// The element type of a field that is a list of objects (not of lists), and its selection set.
     private static func listOfObjects(_ type: OutputType) -> (OutputType, any SelectionSet.Type)? {
         var list = type
@@ -207,9 +196,10 @@ package struct CacheReader: SelectionVisitor {
         var offset: Int?
         var previous = memo.takeList(key)
         if let earlier = previous?.items, earlier.count <= items.count {
-            if Self.sameReferences(items, from: 0, as: earlier) {
+            // (References the list kept share their storage: each comparison is one of bits.)
+            if items.matchingPrefixCount(earlier) == earlier.count {
                 offset = 0
-            } else if Self.sameReferences(items, from: items.count - earlier.count, as: earlier) {
+            } else if items.matchingSuffixCount(earlier, limit: earlier.count) == earlier.count {
                 offset = items.count - earlier.count
             }
         }
