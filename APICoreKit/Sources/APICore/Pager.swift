@@ -100,24 +100,26 @@ public struct PagedList<Item: Sendable>: Sendable {
 /// A page as the pager keeps it: its items, the requests of the pages on either side, and the
 /// data it was mapped from (with the list its items were mapped from one by one, if they were).
 struct LoadedPage<Item: Sendable>: Sendable {
-    var items: [Item]
+    var mapped: Mapped<Item>
     var next: PageSource<Item>?
     var previous: PageSource<Item>?
     var data: JSONObject
-    var list: [JSONValue]?
+
+    var items: [Item] { mapped.items }
 }
 
 /// How a page becomes items: the whole page at once, or the objects of one of its lists one by one.
 struct ItemMapping<Page: Sendable, Item: Sendable>: Sendable {
     /// The selection set of the list's elements, when mapped one by one.
     let element: ObjectIdentifier?
-    /// A page's items from its data, the path of the list in that data, and the page as it was
-    /// mapped before (whose items are kept for the elements that did not change); and the list.
-    let map: @Sendable (_ page: Sourced<Page>, _ listPath: ResponsePath?, _ before: LoadedPage<Item>?) -> (items: [Item], list: [JSONValue]?)
+    /// A page's items from its data, the path of the list in that data, and what the page was
+    /// mapped to before (taken over: its items are kept for the elements that did not change, in
+    /// place when nothing else holds them); and the list they were mapped from.
+    let map: @Sendable (_ page: Sourced<Page>, _ listPath: ResponsePath?, _ before: consuming Mapped<Item>?) -> Mapped<Item>
 
     /// The app's map of a whole page.
     static func whole(_ items: @escaping @Sendable (Page) -> [Item]) -> Self {
-        ItemMapping(element: nil) { page, _, _ in (items(page.value), nil) }
+        ItemMapping(element: nil) { page, _, _ in Mapped(items: items(page.value), list: nil) }
     }
 
     /// The app's map of one element of the page's list; what the list holds unchanged at its
@@ -126,33 +128,39 @@ struct ItemMapping<Page: Sendable, Item: Sendable>: Sendable {
         _ elements: KeyPath<Page, [Element]> & Sendable, _ item: @escaping @Sendable (Element) -> Item
     ) -> Self {
         ItemMapping(element: ObjectIdentifier(Element.self)) { page, listPath, before in
-            guard let listPath, let list = page.data.value(at: listPath)?.arrayValue else {
-                return (page.value[keyPath: elements].map(item), nil)
-            }
-            var kept = 0..<0
-            var keptAtEnd = 0
-            if let before, let old = before.list, old.count == before.items.count {
-                kept = 0..<list.matchingPrefixCount(old)
-                keptAtEnd = list.matchingSuffixCount(old, limit: Swift.min(list.count, old.count) - kept.count)
-            }
+            let whole = { Mapped(items: page.value[keyPath: elements].map(item), list: nil) }
+            guard let listPath, let list = page.data.value(at: listPath)?.arrayValue else { return whole() }
             var items: [Item] = []
-            items.reserveCapacity(list.count)
-            if let before { items.append(contentsOf: before.items[kept]) }
-            for value in list[kept.upperBound..<(list.count - keptAtEnd)] {
-                guard case .object(let object) = value else { return (page.value[keyPath: elements].map(item), nil) }
-                items.append(item(Element(_dataDict: DataDict(_data: object))))
+            var keptAtStart = 0
+            var keptAtEnd = 0
+            if let before = consume before, let old = before.list, old.count == before.items.count {
+                keptAtStart = list.matchingPrefixCount(old)
+                keptAtEnd = list.matchingSuffixCount(old, limit: Swift.min(list.count, old.count) - keptAtStart)
+                items = before.items
             }
-            if let before { items.append(contentsOf: before.items[(before.items.count - keptAtEnd)...]) }
-            return (items, list)
+            var changed: [Item] = []
+            changed.reserveCapacity(list.count - keptAtStart - keptAtEnd)
+            for value in list[keptAtStart..<(list.count - keptAtEnd)] {
+                guard case .object(let object) = value else { return whole() }
+                changed.append(item(Element(_dataDict: DataDict(_data: object))))
+            }
+            items.replaceSubrange(keptAtStart..<(items.count - keptAtEnd), with: changed)
+            return Mapped(items: items, list: list)
         }
     }
+}
+
+/// A page's items, and the list of objects they were mapped from one by one (if they were).
+struct Mapped<Item: Sendable>: Sendable {
+    var items: [Item]
+    var list: [JSONValue]?
 }
 
 /// A page request with its page type erased: how to load and watch it, as a loaded page. What
 /// the watcher yields is mapped by the pager, and only when its data changed.
 struct PageSource<Item: Sendable>: Sendable {
-    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Sourced<@Sendable (LoadedPage<Item>?) -> LoadedPage<Item>>
-    let watch: @Sendable (any APIClient) -> APIStream<Result<Sourced<@Sendable (LoadedPage<Item>?) -> LoadedPage<Item>>, APIError>>
+    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Sourced<@Sendable (consuming LoadedPage<Item>?) -> LoadedPage<Item>>
+    let watch: @Sendable (any APIClient) -> APIStream<Result<Sourced<@Sendable (consuming LoadedPage<Item>?) -> LoadedPage<Item>>, APIError>>
     let mergedInCache: Bool
 
     init<Page>(
@@ -160,14 +168,17 @@ struct PageSource<Item: Sendable>: Sendable {
         previous: @escaping @Sendable (Page) -> PageRequest<Page>?, items: ItemMapping<Page, Item>
     ) {
         let listPath = items.element.flatMap(request.listPath)
-        @Sendable func loaded(_ page: Sourced<Page>, before: LoadedPage<Item>?) -> LoadedPage<Item> {
-            let mapped = items.map(page, listPath, before)
+        @Sendable func loaded(_ page: Sourced<Page>, before: consuming LoadedPage<Item>?) -> LoadedPage<Item> {
+            let earlier: Mapped<Item>?
+            switch consume before {
+            case .some(let page): earlier = page.mapped
+            case .none: earlier = nil
+            }
             return LoadedPage(
-                items: mapped.items, next: next(page.value).map { PageSource($0, next: next, previous: previous, items: items) },
-                previous: previous(page.value).map { PageSource($0, next: next, previous: previous, items: items) }, data: page.data,
-                list: mapped.list)
+                mapped: items.map(page, listPath, earlier), next: next(page.value).map { PageSource($0, next: next, previous: previous, items: items) },
+                previous: previous(page.value).map { PageSource($0, next: next, previous: previous, items: items) }, data: page.data)
         }
-        @Sendable func deferred(_ page: Sourced<Page>) -> Sourced<@Sendable (LoadedPage<Item>?) -> LoadedPage<Item>> {
+        @Sendable func deferred(_ page: Sourced<Page>) -> Sourced<@Sendable (consuming LoadedPage<Item>?) -> LoadedPage<Item>> {
             Sourced(value: { loaded(page, before: $0) }, data: page.data)
         }
         fetch = { client, policy throws(APIError) in deferred(try await request.fetch(client, policy)) }
@@ -320,7 +331,7 @@ public actor GraphQLPager<Item: Sendable> {
                 if let whole = try? await first.fetch(client, .cacheOnly), let index = pages.firstIndex(where: { $0.watcher != nil }),
                     pages[index].page?.data != whole.data
                 {
-                    pages[index].page = whole.value(pages[index].page)
+                    pages[index].page = whole.value(pages[index].page.take())
                     if let current { publish(.success(current)) }
                 }
                 return .success(())
@@ -355,7 +366,7 @@ public actor GraphQLPager<Item: Sendable> {
     }
 
     private func received(
-        _ result: Result<Sourced<@Sendable (LoadedPage<Item>?) -> LoadedPage<Item>>, APIError>, for id: UInt64,
+        _ result: Result<Sourced<@Sendable (consuming LoadedPage<Item>?) -> LoadedPage<Item>>, APIError>, for id: UInt64,
         first: AsyncStream<Result<Void, APIError>>.Continuation?
     ) {
         guard let index = pages.firstIndex(where: { $0.id == id }) else { return }
@@ -364,7 +375,7 @@ public actor GraphQLPager<Item: Sendable> {
             // The data the page already shows (read from the cache just after a merged page was
             // written, a moment before its watcher says so) is not mapped or published again.
             let unchanged = pages[index].page?.data == update.data
-            if !unchanged { pages[index].page = update.value(pages[index].page) }
+            if !unchanged { pages[index].page = update.value(pages[index].page.take()) }
             first?.yield(.success(()))
             if !unchanged, let current { publish(.success(current)) }
         case .failure(let error):

@@ -23,6 +23,14 @@ private struct KeyedPages: RootSelectionSet {
 
 /// The same query with `Item` not keyed: items have no identity, and pages are merged with the
 /// list read from the cache.
+/// The keyed connection and, beside it, one item the root refers to (`favorite`).
+private struct PagesAndFavorite: RootSelectionSet {
+    let __data: DataDict
+    init(_dataDict: DataDict) { __data = _dataDict }
+    static let __parentType = ParentType.object("Query")
+    static let __selections = PageText.root(Connection<KeyedPages.Item>.self) + Selection.parse(#"[["favorite","0"]]"#, KeyedPages.Item.self)
+}
+
 private struct UnkeyedPages: RootSelectionSet {
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
@@ -165,6 +173,7 @@ struct WatcherMemoTests {
             return id
         }
         var layers: [UInt64] = []
+        var grown = 0
         for step in 1...300 {
             switch Int.random(in: 0..<6, using: &random) {
             case 0, 1:
@@ -189,11 +198,50 @@ struct WatcherMemoTests {
             let fresh = await store.read(unwatched)
             let watched = seen.withLock { $0 }
             #expect(watched?.data == fresh.data, "step \(step)")
-            #expect(watched?.dependencies == fresh.dependencies, "step \(step)")
+            #expect(watched?.dependencies.keys == fresh.dependencies.keys, "step \(step)")
+            // The index holds the same, whether the read replaced the keys or added to them.
+            let indexed = await store.dependencies(ofWatcher: id)
+            #expect(indexed?.held == fresh.dependencies.keys && indexed?.indexed == fresh.dependencies.keys, "step \(step)")
+            if watched?.dependencies.growth != nil { grown += 1 }
             if watched?.data != fresh.data { break }
         }
+        // Pages put after the list grew it: some reads were handed on as what they added.
+        #expect(grown > 0)
         await store.removeWatcher(id)
         #expect(await store.transaction { @Sendable store in store.memos.isEmpty })
+    }
+
+    @Test("pages that grow the list are added to the watcher's keys; a write that also changes another field's object replaces them")
+    func growthAndChange() async throws {
+        let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
+        let writer = CacheWriter(store: store)
+        func write(_ ids: [Int], step: Int, _ position: ConnectionPages.Position, favorite: Int) async throws {
+            var data = ConnectionSpliceTests.page(ids, step: step, typename: "Item")
+            data["favorite"] = ["__typename": "Item", "id": .string("\(favorite)"), "name": .string("favorite \(favorite)")]
+            let variables = ConnectionSpliceTests.variables(position)
+            await writer.write(try writer.check(data, as: PagesAndFavorite.self, at: CacheNaming.queryRoot, variables: variables, mergingPages: true))
+        }
+        let selection = CacheSelection(PagesAndFavorite.self, at: CacheNaming.queryRoot, variables: ConnectionSpliceTests.variables(.first))
+        try await write([1, 2], step: 0, .first, favorite: 100)
+        let last = Locked<CacheRead?>(nil)
+        let id = await store.addWatcher(of: selection, label: "test", refresh: { store in
+            let read = store.read(selection)
+            last.withLock { $0 = read }
+            return read.dependencies
+        }, initial: { read in last.withLock { $0 = read } })
+        var unwatched = selection
+        unwatched.memoKey = nil
+        for (step, favorite) in [(1, 100), (2, 100), (3, 101), (4, 101)] {
+            try await write([2 * step + 1, 2 * step + 2], step: step, .after, favorite: favorite)
+            let fresh = await store.read(unwatched)
+            let indexed = await store.dependencies(ofWatcher: id)
+            #expect(indexed?.held == fresh.dependencies.keys && indexed?.indexed == fresh.dependencies.keys, "step \(step)")
+            // The list grew alone at steps 2 and 4: what the page added was handed on.
+            #expect((last.withLock { $0?.dependencies.growth } != nil) == (step == 2 || step == 4), "step \(step)")
+        }
+        #expect(await store.dependencies(ofWatcher: id)?.held.contains("Item:101") == true)
+        #expect(await store.dependencies(ofWatcher: id)?.held.contains("Item:100") == false)
+        await store.removeWatcher(id)
     }
 
     @Test("an object the list dropped, changed while unwatched, and back unchanged, reads as it is now")

@@ -27,6 +27,9 @@ package struct CacheReader: SelectionVisitor {
     package private(set) var dependencies: Set<String> = []
     /// Dependencies that lists kept by the memo brought whole: each list's elements' records.
     private var sharedDependencies: [Set<String>] = []
+    /// When lists grew at their end (their records kept as sets), the records their new elements
+    /// added to those sets.
+    private(set) var grownListAdded: [String]?
     /// The keys of the records read (or missed): ``dependencies`` with those of the lists the memo
     /// kept, joined into the largest set (so that its elements are not hashed again).
     package var allDependencies: Set<String> {
@@ -218,6 +221,7 @@ package struct CacheReader: SelectionVisitor {
         // The records of all the elements, while the list only grows at its end: kept with it, and
         // joined to this read's dependencies once, at the end (`allDependencies`).
         var listDependencies: Set<String>?
+        var added: [String] = []
         if reused.lowerBound == 0, !reused.isEmpty, dirty.isEmpty, previous != nil {
             // A list that grew at its end: what it held taken as it was, the records of each element
             // moved out of the memo (so that the new elements' join them in place).
@@ -264,11 +268,16 @@ package struct CacheReader: SelectionVisitor {
             keepable = keepable && frame.keepable
             values.append(value)
             elementDependencies.append(frame.dependencies)
-            listDependencies?.formUnion(frame.dependencies)
+            if listDependencies != nil {
+                for dependency in frame.dependencies where listDependencies!.insert(dependency).inserted { added.append(dependency) }
+            }
             readNow.append(index)
             index += 1
         }
-        if let listDependencies { sharedDependencies.append(listDependencies) }
+        if let listDependencies {
+            grownListAdded = (grownListAdded ?? []) + added
+            sharedDependencies.append(listDependencies)
+        }
         if keepable {
             memo.keepList(
                 ReadMemo.ListEntry(items: items, values: values, dependencies: elementDependencies, dependencySet: listDependencies, used: 0),
@@ -423,9 +432,18 @@ extension NormalizedStore {
             if persistence.hasManyUses { persist([], removing: []) }
             evictIfOverLimit()
         }
-        let read = Self.run(&reader, key: key, selections: selections, parent: parent, layers: withLayers ? layers : nil)
+        var read = Self.run(&reader, key: key, selections: selections, parent: parent, layers: withLayers ? layers : nil)
         if let memoUsed {
-            memoUsed.lastReadDependencies = read.dependencies.count
+            memoUsed.lastReadDependencies = read.dependencies.keys.count
+            // Lists grown at their end, and the records read outside their sets the same as the last
+            // read's: this read's records are the last read's and the lists' new ones.
+            let version = memoUsed.readNumber
+            let own = reader.grownListAdded.map { reader.dependencies.subtracting($0) } ?? reader.dependencies
+            if let added = reader.grownListAdded, let last = memoUsed.lastOwnDependencies, last.keys == own {
+                read.dependencies.growth = (last.version, added)
+            }
+            read.dependencies.version = version
+            memoUsed.lastOwnDependencies = (version, own)
             if !reader.readExpirable { memoUsed.lastRead = read }
         }
         return read
@@ -438,7 +456,7 @@ extension NormalizedStore {
         let data = try? reader.read(key: key, selections: selections, parent: parent)
         let dependencies = reader.allDependencies
         let optimistic = layers.map { layers in dependencies.contains { layers.covers(CacheNaming.recordKey(ofDependency: $0)) } } ?? false
-        return CacheRead(data: data, dependencies: dependencies, stale: reader.sawExpired, optimistic: optimistic, misses: reader.misses)
+        return CacheRead(data: data, dependencies: ReadDependencies(dependencies), stale: reader.sawExpired, optimistic: optimistic, misses: reader.misses)
     }
 
     /// Reads a selection from its record.
@@ -533,13 +551,35 @@ package struct CacheRead: Sendable {
     /// The data, or `nil` on a miss.
     package var data: JSONObject?
     /// The keys of the records read (or missed), which a watcher depends on.
-    package var dependencies: Set<String>
+    package var dependencies: ReadDependencies
     /// Whether a record read was past its maximum age, or a field past its server's.
     package var stale: Bool
     /// Whether an optimistic layer lay over a record read.
     package var optimistic: Bool
     /// For a partial read, the paths of the fields the cache lacks (the data has `null` for them).
     package var misses: [ResponsePath] = []
+}
+
+/// The records a read read (or missed), which a watcher depends on; and, for a read of a watched
+/// selection that only added to the read before it (a list that grew at its end), what it added,
+/// so that the watcher index adds those alone instead of comparing every key.
+package struct ReadDependencies: Sendable, ExpressibleByArrayLiteral {
+    /// Every record key (or root field) read.
+    package var keys: Set<String>
+    /// The read's number among its memo's reads; `nil` for a read without a memo.
+    package var version: UInt64?
+    /// `keys` are the keys of the memo's read `from` and `added`.
+    package var growth: (from: UInt64, added: [String])?
+
+    /// The records of a read, and what it added to an earlier one.
+    package init(_ keys: Set<String>, version: UInt64? = nil, growth: (from: UInt64, added: [String])? = nil) {
+        self.keys = keys
+        self.version = version
+        self.growth = growth
+    }
+
+    /// The records `keys`, of no memo's read.
+    package init(arrayLiteral keys: String...) { self.init(Set(keys)) }
 }
 
 extension OutputType {

@@ -27,7 +27,7 @@ import Logging
 /// collection and the summary are in GarbageCollection.swift. Writes come through `CacheWriter`.
 package actor NormalizedStore {
     /// A watcher's way to read again: it runs inside the store, with the store's records.
-    package typealias Refresh = @Sendable (_ store: isolated NormalizedStore) -> Set<String>
+    package typealias Refresh = @Sendable (_ store: isolated NormalizedStore) -> ReadDependencies
 
     /// The records in memory and the optimistic layers, which synchronous reads share (see
     /// ``readInMemory(_:requestMaxAge:)``): every change holds their lock.
@@ -393,8 +393,13 @@ package actor NormalizedStore {
     }
 
     /// Replaces a watcher's dependencies.
-    package func setDependencies(_ dependencies: Set<String>, of id: UInt64) {
+    package func setDependencies(_ dependencies: ReadDependencies, of id: UInt64) {
         watchers.setDependencies(dependencies, of: id)
+    }
+
+    /// What a watcher depends on, as the watcher index holds it and as its index of keys says.
+    package func dependencies(ofWatcher id: UInt64) -> (held: Set<String>, indexed: Set<String>)? {
+        watchers.dependencies(of: id)
     }
 
     /// Removes a watcher.

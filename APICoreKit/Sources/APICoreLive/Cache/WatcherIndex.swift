@@ -4,8 +4,16 @@ import APICore
 /// field of a root) to the watchers that read it, so that a write wakes only those, not a scan of
 /// all of them.
 struct WatcherIndex {
-    private var watchers:
-        [UInt64: (dependencies: Set<String>, refresh: NormalizedStore.Refresh, label: String, memo: ReadMemo.Selection?)] = [:]
+    private struct Watcher {
+        var dependencies: Set<String>
+        /// The memo's number of the read the dependencies are from.
+        var version: UInt64?
+        let refresh: NormalizedStore.Refresh
+        let label: String
+        let memo: ReadMemo.Selection?
+    }
+
+    private var watchers: [UInt64: Watcher] = [:]
     private var index: [String: Set<UInt64>] = [:]
     private var nextID: UInt64 = 0
 
@@ -15,13 +23,27 @@ struct WatcherIndex {
         dependencies: Set<String>, label: String, memo: ReadMemo.Selection?, refresh: @escaping NormalizedStore.Refresh
     ) -> UInt64 {
         nextID += 1
-        watchers[nextID] = (dependencies, refresh, label, memo)
+        watchers[nextID] = Watcher(dependencies: dependencies, refresh: refresh, label: label, memo: memo)
         for key in dependencies { index[key, default: []].insert(nextID) }
         return nextID
     }
 
-    /// Replaces a watcher's dependencies (a watcher gone is no error).
-    mutating func setDependencies(_ dependencies: Set<String>, of id: UInt64) {
+    /// Replaces a watcher's dependencies with a read's (a watcher gone is no error). A read that
+    /// only added to the one the watcher holds adds its new keys alone, in place.
+    mutating func setDependencies(_ read: ReadDependencies, of id: UInt64) {
+        guard let version = watchers[id].map(\.version) else { return }
+        if let version, read.version == version { return }
+        if let version, let growth = read.growth, growth.from == version {
+            for key in growth.added where watchers[id]!.dependencies.insert(key).inserted { index[key, default: []].insert(id) }
+            watchers[id]!.version = read.version
+            return
+        }
+        setDependencies(read.keys, of: id)
+        watchers[id]?.version = read.version
+    }
+
+    /// Replaces a watcher's dependencies, comparing every key.
+    private mutating func setDependencies(_ dependencies: Set<String>, of id: UInt64) {
         guard let watcher = watchers[id] else { return }
         // One pass for what is new; a second for what went only when something did (a list that
         // gained a page lost nothing).
@@ -81,6 +103,12 @@ struct WatcherIndex {
             for (dependency, watching) in index where dependency.hasPrefix(prefix) { ids.formUnion(watching) }
         }
         return ids
+    }
+
+    /// What a watcher depends on, as it holds it and as the index says (for tests: the two agree).
+    func dependencies(of id: UInt64) -> (held: Set<String>, indexed: Set<String>)? {
+        guard let watcher = watchers[id] else { return nil }
+        return (watcher.dependencies, Set(index.filter { $0.value.contains(id) }.keys))
     }
 
     /// How many watchers there are, and how many dependencies the index holds.
