@@ -1,5 +1,5 @@
 @_spi(Generated) import APICore
-import APICoreLive
+@_spi(Engine) import APICoreLive
 import APICoreTestServer
 import Foundation
 import Logging
@@ -8,22 +8,33 @@ import StarWarsOperations
 /// 100 pages of 50 catalog items from the loopback server: plain `fetch(.networkOnly)` calls one
 /// after another, beside a `GraphQLPager` loading the same pages, with the pages cached apart and
 /// merged in the cache (a connection field); then, with all 5,000 items loaded, the time from a
-/// one-item change in the cache to the pager's list yielding it. Rounds alternate; medians.
+/// one-item change in the cache to the pager's list yielding it. Rounds alternate, each
+/// starting with another of the three; medians.
 enum PaginationBenchmark {
     static let pages = 100
     static let pageSize = 50
-    static let rounds = 5
+    static let rounds = 6
 
     typealias Page = CatalogPageQuery.Data.CatalogPage
 
     static func run() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
-        if ProcessInfo.processInfo.environment["APICOREKIT_PAGINATION_PROFILE"] == "merged" {
-            // Only merged pages, for a profiler: 20 lists of 100 pages, nothing printed.
+        if let profiled = ProcessInfo.processInfo.environment["APICOREKIT_PAGINATION_PROFILE"] {
+            // One kind alone (merged, separate or plain), for a profiler: 20 lists of 100 pages,
+            // nothing printed.
             for _ in 0..<20 {
-                let joined = pager(makeClient(server.baseURL), merged: true)
-                for _ in 0..<pages { try await joined.pager.loadNext() }
+                let client = makeClient(server.baseURL)
+                if profiled == "plain" {
+                    var cursor: String?
+                    for _ in 0..<pages {
+                        let page = try await client.fetch(CatalogPagePlainQuery(first: pageSize, after: GraphQLNullable(cursor)), cachePolicy: .networkOnly)
+                        cursor = page.value.catalogPage.pageInfo.endCursor
+                    }
+                } else {
+                    let subject = pager(client, merged: profiled == "merged")
+                    for _ in 0..<pages { try await subject.pager.loadNext() }
+                }
             }
             return
         }
@@ -34,22 +45,31 @@ enum PaginationBenchmark {
         var mergedUpdate: [Double] = []
         let clock = ContinuousClock()
         for round in 0..<rounds {
-            let client = makeClient(server.baseURL)
-            plain.append(seconds(try await clock.measure {
-                var cursor: String?
-                for _ in 0..<pages {
-                    let page = try await client.fetch(CatalogPagePlainQuery(first: pageSize, after: GraphQLNullable(cursor)), cachePolicy: .networkOnly)
-                    cursor = page.value.catalogPage.pageInfo.endCursor
+            // The three take turns at going first, so that what a round's start or end costs (a
+            // fresh heap, a collection of the last client's tasks) falls on each alike.
+            for phase in (0..<3).map({ ($0 + round) % 3 }) {
+                let client = makeClient(server.baseURL)
+                switch phase {
+                case 0:
+                    plain.append(seconds(try await clock.measure {
+                        var cursor: String?
+                        for _ in 0..<pages {
+                            let page = try await client.fetch(CatalogPagePlainQuery(first: pageSize, after: GraphQLNullable(cursor)), cachePolicy: .networkOnly)
+                            cursor = page.value.catalogPage.pageInfo.endCursor
+                        }
+                    }))
+                case 1:
+                    let apart = pager(client, merged: false)
+                    separate.append(seconds(try await clock.measure { for _ in 0..<pages { try await apart.pager.loadNext() } }))
+                    separateUpdate.append(try await updateMilliseconds(apart, round: round))
+                default:
+                    let joined = pager(client, merged: true)
+                    merged.append(seconds(try await clock.measure { for _ in 0..<pages { try await joined.pager.loadNext() } }))
+                    mergedUpdate.append(try await updateMilliseconds(joined, round: round))
                 }
-            }))
-
-            let apart = pager(makeClient(server.baseURL), merged: false)
-            separate.append(seconds(try await clock.measure { for _ in 0..<pages { try await apart.pager.loadNext() } }))
-            separateUpdate.append(try await updateMilliseconds(apart, round: round))
-
-            let joined = pager(makeClient(server.baseURL), merged: true)
-            merged.append(seconds(try await clock.measure { for _ in 0..<pages { try await joined.pager.loadNext() } }))
-            mergedUpdate.append(try await updateMilliseconds(joined, round: round))
+                // The pager gone, its watchers stop: not on the next phase's time.
+                try await settle(client)
+            }
         }
         print("pager-ratio: \(String(format: "%.3f", median(separate) / median(plain)))")
         print("pager-merged-ratio: \(String(format: "%.3f", median(merged) / median(plain)))")
@@ -86,6 +106,15 @@ enum PaginationBenchmark {
             if case .success(let list) = next, list.items[2500] == name { return seconds(ContinuousClock.now - start) * 1000 }
         }
         throw BenchmarkError.incomplete
+    }
+
+    /// Waits until nothing of the client's runs (a pager's watchers stopping), for at most 30 s.
+    static func settle(_ client: any APIClient) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while let activity = await APICoreLive.activity(of: client), activity.watchers > 0 || activity.backgroundTasks > 0 || activity.queriesInFlight > 0 {
+            guard ContinuousClock.now < deadline else { throw BenchmarkError.incomplete }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     enum BenchmarkError: Error { case incomplete }
