@@ -127,7 +127,9 @@ struct ItemMapping<Page: Sendable, Item: Sendable>: Sendable {
     static func elementwise<Element: SelectionSet>(
         _ elements: KeyPath<Page, [Element]> & Sendable, _ item: @escaping @Sendable (Element) -> Item
     ) -> Self {
-        ItemMapping(element: ObjectIdentifier(Element.self)) { page, listPath, before in
+        // The list is found in the data by its element type, so only in generated data: a page type
+        // of the app's own may hold a list it filtered or sorted, which the key path then reads.
+        ItemMapping(element: Page.self is any SelectionSet.Type ? ObjectIdentifier(Element.self) : nil) { page, listPath, before in
             let whole = { Mapped(items: page.value[keyPath: elements].map(item), list: nil) }
             guard let listPath, let list = page.data.value(at: listPath)?.arrayValue else { return whole() }
             var items: [Item] = []
@@ -234,6 +236,12 @@ public actor GraphQLPager<Item: Sendable> {
     /// when a page is read again (a merged page joined the list, a record changed), only the
     /// objects that changed are mapped again; the others keep their items. `item` must depend
     /// on its object's data alone.
+    ///
+    /// When the page is generated data, the pager reads the list from the page's data where the
+    /// query selects it (the one list of `Element`s), so `elements` should be the generated
+    /// accessors that lead there (`\.nodes`, `\.edges`), not a property of the app's that
+    /// filters or sorts them. A page type of the app's own is mapped through `elements` whole,
+    /// each time.
     ///
     /// ```swift
     /// GraphQLPager(client: client, first: first, next: next, elements: \.nodes) { Product($0.fragments.productDetails) }

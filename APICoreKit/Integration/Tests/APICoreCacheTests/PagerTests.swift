@@ -287,6 +287,28 @@ extension PagerTests {
         }
     }
 
+    /// A page of the app's own, holding the nodes it keeps.
+    struct Kept: Sendable {
+        var nodes: [Page.Node]
+        var next: String?
+    }
+
+    @Test("a page type of the app's own that filters its list is mapped through its key path, filter and all")
+    func elementwiseOwnPageType() async throws {
+        try await withCachingServer { _, client in
+            @Sendable func page(after cursor: String?) -> PageRequest<Kept> {
+                PageRequest(GraphQLRequest(CharacterPageQuery(first: .some(3), after: cursor.map { .some($0) } ?? nil)) { data in
+                    Kept(nodes: data.characterPage.nodes.filter { $0.id != "1001" },
+                         next: data.characterPage.pageInfo.hasNextPage ? data.characterPage.pageInfo.endCursor : nil)
+                })
+            }
+            let pager = GraphQLPager(client: client, first: page(after: nil), next: { $0.next.map(page(after:)) }, elements: \.nodes, item: \.name)
+            try await pager.loadNext()
+            try await pager.loadNext()
+            #expect(await pager.current?.items == ["Luke Skywalker", "Han Solo", "Leia Organa", "Wilhuff Tarkin", "C-3PO"])
+        }
+    }
+
     @Test("random loads, renames and refreshes: the list mapped element by element equals the list mapped whole", arguments: [1, 2, 3])
     func elementwiseEqualsWhole(seed: UInt64) async throws {
         try await withCachingServer { _, client in
