@@ -161,8 +161,11 @@ struct Mapped<Item: Sendable>: Sendable {
 /// A page request with its page type erased: how to load and watch it, as a loaded page. What
 /// the watcher yields is mapped by the pager, and only when its data changed.
 struct PageSource<Item: Sendable>: Sendable {
-    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Sourced<@Sendable (consuming LoadedPage<Item>?) -> LoadedPage<Item>>
-    let watch: @Sendable (any APIClient) -> APIStream<Result<Sourced<@Sendable (consuming LoadedPage<Item>?) -> LoadedPage<Item>>, APIError>>
+    /// A page's data, and how to map it given what the page was before.
+    typealias Update = Sourced<@Sendable (consuming LoadedPage<Item>?) -> LoadedPage<Item>>
+
+    let fetch: @Sendable (any APIClient, CachePolicy) async throws(APIError) -> Update
+    let watch: @Sendable (any APIClient) -> APIStream<Result<Update, APIError>>
     let mergedInCache: Bool
 
     init<Page>(
@@ -180,7 +183,7 @@ struct PageSource<Item: Sendable>: Sendable {
                 mapped: items.map(page, listPath, earlier), next: next(page.value).map { PageSource($0, next: next, previous: previous, items: items) },
                 previous: previous(page.value).map { PageSource($0, next: next, previous: previous, items: items) }, data: page.data)
         }
-        @Sendable func deferred(_ page: Sourced<Page>) -> Sourced<@Sendable (consuming LoadedPage<Item>?) -> LoadedPage<Item>> {
+        @Sendable func deferred(_ page: Sourced<Page>) -> Update {
             Sourced(value: { loaded(page, before: $0) }, data: page.data)
         }
         fetch = { client, policy throws(APIError) in deferred(try await request.fetch(client, policy)) }
@@ -374,7 +377,7 @@ public actor GraphQLPager<Item: Sendable> {
     }
 
     private func received(
-        _ result: Result<Sourced<@Sendable (consuming LoadedPage<Item>?) -> LoadedPage<Item>>, APIError>, for id: UInt64,
+        _ result: Result<PageSource<Item>.Update, APIError>, for id: UInt64,
         first: AsyncStream<Result<Void, APIError>>.Continuation?
     ) {
         guard let index = pages.firstIndex(where: { $0.id == id }) else { return }
