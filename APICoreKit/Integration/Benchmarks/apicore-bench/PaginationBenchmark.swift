@@ -26,11 +26,7 @@ enum PaginationBenchmark {
             for _ in 0..<20 {
                 let client = makeClient(server.baseURL)
                 if profiled == "plain" {
-                    var cursor: String?
-                    for _ in 0..<pages {
-                        let page = try await client.fetch(CatalogPagePlainQuery(first: pageSize, after: GraphQLNullable(cursor)), cachePolicy: .networkOnly)
-                        cursor = page.value.catalogPage.pageInfo.endCursor
-                    }
+                    try await fetchPlainPages(client)
                 } else {
                     let subject = pager(client, merged: profiled == "merged")
                     for _ in 0..<pages { try await subject.pager.loadNext() }
@@ -51,13 +47,7 @@ enum PaginationBenchmark {
                 let client = makeClient(server.baseURL)
                 switch phase {
                 case 0:
-                    plain.append(seconds(try await clock.measure {
-                        var cursor: String?
-                        for _ in 0..<pages {
-                            let page = try await client.fetch(CatalogPagePlainQuery(first: pageSize, after: GraphQLNullable(cursor)), cachePolicy: .networkOnly)
-                            cursor = page.value.catalogPage.pageInfo.endCursor
-                        }
-                    }))
+                    plain.append(seconds(try await clock.measure { try await fetchPlainPages(client) }))
                 case 1:
                     let apart = pager(client, merged: false)
                     separate.append(seconds(try await clock.measure { for _ in 0..<pages { try await apart.pager.loadNext() } }))
@@ -78,6 +68,15 @@ enum PaginationBenchmark {
         print("pager-merged-page-ms: \(String(format: "%.3f", median(merged) * 1000 / Double(pages)))")
         print("list-update-ms: \(String(format: "%.3f", median(separateUpdate)))")
         print("list-update-merged-ms: \(String(format: "%.3f", median(mergedUpdate)))")
+    }
+
+    /// Every page, one plain `fetch(.networkOnly)` after another, each from the last one's cursor.
+    static func fetchPlainPages(_ client: any APIClient) async throws {
+        var cursor: String?
+        for _ in 0..<pages {
+            let page = try await client.fetch(CatalogPagePlainQuery(first: pageSize, after: GraphQLNullable(cursor)), cachePolicy: .networkOnly)
+            cursor = page.value.catalogPage.pageInfo.endCursor
+        }
     }
 
     /// A pager over the catalog, and its client.

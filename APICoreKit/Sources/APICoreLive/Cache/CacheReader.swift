@@ -437,7 +437,7 @@ extension NormalizedStore {
             memoUsed.lastReadDependencies = read.dependencies.keys.count
             // Lists grown at their end, and the records read outside their sets the same as the last
             // read's: this read's records are the last read's and the lists' new ones.
-            let version = memoUsed.readNumber
+            let version = memoUsed.generation
             let own = reader.grownListAdded.map { reader.dependencies.subtracting($0) } ?? reader.dependencies
             if let added = reader.grownListAdded, let last = memoUsed.lastOwnDependencies, last.keys == own {
                 read.dependencies.growth = (last.version, added)

@@ -72,14 +72,12 @@ package final class ReadMemo {
     private var lists: [ListKey: ListEntry] = [:]
     /// The lists with an element that depends on a record, by its key.
     private var listsContaining: [String: Set<ListKey>] = [:]
-    /// The read under way (each read counts one).
-    private var generation: UInt64 = 1
+    /// The read under way (each read counts one): its number.
+    private(set) var generation: UInt64 = 1
     /// How many records the last read read.
     var lastReadDependencies = 0
     /// The number of the last read, and the records it read itself (not through a list it grew).
     var lastOwnDependencies: (version: UInt64, keys: Set<String>)?
-    /// The number of the read under way.
-    var readNumber: UInt64 { generation }
     /// The last read, while none of its records changed (and none can expire).
     var lastRead: CacheRead?
 
