@@ -1,10 +1,11 @@
-/// Selection-set metadata as the generator writes it: one JSON text per selection set, read once
-/// (the generated `static let`) into ``Selection`` values. A large module compiles markedly faster
-/// than with the same metadata written as Swift expressions, which the compiler type-checks and
-/// emits code for one by one.
+/// Selection-set metadata as the generator writes it: JSON text read once into ``Selection``
+/// values. A large module compiles markedly faster than with the same metadata written as Swift
+/// expressions, which the compiler type-checks and emits code for one by one. The generator writes
+/// one table per operation or fragment (``parseTable(_:_:)``, a `static let` of its root), and each
+/// struct's `__selections` reads its entry; ``parse(_:_:)`` reads one selection set alone.
 ///
-/// The text is a JSON array, an entry per selection; Swift types are named by their position in
-/// `types` (the arguments after the text):
+/// A selection set is a JSON array, an entry per selection; Swift types are named by their
+/// position in `types` (the arguments after the text):
 ///
 /// | entry | selection |
 /// |---|---|
@@ -17,6 +18,23 @@ extension Selection {
     /// The selections `text` describes, naming `types` by position. The text comes from the
     /// generator: text it did not write is a programming error, reported with where it is wrong.
     @_spi(Generated) public static func parse(_ text: String, _ types: any GraphQLOutputValue.Type...) -> [Selection] {
+        read(text, types) { reader, json throws(SelectionTextError) in try reader.selections(json) }
+    }
+
+    /// The selection sets of one operation or fragment: `text` is a JSON array of selection sets
+    /// (each as ``parse(_:_:)`` reads it) naming one list of `types` by position.
+    @_spi(Generated) public static func parseTable(_ text: String, _ types: any GraphQLOutputValue.Type...) -> SelectionTable {
+        SelectionTable(
+            sets: read(text, types) { reader, json throws(SelectionTextError) in
+                guard case .array(let sets) = json else { throw SelectionTextError(message: "a table is not an array of selection sets") }
+                return try sets.map { set throws(SelectionTextError) in try reader.selections(set) }
+            })
+    }
+
+    private static func read<Result>(
+        _ text: String, _ types: [any GraphQLOutputValue.Type],
+        _ body: (SelectionTextReader, JSONValue) throws(SelectionTextError) -> Result
+    ) -> Result {
         do throws(SelectionTextError) {
             let json: JSONValue
             do throws(JSONParseError) {
@@ -24,11 +42,21 @@ extension Selection {
             } catch {
                 throw SelectionTextError(message: "\(error)")
             }
-            return try SelectionTextReader(types: types).selections(json)
+            return try body(SelectionTextReader(types: types), json)
         } catch {
             preconditionFailure("APICore: generated selection metadata is malformed (\(error.message)): regenerate the code. \(text)")
         }
     }
+}
+
+/// The metadata of every selection set of one operation or fragment, read once: entry `i` is the
+/// `__selections` of the struct the generator numbered `i`. (A plain non-generic subscript: each
+/// generated struct reads its entry through it, and a debug build calls it as written.)
+@_spi(Generated) public struct SelectionTable: Sendable {
+    let sets: [[Selection]]
+
+    /// The selections of the struct numbered `index`.
+    public subscript(_ index: Int) -> [Selection] { sets[index] }
 }
 
 private struct SelectionTextError: Error {

@@ -42,6 +42,21 @@ struct SelectionTextTests {
         #expect(parsed.map(describe) == written.map(describe))
     }
 
+    @Test("a table reads each selection set as parse reads it alone, the types numbered once for all")
+    func table() {
+        let table = Selection.parseTable(
+            #"[[["hero","0"]],[["__typename","1!"],{"on":2},{"spread":3}],[]]"#,
+            ConditionalHero.Hero.self, String.self, ConditionalHero.Hero.AsHuman.self, HeroDetails.self)
+        let alone = [
+            Selection.parse(#"[["hero","0"]]"#, ConditionalHero.Hero.self),
+            Selection.parse(#"[["__typename","0!"],{"on":1},{"spread":2}]"#, String.self, ConditionalHero.Hero.AsHuman.self, HeroDetails.self),
+            [],
+        ]
+        for (index, selections) in alone.enumerated() {
+            #expect(table[index].map(describe) == selections.map(describe))
+        }
+    }
+
     @Test("selections read from text validate data as the written ones do")
     func validates() throws {
         struct Parsed: RootSelectionSet {

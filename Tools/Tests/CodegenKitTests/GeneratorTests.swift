@@ -49,9 +49,10 @@ struct GeneratorTests {
         _ = try Codegen.run(configURL: project.configURL)
         let q = try project.read("Generated/Operations/Queries/QQuery.graphql.swift")
         // Before: `id` and the Droid case's `primaryFunction` were required whatever $flag said.
-        #expect(q.contains(#"{"if":["flag"],"then":[["id","0!"]]}"#))
-        #expect(q.contains(#"{"if":["flag"],"then":[["primaryFunction","0"]]}"#))
-        #expect(q.contains(#"["name","0!"]"#))
+        let metadata = namedMetadata(q)
+        #expect(metadata.contains(#"{"if":["flag"],"then":[["id","String!"]]}"#), "\(metadata)")
+        #expect(metadata.contains(#"{"if":["flag"],"then":[["primaryFunction","String"]]}"#), "\(metadata)")
+        #expect(metadata.contains(#"["name","String!"]"#), "\(metadata)")
         #expect(q.contains("var id: TestAPI.ID? {") || q.contains("var id: String? {"))
         // A field selected in one place only: its presence says the condition holds, so its
         // selections are as written.
@@ -139,8 +140,9 @@ struct GeneratorTests {
         ])
         _ = try Codegen.run(configURL: project.configURL)
         let operation = try project.read("Generated/Operations/Queries/ItemsQuery.graphql.swift")
-        #expect(operation.contains(#"["items","0!",{"args":{"filter":"x","page":{"$":"page"}},"page":["page"]}]"#), "\(operation)")
-        #expect(operation.contains(#"["other","1!",{"args":{"first":2}}]"#), "not a connection field: no pages")
+        let metadata = namedMetadata(operation)
+        #expect(metadata.contains(#"["items","Items!",{"args":{"filter":"x","page":{"$":"page"}},"page":["page"]}]"#), "\(metadata)")
+        #expect(metadata.contains(#"["other","Other!",{"args":{"first":2}}]"#), "not a connection field: no pages")
         // keyFields still read from the same directive.
         #expect(try project.read("Generated/TestAPI.graphql.swift").contains(#"ParentType.object("Item", keyFields: ["id"])"#))
     }
@@ -201,7 +203,7 @@ extension GeneratorTests {
         #expect(body == "query Hero { hero { __typename name ...Details } } fragment Details on Character { __typename id }")
         #expect(entry["id"] == .string(SHA256.hexDigest(body)))
         #expect(manifest["format"] == "apollo-persisted-query-manifest")
-        #expect(try project.read("Out/Operations/Queries/HeroQuery.graphql.swift").contains("static let operationIdentifier: String? = \"\(SHA256.hexDigest(body))\""))
+        #expect(try project.read("Out/Operations/Queries/HeroQuery.graphql.swift").contains("static var operationIdentifier: String? { \"\(SHA256.hexDigest(body))\" }"))
     }
 
     @Test("apicore.operationIdentifiers: the safelist's own ids in the manifest and the operations; a name that is no operation is an error")
@@ -226,7 +228,7 @@ extension GeneratorTests {
         let ids = Dictionary(uniqueKeysWithValues: operations.map { ($0["name"]?.stringValue ?? "", $0["id"]?.stringValue ?? "") })
         #expect(ids["Hero"] == "hero-v3")
         #expect(ids["HeroID"] == SHA256.hexDigest("query HeroID { hero { __typename id } }"))
-        #expect(try named.read("Out/Operations/Queries/HeroQuery.graphql.swift").contains(#"static let operationIdentifier: String? = "hero-v3""#))
+        #expect(try named.read("Out/Operations/Queries/HeroQuery.graphql.swift").contains(#"static var operationIdentifier: String? { "hero-v3" }"#))
 
         let typo = try project(#"{ "Heroes": "heroes-v1" }"#)
         let failure = #expect(throws: CodegenFailure.self) { try Codegen.run(configURL: typo.configURL) }
@@ -259,7 +261,7 @@ extension GeneratorTests {
         _ = try Codegen.run(configURL: project.configURL)
         let local = try project.read("Out/Operations/Queries/ProductNameLocalCacheMutation.graphql.swift")
         #expect(local.contains("public struct ProductNameLocalCacheMutation: LocalCacheMutation {"))
-        #expect(local.contains("public static let operationType = GraphQLOperationType.query"))
+        #expect(local.contains("public static var operationType: GraphQLOperationType { .query }"))
         #expect(!local.contains("document"))
         #expect(local.contains("public struct Data: MutableRootSelectionSet {"))
         #expect(local.contains("public struct Product: MutableSelectionSet {"))
@@ -267,14 +269,14 @@ extension GeneratorTests {
         #expect(local.contains("public var name: String? {\n                get { __data[\"name\"] }\n                set { __data[\"name\"] = newValue }\n"))
         let fragment = try project.read("Out/Operations/Fragments/Size.graphql.swift")
         #expect(fragment.contains("public struct Size: Fragment, MutableSelectionSet {"))
-        #expect(fragment.contains("static let fragmentDefinition = \"fragment Size on Product { __typename size }\""))
+        #expect(fragment.contains("static var fragmentDefinition: String { \"fragment Size on Product { __typename size }\" }"))
 
         let query = try project.read("Out/Operations/Queries/ProductQuery.graphql.swift")
         #expect(query.contains("@_spi(Generated) import APICore\nimport Foundation\n"))
         #expect(query.contains("public var name: String { __data[\"name\"] }"))
-        #expect(query.contains(#"["name","0!"]"#) && query.contains(#"String.self, Int.self)"#))
+        #expect(namedMetadata(query).contains(#"["name","String!"]"#), "\(namedMetadata(query))")
         let document = "query Product($sku: String!) { product(sku: $sku) { __typename name sku ...Size } } fragment Size on Product { __typename size }"
-        #expect(query.contains("static let document = \"\(document)\""))
+        #expect(query.contains("static var document: String { \"\(document)\" }"))
         let manifest = try JSONParser.parse(try project.read("manifest.json"))
         #expect(manifest["operations"]?.arrayValue?.compactMap { $0["body"]?.stringValue } == [document])
     }
@@ -362,7 +364,7 @@ struct GlobTests {
             query Viewer { viewer { ...ViewerLogin id } }
             """)
         let comments = try #require(files.first { $0.path.hasSuffix("CommentsQuery.graphql.swift") }).contents
-        #expect(comments.contains(#"static let document = "query Comments { comments { __typename author { __typename login ... on User { id } } } viewer { __typename login id } }""#))
+        #expect(comments.contains(#"static var document: String { "query Comments { comments { __typename author { __typename login ... on User { id } } } viewer { __typename login id } }" }"#))
         #expect(!comments.contains("public var id") && !comments.contains("var id:"), "the app did not ask for id: no accessor")
         let viewer = try #require(files.first { $0.path.hasSuffix("ViewerQuery.graphql.swift") }).contents
         // Selected already: not added again; the fragment gets its own.
@@ -439,9 +441,10 @@ struct GlobTests {
         let query = try #require(files.first { $0.path.hasSuffix("UQuery.graphql.swift") }).contents
         #expect(query.contains("var name: String {") && query.contains("var tags: [String] {"))
         #expect(query.contains("var friends: [Friend]? {") && query.contains("var nick: String? {"))
-        #expect(query.contains(#"["name","0!"]"#))
-        #expect(query.contains(#"["tags","[0!]!"]"#))
-        #expect(query.contains(#"["friends","[1!]"]"#) && query.contains("String.self, Friend.self)"))
+        let metadata = namedMetadata(query)
+        #expect(metadata.contains(#"["name","String!"]"#), "\(metadata)")
+        #expect(metadata.contains(#"["tags","[String!]!"]"#), "\(metadata)")
+        #expect(metadata.contains(#"["friends","[User.Friend!]"]"#), "\(metadata)")
         #expect(query.contains(#"query U { user { __typename name tags friends { __typename nick } nick } }"#), "the document is unchanged")
     }
 
@@ -464,13 +467,14 @@ struct GlobTests {
                 """)
         let a = try #require(files.first { $0.path.hasSuffix("AQuery.graphql.swift") }).contents
         #expect(a.contains("var name: Result<String, GraphQLError> {") && a.contains("var age: Int? {") && a.contains("var nick: String? {"))
-        #expect(a.contains(#"["name","0!",{"catch":"result"}]"#))
-        #expect(a.contains(#"["age","1",{"catch":"null"}]"#) && a.contains("String.self, Int.self)"))
-        #expect(a.contains(#"[["user","0",{"catch":"null"}]]"#), "the schema's default")
+        let metadata = namedMetadata(a)
+        #expect(metadata.contains(#"["name","String!",{"catch":"result"}]"#), "\(metadata)")
+        #expect(metadata.contains(#"["age","Int",{"catch":"null"}]"#), "\(metadata)")
+        #expect(metadata.contains(#"[["user","User",{"catch":"null"}]]"#), "the schema's default")
         #expect(a.contains(#"query A { user { __typename name age nick } }"#))
         let b = try #require(files.first { $0.path.hasSuffix("BQuery.graphql.swift") }).contents
         #expect(b.contains("var name: String {") && b.contains("var nick: Result<String?, GraphQLError> {"))
-        #expect(b.contains(#"[["user","0"]]"#), "the operation's THROW: no catch")
+        #expect(namedMetadata(b).contains(#"[["user","User"]]"#), "the operation's THROW: no catch")
         #expect(b.contains(#"query B { user { __typename name nick } }"#))
         #expect(!files.contains { $0.path.contains("CatchTo") }, "the directive's enum is not the app's")
     }

@@ -150,8 +150,9 @@ struct SchemaRuleTests {
                 + "  book(id: ID!): Book\n  books(ids: [ID!]!): [Book]\n}\ntype Book { id: ID! title: String }",
             operations: "query Q($id: ID!) { book(id: $id) { title } books(ids: [\"1\", \"2\"]) { title } }")
         let query = try #require(files.first { $0.path.hasSuffix("QQuery.graphql.swift") }).contents
-        #expect(query.contains(#"["book","0",{"args":{"id":{"$":"id"}},"keys":["id"]}]"#))
-        #expect(query.contains(#"["books","[1]",{"args":{"ids":["1","2"]},"keys":["ids"]}]"#))
+        let metadata = namedMetadata(query)
+        #expect(metadata.contains(#"["book","Book",{"args":{"id":{"$":"id"}},"keys":["id"]}]"#), "\(metadata)")
+        #expect(metadata.contains(#"["books","[Book_2]",{"args":{"ids":["1","2"]},"keys":["ids"]}]"#), "\(metadata)")
     }
 
     @Test("@cacheControl(maxAge:): a field's own age, else its type's (object, interface, union, extensions too), goes into the metadata; the schema may declare the directive itself")
@@ -165,17 +166,18 @@ struct SchemaRuleTests {
             """
         let files = try generate(schema: schema, operations: "query Q { book { title price stock } shelf { name } item { __typename } now }")
         let query = try #require(files.first { $0.path.hasSuffix("QQuery.graphql.swift") }).contents
-        #expect(query.contains(#"["book","0",{"age":300}]"#))  // the type's
-        #expect(query.contains(#"["shelf","1",{"age":60}]"#))  // the field's own, shorter than the type's
-        #expect(query.contains(#"["item","2",{"age":120}]"#))  // a union's, from an extension
-        #expect(query.contains(#"["now","3",{"age":0}]"#))
-        #expect(query.contains(#"["price","1",{"age":30}]"#))
-        #expect(query.contains(#"["title","0"]"#) && query.contains(#"["stock","1"]"#))  // below the book: the book's age holds
+        let metadata = namedMetadata(query)
+        #expect(metadata.contains(#"["book","Book",{"age":300}]"#), "\(metadata)")  // the type's
+        #expect(metadata.contains(#"["shelf","Shelf",{"age":60}]"#))  // the field's own, shorter than the type's
+        #expect(metadata.contains(#"["item","Item",{"age":120}]"#))  // a union's, from an extension
+        #expect(metadata.contains(#"["now","String",{"age":0}]"#))
+        #expect(metadata.contains(#"["price","Int",{"age":30}]"#))
+        #expect(metadata.contains(#"["title","String"]"#) && metadata.contains(#"["stock","Int"]"#))  // below the book: the book's age holds
         // A schema from Apollo Server declares the directive and its enum itself.
         let declared = "directive @cacheControl(maxAge: Int, scope: CacheControlScope, inheritMaxAge: Boolean) on FIELD_DEFINITION | OBJECT | INTERFACE | UNION\n"
             + "enum CacheControlScope { PUBLIC PRIVATE }\ntype Query { n: Int @cacheControl(maxAge: 5, scope: PRIVATE) }"
         let own = try #require(try generate(schema: declared, operations: "query Q { n }").first { $0.path.hasSuffix("QQuery.graphql.swift") }).contents
-        #expect(own.contains(#"["n","0",{"age":5}]"#))
+        #expect(namedMetadata(own).contains(#"["n","Int",{"age":5}]"#))
     }
 
     @Test("directives: defined, allowed where used, repeated only when repeatable")

@@ -11,7 +11,7 @@ struct FragmentTemplate {
         let isLocal = fragment.directives.isLocalCacheMutation
         let initializers = context.configuration.selectionSetInitializers.applies(to: fragment.name, isFragment: true, isLocalCacheMutation: isLocal)
         selectionSets.write(ir, role: .fragment, mutable: isLocal, initializers: initializers, into: &writer) { w in
-            w.line("\(spi)static let fragmentDefinition = \(SwiftNames.stringLiteral(DocumentPrinter.print(fragment, schema: context.schema)))")
+            w.line("\(spi)static var fragmentDefinition: String { \(SwiftNames.stringLiteral(DocumentPrinter.print(fragment, schema: context.schema))) }")
         }
         let path = context.layout.operationFile(named: fragment.name, folder: "Fragments", source: source)
         return GeneratedFile(path: path, contents: writer.text, overwrite: true)

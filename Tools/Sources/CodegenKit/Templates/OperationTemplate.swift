@@ -23,14 +23,14 @@ struct OperationTemplate {
         let protocolName = isLocal ? "LocalCacheMutation" : "GraphQL" + operation.kind.rawValue.upperFirst
         writer.block("\(GenerationContext.topLevel)\(access)struct \(typeName): \(protocolName)") { w in
             if isLocal {
-                w.line("\(access)static let operationType = GraphQLOperationType.\(operation.kind.rawValue)")
+                w.line("\(access)static var operationType: GraphQLOperationType { .\(operation.kind.rawValue) }")
             }
-            w.line("\(access)static let operationName = \(SwiftNames.stringLiteral(operation.name))")
+            w.line("\(access)static var operationName: String { \(SwiftNames.stringLiteral(operation.name)) }")
             if !isLocal {
                 let document = DocumentPrinter.document(of: operation, fragments: context.fragments, schema: context.schema)
-                w.line("\(access)static let document = \(SwiftNames.stringLiteral(document))")
+                w.line("\(access)static var document: String { \(SwiftNames.stringLiteral(document)) }")
                 if context.configuration.operationManifest != nil {
-                    w.line("\(access)static let operationIdentifier: String? = \(SwiftNames.stringLiteral(context.operationID(operation.name, document: document)))")
+                    w.line("\(access)static var operationIdentifier: String? { \(SwiftNames.stringLiteral(context.operationID(operation.name, document: document))) }")
                 }
             }
             writeVariables(operation.variables, into: &w)

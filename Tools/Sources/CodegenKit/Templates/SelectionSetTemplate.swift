@@ -3,6 +3,12 @@
 /// A generated selection-set struct and everything nested in it: its metadata (`__parentType`,
 /// `__selections`), an accessor per field (with setters in local cache mutations), its type cases,
 /// its `Fragments`, and the structs of its fields' selection sets.
+///
+/// The metadata of an operation's (or a fragment's) structs is one table, a `static let __table`
+/// of its root read once by `Selection.parseTable`; each struct's `__selections` is a computed
+/// property reading its entry. A stored `static let` per struct costs the compiler a global, its
+/// initializer and accessors, and two witnesses per struct: on GitHub-like operations, about a
+/// tenth of the module's compile time.
 struct SelectionSetTemplate {
     let context: GenerationContext
 
@@ -11,11 +17,22 @@ struct SelectionSetTemplate {
         case root, fragment, nested
     }
 
-    /// Writes the struct of `ir`; with `initializers`, it and every struct nested in it get a
-    /// memberwise initializer (``writeInitializer(_:role:into:)``).
+    /// Writes the struct of `ir` (a root: an operation's `Data` or a fragment) with everything
+    /// nested in it and its metadata table; with `initializers`, it and every struct nested in it
+    /// get a memberwise initializer (``writeInitializer(_:role:into:)``).
     func write(
         _ ir: SelectionSetIR, role: Role, mutable: Bool, initializers: Bool = false, into w: inout SwiftWriter,
         extra: ((inout SwiftWriter) -> Void)? = nil
+    ) {
+        var table = MetadataTable(root: ir)
+        write(ir, role: role, mutable: mutable, initializers: initializers, path: "", table: &table, into: &w, extra: extra)
+    }
+
+    /// Writes one struct; `path` names it from its root's scope (`""` for the root itself, then
+    /// `Hero`, `Hero.Friend`…), which is where the table names Swift types.
+    private func write(
+        _ ir: SelectionSetIR, role: Role, mutable: Bool, initializers: Bool, path: String, table: inout MetadataTable,
+        into w: inout SwiftWriter, extra: ((inout SwiftWriter) -> Void)? = nil
     ) {
         let access = context.operationAccess
         let spi = GenerationContext.generatedOnly(access)
@@ -33,9 +50,9 @@ struct SelectionSetTemplate {
             extra?(&w)
             w.line("\(spi)\(mutable ? "var" : "let") __data: DataDict")
             w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
-            // The metadata in one declaration: one line, and one initialization for both.
-            w.line("\(spi)static let (__parentType, __selections): (ParentType, [Selection]) = (\(parentTypeReference(ir.typeName)), "
-                + "\(selections(for: ir, addTypename: role != .root)))")
+            let entry = table.add(selections(for: ir, addTypename: role != .root, path: path, table: &table))
+            w.line("\(spi)static var __parentType: ParentType { \(parentTypeReference(ir.typeName)) }")
+            w.line("\(spi)static var __selections: [Selection] { __table[\(entry)] }")
 
             if initializers { writeInitializer(ir, role: role, into: &w) }
             let accessors = ir.fields.filter { $0.responseKey != "__typename" }
@@ -59,25 +76,29 @@ struct SelectionSetTemplate {
                 }
             }
             if !ir.fragments.isEmpty { writeFragments(ir.fragments, into: &w) }
-            for typeCase in ir.typeCases {
+            func writeNested(_ nested: SelectionSetIR) {
                 w.line()
-                write(typeCase, role: .nested, mutable: mutable, initializers: initializers, into: &w)
+                write(nested, role: .nested, mutable: mutable, initializers: initializers, path: table.name(of: nested), table: &table, into: &w)
             }
-            for nested in ir.deferred.compactMap(\.nested) {
-                w.line()
-                write(nested, role: .nested, mutable: mutable, initializers: initializers, into: &w)
-            }
+            for typeCase in ir.typeCases { writeNested(typeCase) }
+            for nested in ir.deferred.compactMap(\.nested) { writeNested(nested) }
             for field in ir.fields where !field.reusesOuterType {
                 if let nested = field.nested {
-                    w.line()
-                    write(nested, role: .nested, mutable: mutable, initializers: initializers, into: &w)
+                    writeNested(nested)
                 } else if let alias = field.fragmentType {
                     w.line()
                     w.line("\(access)typealias \(alias.typeName) = \(alias.target)")
                 }
             }
+            if role != .nested {
+                w.line()
+                w.line("private static let __table = \(table.declaration)")
+            }
         }
     }
+
+    /// `name` as written in the root's scope, from the struct at `path`.
+    static func qualified(_ name: String, in path: String) -> String { path.isEmpty ? name : path + "." + name }
 
     /// A memberwise initializer: a parameter per field, typed as its accessor (optional ones
     /// default to `nil`), and `__typename` where the struct's type is abstract (an object type's is
@@ -184,16 +205,12 @@ struct SelectionSetTemplate {
         return "\(context.namespace).\(group).\(context.types.swiftName(typeName))"
     }
 
-    /// The value of `__selections`: `[]`, or `Selection.parse(text, types…)` with the metadata as
-    /// one JSON text (the format is documented with `Selection.parse` in APICore): every merged
-    /// field (under its conditions), then the type cases and deferred fragments.
-    func selections(for ir: SelectionSetIR, addTypename: Bool) -> String {
-        var types: [String] = []
-        func index(_ type: String) -> Int {
-            if let index = types.firstIndex(of: type) { return index }
-            types.append(type)
-            return types.count - 1
-        }
+    /// The metadata of one struct as JSON (the format is documented with `Selection.parse` in
+    /// APICore), its Swift types numbered in `table`: every merged field (under its conditions),
+    /// then the type cases and deferred fragments. Nested types are named from the root's scope.
+    func selections(for ir: SelectionSetIR, addTypename: Bool, path: String, table: inout MetadataTable) -> String {
+        func index(_ type: String) -> Int { table.index(ofType: type) }
+        func nested(_ selectionSet: SelectionSetIR) -> Int { index(table.name(of: selectionSet)) }
         var entries: [String] = []
         // Every object's `__typename` arrives (the document selects it everywhere), whatever
         // `@include`/`@skip` a `__typename` of the operation's own is under: type cases need it.
@@ -215,23 +232,24 @@ struct SelectionSetTemplate {
             }
             if let catchTo = field.catchTo.caught { options.append("\"catch\":\"\(catchTo)\"") }
             if let age = context.schema.cacheMaxAge(of: field.definition) { options.append("\"age\":\(age)") }
-            let type = typeText(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName, index: index)
+            let type = typeText(
+                field.definition.type,
+                nested: field.nested.map(table.name(of:)) ?? field.fragmentType.map { Self.qualified($0.typeName, in: path) }, index: index)
             let entry = "[\(Self.jsonString(field.definition.name)),\"\(type)\"" + (options.isEmpty ? "" : ",{" + options.joined(separator: ",") + "}") + "]"
             entries += conditioned(entry, field.isConditional ? field.conditionSets : [[]])
         }
         for typeCase in ir.typeCases {
-            entries.append("{\"on\":\(index(typeCase.structName))}")
+            entries.append("{\"on\":\(nested(typeCase))}")
         }
         for fragment in ir.deferred {
             var deferral = "\"defer\":\(Self.jsonString(fragment.id))"
             if let label = fragment.directive.label { deferral += ",\"label\":\(Self.jsonString(label))" }
             if let variable = fragment.directive.variable { deferral += ",\"when\":\(Self.jsonString(variable))" }
-            let inner = fragment.fragmentName.map { "{\"spread\":\(index($0))}" } ?? "{\"on\":\(index(fragment.name))}"
+            let inner = fragment.fragmentName.map { "{\"spread\":\(index($0))}" }
+                ?? fragment.nested.map { "{\"on\":\(nested($0))}" } ?? "{\"on\":\(index(Self.qualified(fragment.name, in: path)))}"
             entries += conditioned("{\(deferral),\"then\":[\(inner)]}", fragment.isConditional ? fragment.conditionSets : [[]])
         }
-        if entries.isEmpty { return "[]" }
-        let text = SwiftNames.stringLiteral("[" + entries.joined(separator: ",") + "]")
-        return "Selection.parse(\(text), " + types.map { "\($0).self" }.joined(separator: ", ") + ")"
+        return "[" + entries.joined(separator: ",") + "]"
     }
 
     /// `entry` once per condition set (OR of ANDs); `[[]]` is unconditional.
@@ -288,5 +306,52 @@ struct InitializerShape {
         } else {
             typename = schema.type(named: ir.typeName)?.kind == .object ? .written : .parameter
         }
+    }
+}
+
+/// The metadata of one root's structs, gathered as they are written: their JSON texts by number
+/// and the Swift types the texts name, numbered once for all.
+struct MetadataTable {
+    private var entries: [String] = []
+    private var types: [String] = []
+    private var typeNumbers: [String: Int] = [:]
+    /// Every struct under the root, named from the root's scope (`Hero.Friend`); a field that
+    /// reuses an enclosing scope's struct holds the same object, so it finds that struct's name.
+    private var names: [ObjectIdentifier: String] = [:]
+
+    init(root: SelectionSetIR) { name(root, path: "") }
+
+    private mutating func name(_ ir: SelectionSetIR, path: String) {
+        names[ObjectIdentifier(ir)] = path
+        func nested(_ child: SelectionSetIR) { name(child, path: SelectionSetTemplate.qualified(child.structName, in: path)) }
+        for typeCase in ir.typeCases { nested(typeCase) }
+        for deferred in ir.deferred { if let child = deferred.nested { nested(child) } }
+        for field in ir.fields where !field.reusesOuterType { if let child = field.nested { nested(child) } }
+    }
+
+    /// The name of a struct under the root, from the root's scope.
+    func name(of selectionSet: SelectionSetIR) -> String {
+        guard let name = names[ObjectIdentifier(selectionSet)] else { preconditionFailure("codegen: \(selectionSet.structName) is not under this root") }
+        return name
+    }
+
+    /// The number of a Swift type (as written in the root's scope).
+    mutating func index(ofType type: String) -> Int {
+        if let number = typeNumbers[type] { return number }
+        types.append(type)
+        typeNumbers[type] = types.count - 1
+        return types.count - 1
+    }
+
+    /// Adds one struct's metadata; its number is its entry in the table.
+    mutating func add(_ entry: String) -> Int {
+        entries.append(entry)
+        return entries.count - 1
+    }
+
+    /// `Selection.parseTable(text, types…)`.
+    var declaration: String {
+        let text = SwiftNames.stringLiteral("[" + entries.joined(separator: ",") + "]")
+        return "Selection.parseTable(" + ([text] + types.map { "\($0).self" }).joined(separator: ", ") + ")"
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct AddBookMutation: GraphQLMutation {
-    public static let operationName = "AddBook"
-    public static let document = "mutation AddBook($input: BookInput!) { addBook(input: $input) { __typename id title genre published } }"
+    public static var operationName: String { "AddBook" }
+    public static var document: String { "mutation AddBook($input: BookInput!) { addBook(input: $input) { __typename id title genre published } }" }
 
     public var input: InteropAPI.BookInput
 
@@ -18,19 +18,23 @@ nonisolated public struct AddBookMutation: GraphQLMutation {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Mutation, Selection.parse(#"[["addBook","0!",{"args":{"input":{"$":"input"}}}]]"#, AddBook.self))
+        @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Mutation }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var addBook: AddBook { __data["addBook"] }
 
         public struct AddBook: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"],["published","2!"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self))
+            @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Book }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }
             public var genre: GraphQLEnum<InteropAPI.Genre> { __data["genre"] }
             public var published: InteropAPI.DateTime { __data["published"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["addBook","0!",{"args":{"input":{"$":"input"}}}]],[["__typename","1!"],["id","1!"],["title","1!"],["genre","2!"],["published","3!"]]]"#, AddBook.self, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self)
     }
 }

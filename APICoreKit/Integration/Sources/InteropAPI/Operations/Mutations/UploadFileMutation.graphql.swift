@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct UploadFileMutation: GraphQLMutation {
-    public static let operationName = "UploadFile"
-    public static let document = "mutation UploadFile($file: Upload!) { upload(file: $file) { __typename filename size sha256 } }"
+    public static var operationName: String { "UploadFile" }
+    public static var document: String { "mutation UploadFile($file: Upload!) { upload(file: $file) { __typename filename size sha256 } }" }
 
     public var file: GraphQLFile
 
@@ -18,18 +18,22 @@ nonisolated public struct UploadFileMutation: GraphQLMutation {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Mutation, Selection.parse(#"[["upload","0!",{"args":{"file":{"$":"file"}}}]]"#, Upload.self))
+        @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Mutation }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var upload: Upload { __data["upload"] }
 
         public struct Upload: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.UploadResult, Selection.parse(#"[["__typename","0!"],["filename","0!"],["size","1!"],["sha256","0!"]]"#, String.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.UploadResult }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var filename: String { __data["filename"] }
             public var size: Int { __data["size"] }
             public var sha256: String { __data["sha256"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["upload","0!",{"args":{"file":{"$":"file"}}}]],[["__typename","1!"],["filename","1!"],["size","2!"],["sha256","1!"]]]"#, Upload.self, String.self, Int.self)
     }
 }

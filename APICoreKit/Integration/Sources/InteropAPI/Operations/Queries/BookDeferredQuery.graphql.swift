@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct BookDeferredQuery: GraphQLQuery {
-    public static let operationName = "BookDeferred"
-    public static let document = #"query BookDeferred($id: ID!) { book(id: $id) { __typename id ... @defer(label: "details") { title rating } } }"#
+    public static var operationName: String { "BookDeferred" }
+    public static var document: String { #"query BookDeferred($id: ID!) { book(id: $id) { __typename id ... @defer(label: "details") { title rating } } }"# }
 
     public var id: String
 
@@ -18,14 +18,16 @@ nonisolated public struct BookDeferredQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self))
+        @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var book: Book? { __data["book"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"details","label":"details","then":[{"on":1}]}]"#, String.self, Details.self))
+            @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Book }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var details: Deferred<Details> { _deferred("details") }
@@ -33,11 +35,14 @@ nonisolated public struct BookDeferredQuery: GraphQLQuery {
             public struct Details: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["title","0!"],["rating","1"]]"#, String.self, Int.self))
+                @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Book }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 public var title: String { __data["title"] }
                 public var rating: Int? { __data["rating"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["book","0",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["id","1!"],{"defer":"details","label":"details","then":[{"on":2}]}],[["__typename","1!"],["title","1!"],["rating","3"]]]"#, Book.self, String.self, Book.Details.self, Int.self)
     }
 }

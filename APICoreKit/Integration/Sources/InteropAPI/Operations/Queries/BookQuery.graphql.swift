@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct BookQuery: GraphQLQuery {
-    public static let operationName = "Book"
-    public static let document = "query Book($id: ID!) { book(id: $id) { __typename id title genre published rating } }"
+    public static var operationName: String { "Book" }
+    public static var document: String { "query Book($id: ID!) { book(id: $id) { __typename id title genre published rating } }" }
 
     public var id: String
 
@@ -18,14 +18,16 @@ nonisolated public struct BookQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self))
+        @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var book: Book? { __data["book"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"],["published","2!"],["rating","3"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Book }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }
@@ -33,5 +35,7 @@ nonisolated public struct BookQuery: GraphQLQuery {
             public var published: InteropAPI.DateTime { __data["published"] }
             public var rating: Int? { __data["rating"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["book","0",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["id","1!"],["title","1!"],["genre","2!"],["published","3!"],["rating","4"]]]"#, Book.self, String.self, GraphQLEnum<InteropAPI.Genre>.self, InteropAPI.DateTime.self, Int.self)
     }
 }

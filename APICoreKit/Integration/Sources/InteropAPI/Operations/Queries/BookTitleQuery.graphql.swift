@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct BookTitleQuery: GraphQLQuery {
-    public static let operationName = "BookTitle"
-    public static let document = "query BookTitle($id: ID!) { book(id: $id) { __typename id title } }"
+    public static var operationName: String { "BookTitle" }
+    public static var document: String { "query BookTitle($id: ID!) { book(id: $id) { __typename id title } }" }
 
     public var id: String
 
@@ -18,17 +18,21 @@ nonisolated public struct BookTitleQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self))
+        @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var book: Book? { __data["book"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Book }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["book","0",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["id","1!"],["title","1!"]]]"#, Book.self, String.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct BookWithSecretQuery: GraphQLQuery {
-    public static let operationName = "BookWithSecret"
-    public static let document = "query BookWithSecret($id: ID!) { book(id: $id) { __typename id title secret } }"
+    public static var operationName: String { "BookWithSecret" }
+    public static var document: String { "query BookWithSecret($id: ID!) { book(id: $id) { __typename id title secret } }" }
 
     public var id: String
 
@@ -18,18 +18,22 @@ nonisolated public struct BookWithSecretQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["book","0",{"args":{"id":{"$":"id"}}}]]"#, Book.self))
+        @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var book: Book? { __data["book"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["secret","0"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Book }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }
             public var secret: String? { __data["secret"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["book","0",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["id","1!"],["title","1!"],["secret","1"]]]"#, Book.self, String.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct BooksQuery: GraphQLQuery {
-    public static let operationName = "Books"
-    public static let document = "query Books($genre: Genre) { books(genre: $genre) { __typename id title genre } }"
+    public static var operationName: String { "Books" }
+    public static var document: String { "query Books($genre: Genre) { books(genre: $genre) { __typename id title genre } }" }
 
     public var genre: GraphQLNullable<GraphQLEnum<InteropAPI.Genre>>
 
@@ -18,18 +18,22 @@ nonisolated public struct BooksQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["books","[0!]!",{"args":{"genre":{"$":"genre"}}}]]"#, Book.self))
+        @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var books: [Book] { __data["books"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"],["genre","1!"]]"#, String.self, GraphQLEnum<InteropAPI.Genre>.self))
+            @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Book }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }
             public var genre: GraphQLEnum<InteropAPI.Genre> { __data["genre"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["books","[0!]!",{"args":{"genre":{"$":"genre"}}}]],[["__typename","1!"],["id","1!"],["title","1!"],["genre","2!"]]]"#, Book.self, String.self, GraphQLEnum<InteropAPI.Genre>.self)
     }
 }

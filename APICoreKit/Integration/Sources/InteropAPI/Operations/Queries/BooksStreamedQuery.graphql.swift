@@ -4,25 +4,29 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct BooksStreamedQuery: GraphQLQuery {
-    public static let operationName = "BooksStreamed"
-    public static let document = "query BooksStreamed { books @stream(initialCount: 1) { __typename id title } }"
+    public static var operationName: String { "BooksStreamed" }
+    public static var document: String { "query BooksStreamed { books @stream(initialCount: 1) { __typename id title } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Query, Selection.parse(#"[["books","[0!]!"]]"#, Book.self))
+        @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var books: [Book] { __data["books"] }
 
         public struct Book: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Book, Selection.parse(#"[["__typename","0!"],["id","0!"],["title","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Book }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var title: String { __data["title"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["books","[0!]!"]],[["__typename","1!"],["id","1!"],["title","1!"]]]"#, Book.self, String.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct CountSubscription: GraphQLSubscription {
-    public static let operationName = "Count"
-    public static let document = "subscription Count($to: Int!, $intervalMs: Int!) { count(to: $to, intervalMs: $intervalMs) }"
+    public static var operationName: String { "Count" }
+    public static var document: String { "subscription Count($to: Int!, $intervalMs: Int!) { count(to: $to, intervalMs: $intervalMs) }" }
 
     public var to: Int
     public var intervalMs: Int
@@ -20,8 +20,11 @@ nonisolated public struct CountSubscription: GraphQLSubscription {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (InteropAPI.Objects.Subscription, Selection.parse(#"[["count","0!",{"args":{"to":{"$":"to"},"intervalMs":{"$":"intervalMs"}}}]]"#, Int.self))
+        @_spi(Generated) public static var __parentType: ParentType { InteropAPI.Objects.Subscription }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var count: Int { __data["count"] }
+
+        private static let __table = Selection.parseTable(#"[[["count","0!",{"args":{"to":{"$":"to"},"intervalMs":{"$":"intervalMs"}}}]]]"#, Int.self)
     }
 }

@@ -5,10 +5,11 @@
 import SharedKit
 
 nonisolated struct HouseholdDetails: Fragment {
-    static let fragmentDefinition = "fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } }"
+    static var fragmentDefinition: String { "fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } }" }
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self))
+    static var __parentType: ParentType { HouseholdAPI.Objects.Household }
+    static var __selections: [Selection] { __table[0] }
 
     var id: String { __data["id"] }
     var name: String { __data["name"] }
@@ -24,7 +25,8 @@ nonisolated struct HouseholdDetails: Fragment {
     struct MonthlyBudget: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Budget, Selection.parse(#"[["__typename","0!"],["amount","1!"],["currency","2!"]]"#, String.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Budget }
+        static var __selections: [Selection] { __table[1] }
 
         var amount: SharedAPI.Decimal { __data["amount"] }
         var currency: GraphQLEnum<SharedAPI.Currency> { __data["currency"] }
@@ -34,7 +36,8 @@ nonisolated struct HouseholdDetails: Fragment {
     struct Member: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Member }
+        static var __selections: [Selection] { __table[2] }
 
         var id: String { __data["id"] }
         /// The user this member is.
@@ -55,7 +58,8 @@ nonisolated struct HouseholdDetails: Fragment {
     struct Invitation: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Invitation, Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["role","1!"],["status","2!"],["expiresAt","3!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, GraphQLEnum<HouseholdAPI.InvitationStatus>.self, SharedAPI.DateTime.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Invitation }
+        static var __selections: [Selection] { __table[3] }
 
         var id: String { __data["id"] }
         var email: String { __data["email"] }
@@ -63,4 +67,6 @@ nonisolated struct HouseholdDetails: Fragment {
         var status: GraphQLEnum<HouseholdAPI.InvitationStatus> { __data["status"] }
         var expiresAt: SharedAPI.DateTime { __data["expiresAt"] }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]],[["__typename","0!"],["amount","5!"],["currency","6!"]],[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","7!"],["joinedAt","1!"]],[["__typename","0!"],["id","0!"],["email","0!"],["role","7!"],["status","8!"],["expiresAt","1!"]]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, GraphQLEnum<HouseholdAPI.InvitationStatus>.self)
 }

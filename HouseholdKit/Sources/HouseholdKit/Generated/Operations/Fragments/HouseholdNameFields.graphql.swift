@@ -5,10 +5,11 @@
 import SharedKit
 
 nonisolated struct HouseholdNameFields: Fragment, MutableSelectionSet {
-    static let fragmentDefinition = "fragment HouseholdNameFields on Household { __typename id name }"
+    static var fragmentDefinition: String { "fragment HouseholdNameFields on Household { __typename id name }" }
     var __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
+    static var __parentType: ParentType { HouseholdAPI.Objects.Household }
+    static var __selections: [Selection] { __table[0] }
 
     var id: String {
         get { __data["id"] }
@@ -18,4 +19,6 @@ nonisolated struct HouseholdNameFields: Fragment, MutableSelectionSet {
         get { __data["name"] }
         set { __data["name"] = newValue }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["id","0!"],["name","0!"]]]"#, String.self)
 }

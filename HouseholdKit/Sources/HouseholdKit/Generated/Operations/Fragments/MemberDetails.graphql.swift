@@ -5,10 +5,11 @@
 import SharedKit
 
 nonisolated struct MemberDetails: Fragment {
-    static let fragmentDefinition = "fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
+    static var fragmentDefinition: String { "fragment MemberDetails on Member { __typename id userId displayName role joinedAt }" }
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self))
+    static var __parentType: ParentType { HouseholdAPI.Objects.Member }
+    static var __selections: [Selection] { __table[0] }
 
     var id: String { __data["id"] }
     /// The user this member is.
@@ -16,4 +17,6 @@ nonisolated struct MemberDetails: Fragment {
     var displayName: String { __data["displayName"] }
     var role: GraphQLEnum<HouseholdAPI.MemberRole> { __data["role"] }
     var joinedAt: SharedAPI.DateTime { __data["joinedAt"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
 }

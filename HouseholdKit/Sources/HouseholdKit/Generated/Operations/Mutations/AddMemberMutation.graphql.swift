@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct AddMemberMutation: GraphQLMutation {
-    static let operationName = "AddMember"
-    static let document = "mutation AddMember($input: AddMemberInput!) { addMember(input: $input) { __typename ...MemberDetails } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
+    static var operationName: String { "AddMember" }
+    static var document: String { "mutation AddMember($input: AddMemberInput!) { addMember(input: $input) { __typename ...MemberDetails } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }" }
 
     var input: HouseholdAPI.AddMemberInput
 
@@ -19,7 +19,8 @@ nonisolated struct AddMemberMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Mutation, Selection.parse(#"[["addMember","0!",{"args":{"input":{"$":"input"}}}]]"#, AddMember.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Mutation }
+        static var __selections: [Selection] { __table[0] }
 
         var addMember: AddMember { __data["addMember"] }
 
@@ -27,7 +28,8 @@ nonisolated struct AddMemberMutation: GraphQLMutation {
         struct AddMember: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self))
+            static var __parentType: ParentType { HouseholdAPI.Objects.Member }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             /// The user this member is.
@@ -43,5 +45,7 @@ nonisolated struct AddMemberMutation: GraphQLMutation {
                 var memberDetails: MemberDetails { _toFragment() }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["addMember","0!",{"args":{"input":{"$":"input"}}}]],[["__typename","1!"],["id","1!"],["userId","1!"],["displayName","1!"],["role","2!"],["joinedAt","3!"]]]"#, AddMember.self, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
     }
 }

@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct CreateHouseholdMutation: GraphQLMutation {
-    static let operationName = "CreateHousehold"
-    static let document = "mutation CreateHousehold($name: String!) { createHousehold(input: {name: $name}) { __typename ...HouseholdDetails } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
+    static var operationName: String { "CreateHousehold" }
+    static var document: String { "mutation CreateHousehold($name: String!) { createHousehold(input: {name: $name}) { __typename ...HouseholdDetails } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }" }
 
     var name: String
 
@@ -19,7 +19,8 @@ nonisolated struct CreateHouseholdMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Mutation, Selection.parse(#"[["createHousehold","0!",{"args":{"input":{"name":{"$":"name"}}}}]]"#, CreateHousehold.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Mutation }
+        static var __selections: [Selection] { __table[0] }
 
         var createHousehold: CreateHousehold { __data["createHousehold"] }
 
@@ -27,7 +28,8 @@ nonisolated struct CreateHouseholdMutation: GraphQLMutation {
         struct CreateHousehold: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self))
+            static var __parentType: ParentType { HouseholdAPI.Objects.Household }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }
@@ -52,5 +54,7 @@ nonisolated struct CreateHouseholdMutation: GraphQLMutation {
 
             typealias Invitation = HouseholdDetails.Invitation
         }
+
+        private static let __table = Selection.parseTable(#"[[["createHousehold","0!",{"args":{"input":{"name":{"$":"name"}}}}]],[["__typename","1!"],["id","1!"],["name","1!"],["createdAt","2!"],["monthlyBudget","3"],["members","[4!]!"],["invitations","[5!]!"]]]"#, CreateHousehold.self, String.self, SharedAPI.DateTime.self, CreateHousehold.MonthlyBudget.self, CreateHousehold.Member.self, CreateHousehold.Invitation.self)
     }
 }

@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct RemoveMemberMutation: GraphQLMutation {
-    static let operationName = "RemoveMember"
-    static let document = "mutation RemoveMember($memberId: ID!) { removeMember(memberId: $memberId) }"
+    static var operationName: String { "RemoveMember" }
+    static var document: String { "mutation RemoveMember($memberId: ID!) { removeMember(memberId: $memberId) }" }
 
     var memberId: String
 
@@ -19,9 +19,12 @@ nonisolated struct RemoveMemberMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Mutation, Selection.parse(#"[["removeMember","0!",{"args":{"memberId":{"$":"memberId"}}}]]"#, String.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Mutation }
+        static var __selections: [Selection] { __table[0] }
 
         /// Removes a member; answers the removed member's id.
         var removeMember: String { __data["removeMember"] }
+
+        private static let __table = Selection.parseTable(#"[[["removeMember","0!",{"args":{"memberId":{"$":"memberId"}}}]]]"#, String.self)
     }
 }

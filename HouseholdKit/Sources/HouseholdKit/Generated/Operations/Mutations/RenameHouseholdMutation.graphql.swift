@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct RenameHouseholdMutation: GraphQLMutation {
-    static let operationName = "RenameHousehold"
-    static let document = "mutation RenameHousehold($id: ID!, $name: String!) { updateHousehold(id: $id, input: {name: $name}) { __typename ...HouseholdDetails } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
+    static var operationName: String { "RenameHousehold" }
+    static var document: String { "mutation RenameHousehold($id: ID!, $name: String!) { updateHousehold(id: $id, input: {name: $name}) { __typename ...HouseholdDetails } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }" }
 
     var id: String
     var name: String
@@ -21,7 +21,8 @@ nonisolated struct RenameHouseholdMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Mutation, Selection.parse(#"[["updateHousehold","0!",{"args":{"id":{"$":"id"},"input":{"name":{"$":"name"}}}}]]"#, UpdateHousehold.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Mutation }
+        static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         init(
@@ -36,7 +37,8 @@ nonisolated struct RenameHouseholdMutation: GraphQLMutation {
         struct UpdateHousehold: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self))
+            static var __parentType: ParentType { HouseholdAPI.Objects.Household }
+            static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             init(
@@ -73,5 +75,7 @@ nonisolated struct RenameHouseholdMutation: GraphQLMutation {
 
             typealias Invitation = HouseholdDetails.Invitation
         }
+
+        private static let __table = Selection.parseTable(#"[[["updateHousehold","0!",{"args":{"id":{"$":"id"},"input":{"name":{"$":"name"}}}}]],[["__typename","1!"],["id","1!"],["name","1!"],["createdAt","2!"],["monthlyBudget","3"],["members","[4!]!"],["invitations","[5!]!"]]]"#, UpdateHousehold.self, String.self, SharedAPI.DateTime.self, UpdateHousehold.MonthlyBudget.self, UpdateHousehold.Member.self, UpdateHousehold.Invitation.self)
     }
 }

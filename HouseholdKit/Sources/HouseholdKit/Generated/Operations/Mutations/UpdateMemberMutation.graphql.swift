@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct UpdateMemberMutation: GraphQLMutation {
-    static let operationName = "UpdateMember"
-    static let document = "mutation UpdateMember($input: UpdateMemberInput!) { updateMember(input: $input) { __typename ...MemberDetails } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
+    static var operationName: String { "UpdateMember" }
+    static var document: String { "mutation UpdateMember($input: UpdateMemberInput!) { updateMember(input: $input) { __typename ...MemberDetails } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }" }
 
     var input: HouseholdAPI.UpdateMemberInput
 
@@ -19,7 +19,8 @@ nonisolated struct UpdateMemberMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Mutation, Selection.parse(#"[["updateMember","0!",{"args":{"input":{"$":"input"}}}]]"#, UpdateMember.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Mutation }
+        static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         init(
@@ -34,7 +35,8 @@ nonisolated struct UpdateMemberMutation: GraphQLMutation {
         struct UpdateMember: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"],["userId","0!"],["displayName","0!"],["role","1!"],["joinedAt","2!"]]"#, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self))
+            static var __parentType: ParentType { HouseholdAPI.Objects.Member }
+            static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             init(
@@ -61,5 +63,7 @@ nonisolated struct UpdateMemberMutation: GraphQLMutation {
                 var memberDetails: MemberDetails { _toFragment() }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["updateMember","0!",{"args":{"input":{"$":"input"}}}]],[["__typename","1!"],["id","1!"],["userId","1!"],["displayName","1!"],["role","2!"],["joinedAt","3!"]]]"#, UpdateMember.self, String.self, GraphQLEnum<HouseholdAPI.MemberRole>.self, SharedAPI.DateTime.self)
     }
 }

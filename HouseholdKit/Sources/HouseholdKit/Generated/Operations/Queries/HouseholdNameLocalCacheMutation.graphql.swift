@@ -6,8 +6,8 @@ import SharedKit
 
 /// A local cache mutation: read and changed in the cache with `client.cache.update`, never sent.
 nonisolated struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
-    static let operationType = GraphQLOperationType.query
-    static let operationName = "HouseholdName"
+    static var operationType: GraphQLOperationType { .query }
+    static var operationName: String { "HouseholdName" }
 
     var id: String
 
@@ -20,7 +20,8 @@ nonisolated struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
     struct Data: MutableRootSelectionSet {
         var __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Query, Selection.parse(#"[["household","0",{"args":{"id":{"$":"id"}}}]]"#, Household.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Query }
+        static var __selections: [Selection] { __table[0] }
 
         var household: Household? {
             get { __data["household"] }
@@ -31,7 +32,8 @@ nonisolated struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
         struct Household: MutableSelectionSet {
             var __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
+            static var __parentType: ParentType { HouseholdAPI.Objects.Household }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String {
                 get { __data["id"] }
@@ -42,5 +44,7 @@ nonisolated struct HouseholdNameLocalCacheMutation: LocalCacheMutation {
                 set { __data["name"] = newValue }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["household","0",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["id","1!"],["name","1!"]]]"#, Household.self, String.self)
     }
 }

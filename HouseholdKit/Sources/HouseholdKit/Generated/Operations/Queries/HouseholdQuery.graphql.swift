@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct HouseholdQuery: GraphQLQuery {
-    static let operationName = "Household"
-    static let document = "query Household($id: ID!) { household(id: $id) { __typename ...HouseholdDetails } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
+    static var operationName: String { "Household" }
+    static var document: String { "query Household($id: ID!) { household(id: $id) { __typename ...HouseholdDetails } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }" }
 
     var id: String
 
@@ -19,7 +19,8 @@ nonisolated struct HouseholdQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Query, Selection.parse(#"[["household","0",{"args":{"id":{"$":"id"}}}]]"#, Household.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Query }
+        static var __selections: [Selection] { __table[0] }
 
         var household: Household? { __data["household"] }
 
@@ -27,7 +28,8 @@ nonisolated struct HouseholdQuery: GraphQLQuery {
         struct Household: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self))
+            static var __parentType: ParentType { HouseholdAPI.Objects.Household }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }
@@ -52,5 +54,7 @@ nonisolated struct HouseholdQuery: GraphQLQuery {
 
             typealias Invitation = HouseholdDetails.Invitation
         }
+
+        private static let __table = Selection.parseTable(#"[[["household","0",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["id","1!"],["name","1!"],["createdAt","2!"],["monthlyBudget","3"],["members","[4!]!"],["invitations","[5!]!"]]]"#, Household.self, String.self, SharedAPI.DateTime.self, Household.MonthlyBudget.self, Household.Member.self, Household.Invitation.self)
     }
 }

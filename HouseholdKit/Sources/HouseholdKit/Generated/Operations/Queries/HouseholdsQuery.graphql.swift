@@ -5,15 +5,16 @@
 import SharedKit
 
 nonisolated struct HouseholdsQuery: GraphQLQuery {
-    static let operationName = "Households"
-    static let document = "query Households { households { __typename id name members { __typename id } } }"
+    static var operationName: String { "Households" }
+    static var document: String { "query Households { households { __typename id name members { __typename id } } }" }
 
     init() {}
 
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Query, Selection.parse(#"[["households","[0!]!"]]"#, Household.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Query }
+        static var __selections: [Selection] { __table[0] }
 
         /// The households the signed-in user belongs to.
         var households: [Household] { __data["households"] }
@@ -22,7 +23,8 @@ nonisolated struct HouseholdsQuery: GraphQLQuery {
         struct Household: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["members","[1!]!"]]"#, String.self, Member.self))
+            static var __parentType: ParentType { HouseholdAPI.Objects.Household }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }
@@ -33,10 +35,13 @@ nonisolated struct HouseholdsQuery: GraphQLQuery {
             struct Member: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Member, Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self))
+                static var __parentType: ParentType { HouseholdAPI.Objects.Member }
+                static var __selections: [Selection] { __table[2] }
 
                 var id: String { __data["id"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["households","[0!]!"]],[["__typename","1!"],["id","1!"],["name","1!"],["members","[2!]!"]],[["__typename","1!"],["id","1!"]]]"#, Household.self, String.self, Household.Member.self)
     }
 }

@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
-    static let operationName = "HouseholdChanged"
-    static let document = "subscription HouseholdChanged($id: ID!) { householdChanged(id: $id) { __typename kind occurredAt household { __typename ...HouseholdDetails } } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }"
+    static var operationName: String { "HouseholdChanged" }
+    static var document: String { "subscription HouseholdChanged($id: ID!) { householdChanged(id: $id) { __typename kind occurredAt household { __typename ...HouseholdDetails } } } fragment HouseholdDetails on Household { __typename id name createdAt monthlyBudget { __typename amount currency } members { __typename ...MemberDetails } invitations { __typename id email role status expiresAt } } fragment MemberDetails on Member { __typename id userId displayName role joinedAt }" }
 
     var id: String
 
@@ -19,7 +19,8 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Subscription, Selection.parse(#"[["householdChanged","0!",{"args":{"id":{"$":"id"}}}]]"#, HouseholdChanged.self))
+        static var __parentType: ParentType { HouseholdAPI.Objects.Subscription }
+        static var __selections: [Selection] { __table[0] }
 
         /// Every change to a household, as it happens.
         var householdChanged: HouseholdChanged { __data["householdChanged"] }
@@ -28,7 +29,8 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
         struct HouseholdChanged: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.HouseholdEvent, Selection.parse(#"[["__typename","0!"],["kind","1!"],["occurredAt","2!"],["household","3!"]]"#, String.self, GraphQLEnum<HouseholdAPI.HouseholdEventKind>.self, SharedAPI.DateTime.self, Household.self))
+            static var __parentType: ParentType { HouseholdAPI.Objects.HouseholdEvent }
+            static var __selections: [Selection] { __table[1] }
 
             var kind: GraphQLEnum<HouseholdAPI.HouseholdEventKind> { __data["kind"] }
             var occurredAt: SharedAPI.DateTime { __data["occurredAt"] }
@@ -38,7 +40,8 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
             struct Household: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let (__parentType, __selections): (ParentType, [Selection]) = (HouseholdAPI.Objects.Household, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["createdAt","1!"],["monthlyBudget","2"],["members","[3!]!"],["invitations","[4!]!"]]"#, String.self, SharedAPI.DateTime.self, MonthlyBudget.self, Member.self, Invitation.self))
+                static var __parentType: ParentType { HouseholdAPI.Objects.Household }
+                static var __selections: [Selection] { __table[2] }
 
                 var id: String { __data["id"] }
                 var name: String { __data["name"] }
@@ -64,5 +67,7 @@ nonisolated struct HouseholdChangedSubscription: GraphQLSubscription {
                 typealias Invitation = HouseholdDetails.Invitation
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["householdChanged","0!",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["kind","2!"],["occurredAt","3!"],["household","4!"]],[["__typename","1!"],["id","1!"],["name","1!"],["createdAt","3!"],["monthlyBudget","5"],["members","[6!]!"],["invitations","[7!]!"]]]"#, HouseholdChanged.self, String.self, GraphQLEnum<HouseholdAPI.HouseholdEventKind>.self, SharedAPI.DateTime.self, HouseholdChanged.Household.self, HouseholdChanged.Household.MonthlyBudget.self, HouseholdChanged.Household.Member.self, HouseholdChanged.Household.Invitation.self)
     }
 }

@@ -5,10 +5,11 @@
 import SharedKit
 
 nonisolated struct InventoryItemDetails: Fragment {
-    static let fragmentDefinition = "fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } }"
+    static var fragmentDefinition: String { "fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } }" }
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.InventoryItem, Selection.parse(#"[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self))
+    static var __parentType: ParentType { ProductAPI.Objects.InventoryItem }
+    static var __selections: [Selection] { __table[0] }
 
     var id: String { __data["id"] }
     var householdId: String { __data["householdId"] }
@@ -21,7 +22,8 @@ nonisolated struct InventoryItemDetails: Fragment {
     struct Product: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Product }
+        static var __selections: [Selection] { __table[1] }
 
         var id: String { __data["id"] }
         /// The stock-keeping unit, unique in the catalog.
@@ -44,4 +46,6 @@ nonisolated struct InventoryItemDetails: Fragment {
 
         typealias Price = ProductDetails.Price
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]],[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","2!"],["category","4!"],["price","5!"]]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self, Product.Category.self, Product.Price.self)
 }

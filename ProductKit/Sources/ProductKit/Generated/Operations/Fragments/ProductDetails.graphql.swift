@@ -5,10 +5,11 @@
 import SharedKit
 
 nonisolated struct ProductDetails: Fragment {
-    static let fragmentDefinition = "fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
+    static var fragmentDefinition: String { "fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }" }
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
+    static var __parentType: ParentType { ProductAPI.Objects.Product }
+    static var __selections: [Selection] { __table[0] }
 
     var id: String { __data["id"] }
     /// The stock-keeping unit, unique in the catalog.
@@ -24,7 +25,8 @@ nonisolated struct ProductDetails: Fragment {
     struct Category: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Category, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Category }
+        static var __selections: [Selection] { __table[1] }
 
         var id: String { __data["id"] }
         var name: String { __data["name"] }
@@ -34,9 +36,12 @@ nonisolated struct ProductDetails: Fragment {
     struct Price: SelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Price, Selection.parse(#"[["__typename","0!"],["amount","1!"],["currency","2!"]]"#, String.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Price }
+        static var __selections: [Selection] { __table[2] }
 
         var amount: SharedAPI.Decimal { __data["amount"] }
         var currency: GraphQLEnum<SharedAPI.Currency> { __data["currency"] }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]],[["__typename","0!"],["id","0!"],["name","0!"]],[["__typename","0!"],["amount","4!"],["currency","5!"]]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self, SharedAPI.Decimal.self, GraphQLEnum<SharedAPI.Currency>.self)
 }

@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct SetInventoryMutation: GraphQLMutation {
-    static let operationName = "SetInventory"
-    static let document = "mutation SetInventory($input: SetInventoryInput!) { setInventory(input: $input) { __typename ...InventoryItemDetails } } fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
+    static var operationName: String { "SetInventory" }
+    static var document: String { "mutation SetInventory($input: SetInventoryInput!) { setInventory(input: $input) { __typename ...InventoryItemDetails } } fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }" }
 
     var input: ProductAPI.SetInventoryInput
 
@@ -19,7 +19,8 @@ nonisolated struct SetInventoryMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Mutation, Selection.parse(#"[["setInventory","0!",{"args":{"input":{"$":"input"}}}]]"#, SetInventory.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Mutation }
+        static var __selections: [Selection] { __table[0] }
 
         var setInventory: SetInventory { __data["setInventory"] }
 
@@ -27,7 +28,8 @@ nonisolated struct SetInventoryMutation: GraphQLMutation {
         struct SetInventory: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.InventoryItem, Selection.parse(#"[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self))
+            static var __parentType: ParentType { ProductAPI.Objects.InventoryItem }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             var householdId: String { __data["householdId"] }
@@ -45,5 +47,7 @@ nonisolated struct SetInventoryMutation: GraphQLMutation {
 
             typealias Product = InventoryItemDetails.Product
         }
+
+        private static let __table = Selection.parseTable(#"[[["setInventory","0!",{"args":{"input":{"$":"input"}}}]],[["__typename","1!"],["id","1!"],["householdId","1!"],["quantity","2!"],["expiresAt","3"],["product","4!"]]]"#, SetInventory.self, String.self, Int.self, SharedAPI.DateTime.self, SetInventory.Product.self)
     }
 }

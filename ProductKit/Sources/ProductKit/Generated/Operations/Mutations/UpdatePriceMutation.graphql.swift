@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct UpdatePriceMutation: GraphQLMutation {
-    static let operationName = "UpdatePrice"
-    static let document = "mutation UpdatePrice($input: UpdatePriceInput!) { updatePrice(input: $input) { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
+    static var operationName: String { "UpdatePrice" }
+    static var document: String { "mutation UpdatePrice($input: UpdatePriceInput!) { updatePrice(input: $input) { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }" }
 
     var input: ProductAPI.UpdatePriceInput
 
@@ -19,7 +19,8 @@ nonisolated struct UpdatePriceMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Mutation, Selection.parse(#"[["updatePrice","0!",{"args":{"input":{"$":"input"}}}]]"#, UpdatePrice.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Mutation }
+        static var __selections: [Selection] { __table[0] }
 
         var updatePrice: UpdatePrice { __data["updatePrice"] }
 
@@ -27,7 +28,8 @@ nonisolated struct UpdatePriceMutation: GraphQLMutation {
         struct UpdatePrice: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
+            static var __parentType: ParentType { ProductAPI.Objects.Product }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             /// The stock-keeping unit, unique in the catalog.
@@ -50,5 +52,7 @@ nonisolated struct UpdatePriceMutation: GraphQLMutation {
 
             typealias Price = ProductDetails.Price
         }
+
+        private static let __table = Selection.parseTable(#"[[["updatePrice","0!",{"args":{"input":{"$":"input"}}}]],[["__typename","1!"],["id","1!"],["sku","1!"],["name","1!"],["description","1"],["tags","[1!]!"],["updatedAt","2!"],["category","3!"],["price","4!"]]]"#, UpdatePrice.self, String.self, SharedAPI.DateTime.self, UpdatePrice.Category.self, UpdatePrice.Price.self)
     }
 }

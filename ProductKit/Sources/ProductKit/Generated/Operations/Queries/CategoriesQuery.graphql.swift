@@ -5,15 +5,16 @@
 import SharedKit
 
 nonisolated struct CategoriesQuery: GraphQLQuery {
-    static let operationName = "Categories"
-    static let document = "query Categories { categories { __typename id name parent { __typename id } } }"
+    static var operationName: String { "Categories" }
+    static var document: String { "query Categories { categories { __typename id name parent { __typename id } } }" }
 
     init() {}
 
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Query, Selection.parse(#"[["categories","[0!]!"]]"#, Category.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Query }
+        static var __selections: [Selection] { __table[0] }
 
         var categories: [Category] { __data["categories"] }
 
@@ -21,7 +22,8 @@ nonisolated struct CategoriesQuery: GraphQLQuery {
         struct Category: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Category, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["parent","1"]]"#, String.self, Parent.self))
+            static var __parentType: ParentType { ProductAPI.Objects.Category }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             var name: String { __data["name"] }
@@ -31,10 +33,13 @@ nonisolated struct CategoriesQuery: GraphQLQuery {
             struct Parent: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Category, Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self))
+                static var __parentType: ParentType { ProductAPI.Objects.Category }
+                static var __selections: [Selection] { __table[2] }
 
                 var id: String { __data["id"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["categories","[0!]!"]],[["__typename","1!"],["id","1!"],["name","1!"],["parent","2"]],[["__typename","1!"],["id","1!"]]]"#, Category.self, String.self, Category.Parent.self)
     }
 }

@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct InventoryQuery: GraphQLQuery {
-    static let operationName = "Inventory"
-    static let document = "query Inventory($householdId: ID!) { inventory(householdId: $householdId) { __typename ...InventoryItemDetails } } fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
+    static var operationName: String { "Inventory" }
+    static var document: String { "query Inventory($householdId: ID!) { inventory(householdId: $householdId) { __typename ...InventoryItemDetails } } fragment InventoryItemDetails on InventoryItem { __typename id householdId quantity expiresAt product { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }" }
 
     var householdId: String
 
@@ -19,7 +19,8 @@ nonisolated struct InventoryQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Query, Selection.parse(#"[["inventory","[0!]!",{"args":{"householdId":{"$":"householdId"}}}]]"#, Inventory.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Query }
+        static var __selections: [Selection] { __table[0] }
 
         var inventory: [Inventory] { __data["inventory"] }
 
@@ -27,7 +28,8 @@ nonisolated struct InventoryQuery: GraphQLQuery {
         struct Inventory: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.InventoryItem, Selection.parse(#"[["__typename","0!"],["id","0!"],["householdId","0!"],["quantity","1!"],["expiresAt","2"],["product","3!"]]"#, String.self, Int.self, SharedAPI.DateTime.self, Product.self))
+            static var __parentType: ParentType { ProductAPI.Objects.InventoryItem }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             var householdId: String { __data["householdId"] }
@@ -45,5 +47,7 @@ nonisolated struct InventoryQuery: GraphQLQuery {
 
             typealias Product = InventoryItemDetails.Product
         }
+
+        private static let __table = Selection.parseTable(#"[[["inventory","[0!]!",{"args":{"householdId":{"$":"householdId"}}}]],[["__typename","1!"],["id","1!"],["householdId","1!"],["quantity","2!"],["expiresAt","3"],["product","4!"]]]"#, Inventory.self, String.self, Int.self, SharedAPI.DateTime.self, Inventory.Product.self)
     }
 }

@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct ProductByIDQuery: GraphQLQuery {
-    static let operationName = "ProductByID"
-    static let document = "query ProductByID($id: ID!) { product(id: $id) { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
+    static var operationName: String { "ProductByID" }
+    static var document: String { "query ProductByID($id: ID!) { product(id: $id) { __typename ...ProductDetails } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }" }
 
     var id: String
 
@@ -19,7 +19,8 @@ nonisolated struct ProductByIDQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Query, Selection.parse(#"[["product","0",{"args":{"id":{"$":"id"}}}]]"#, Product.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Query }
+        static var __selections: [Selection] { __table[0] }
 
         var product: Product? { __data["product"] }
 
@@ -27,7 +28,8 @@ nonisolated struct ProductByIDQuery: GraphQLQuery {
         struct Product: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
+            static var __parentType: ParentType { ProductAPI.Objects.Product }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             /// The stock-keeping unit, unique in the catalog.
@@ -50,5 +52,7 @@ nonisolated struct ProductByIDQuery: GraphQLQuery {
 
             typealias Price = ProductDetails.Price
         }
+
+        private static let __table = Selection.parseTable(#"[[["product","0",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["id","1!"],["sku","1!"],["name","1!"],["description","1"],["tags","[1!]!"],["updatedAt","2!"],["category","3!"],["price","4!"]]]"#, Product.self, String.self, SharedAPI.DateTime.self, Product.Category.self, Product.Price.self)
     }
 }

@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct ProductsQuery: GraphQLQuery {
-    static let operationName = "Products"
-    static let document = "query Products($filter: ProductFilter, $page: PageInput) { products(filter: $filter, page: $page) { __typename totalCount pageInfo { __typename hasNextPage endCursor } nodes { __typename ...ProductDetails } } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
+    static var operationName: String { "Products" }
+    static var document: String { "query Products($filter: ProductFilter, $page: PageInput) { products(filter: $filter, page: $page) { __typename totalCount pageInfo { __typename hasNextPage endCursor } nodes { __typename ...ProductDetails } } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }" }
 
     var filter: GraphQLNullable<ProductAPI.ProductFilter>
     var page: GraphQLNullable<SharedAPI.PageInput>
@@ -21,7 +21,8 @@ nonisolated struct ProductsQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Query, Selection.parse(#"[["products","0!",{"args":{"filter":{"$":"filter"},"page":{"$":"page"}}}]]"#, Products.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Query }
+        static var __selections: [Selection] { __table[0] }
 
         var products: Products { __data["products"] }
 
@@ -29,7 +30,8 @@ nonisolated struct ProductsQuery: GraphQLQuery {
         struct Products: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.ProductConnection, Selection.parse(#"[["__typename","0!"],["totalCount","1!"],["pageInfo","2!"],["nodes","[3!]!"]]"#, String.self, Int.self, PageInfo.self, Node.self))
+            static var __parentType: ParentType { ProductAPI.Objects.ProductConnection }
+            static var __selections: [Selection] { __table[1] }
 
             var totalCount: Int { __data["totalCount"] }
             var pageInfo: PageInfo { __data["pageInfo"] }
@@ -39,7 +41,8 @@ nonisolated struct ProductsQuery: GraphQLQuery {
             struct PageInfo: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.PageInfo, Selection.parse(#"[["__typename","0!"],["hasNextPage","1!"],["endCursor","0"]]"#, String.self, Bool.self))
+                static var __parentType: ParentType { ProductAPI.Objects.PageInfo }
+                static var __selections: [Selection] { __table[2] }
 
                 /// Whether there is a page after this one.
                 var hasNextPage: Bool { __data["hasNextPage"] }
@@ -51,7 +54,8 @@ nonisolated struct ProductsQuery: GraphQLQuery {
             struct Node: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
+                static var __parentType: ParentType { ProductAPI.Objects.Product }
+                static var __selections: [Selection] { __table[3] }
 
                 var id: String { __data["id"] }
                 /// The stock-keeping unit, unique in the catalog.
@@ -75,5 +79,7 @@ nonisolated struct ProductsQuery: GraphQLQuery {
                 typealias Price = ProductDetails.Price
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["products","0!",{"args":{"filter":{"$":"filter"},"page":{"$":"page"}}}]],[["__typename","1!"],["totalCount","2!"],["pageInfo","3!"],["nodes","[4!]!"]],[["__typename","1!"],["hasNextPage","5!"],["endCursor","1"]],[["__typename","1!"],["id","1!"],["sku","1!"],["name","1!"],["description","1"],["tags","[1!]!"],["updatedAt","6!"],["category","7!"],["price","8!"]]]"#, Products.self, String.self, Int.self, Products.PageInfo.self, Products.Node.self, Bool.self, SharedAPI.DateTime.self, Products.Node.Category.self, Products.Node.Price.self)
     }
 }

@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct ProductChangedSubscription: GraphQLSubscription {
-    static let operationName = "ProductChanged"
-    static let document = "subscription ProductChanged($id: ID) { productChanged(id: $id) { __typename occurredAt product { __typename ...ProductDetails } } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }"
+    static var operationName: String { "ProductChanged" }
+    static var document: String { "subscription ProductChanged($id: ID) { productChanged(id: $id) { __typename occurredAt product { __typename ...ProductDetails } } } fragment ProductDetails on Product { __typename id sku name description tags updatedAt category { __typename id name } price { __typename amount currency } }" }
 
     var id: GraphQLNullable<String>
 
@@ -19,7 +19,8 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Subscription, Selection.parse(#"[["productChanged","0!",{"args":{"id":{"$":"id"}}}]]"#, ProductChanged.self))
+        static var __parentType: ParentType { ProductAPI.Objects.Subscription }
+        static var __selections: [Selection] { __table[0] }
 
         /// Every change to a product (or to any product, without an id).
         var productChanged: ProductChanged { __data["productChanged"] }
@@ -28,7 +29,8 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
         struct ProductChanged: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.ProductEvent, Selection.parse(#"[["__typename","0!"],["occurredAt","1!"],["product","2!"]]"#, String.self, SharedAPI.DateTime.self, Product.self))
+            static var __parentType: ParentType { ProductAPI.Objects.ProductEvent }
+            static var __selections: [Selection] { __table[1] }
 
             var occurredAt: SharedAPI.DateTime { __data["occurredAt"] }
             var product: Product { __data["product"] }
@@ -37,7 +39,8 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
             struct Product: SelectionSet {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                static let (__parentType, __selections): (ParentType, [Selection]) = (ProductAPI.Objects.Product, Selection.parse(#"[["__typename","0!"],["id","0!"],["sku","0!"],["name","0!"],["description","0"],["tags","[0!]!"],["updatedAt","1!"],["category","2!"],["price","3!"]]"#, String.self, SharedAPI.DateTime.self, Category.self, Price.self))
+                static var __parentType: ParentType { ProductAPI.Objects.Product }
+                static var __selections: [Selection] { __table[2] }
 
                 var id: String { __data["id"] }
                 /// The stock-keeping unit, unique in the catalog.
@@ -61,5 +64,7 @@ nonisolated struct ProductChangedSubscription: GraphQLSubscription {
                 typealias Price = ProductDetails.Price
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["productChanged","0!",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["occurredAt","2!"],["product","3!"]],[["__typename","1!"],["id","1!"],["sku","1!"],["name","1!"],["description","1"],["tags","[1!]!"],["updatedAt","2!"],["category","4!"],["price","5!"]]]"#, ProductChanged.self, String.self, SharedAPI.DateTime.self, ProductChanged.Product.self, ProductChanged.Product.Category.self, ProductChanged.Product.Price.self)
     }
 }

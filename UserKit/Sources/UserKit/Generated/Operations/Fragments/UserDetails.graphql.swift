@@ -5,10 +5,11 @@
 import SharedKit
 
 nonisolated struct UserDetails: Fragment {
-    static let fragmentDefinition = "fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }"
+    static var fragmentDefinition: String { "fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }" }
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
-    static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.User, Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self))
+    static var __parentType: ParentType { UserAPI.Objects.User }
+    static var __selections: [Selection] { __table[0] }
 
     var id: String { __data["id"] }
     /// The address the user signs in with.
@@ -21,4 +22,6 @@ nonisolated struct UserDetails: Fragment {
     var avatarURL: String? { __data["avatarURL"] }
     /// When the account was created.
     var createdAt: SharedAPI.DateTime { __data["createdAt"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self)
 }

@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct UpdateProfileMutation: GraphQLMutation {
-    static let operationName = "UpdateProfile"
-    static let document = "mutation UpdateProfile($input: UpdateProfileInput!) { updateProfile(input: $input) { __typename ...UserDetails } } fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }"
+    static var operationName: String { "UpdateProfile" }
+    static var document: String { "mutation UpdateProfile($input: UpdateProfileInput!) { updateProfile(input: $input) { __typename ...UserDetails } } fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }" }
 
     var input: UserAPI.UpdateProfileInput
 
@@ -19,7 +19,8 @@ nonisolated struct UpdateProfileMutation: GraphQLMutation {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.Mutation, Selection.parse(#"[["updateProfile","0!",{"args":{"input":{"$":"input"}}}]]"#, UpdateProfile.self))
+        static var __parentType: ParentType { UserAPI.Objects.Mutation }
+        static var __selections: [Selection] { __table[0] }
 
         var updateProfile: UpdateProfile { __data["updateProfile"] }
 
@@ -27,7 +28,8 @@ nonisolated struct UpdateProfileMutation: GraphQLMutation {
         struct UpdateProfile: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.User, Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self))
+            static var __parentType: ParentType { UserAPI.Objects.User }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             /// The address the user signs in with.
@@ -48,5 +50,7 @@ nonisolated struct UpdateProfileMutation: GraphQLMutation {
                 var userDetails: UserDetails { _toFragment() }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["updateProfile","0!",{"args":{"input":{"$":"input"}}}]],[["__typename","1!"],["id","1!"],["email","1!"],["displayName","1!"],["roles","[2!]!"],["avatarURL","1"],["createdAt","3!"]]]"#, UpdateProfile.self, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self)
     }
 }

@@ -5,15 +5,16 @@
 import SharedKit
 
 nonisolated struct CurrentUserQuery: GraphQLQuery {
-    static let operationName = "CurrentUser"
-    static let document = "query CurrentUser { me { __typename ...UserDetails } } fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }"
+    static var operationName: String { "CurrentUser" }
+    static var document: String { "query CurrentUser { me { __typename ...UserDetails } } fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }" }
 
     init() {}
 
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.Query, Selection.parse(#"[["me","0"]]"#, Me.self))
+        static var __parentType: ParentType { UserAPI.Objects.Query }
+        static var __selections: [Selection] { __table[0] }
 
         /// The signed-in user.
         var me: Me? { __data["me"] }
@@ -22,7 +23,8 @@ nonisolated struct CurrentUserQuery: GraphQLQuery {
         struct Me: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.User, Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self))
+            static var __parentType: ParentType { UserAPI.Objects.User }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             /// The address the user signs in with.
@@ -43,5 +45,7 @@ nonisolated struct CurrentUserQuery: GraphQLQuery {
                 var userDetails: UserDetails { _toFragment() }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["me","0"]],[["__typename","1!"],["id","1!"],["email","1!"],["displayName","1!"],["roles","[2!]!"],["avatarURL","1"],["createdAt","3!"]]]"#, Me.self, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self)
     }
 }

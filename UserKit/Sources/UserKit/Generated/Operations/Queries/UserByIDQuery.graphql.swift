@@ -5,8 +5,8 @@
 import SharedKit
 
 nonisolated struct UserByIDQuery: GraphQLQuery {
-    static let operationName = "UserByID"
-    static let document = "query UserByID($id: ID!) { user(id: $id) { __typename ...UserDetails } } fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }"
+    static var operationName: String { "UserByID" }
+    static var document: String { "query UserByID($id: ID!) { user(id: $id) { __typename ...UserDetails } } fragment UserDetails on User { __typename id email displayName roles avatarURL createdAt }" }
 
     var id: String
 
@@ -19,7 +19,8 @@ nonisolated struct UserByIDQuery: GraphQLQuery {
     struct Data: RootSelectionSet {
         let __data: DataDict
         init(_dataDict: DataDict) { __data = _dataDict }
-        static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.Query, Selection.parse(#"[["user","0",{"args":{"id":{"$":"id"}}}]]"#, User.self))
+        static var __parentType: ParentType { UserAPI.Objects.Query }
+        static var __selections: [Selection] { __table[0] }
 
         var user: User? { __data["user"] }
 
@@ -27,7 +28,8 @@ nonisolated struct UserByIDQuery: GraphQLQuery {
         struct User: SelectionSet {
             let __data: DataDict
             init(_dataDict: DataDict) { __data = _dataDict }
-            static let (__parentType, __selections): (ParentType, [Selection]) = (UserAPI.Objects.User, Selection.parse(#"[["__typename","0!"],["id","0!"],["email","0!"],["displayName","0!"],["roles","[1!]!"],["avatarURL","0"],["createdAt","2!"]]"#, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self))
+            static var __parentType: ParentType { UserAPI.Objects.User }
+            static var __selections: [Selection] { __table[1] }
 
             var id: String { __data["id"] }
             /// The address the user signs in with.
@@ -48,5 +50,7 @@ nonisolated struct UserByIDQuery: GraphQLQuery {
                 var userDetails: UserDetails { _toFragment() }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["user","0",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["id","1!"],["email","1!"],["displayName","1!"],["roles","[2!]!"],["avatarURL","1"],["createdAt","3!"]]]"#, User.self, String.self, GraphQLEnum<UserAPI.UserRole>.self, SharedAPI.DateTime.self)
     }
 }

@@ -4,10 +4,13 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct ChildName: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment ChildName on Child { __typename name }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment ChildName on Child { __typename name }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+    @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     public var name: String { __data["name"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0!"]]]"#, String.self)
 }

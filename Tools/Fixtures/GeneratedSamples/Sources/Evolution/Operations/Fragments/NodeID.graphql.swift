@@ -4,10 +4,13 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct NodeID: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment NodeID on Node { __typename id }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment NodeID on Node { __typename id }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Node, Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self))
+    @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Node }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     public var id: String { __data["id"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["id","0!"]]]"#, String.self)
 }

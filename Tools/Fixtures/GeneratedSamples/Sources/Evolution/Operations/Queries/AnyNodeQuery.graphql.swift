@@ -4,22 +4,24 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct AnyNodeQuery: GraphQLQuery {
-    public static let operationName = "AnyNode"
-    public static let document = #"query AnyNode { node(id: "1") { __typename ...NodeID ... on Child { name } } } fragment NodeID on Node { __typename id }"#
+    public static var operationName: String { "AnyNode" }
+    public static var document: String { #"query AnyNode { node(id: "1") { __typename ...NodeID ... on Child { name } } } fragment NodeID on Node { __typename id }"# }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["node","0",{"args":{"id":"1"}}]]"#, Node.self))
+        @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var node: Node? { __data["node"] }
 
         public struct Node: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Node, Selection.parse(#"[["__typename","0!"],["id","0!"],{"on":1}]"#, String.self, AsChild.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Node }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var asChild: AsChild? { _asInlineFragment() }
@@ -34,7 +36,8 @@ nonisolated public struct AnyNodeQuery: GraphQLQuery {
             public struct AsChild: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 public var id: String { __data["id"] }
                 public var name: String { __data["name"] }
@@ -47,5 +50,7 @@ nonisolated public struct AnyNodeQuery: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["node","0",{"args":{"id":"1"}}]],[["__typename","1!"],["id","1!"],{"on":2}],[["__typename","1!"],["id","1!"],["name","1!"]]]"#, Node.self, String.self, Node.AsChild.self)
     }
 }

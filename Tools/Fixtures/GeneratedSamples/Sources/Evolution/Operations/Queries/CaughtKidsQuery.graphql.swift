@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct CaughtKidsQuery: GraphQLQuery {
-    public static let operationName = "CaughtKids"
-    public static let document = "query CaughtKids { child { __typename id name ... on ChildA { nickname pets toy } } children { __typename id } }"
+    public static var operationName: String { "CaughtKids" }
+    public static var document: String { "query CaughtKids { child { __typename id name ... on ChildA { nickname pets toy } } children { __typename id } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0",{"catch":"null"}],["children","[1!]!",{"catch":"result"}]]"#, Child.self, Children.self))
+        @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -28,7 +29,8 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
         public struct Child: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -50,7 +52,8 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
             public struct AsChildA: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["nickname","0!",{"catch":"result"}],["pets","[0!]",{"catch":"null"}],["toy","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.ChildA }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -76,7 +79,8 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
         public struct Children: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+            @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -88,5 +92,7 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
 
             public var id: String { __data["id"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["child","0",{"catch":"null"}],["children","[1!]!",{"catch":"result"}]],[["__typename","2!"],["id","2!"],["name","2!"],{"on":3}],[["__typename","2!"],["id","2!"],["name","2!"],["nickname","2!",{"catch":"result"}],["pets","[2!]",{"catch":"null"}],["toy","2!"]],[["__typename","2!"],["id","2!"]]]"#, Child.self, Children.self, String.self, Child.AsChildA.self)
     }
 }

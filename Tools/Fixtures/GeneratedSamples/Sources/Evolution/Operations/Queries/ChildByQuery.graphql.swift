@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct ChildByQuery: GraphQLQuery {
-    public static let operationName = "ChildBy"
-    public static let document = "query ChildBy($key: ChildKey!) { childBy(key: $key) { __typename id name } }"
+    public static var operationName: String { "ChildBy" }
+    public static var document: String { "query ChildBy($key: ChildKey!) { childBy(key: $key) { __typename id name } }" }
 
     public var key: EvolutionAPI.ChildKey
 
@@ -18,17 +18,21 @@ nonisolated public struct ChildByQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["childBy","0",{"args":{"key":{"$":"key"}}}]]"#, ChildBy.self))
+        @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var childBy: ChildBy? { __data["childBy"] }
 
         public struct ChildBy: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var name: String { __data["name"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["childBy","0",{"args":{"key":{"$":"key"}}}]],[["__typename","1!"],["id","1!"],["name","1!"]]]"#, ChildBy.self, String.self)
     }
 }

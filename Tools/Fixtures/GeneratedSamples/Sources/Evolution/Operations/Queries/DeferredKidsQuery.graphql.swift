@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct DeferredKidsQuery: GraphQLQuery {
-    public static let operationName = "DeferredKids"
-    public static let document = #"query DeferredKids($deferToys: Boolean!, $withName: Boolean!) { child { __typename id ... @defer(label: "details", if: $deferToys) { name } ...ChildName @defer(label: "childName") } children { __typename id ... on ChildA @defer(label: "toy") { toy } ... @defer(label: "maybeName") @include(if: $withName) { name } } } fragment ChildName on Child { __typename name }"#
+    public static var operationName: String { "DeferredKids" }
+    public static var document: String { #"query DeferredKids($deferToys: Boolean!, $withName: Boolean!) { child { __typename id ... @defer(label: "details", if: $deferToys) { name } ...ChildName @defer(label: "childName") } children { __typename id ... on ChildA @defer(label: "toy") { toy } ... @defer(label: "maybeName") @include(if: $withName) { name } } } fragment ChildName on Child { __typename name }"# }
 
     public var deferToys: Bool
     public var withName: Bool
@@ -20,7 +20,8 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0"],["children","[1!]!"]]"#, Child.self, Children.self))
+        @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var child: Child? { __data["child"] }
         public var children: [Children] { __data["children"] }
@@ -28,7 +29,8 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
         public struct Child: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"details","label":"details","when":"deferToys","then":[{"on":1}]},{"defer":"childName","label":"childName","then":[{"spread":2}]}]"#, String.self, Details.self, ChildName.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var details: Deferred<Details> { _deferred("details") }
@@ -37,7 +39,8 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
             public struct Details: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 public var name: String { __data["name"] }
             }
@@ -46,7 +49,8 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
         public struct Children: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],{"defer":"toy","label":"toy","then":[{"on":1}]},{"if":["withName"],"then":[{"defer":"maybeName","label":"maybeName","then":[{"on":2}]}]}]"#, String.self, Toy.self, MaybeName.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+            @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
             public var id: String { __data["id"] }
             public var toy: Deferred<Toy>? { _deferredIfApplies("toy") }
@@ -56,7 +60,8 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
             public struct Toy: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["toy","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.ChildA }
+                @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                 public var toy: String { __data["toy"] }
             }
@@ -64,10 +69,13 @@ nonisolated public struct DeferredKidsQuery: GraphQLQuery {
             public struct MaybeName: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+                @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                 public var name: String { __data["name"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["child","0"],["children","[1!]!"]],[["__typename","2!"],["id","2!"],{"defer":"details","label":"details","when":"deferToys","then":[{"on":3}]},{"defer":"childName","label":"childName","then":[{"spread":4}]}],[["__typename","2!"],["name","2!"]],[["__typename","2!"],["id","2!"],{"defer":"toy","label":"toy","then":[{"on":5}]},{"if":["withName"],"then":[{"defer":"maybeName","label":"maybeName","then":[{"on":6}]}]}],[["__typename","2!"],["toy","2!"]],[["__typename","2!"],["name","2!"]]]"#, Child.self, Children.self, String.self, Child.Details.self, ChildName.self, Children.Toy.self, Children.MaybeName.self)
     }
 }

@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct KidsQuery: GraphQLQuery {
-    public static let operationName = "Kids"
-    public static let document = "query Kids { child { __typename id name ... on ChildA { toy } } children { __typename ... on ChildA { toy } } }"
+    public static var operationName: String { "Kids" }
+    public static var document: String { "query Kids { child { __typename id name ... on ChildA { toy } } children { __typename ... on ChildA { toy } } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0"],["children","[1!]!"]]"#, Child.self, Children.self))
+        @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var child: Child? { __data["child"] }
         public var children: [Children] { __data["children"] }
@@ -20,7 +21,8 @@ nonisolated public struct KidsQuery: GraphQLQuery {
         public struct Child: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var name: String { __data["name"] }
@@ -30,7 +32,8 @@ nonisolated public struct KidsQuery: GraphQLQuery {
             public struct AsChildA: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["toy","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.ChildA }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 public var id: String { __data["id"] }
                 public var name: String { __data["name"] }
@@ -41,7 +44,8 @@ nonisolated public struct KidsQuery: GraphQLQuery {
         public struct Children: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsChildA.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+            @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
             public var asChildA: AsChildA? { _asInlineFragment() }
 
@@ -49,10 +53,13 @@ nonisolated public struct KidsQuery: GraphQLQuery {
             public struct AsChildA: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["toy","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.ChildA }
+                @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                 public var toy: String { __data["toy"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["child","0"],["children","[1!]!"]],[["__typename","2!"],["id","2!"],["name","2!"],{"on":3}],[["__typename","2!"],["id","2!"],["name","2!"],["toy","2!"]],[["__typename","2!"],{"on":4}],[["__typename","2!"],["toy","2!"]]]"#, Child.self, Children.self, String.self, Child.AsChildA.self, Children.AsChildA.self)
     }
 }

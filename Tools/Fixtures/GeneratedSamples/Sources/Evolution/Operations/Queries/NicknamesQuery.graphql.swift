@@ -4,22 +4,24 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct NicknamesQuery: GraphQLQuery {
-    public static let operationName = "Nicknames"
-    public static let document = "query Nicknames { child { __typename id ... on ChildA { nickname pets } } }"
+    public static var operationName: String { "Nicknames" }
+    public static var document: String { "query Nicknames { child { __typename id ... on ChildA { nickname pets } } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0"]]"#, Child.self))
+        @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var child: Child? { __data["child"] }
 
         public struct Child: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],{"on":1}]"#, String.self, AsChildA.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String { __data["id"] }
             public var asChildA: AsChildA? { _asInlineFragment() }
@@ -28,7 +30,8 @@ nonisolated public struct NicknamesQuery: GraphQLQuery {
             public struct AsChildA: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["id","0!"],["nickname","0!"],["pets","[0!]"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.ChildA }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 public var id: String { __data["id"] }
                 /// Null only when the server failed to read it (the nullability RFC's @semanticNonNull).
@@ -37,5 +40,7 @@ nonisolated public struct NicknamesQuery: GraphQLQuery {
                 public var pets: [String]? { __data["pets"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["child","0"]],[["__typename","1!"],["id","1!"],{"on":2}],[["__typename","1!"],["id","1!"],["nickname","1!"],["pets","[1!]"]]]"#, Child.self, String.self, Child.AsChildA.self)
     }
 }

@@ -5,15 +5,16 @@
 
 /// A local cache mutation: read and changed in the cache with `client.cache.update`, never sent.
 nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
-    public static let operationType = GraphQLOperationType.query
-    public static let operationName = "RenameChild"
+    public static var operationType: GraphQLOperationType { .query }
+    public static var operationName: String { "RenameChild" }
 
     public init() {}
 
     public struct Data: MutableRootSelectionSet {
         @_spi(Generated) public var __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["child","0"]]"#, Child.self))
+        @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var child: Child? {
             get { __data["child"] }
@@ -23,7 +24,8 @@ nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
         public struct Child: MutableSelectionSet {
             @_spi(Generated) public var __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Child, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],{"on":1}]"#, String.self, AsChildA.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Child }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var id: String {
                 get { __data["id"] }
@@ -39,7 +41,8 @@ nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
             public struct AsChildA: MutableSelectionSet {
                 @_spi(Generated) public var __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.ChildA, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["toy","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.ChildA }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 public var id: String {
                     get { __data["id"] }
@@ -55,5 +58,7 @@ nonisolated public struct RenameChildLocalCacheMutation: LocalCacheMutation {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["child","0"]],[["__typename","1!"],["id","1!"],["name","1!"],{"on":2}],[["__typename","1!"],["id","1!"],["name","1!"],["toy","1!"]]]"#, Child.self, String.self, Child.AsChildA.self)
     }
 }

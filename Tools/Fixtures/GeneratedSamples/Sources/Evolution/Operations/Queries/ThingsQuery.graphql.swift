@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct ThingsQuery: GraphQLQuery {
-    public static let operationName = "Things"
-    public static let document = "query Things($withPrice: Boolean!) { things { __typename ... on Named { label ... on Priced { price } } ... on Priced @include(if: $withPrice) { price } ... on Node { id } } }"
+    public static var operationName: String { "Things" }
+    public static var document: String { "query Things($withPrice: Boolean!) { things { __typename ... on Named { label ... on Priced { price } } ... on Priced @include(if: $withPrice) { price } ... on Node { id } } }" }
 
     public var withPrice: Bool
 
@@ -18,14 +18,16 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Objects.Query, Selection.parse(#"[["things","[0!]!"]]"#, Thing.self))
+        @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         public var things: [Thing] { __data["things"] }
 
         public struct Thing: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Unions.Thing, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsNamed.self, AsPriced.self, AsNode.self))
+            @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Unions.Thing }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             public var asNamed: AsNamed? { _asInlineFragment() }
             public var asPriced: AsPriced? { _asInlineFragment() }
@@ -34,7 +36,8 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
             public struct AsNamed: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Named, Selection.parse(#"[["__typename","0!"],["label","0!"],{"on":1}]"#, String.self, AsPriced.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Named }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 public var label: String { __data["label"] }
                 public var asPriced: AsPriced? { _asInlineFragment() }
@@ -42,7 +45,8 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
                 public struct AsPriced: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Priced, Selection.parse(#"[["__typename","0!"],["label","0!"],["price","1!"]]"#, String.self, Int.self))
+                    @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Priced }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     public var label: String { __data["label"] }
                     public var price: Int { __data["price"] }
@@ -52,7 +56,8 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
             public struct AsPriced: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Priced, Selection.parse(#"[["__typename","0!"],{"if":["withPrice"],"then":[["price","1!"]]}]"#, String.self, Int.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Priced }
+                @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                 public var price: Int? { __data["price"] }
             }
@@ -60,10 +65,13 @@ nonisolated public struct ThingsQuery: GraphQLQuery {
             public struct AsNode: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (EvolutionAPI.Interfaces.Node, Selection.parse(#"[["__typename","0!"],["id","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { EvolutionAPI.Interfaces.Node }
+                @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                 public var id: String { __data["id"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["things","[0!]!"]],[["__typename","1!"],{"on":2},{"on":3},{"on":4}],[["__typename","1!"],["label","1!"],{"on":5}],[["__typename","1!"],["label","1!"],["price","6!"]],[["__typename","1!"],{"if":["withPrice"],"then":[["price","6!"]]}],[["__typename","1!"],["id","1!"]]]"#, Thing.self, String.self, Thing.AsNamed.self, Thing.AsPriced.self, Thing.AsNode.self, Thing.AsNamed.AsPriced.self, Int.self)
     }
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object1 { __typename ... on Interface0 { id } i4f0 i0f0 ... on Interface2 { name rank i2f0 __typename } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment0 on Object1 { __typename ... on Interface0 { id } i4f0 i0f0 ... on Interface2 { name rank i2f0 __typename } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object1, Selection.parse(#"[["id","0!"],["i4f0","1"],["i0f0","2!"],["name","0"],["rank","3!"],["i2f0","1"],["__typename","0!"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object1 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -27,4 +28,6 @@ nonisolated public struct Fragment0: Fragment {
     public var name: String? { __data["name"] }
     public var rank: Int { __data["rank"] }
     public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
+
+    private static let __table = Selection.parseTable(#"[[["id","0!"],["i4f0","1"],["i0f0","2!"],["name","0"],["rank","3!"],["i2f0","1"],["__typename","0!"]]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment1: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object5 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -25,4 +26,6 @@ nonisolated public struct Fragment1: Fragment {
     public var i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["i2f0"] }
     public var i4f0: GraphQLEnum<Sample1API.Enum0>? { __data["i4f0"] }
     public var id: String { __data["id"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"]]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } ... on Object3 { id } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } ... on Object3 { id } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsObject3.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Unions.Union0 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -24,7 +25,8 @@ nonisolated public struct Fragment2: Fragment {
     public struct AsObject3: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["o3f0","0!"],["id","0!"]]"#, String.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object3 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,4 +39,6 @@ nonisolated public struct Fragment2: Fragment {
         public var o3f0: String { __data["o3f0"] }
         public var id: String { __data["id"] }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],{"on":1}],[["__typename","0!"],["o3f0","0!"],["id","0!"]]]"#, String.self, AsObject3.self)
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct DirectivesQuery: GraphQLQuery {
-    public static let operationName = "Directives"
-    public static let document = #"query Directives($key: OneOfKey!, $filter: Filter) { found: findBy(key: $key, filter: $filter) { i2f0 i0f0 __typename id } byId: byIdObject0(id: "1") { __typename id i2f0 } __typename }"#
+    public static var operationName: String { "Directives" }
+    public static var document: String { #"query Directives($key: OneOfKey!, $filter: Filter) { found: findBy(key: $key, filter: $filter) { i2f0 i0f0 __typename id } byId: byIdObject0(id: "1") { __typename id i2f0 } __typename }"# }
 
     public var key: Sample1API.OneOfKey
     public var filter: GraphQLNullable<Sample1API.Filter>
@@ -20,7 +20,8 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject0","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]]"#, Found.self, ById.self, String.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,7 +37,8 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         public struct Found: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object0, Selection.parse(#"[["i2f0","0"],["i0f0","1",{"catch":"null"}],["__typename","2!"]]"#, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -53,7 +55,8 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         public struct ById: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["i2f0","1",{"catch":"result"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -66,5 +69,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
             public var id: String? { __data["id"] }
             public var i2f0: Result<GraphQLEnum<Sample1API.Enum0>?, GraphQLError> { __data["i2f0"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject0","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]],[["i2f0","3"],["i0f0","4",{"catch":"null"}],["__typename","2!"]],[["__typename","2!"],["id","2",{"catch":"null"}],["i2f0","3",{"catch":"result"}]]]"#, Found.self, ById.self, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self)
     }
 }

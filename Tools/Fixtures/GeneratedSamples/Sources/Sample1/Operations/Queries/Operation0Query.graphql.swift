@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation0Query: GraphQLQuery {
-    public static let operationName = "Operation0"
-    public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!) { root0: oneObject4 { __typename i4f0 name @include(if: $c1) } root1: allInterface0 { __typename ... on Interface4 { ...Fragment0 __typename __typename } name @skip(if: $c0) alias_name: name ... on Union1 @skip(if: $c0) { ... on Union2 { __typename } ... on Object4 { id ... on Union1 { __typename } } } ... on Object0 { id } ... on Object5 { id } } } fragment Fragment0 on Object1 { __typename ... on Interface0 { id } i4f0 i0f0 ... on Interface2 { name rank i2f0 __typename } }"
+    public static var operationName: String { "Operation0" }
+    public static var document: String { "query Operation0($c0: Boolean!, $c1: Boolean!) { root0: oneObject4 { __typename i4f0 name @include(if: $c1) } root1: allInterface0 { __typename ... on Interface4 { ...Fragment0 __typename __typename } name @skip(if: $c0) alias_name: name ... on Union1 @skip(if: $c0) { ... on Union2 { __typename } ... on Object4 { id ... on Union1 { __typename } } } ... on Object0 { id } ... on Object5 { id } } } fragment Fragment0 on Object1 { __typename ... on Interface0 { id } i4f0 i0f0 ... on Interface2 { name rank i2f0 __typename } }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -20,7 +20,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["oneObject4","0",{"alias":"root0"}],["allInterface0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,7 +37,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i4f0","1"],{"if":["c1"],"then":[["name","0"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object4 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -53,7 +55,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1},{"on":2}]"#, String.self, AsInterface4.self, AsUnion1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Interfaces.Interface0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -78,7 +81,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsInterface4: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface4, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1}]"#, String.self, AsObject1.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample1API.Interfaces.Interface4 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -99,7 +103,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object1, Selection.parse(#"[["id","0!"],["i4f0","1"],["i0f0","2!"],["name","0"],["rank","3!"],["i2f0","1"],["__typename","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object1 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -134,7 +139,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"on":1},{"on":2}]"#, String.self, AsUnion2.self, AsObject4.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample1API.Unions.Union1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -159,7 +165,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsUnion2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Unions.Union2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -177,7 +184,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject4: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object4, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},["name","0",{"alias":"alias_name"}],{"if":["!c0"],"then":[["id","0!"]]}]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object4 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -194,5 +202,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["oneObject4","0",{"alias":"root0"}],["allInterface0","[1!]!",{"alias":"root1"}]],[["__typename","2!"],["i4f0","3"],{"if":["c1"],"then":[["name","2"]]}],[["__typename","2!"],{"if":["!c0"],"then":[["name","2"]]},["name","2",{"alias":"alias_name"}],{"on":4},{"on":5}],[["__typename","2!"],{"if":["!c0"],"then":[["name","2"]]},["name","2",{"alias":"alias_name"}],{"on":6}],[["id","2!"],["i4f0","3"],["i0f0","7!"],["name","2"],["rank","8!"],["i2f0","3"],["__typename","2!"],["name","2",{"alias":"alias_name"}]],[["__typename","2!"],{"if":["!c0"],"then":[["name","2"]]},["name","2",{"alias":"alias_name"}],{"on":9},{"on":10}],[["__typename","2!"],{"if":["!c0"],"then":[["name","2"]]},["name","2",{"alias":"alias_name"}],{"if":["!c0"],"then":[["__typename","2!"]]}],[["__typename","2!"],{"if":["!c0"],"then":[["name","2"]]},["name","2",{"alias":"alias_name"}],{"if":["!c0"],"then":[["id","2!"]]}]]"#, Root0.self, Root1.self, String.self, GraphQLEnum<Sample1API.Enum0>.self, Root1.AsInterface4.self, Root1.AsUnion1.self, Root1.AsInterface4.AsObject1.self, GraphQLEnum<Sample1API.Enum1>.self, Int.self, Root1.AsUnion1.AsUnion2.self, Root1.AsUnion1.AsObject4.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation1Query: GraphQLQuery {
-    public static let operationName = "Operation1"
-    public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allObject4 { __typename ... on Union2 { ... on Union1 @skip(if: $c1) { ...Fragment1 ... on Interface0 { alias_rank: rank } ... on Interface0 { name alias_name: name } ... on Interface0 { id } } __typename } ... on Union2 { ... on Union1 { ... on Interface0 { i0f0 alias_id: id @skip(if: $c1) } ... on Object5 @include(if: $c2) { __typename } ...Fragment1 @skip(if: $c2) } ... on Union1 @include(if: $c2) { __typename ... on Union1 { __typename } ... on Union1 { __typename } } ... on Interface4 { ... on Union1 { ...Fragment1 } } ... on Object4 { __typename name ... on Union2 { __typename } __typename } } } root1: oneObject1 { __typename ... on Interface2 @skip(if: $c0) { id i2f0 ... on Object0 { __typename o0f0 { __typename alias_name: name ... on Object0 { id } ... on Object5 { id } } } } id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id }"
+    public static var operationName: String { "Operation1" }
+    public static var document: String { "query Operation1($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allObject4 { __typename ... on Union2 { ... on Union1 @skip(if: $c1) { ...Fragment1 ... on Interface0 { alias_rank: rank } ... on Interface0 { name alias_name: name } ... on Interface0 { id } } __typename } ... on Union2 { ... on Union1 { ... on Interface0 { i0f0 alias_id: id @skip(if: $c1) } ... on Object5 @include(if: $c2) { __typename } ...Fragment1 @skip(if: $c2) } ... on Union1 @include(if: $c2) { __typename ... on Union1 { __typename } ... on Union1 { __typename } } ... on Interface4 { ... on Union1 { ...Fragment1 } } ... on Object4 { __typename name ... on Union2 { __typename } __typename } } } root1: oneObject1 { __typename ... on Interface2 @skip(if: $c0) { id i2f0 ... on Object0 { __typename o0f0 { __typename alias_name: name ... on Object0 { id } ... on Object5 { id } } } } id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -22,7 +22,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}],["oneObject1","1",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,7 +39,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object4, Selection.parse(#"[{"if":["!c1"],"then":[["rank","0!",{"alias":"alias_rank"}]]},["name","1"],{"if":["!c1"],"then":[["name","1",{"alias":"alias_name"}]]},{"if":["!c1"],"then":[["id","1!"]]},["__typename","1!"],["i0f0","2!"],{"if":["!c1"],"then":[["id","1!",{"alias":"alias_id"}]]},{"on":3}]"#, Int.self, String.self, GraphQLEnum<Sample1API.Enum1>.self, AsObject5.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object4 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -66,7 +68,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject5: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object5, Selection.parse(#"[["i4f0","0",{"alias":"alias_i4f0"}],["id","1!",{"alias":"alias_id"}],["i2f0","0"],["i4f0","0"],["id","1!"],{"if":["!c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},["name","1"],{"if":["!c1"],"then":[["name","1",{"alias":"alias_name"}]]},["__typename","1!"],["i0f0","3!"]]"#, GraphQLEnum<Sample1API.Enum0>.self, String.self, Int.self, GraphQLEnum<Sample1API.Enum1>.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object5 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -105,7 +108,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object1, Selection.parse(#"[["__typename","0!"],["id","0!"],{"if":["!c0"],"then":[["i2f0","1"]]},{"on":2}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, AsObject0.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object1 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -125,7 +129,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["id","0!"],{"if":["!c0"],"then":[["i2f0","1"]]},{"if":["!c0"],"then":[["o0f0","2!"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, O0f0.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -143,7 +148,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct O0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Interfaces.Interface0 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -157,5 +163,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allObject4","[0!]!",{"alias":"root0"}],["oneObject1","1",{"alias":"root1"}]],[{"if":["!c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},["name","3"],{"if":["!c1"],"then":[["name","3",{"alias":"alias_name"}]]},{"if":["!c1"],"then":[["id","3!"]]},["__typename","3!"],["i0f0","4!"],{"if":["!c1"],"then":[["id","3!",{"alias":"alias_id"}]]},{"on":5}],[["i4f0","6",{"alias":"alias_i4f0"}],["id","3!",{"alias":"alias_id"}],["i2f0","6"],["i4f0","6"],["id","3!"],{"if":["!c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},["name","3"],{"if":["!c1"],"then":[["name","3",{"alias":"alias_name"}]]},["__typename","3!"],["i0f0","4!"]],[["__typename","3!"],["id","3!"],{"if":["!c0"],"then":[["i2f0","6"]]},{"on":7}],[["__typename","3!"],["id","3!"],{"if":["!c0"],"then":[["i2f0","6"]]},{"if":["!c0"],"then":[["o0f0","8!"]]}],[["__typename","3!"],["name","3",{"alias":"alias_name"}]]]"#, Root0.self, Root1.self, Int.self, String.self, GraphQLEnum<Sample1API.Enum1>.self, Root0.AsObject5.self, GraphQLEnum<Sample1API.Enum0>.self, Root1.AsObject0.self, Root1.AsObject0.O0f0.self)
     }
 }

@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation2Query: GraphQLQuery {
-    public static let operationName = "Operation2"
-    public static let document = "query Operation2 { root0: oneObject6 { __typename } root1: oneObject5 { __typename ...Fragment1 id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id }"
+    public static var operationName: String { "Operation2" }
+    public static var document: String { "query Operation2 { root0: oneObject6 { __typename } root1: oneObject5 { __typename ...Fragment1 id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["oneObject6","0",{"alias":"root0"}],["oneObject5","1",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -28,7 +29,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object6 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init() {
@@ -39,7 +41,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object5 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -65,5 +68,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public var fragment1: Fragment1 { _toFragment() }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["oneObject6","0",{"alias":"root0"}],["oneObject5","1",{"alias":"root1"}]],[["__typename","2!"]],[["__typename","2!"],["i4f0","3",{"alias":"alias_i4f0"}],["id","2!",{"alias":"alias_id"}],["i2f0","3"],["i4f0","3"],["id","2!"]]]"#, Root0.self, Root1.self, String.self, GraphQLEnum<Sample1API.Enum0>.self)
     }
 }

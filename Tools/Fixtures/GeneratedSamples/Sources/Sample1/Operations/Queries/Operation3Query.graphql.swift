@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation3Query: GraphQLQuery {
-    public static let operationName = "Operation3"
-    public static let document = "query Operation3($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename i3f1 @skip(if: $c0) { ...Fragment2 __typename ... @include(if: $c0) { o2f0 { __typename i2f0 @skip(if: $c0) name ... on Object0 { id } ... on Object5 { id } } } ... on Object2 { o2f0 { __typename ...Fragment1 ... on Object0 { id } ... on Object5 { id } } __typename o2f0 @skip(if: $c0) { __typename name i0f0 @include(if: $c2) ... on Object0 { id } ... on Object5 { id } } } } name rank } root1: allObject0 { __typename o0f1 { __typename ... on Union1 { ... { __typename } __typename ...Fragment1 ... on Union2 { __typename } } ... on Union1 { ... on Interface4 { name alias_i2f0: i2f0 i2f0 } __typename ... on Union1 { __typename } } } ... on Object0 { ... on Interface2 { ... on Interface2 @include(if: $c2) { __typename } rank @skip(if: $c1) } i2f0 rank @include(if: $c1) } name id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id } fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } ... on Object3 { id } }"
+    public static var operationName: String { "Operation3" }
+    public static var document: String { "query Operation3($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename i3f1 @skip(if: $c0) { ...Fragment2 __typename ... @include(if: $c0) { o2f0 { __typename i2f0 @skip(if: $c0) name ... on Object0 { id } ... on Object5 { id } } } ... on Object2 { o2f0 { __typename ...Fragment1 ... on Object0 { id } ... on Object5 { id } } __typename o2f0 @skip(if: $c0) { __typename name i0f0 @include(if: $c2) ... on Object0 { id } ... on Object5 { id } } } } name rank } root1: allObject0 { __typename o0f1 { __typename ... on Union1 { ... { __typename } __typename ...Fragment1 ... on Union2 { __typename } } ... on Union1 { ... on Interface4 { name alias_i2f0: i2f0 i2f0 } __typename ... on Union1 { __typename } } } ... on Object0 { ... on Interface2 { ... on Interface2 @include(if: $c2) { __typename } rank @skip(if: $c1) } i2f0 rank @include(if: $c1) } name id } } fragment Fragment1 on Object5 { __typename ... on Object5 { ... on Interface4 { alias_i4f0: i4f0 alias_id: id i2f0 i4f0 } ... { id id } alias_i4f0: i4f0 } id } fragment Fragment2 on Union0 { __typename ... on Object3 { o3f0 id } ... on Object3 { id } }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -22,7 +22,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Query, Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}],["allObject0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,7 +39,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i3f1","1"]]},["name","0"],["rank","2!"]]"#, String.self, I3f1.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Interfaces.Interface3 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -57,7 +59,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct I3f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["o2f0","[[1]]"],{"on":2}]"#, String.self, O2f0.self, AsObject3.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object2 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -82,7 +85,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsObject3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object3, Selection.parse(#"[["o3f0","0!"],["id","0!"],["__typename","0!"],["o2f0","[[1]]"]]"#, String.self, O2f0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -108,7 +112,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct O2f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["c0","!c0"],"then":[["i2f0","1"]]},{"if":["c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0","c2"],"then":[["i0f0","2!"]]},{"on":3}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, AsObject5.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Interfaces.Interface2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -131,7 +136,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsObject5: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i2f0","1"],{"if":["c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["name","0"]]},["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i4f0","1"],["id","0!"],{"if":["!c0","c2"],"then":[["i0f0","2!"]]}]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object5 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -168,7 +174,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["o0f1","[1]"],{"if":["!c1"],"then":[["rank","2!"]]},{"if":["c1"],"then":[["rank","2!"]]},["i2f0","3"],["name","0"]]"#, String.self, O0f1.self, Int.self, GraphQLEnum<Sample1API.Enum0>.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -188,7 +195,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct O0f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample1API.Unions.Union2 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -205,7 +213,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsUnion1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject5.self, AsInterface4.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample1API.Unions.Union1 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -226,7 +235,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsObject5: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i4f0","1",{"alias":"alias_i4f0"}],["id","0!",{"alias":"alias_id"}],["i2f0","1"],["i4f0","1"],["id","0!"],["name","0"],["i2f0","1",{"alias":"alias_i2f0"}]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample1API.Objects.Object5 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -260,7 +270,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsInterface4: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample1API.Interfaces.Interface4, Selection.parse(#"[["__typename","0!"],["name","0"],["i2f0","1",{"alias":"alias_i2f0"}],["i2f0","1"]]"#, String.self, GraphQLEnum<Sample1API.Enum0>.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample1API.Interfaces.Interface4 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -279,5 +290,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allInterface3","[0!]!",{"alias":"root0"}],["allObject0","[1!]!",{"alias":"root1"}]],[["__typename","2!"],{"if":["!c0"],"then":[["i3f1","3"]]},["name","2"],["rank","4!"]],[["__typename","2!"],["o2f0","[[5]]"],{"on":6}],[["o3f0","2!"],["id","2!"],["__typename","2!"],["o2f0","[[5]]"]],[["__typename","2!"],{"if":["c0","!c0"],"then":[["i2f0","7"]]},{"if":["c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0","c2"],"then":[["i0f0","8!"]]},{"on":9}],[["__typename","2!"],["i2f0","7"],{"if":["c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["name","2"]]},["i4f0","7",{"alias":"alias_i4f0"}],["id","2!",{"alias":"alias_id"}],["i4f0","7"],["id","2!"],{"if":["!c0","c2"],"then":[["i0f0","8!"]]}],[["__typename","2!"],["o0f1","[10]"],{"if":["!c1"],"then":[["rank","4!"]]},{"if":["c1"],"then":[["rank","4!"]]},["i2f0","7"],["name","2"]],[["__typename","2!"],{"on":11}],[["__typename","2!"],{"on":12},{"on":13}],[["__typename","2!"],["i4f0","7",{"alias":"alias_i4f0"}],["id","2!",{"alias":"alias_id"}],["i2f0","7"],["i4f0","7"],["id","2!"],["name","2"],["i2f0","7",{"alias":"alias_i2f0"}]],[["__typename","2!"],["name","2"],["i2f0","7",{"alias":"alias_i2f0"}],["i2f0","7"]]]"#, Root0.self, Root1.self, String.self, Root0.I3f1.self, Int.self, Root0.I3f1.O2f0.self, Root0.I3f1.AsObject3.self, GraphQLEnum<Sample1API.Enum0>.self, GraphQLEnum<Sample1API.Enum1>.self, Root0.I3f1.O2f0.AsObject5.self, Root1.O0f1.self, Root1.O0f1.AsUnion1.self, Root1.O0f1.AsUnion1.AsObject5.self, Root1.O0f1.AsUnion1.AsInterface4.self)
     }
 }

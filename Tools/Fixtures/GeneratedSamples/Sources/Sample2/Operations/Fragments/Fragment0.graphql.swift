@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 id } i0f0 { __typename alias_name: name id } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 id } i0f0 { __typename alias_name: name id } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],{"on":3}]"#, String.self, I0f0.self, Int.self, AsObject2.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object5 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -27,7 +28,8 @@ nonisolated public struct Fragment0: Fragment {
     public struct AsObject2: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["i1f2","0!"],["o2f0","[0!]",{"alias":"alias_o2f0"}]]"#, String.self, I0f0.self, Int.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object2 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -48,7 +50,8 @@ nonisolated public struct Fragment0: Fragment {
     public struct I0f0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}]]"#, String.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object4 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -61,4 +64,6 @@ nonisolated public struct Fragment0: Fragment {
         public var i1f2: String { __data["i1f2"] }
         public var alias_name: String? { __data["alias_name"] }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],{"on":3}],[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["i1f2","0!"],["o2f0","[0!]",{"alias":"alias_o2f0"}]],[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}]]]"#, String.self, I0f0.self, Int.self, AsObject2.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment1: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object0 { __typename alias_o0f2: o0f2 o0f1 }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment1 on Object0 { __typename alias_o0f2: o0f2 o0f1 }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["o0f2","[1]!",{"alias":"alias_o0f2"}],["o0f1","1"]]"#, String.self, Int.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object0 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -19,4 +20,6 @@ nonisolated public struct Fragment1: Fragment {
 
     public var alias_o0f2: [Int?] { __data["alias_o0f2"] }
     public var o0f1: Int? { __data["o0f1"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["o0f2","[1]!",{"alias":"alias_o0f2"}],["o0f1","1"]]]"#, String.self, Int.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Object0 { __typename o0f1 }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment2 on Object0 { __typename o0f1 }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["o0f1","1"]]"#, String.self, Int.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object0 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -17,4 +18,6 @@ nonisolated public struct Fragment2: Fragment {
     }
 
     public var o0f1: Int? { __data["o0f1"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["o0f1","1"]]]"#, String.self, Int.self)
 }

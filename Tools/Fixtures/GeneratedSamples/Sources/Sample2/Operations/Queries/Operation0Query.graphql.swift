@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation0Query: GraphQLQuery {
-    public static let operationName = "Operation0"
-    public static let document = "query Operation0 { root0: allObject3 { __typename i1f2 } }"
+    public static var operationName: String { "Operation0" }
+    public static var document: String { "query Operation0 { root0: allObject3 { __typename i1f2 } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Query, Selection.parse(#"[["allObject3","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -26,7 +27,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f2","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object3 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -37,5 +39,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
 
             public var i1f2: String { __data["i1f2"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allObject3","[0!]!",{"alias":"root0"}]],[["__typename","1!"],["i1f2","1!"]]]"#, Root0.self, String.self)
     }
 }

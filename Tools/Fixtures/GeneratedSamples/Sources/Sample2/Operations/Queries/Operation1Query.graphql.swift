@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation1Query: GraphQLQuery {
-    public static let operationName = "Operation1"
-    public static let document = "query Operation1($c1: Boolean!) { root0: oneObject5 { __typename ...Fragment0 o5f0 { ... on Interface1 { i0f0 { __typename i1f1 { __typename ... on Object4 { id } } id } } __typename i1f1 { __typename ... on Union1 { __typename } ... on Object4 { id } } ... on Object1 { id } ... on Object4 { id } } ... on Interface0 @include(if: $c1) { i0f0 { __typename alias_id: id i1f2 ... on Interface1 { alias_i1f2: i1f2 ...Fragment0 } ... on Union1 { __typename } id } i0f0 { __typename i1f0 { __typename i0f0 { __typename id } i0f0 { __typename id } } id } } } } fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 id } i0f0 { __typename alias_name: name id } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }"
+    public static var operationName: String { "Operation1" }
+    public static var document: String { "query Operation1($c1: Boolean!) { root0: oneObject5 { __typename ...Fragment0 o5f0 { ... on Interface1 { i0f0 { __typename i1f1 { __typename ... on Object4 { id } } id } } __typename i1f1 { __typename ... on Union1 { __typename } ... on Object4 { id } } ... on Object1 { id } ... on Object4 { id } } ... on Interface0 @include(if: $c1) { i0f0 { __typename alias_id: id i1f2 ... on Interface1 { alias_i1f2: i1f2 ...Fragment0 } ... on Union1 { __typename } id } i0f0 { __typename i1f0 { __typename i0f0 { __typename id } i0f0 { __typename id } } id } } } } fragment Fragment0 on Object5 { __typename ... on Interface0 { i0f0 { __typename i1f2 id } i0f0 { __typename alias_name: name id } alias_rank: rank } ... on Interface1 { ... on Object2 { i1f2 alias_o2f0: o2f0 } } }" }
 
     public var c1: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Query, Selection.parse(#"[["oneObject5","0",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -32,7 +33,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["o5f0","3"],{"on":4}]"#, String.self, I0f0.self, Int.self, O5f0.self, AsObject2.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object5 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -61,7 +63,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],["rank","2!",{"alias":"alias_rank"}],["i1f2","0!"],["o2f0","[0!]",{"alias":"alias_o2f0"}],["o5f0","3"]]"#, String.self, I0f0.self, Int.self, O5f0.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object2 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -91,7 +94,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct I0f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[1]!"]]},{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object4 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -117,7 +121,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct AsObject5: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[1]]"]]},{"if":["c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[3]!"]]},{"on":4}]"#, String.self, I0f0.self, Int.self, I1f0.self, AsObject2.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object5 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -154,7 +159,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct AsObject2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i1f2","0!"],["name","0",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","0!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[1]]"]]},{"if":["c1"],"then":[["rank","2!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["o2f0","[0!]",{"alias":"alias_o2f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","[3]!"]]}]"#, String.self, I0f0.self, Int.self, I1f0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -195,7 +201,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I1f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"]]"#, String.self, I0f0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -209,7 +216,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct I0f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object4 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -222,7 +230,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct O5f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Interfaces.Interface1, Selection.parse(#"[["i0f0","[[0]]"],["__typename","1!"],["i1f1","2!"]]"#, I0f0.self, String.self, I1f1.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample2API.Interfaces.Interface1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -239,7 +248,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f1","1!"]]"#, String.self, I1f1.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object4 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -253,7 +263,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Interfaces.Interface3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -267,7 +278,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I1f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample2API.Interfaces.Interface3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[11] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -284,7 +296,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct AsUnion1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Unions.Union1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Unions.Union1 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[12] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -296,5 +309,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["oneObject5","0",{"alias":"root0"}]],[["__typename","1!"],["i0f0","[[2]]"],["rank","3!",{"alias":"alias_rank"}],["o5f0","4"],{"on":5}],[["__typename","1!"],["i0f0","[[2]]"],["rank","3!",{"alias":"alias_rank"}],["i1f2","1!"],["o2f0","[1!]",{"alias":"alias_o2f0"}],["o5f0","4"]],[["__typename","1!"],["i1f2","1!"],["name","1",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","1!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","1!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["__typename","1!"]]},{"if":["c1"],"then":[["i1f0","[6]!"]]},{"on":7}],[["__typename","1!"],["i1f2","1!"],["name","1",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","1!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","1!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[8]]"]]},{"if":["c1"],"then":[["rank","3!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["__typename","1!"]]},{"if":["c1"],"then":[["i1f0","[6]!"]]},{"on":9}],[["__typename","1!"],["i1f2","1!"],["name","1",{"alias":"alias_name"}],{"if":["c1"],"then":[["id","1!",{"alias":"alias_id"}]]},{"if":["c1"],"then":[["i1f2","1!",{"alias":"alias_i1f2"}]]},{"if":["c1"],"then":[["i0f0","[[10]]"]]},{"if":["c1"],"then":[["rank","3!",{"alias":"alias_rank"}]]},{"if":["c1"],"then":[["o2f0","[1!]",{"alias":"alias_o2f0"}]]},{"if":["c1"],"then":[["__typename","1!"]]},{"if":["c1"],"then":[["i1f0","[6]!"]]}],[["__typename","1!"],["i0f0","[[11]]"]],[["__typename","1!"]],[["i0f0","[[12]]"],["__typename","1!"],["i1f1","13!"]],[["__typename","1!"],["i1f1","14!"]],[["__typename","1!"]],[["__typename","1!"],{"on":15}],[["__typename","1!"]]]"#, Root0.self, String.self, Root0.I0f0.self, Int.self, Root0.O5f0.self, Root0.AsObject2.self, Root0.I0f0.I1f0.self, Root0.I0f0.AsObject5.self, Root0.I0f0.AsObject5.I0f0.self, Root0.I0f0.AsObject5.AsObject2.self, Root0.I0f0.AsObject5.AsObject2.I0f0.self, Root0.I0f0.I1f0.I0f0.self, Root0.O5f0.I0f0.self, Root0.O5f0.I1f1.self, Root0.O5f0.I0f0.I1f1.self, Root0.O5f0.I1f1.AsUnion1.self)
     }
 }

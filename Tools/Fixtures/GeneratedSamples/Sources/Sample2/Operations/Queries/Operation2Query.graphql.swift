@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation2Query: GraphQLQuery {
-    public static let operationName = "Operation2"
-    public static let document = "query Operation2($c2: Boolean!) { root0: allObject1 { ... on Interface1 { i1f1 { __typename i0f0 { __typename id } ... on Object2 { o2f0 @include(if: $c2) } id @include(if: $c2) } rank } __typename id } }"
+    public static var operationName: String { "Operation2" }
+    public static var document: String { "query Operation2($c2: Boolean!) { root0: allObject1 { ... on Interface1 { i1f1 { __typename i0f0 { __typename id } ... on Object2 { o2f0 @include(if: $c2) } id @include(if: $c2) } rank } __typename id } }" }
 
     public var c2: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Query, Selection.parse(#"[["allObject1","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -32,7 +33,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object1, Selection.parse(#"[["i1f1","0!"],["rank","1!"],["__typename","2!"]]"#, I1f1.self, Int.self, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object1 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -48,7 +50,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I1f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],{"if":["c2"],"then":[["id","0!"]]},{"on":2}]"#, String.self, I0f0.self, AsObject2.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample2API.Interfaces.Interface3 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -69,7 +72,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsObject2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i0f0","[[1]]"],{"if":["c2"],"then":[["o2f0","[0!]"]]},{"if":["c2"],"then":[["id","0!"]]}]"#, String.self, I0f0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -88,7 +92,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object4, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object4 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                     /// Data with these values, as a server would send it.
                     public init() {
@@ -97,5 +102,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allObject1","[0!]!",{"alias":"root0"}]],[["i1f1","1!"],["rank","2!"],["__typename","3!"]],[["__typename","3!"],["i0f0","[[4]]"],{"if":["c2"],"then":[["id","3!"]]},{"on":5}],[["__typename","3!"],["i0f0","[[4]]"],{"if":["c2"],"then":[["o2f0","[3!]"]]},{"if":["c2"],"then":[["id","3!"]]}],[["__typename","3!"]]]"#, Root0.self, Root0.I1f1.self, Int.self, String.self, Root0.I1f1.I0f0.self, Root0.I1f1.AsObject2.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation3Query: GraphQLQuery {
-    public static let operationName = "Operation3"
-    public static let document = "query Operation3($c0: Boolean!) { root0: allObject0 { __typename ... on Object0 { ... on Object0 { ...Fragment1 ... on Object0 { ...Fragment2 } o0f0 @skip(if: $c0) ... on Object0 { alias_o0f1: o0f1 @include(if: $c0) } } ... on Object0 { ... on Object0 { __typename } ... on Object0 { __typename } } } o0f1 ... on Object0 { ... on Object0 { o0f1 ... on Object0 { __typename } o0f1 ... on Object0 { o0f1 alias_o0f2: o0f2 ...Fragment1 } } o0f1 } } } fragment Fragment1 on Object0 { __typename alias_o0f2: o0f2 o0f1 } fragment Fragment2 on Object0 { __typename o0f1 }"
+    public static var operationName: String { "Operation3" }
+    public static var document: String { "query Operation3($c0: Boolean!) { root0: allObject0 { __typename ... on Object0 { ... on Object0 { ...Fragment1 ... on Object0 { ...Fragment2 } o0f0 @skip(if: $c0) ... on Object0 { alias_o0f1: o0f1 @include(if: $c0) } } ... on Object0 { ... on Object0 { __typename } ... on Object0 { __typename } } } o0f1 ... on Object0 { ... on Object0 { o0f1 ... on Object0 { __typename } o0f1 ... on Object0 { o0f1 alias_o0f2: o0f2 ...Fragment1 } } o0f1 } } } fragment Fragment1 on Object0 { __typename alias_o0f2: o0f2 o0f1 } fragment Fragment2 on Object0 { __typename o0f1 }" }
 
     public var c0: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Query, Selection.parse(#"[["allObject0","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -32,7 +33,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample2API.Objects.Object0, Selection.parse(#"[["o0f2","[0]!",{"alias":"alias_o0f2"}],["o0f1","0"],{"if":["!c0"],"then":[["o0f0","[1!]"]]},{"if":["c0"],"then":[["o0f1","0",{"alias":"alias_o0f1"}]]},["__typename","1!"]]"#, Int.self, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample2API.Objects.Object0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -57,5 +59,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public var fragment2: Fragment2 { _toFragment() }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allObject0","[0!]!",{"alias":"root0"}]],[["o0f2","[1]!",{"alias":"alias_o0f2"}],["o0f1","1"],{"if":["!c0"],"then":[["o0f0","[2!]"]]},{"if":["c0"],"then":[["o0f1","1",{"alias":"alias_o0f1"}]]},["__typename","2!"]]]"#, Root0.self, Int.self, String.self)
     }
 }

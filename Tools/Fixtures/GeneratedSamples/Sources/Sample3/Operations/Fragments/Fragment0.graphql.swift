@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 id }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 id }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i2f0","[1]"],["i1f0","2!"]]"#, String.self, I2f0.self, Int.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object0 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -23,11 +24,14 @@ nonisolated public struct Fragment0: Fragment {
     public struct I2f0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object3 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init() {
             self.init(_dataDict: DataDict(_data: ["__typename": "Object3"]))
         }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["i2f0","[1]"],["i1f0","2!"]],[["__typename","0!"]]]"#, String.self, I2f0.self, Int.self)
 }

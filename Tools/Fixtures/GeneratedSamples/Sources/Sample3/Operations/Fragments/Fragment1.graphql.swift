@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment1: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object2 { __typename i1f0 id }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment1 on Object2 { __typename i1f0 id }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["id","0!"]]"#, String.self, Int.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object2 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -19,4 +20,6 @@ nonisolated public struct Fragment1: Fragment {
 
     public var i1f0: Int { __data["i1f0"] }
     public var id: String { __data["id"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["i1f0","1!"],["id","0!"]]]"#, String.self, Int.self)
 }

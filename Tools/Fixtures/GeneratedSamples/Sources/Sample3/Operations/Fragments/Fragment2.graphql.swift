@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, Int.self, AsObject0.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Interfaces.Interface1 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -26,7 +27,8 @@ nonisolated public struct Fragment2: Fragment {
     public struct AsObject0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i2f0","[2]"]]"#, String.self, Int.self, I2f0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object0 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -48,4 +50,6 @@ nonisolated public struct Fragment2: Fragment {
 
         public typealias I2f0 = Fragment0.I2f0
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["i1f0","1!"],{"on":2}],[["__typename","0!"],["i1f0","1!"],["i2f0","[3]"]]]"#, String.self, Int.self, AsObject0.self, AsObject0.I2f0.self)
 }

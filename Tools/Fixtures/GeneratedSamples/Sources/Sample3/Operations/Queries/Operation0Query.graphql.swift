@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation0Query: GraphQLQuery {
-    public static let operationName = "Operation0"
-    public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface1 { ... on Union1 { ... on Union2 { __typename ... { __typename } } ... on Object7 @include(if: $c1) { alias_o7f0: o7f0 @skip(if: $c1) { __typename ...Fragment2 @include(if: $c2) i1f0 } o7f0 @include(if: $c0) { __typename } } ... on Interface4 { ...Fragment2 ... @skip(if: $c2) { __typename } i4f0 { __typename i0f0 @include(if: $c2) { __typename } i0f0 { __typename } ... on Object0 { id } ... on Object2 { id } } ... { alias_i1f0: i1f0 alias_i1f0: i1f0 ...Fragment0 } } } __typename ... on Object0 { id } ... on Object2 { id } } root1: oneObject5 { i2f0 { __typename } __typename ... on Interface2 { ...Fragment1 } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 id } fragment Fragment1 on Object2 { __typename i1f0 id } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }"
+    public static var operationName: String { "Operation0" }
+    public static var document: String { "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface1 { ... on Union1 { ... on Union2 { __typename ... { __typename } } ... on Object7 @include(if: $c1) { alias_o7f0: o7f0 @skip(if: $c1) { __typename ...Fragment2 @include(if: $c2) i1f0 } o7f0 @include(if: $c0) { __typename } } ... on Interface4 { ...Fragment2 ... @skip(if: $c2) { __typename } i4f0 { __typename i0f0 @include(if: $c2) { __typename } i0f0 { __typename } ... on Object0 { id } ... on Object2 { id } } ... { alias_i1f0: i1f0 alias_i1f0: i1f0 ...Fragment0 } } } __typename ... on Object0 { id } ... on Object2 { id } } root1: oneObject5 { i2f0 { __typename } __typename ... on Interface2 { ...Fragment1 } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 id } fragment Fragment1 on Object2 { __typename i1f0 id } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -22,7 +22,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Query, Selection.parse(#"[["oneInterface1","0!",{"alias":"root0"}],["oneObject5","1",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,7 +39,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample3API.Interfaces.Interface1 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -55,7 +57,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsUnion2.self, AsObject7.self, AsInterface4.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample3API.Unions.Union1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -80,7 +83,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsUnion2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Unions.Union2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Unions.Union2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -93,7 +97,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject7: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object7, Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o7f0","1!",{"alias":"alias_o7f0"}]]},{"if":["c0","c1"],"then":[["o7f0","2!"]]}]"#, String.self, Alias_o7f0.self, O7f0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object7 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -109,7 +114,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct Alias_o7f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, Int.self, AsObject0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object5 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -134,7 +140,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         public struct AsObject0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["c2"],"then":[["i2f0","[2]"]]}]"#, String.self, Int.self, I2f0.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object0 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -162,7 +169,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct O7f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object5, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object5 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -174,7 +182,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsInterface4: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface4, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i4f0","[[2]]"],["i1f0","0!",{"alias":"alias_i1f0"}],{"on":3}]"#, Int.self, String.self, I4f0.self, AsObject0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Interfaces.Interface4 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -204,7 +213,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct AsObject0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["i2f0","[1]"],["__typename","2!"],["i4f0","[[3]]"],["i1f0","0!",{"alias":"alias_i1f0"}]]"#, Int.self, I2f0.self, String.self, I4f0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -235,7 +245,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct I4f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["i0f0","1"]]"#, String.self, I0f0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Interfaces.Interface0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -250,7 +261,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         public struct I0f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object1 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[11] }
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -265,7 +277,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object5, Selection.parse(#"[["i2f0","[0]"],["__typename","1!"],{"on":2}]"#, I2f0.self, String.self, AsObject2.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object5 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[12] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -283,7 +296,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsObject2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object2, Selection.parse(#"[["i2f0","[0]"],["__typename","1!"],["i1f0","2!"],["id","1!"]]"#, I2f0.self, String.self, Int.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object2 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[13] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -309,7 +323,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct I2f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object3 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[14] }
 
                 /// Data with these values, as a server would send it.
                 public init() {
@@ -317,5 +332,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["oneInterface1","0!",{"alias":"root0"}],["oneObject5","1",{"alias":"root1"}]],[["__typename","2!"],{"on":3}],[["__typename","2!"],{"on":4},{"on":5},{"on":6}],[["__typename","2!"]],[["__typename","2!"],{"if":["c1","!c1"],"then":[["o7f0","7!",{"alias":"alias_o7f0"}]]},{"if":["c0","c1"],"then":[["o7f0","8!"]]}],[["__typename","2!"],["i1f0","9!"],{"on":10}],[["__typename","2!"],["i1f0","9!"],{"if":["c2"],"then":[["i2f0","[11]"]]}],[["__typename","2!"]],[["i1f0","9!"],["__typename","2!"],["i4f0","[[12]]"],["i1f0","9!",{"alias":"alias_i1f0"}],{"on":13}],[["i1f0","9!"],["i2f0","[14]"],["__typename","2!"],["i4f0","[[12]]"],["i1f0","9!",{"alias":"alias_i1f0"}]],[["__typename","2!"],["i0f0","15"]],[["__typename","2!"]],[["i2f0","[16]"],["__typename","2!"],{"on":17}],[["i2f0","[16]"],["__typename","2!"],["i1f0","9!"],["id","2!"]],[["__typename","2!"]]]"#, Root0.self, Root1.self, String.self, Root0.AsUnion1.self, Root0.AsUnion1.AsUnion2.self, Root0.AsUnion1.AsObject7.self, Root0.AsUnion1.AsInterface4.self, Root0.AsUnion1.AsObject7.Alias_o7f0.self, Root0.AsUnion1.AsObject7.O7f0.self, Int.self, Root0.AsUnion1.AsObject7.Alias_o7f0.AsObject0.self, Root0.AsUnion1.AsObject7.Alias_o7f0.AsObject0.I2f0.self, Root0.AsUnion1.AsInterface4.I4f0.self, Root0.AsUnion1.AsInterface4.AsObject0.self, Root0.AsUnion1.AsInterface4.AsObject0.I2f0.self, Root0.AsUnion1.AsInterface4.I4f0.I0f0.self, Root1.I2f0.self, Root1.AsObject2.self)
     }
 }

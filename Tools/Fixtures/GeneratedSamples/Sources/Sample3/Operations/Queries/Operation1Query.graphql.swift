@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation1Query: GraphQLQuery {
-    public static let operationName = "Operation1"
-    public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!) { root0: allInterface2 { __typename i2f1 { __typename __typename } i2f0 { __typename o3f1 } i2f0 { ... { alias_o3f0: o3f0 @skip(if: $c0) { __typename i1f0 } o3f0 @include(if: $c1) { __typename i2f1 { __typename } i1f0 rank } } __typename } ... on Object1 { ...Fragment2 o1f2 { o3f1 __typename } o1f1 } ... on Object0 { id } ... on Object2 { id } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 id } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }"
+    public static var operationName: String { "Operation1" }
+    public static var document: String { "query Operation1($c0: Boolean!, $c1: Boolean!) { root0: allInterface2 { __typename i2f1 { __typename __typename } i2f0 { __typename o3f1 } i2f0 { ... { alias_o3f0: o3f0 @skip(if: $c0) { __typename i1f0 } o3f0 @include(if: $c1) { __typename i2f1 { __typename } i1f0 rank } } __typename } ... on Object1 { ...Fragment2 o1f2 { o3f1 __typename } o1f1 } ... on Object0 { id } ... on Object2 { id } } } fragment Fragment0 on Object0 { __typename i2f0 { __typename } i1f0 id } fragment Fragment2 on Interface1 { __typename i1f0 i1f0 i1f0 ...Fragment0 ... on Object0 { id } ... on Object2 { id } }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -20,7 +20,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Query, Selection.parse(#"[["allInterface2","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,7 +35,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],{"on":3}]"#, String.self, I2f1.self, I2f0.self, AsObject1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample3API.Interfaces.Interface2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -55,7 +57,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],["i1f0","3!"],["o1f2","4!"],["o1f1","[3]!"],{"on":5}]"#, String.self, I2f1.self, I2f0.self, Int.self, O1f2.self, AsObject0.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -88,7 +91,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct AsObject0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i2f0","[2]"],["i1f0","3!"],["o1f2","4!"],["o1f1","[3]!"]]"#, String.self, I2f1.self, I2f0.self, Int.self, O1f2.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object0 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -118,7 +122,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct I2f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["o3f1","0"],{"if":["!c0"],"then":[["o3f0","1!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","2!"]]},["__typename","0!"]]"#, String.self, Alias_o3f0.self, O3f0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -136,7 +141,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         public struct Alias_o3f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, Int.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object4 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -151,7 +157,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         public struct O3f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"],["rank","2!"]]"#, String.self, I2f1.self, Int.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object4 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -169,7 +176,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             public struct I2f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object1 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -183,7 +191,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct O1f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["o3f1","0"],["__typename","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -199,7 +208,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct I2f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                 /// Data with these values, as a server would send it.
                 public init() {
@@ -210,7 +220,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct I2f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["o3f1","0"],{"if":["!c0"],"then":[["o3f0","1!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","2!"]]},["__typename","0!"]]"#, String.self, Alias_o3f0.self, O3f0.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object3 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -228,7 +239,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct Alias_o3f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, Int.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object4 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[11] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -243,7 +255,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct O3f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object4, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"],["rank","2!"]]"#, String.self, I2f1.self, Int.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object4 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[12] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -261,7 +274,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct I2f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object1 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[13] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -271,5 +285,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allInterface2","[0!]!",{"alias":"root0"}]],[["__typename","1!"],["i2f1","2!"],["i2f0","[3]"],{"on":4}],[["__typename","1!"],["i2f1","2!"],["i2f0","[3]"],["i1f0","5!"],["o1f2","6!"],["o1f1","[5]!"],{"on":7}],[["__typename","1!"],["i2f1","2!"],["i2f0","[8]"],["i1f0","5!"],["o1f2","6!"],["o1f1","[5]!"]],[["o3f1","1"],{"if":["!c0"],"then":[["o3f0","9!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","10!"]]},["__typename","1!"]],[["__typename","1!"],["i1f0","5!"]],[["__typename","1!"],["i2f1","11!"],["i1f0","5!"],["rank","5!"]],[["__typename","1!"]],[["o3f1","1"],["__typename","1!"]],[["__typename","1!"]],[["o3f1","1"],{"if":["!c0"],"then":[["o3f0","12!",{"alias":"alias_o3f0"}]]},{"if":["c1"],"then":[["o3f0","13!"]]},["__typename","1!"]],[["__typename","1!"],["i1f0","5!"]],[["__typename","1!"],["i2f1","14!"],["i1f0","5!"],["rank","5!"]],[["__typename","1!"]]]"#, Root0.self, String.self, Root0.I2f1.self, Root0.I2f0.self, Root0.AsObject1.self, Int.self, Root0.AsObject1.O1f2.self, Root0.AsObject1.AsObject0.self, Root0.AsObject1.AsObject0.I2f0.self, Root0.AsObject1.AsObject0.I2f0.Alias_o3f0.self, Root0.AsObject1.AsObject0.I2f0.O3f0.self, Root0.AsObject1.AsObject0.I2f0.O3f0.I2f1.self, Root0.I2f0.Alias_o3f0.self, Root0.I2f0.O3f0.self, Root0.I2f0.O3f0.I2f1.self)
     }
 }

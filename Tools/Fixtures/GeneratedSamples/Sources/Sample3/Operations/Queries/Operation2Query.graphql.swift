@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation2Query: GraphQLQuery {
-    public static let operationName = "Operation2"
-    public static let document = "query Operation2($c0: Boolean!) { root0: allObject2 { __typename o2f1 @skip(if: $c0) { __typename ... on Object0 { id } } id } }"
+    public static var operationName: String { "Operation2" }
+    public static var document: String { "query Operation2($c0: Boolean!) { root0: allObject2 { __typename o2f1 @skip(if: $c0) { __typename ... on Object0 { id } } id } }" }
 
     public var c0: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Query, Selection.parse(#"[["allObject2","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -32,7 +33,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object2, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["o2f1","[1!]!"]]}]"#, String.self, O2f1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -46,7 +48,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct O2f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample3API.Unions.Union0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -56,5 +59,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allObject2","[0!]!",{"alias":"root0"}]],[["__typename","1!"],{"if":["!c0"],"then":[["o2f1","[2!]!"]]}],[["__typename","1!"]]]"#, Root0.self, String.self, Root0.O2f1.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation3Query: GraphQLQuery {
-    public static let operationName = "Operation3"
-    public static let document = "query Operation3($c0: Boolean!, $c1: Boolean!) { root0: allObject7 { __typename ... on Object7 @include(if: $c1) { i2f1 { __typename o1f2 { __typename } } alias_i1f0: i1f0 __typename } ... @skip(if: $c0) { ... on Union2 { ... on Union2 { __typename } ... @skip(if: $c0) { __typename } } } i2f1 { __typename } } }"
+    public static var operationName: String { "Operation3" }
+    public static var document: String { "query Operation3($c0: Boolean!, $c1: Boolean!) { root0: allObject7 { __typename ... on Object7 @include(if: $c1) { i2f1 { __typename o1f2 { __typename } } alias_i1f0: i1f0 __typename } ... @skip(if: $c0) { ... on Union2 { ... on Union2 { __typename } ... @skip(if: $c0) { __typename } } } i2f1 { __typename } } }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -20,7 +20,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Query, Selection.parse(#"[["allObject7","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,7 +35,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object7, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["c1"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self, I2f1.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object7 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -50,7 +52,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct I2f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object1, Selection.parse(#"[{"if":["c1"],"then":[["o1f2","0!"]]},["__typename","1!"]]"#, O1f2.self, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -64,7 +67,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct O1f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample3API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample3API.Objects.Object3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init() {
@@ -73,5 +77,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allObject7","[0!]!",{"alias":"root0"}]],[["__typename","1!"],["i2f1","2!"],{"if":["c1"],"then":[["i1f0","3!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","1!"]]},{"if":["!c0"],"then":[["__typename","1!"]]}],[{"if":["c1"],"then":[["o1f2","4!"]]},["__typename","1!"]],[["__typename","1!"]]]"#, Root0.self, String.self, Root0.I2f1.self, Int.self, Root0.I2f1.O1f2.self)
     }
 }

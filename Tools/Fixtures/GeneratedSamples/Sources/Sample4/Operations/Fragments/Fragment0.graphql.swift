@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename ... on Object2 { id } } } ... { alias_name: name } ... on Object2 { id } } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename ... on Object2 { id } } } ... { alias_name: name } ... on Object2 { id } } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]"],["o7f0","1!"],["i3f0","0!"],["i1f0","2!",{"alias":"alias_i1f0"}]]"#, String.self, O7f0.self, Alias_i1f0.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object7 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -27,7 +28,8 @@ nonisolated public struct Fragment0: Fragment {
     public struct O7f0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsUnion0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union2 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -44,7 +46,8 @@ nonisolated public struct Fragment0: Fragment {
         public struct AsUnion0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -58,7 +61,8 @@ nonisolated public struct Fragment0: Fragment {
     public struct Alias_i1f0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["name","0",{"alias":"alias_name"}]]"#, String.self, I1f0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -75,7 +79,8 @@ nonisolated public struct Fragment0: Fragment {
         public struct I1f0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -85,4 +90,6 @@ nonisolated public struct Fragment0: Fragment {
             }
         }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["i0f0","[0!]"],["o7f0","1!"],["i3f0","0!"],["i1f0","2!",{"alias":"alias_i1f0"}]],[["__typename","0!"],{"on":3}],[["__typename","0!"]],[["__typename","0!"],["i1f0","4!"],["name","0",{"alias":"alias_name"}]],[["__typename","0!"]]]"#, String.self, O7f0.self, Alias_i1f0.self, O7f0.AsUnion0.self, Alias_i1f0.I1f0.self)
 }

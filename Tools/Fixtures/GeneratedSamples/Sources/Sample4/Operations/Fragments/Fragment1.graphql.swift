@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment1: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 ... on Object2 { id } } ... on Object2 { id } } ... on Object0 { __typename __typename name } ... on Object2 { id } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 ... on Object2 { id } } ... on Object2 { id } } ... on Object0 { __typename __typename name } ... on Object2 { id } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":2},{"on":3}]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -32,7 +33,8 @@ nonisolated public struct Fragment1: Fragment {
     public struct AsUnion1: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":2}]"#, String.self, I1f2.self, AsObject6.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -53,7 +55,8 @@ nonisolated public struct Fragment1: Fragment {
         public struct AsObject6: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"]]"#, String.self, I1f2.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -75,7 +78,8 @@ nonisolated public struct Fragment1: Fragment {
     public struct AsObject0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"]]"#, String.self, I1f2.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -94,7 +98,8 @@ nonisolated public struct Fragment1: Fragment {
     public struct I1f2: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, I1f0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -109,7 +114,8 @@ nonisolated public struct Fragment1: Fragment {
         public struct I1f0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -122,4 +128,6 @@ nonisolated public struct Fragment1: Fragment {
             public var i2f1: Int { __data["i2f1"] }
         }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":2},{"on":3}],[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],{"on":4}],[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"]],[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"]],[["__typename","0!"],["i1f0","5!"]],[["__typename","0!"],["i2f1","6!"]]]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self, AsUnion1.AsObject6.self, I1f2.I1f0.self, Int.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 ... on Object2 { id } } i2f0 i1f1 ...Fragment1 } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 ... on Object2 { id } } i2f0 i1f1 ...Fragment1 } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f2","1!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":2},{"on":3}]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object5 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -42,7 +43,8 @@ nonisolated public struct Fragment2: Fragment {
     public struct AsUnion1: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"on":2}]"#, I1f2.self, String.self, AsObject6.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -74,7 +76,8 @@ nonisolated public struct Fragment2: Fragment {
         public struct AsObject6: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["__typename","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}]]"#, I1f2.self, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -105,7 +108,8 @@ nonisolated public struct Fragment2: Fragment {
     public struct AsObject0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],["i1f1","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["__typename","1!"],["name","1"]]"#, I1f2.self, String.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -135,7 +139,8 @@ nonisolated public struct Fragment2: Fragment {
     public struct I1f2: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -154,7 +159,8 @@ nonisolated public struct Fragment2: Fragment {
         public struct AsInterface2: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -188,7 +194,8 @@ nonisolated public struct Fragment2: Fragment {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -218,7 +225,8 @@ nonisolated public struct Fragment2: Fragment {
                 public struct AsObject6: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -253,7 +261,8 @@ nonisolated public struct Fragment2: Fragment {
             public struct AsObject0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -286,7 +295,8 @@ nonisolated public struct Fragment2: Fragment {
         public struct I1f0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -299,4 +309,6 @@ nonisolated public struct Fragment2: Fragment {
             public var i2f1: Int { __data["i2f1"] }
         }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["i1f2","1!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":2},{"on":3}],[["i1f2","1!"],["i2f0","0!"],["i1f1","0!"],["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":4}],[["i1f2","1!"],["i2f0","0!"],["i1f1","0!"],["__typename","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}]],[["i1f2","1!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["__typename","0!"],["name","0"]],[["__typename","0!"],["i1f0","5!"],{"on":6}],[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","7!"],["i1f0","5!"],{"on":8},{"on":9}],[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","10!"],["i1f0","5!"],{"on":11}],[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","12!"],["i1f0","5!"]],[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","13!"],["__typename","0!"],["name","0"],["i1f0","5!"]],[["__typename","0!"],["i2f1","14!"]]]"#, String.self, I1f2.self, AsUnion1.self, AsObject0.self, AsUnion1.AsObject6.self, I1f2.I1f0.self, I1f2.AsInterface2.self, I1f2.AsInterface2.I1f2.self, I1f2.AsInterface2.AsUnion1.self, I1f2.AsInterface2.AsObject0.self, I1f2.AsInterface2.AsUnion1.I1f2.self, I1f2.AsInterface2.AsUnion1.AsObject6.self, I1f2.AsInterface2.AsUnion1.AsObject6.I1f2.self, I1f2.AsInterface2.AsObject0.I1f2.self, Int.self)
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct DirectivesQuery: GraphQLQuery {
-    public static let operationName = "Directives"
-    public static let document = #"query Directives($key: OneOfKey!, $filter: Filter) { found: findBy(key: $key, filter: $filter) { o0f0 o0f1 __typename } byId: byIdObject2(id: "1") { __typename id o2f0 } __typename }"#
+    public static var operationName: String { "Directives" }
+    public static var document: String { #"query Directives($key: OneOfKey!, $filter: Filter) { found: findBy(key: $key, filter: $filter) { o0f0 o0f1 __typename } byId: byIdObject2(id: "1") { __typename id o2f0 } __typename }"# }
 
     public var key: Sample4API.OneOfKey
     public var filter: GraphQLNullable<Sample4API.Filter>
@@ -20,7 +20,8 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Query, Selection.parse(#"[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject2","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]]"#, Found.self, ById.self, String.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,7 +37,8 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         public struct Found: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["o0f0","0!"],["o0f1","1",{"catch":"null"}],["__typename","0!"]]"#, String.self, Double.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -53,7 +55,8 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
         public struct ById: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["id","0",{"catch":"null"}],["o2f0","[0!]",{"catch":"result"}]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -66,5 +69,7 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
             public var id: String? { __data["id"] }
             public var o2f0: Result<[String]?, GraphQLError> { __data["o2f0"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["findBy","[0!]",{"alias":"found","args":{"key":{"$":"key"},"filter":{"$":"filter"}},"catch":"result"}],["byIdObject2","1",{"alias":"byId","args":{"id":"1"},"keys":["id"],"catch":"null"}],["__typename","2!"]],[["o0f0","2!"],["o0f1","3",{"catch":"null"}],["__typename","2!"]],[["__typename","2!"],["id","2",{"catch":"null"}],["o2f0","[2!]",{"catch":"result"}]]]"#, Found.self, ById.self, String.self, Double.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation0Query: GraphQLQuery {
-    public static let operationName = "Operation0"
-    public static let document = "query Operation0($c0: Boolean!) { root0: allObject4 { __typename } root1: allInterface1 { __typename i1f2 @include(if: $c0) { __typename alias_i1f1: i1f1 ... on Object2 { id } } i1f1 ... on Object2 { id } } }"
+    public static var operationName: String { "Operation0" }
+    public static var document: String { "query Operation0($c0: Boolean!) { root0: allObject4 { __typename } root1: allInterface1 { __typename i1f2 @include(if: $c0) { __typename alias_i1f1: i1f1 ... on Object2 { id } } i1f1 ... on Object2 { id } } }" }
 
     public var c0: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Query, Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}],["allInterface1","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,7 +35,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object4, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object4 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init() {
@@ -45,7 +47,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["c0"],"then":[["i1f2","1!"]]},["i1f1","0!"]]"#, String.self, I1f2.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -62,7 +65,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct I1f2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f1","0!",{"alias":"alias_i1f1"}]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -75,5 +79,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public var alias_i1f1: String { __data["alias_i1f1"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allObject4","[0!]!",{"alias":"root0"}],["allInterface1","[1!]!",{"alias":"root1"}]],[["__typename","2!"]],[["__typename","2!"],{"if":["c0"],"then":[["i1f2","3!"]]},["i1f1","2!"]],[["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}]]]"#, Root0.self, Root1.self, String.self, Root1.I1f2.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation1Query: GraphQLQuery {
-    public static let operationName = "Operation1"
-    public static let document = "query Operation1($c0: Boolean!) { root0: oneInterface1 { __typename alias_name: name @include(if: $c0) ... on Object2 { id } } }"
+    public static var operationName: String { "Operation1" }
+    public static var document: String { "query Operation1($c0: Boolean!) { root0: oneInterface1 { __typename alias_name: name @include(if: $c0) ... on Object2 { id } } }" }
 
     public var c0: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Query, Selection.parse(#"[["oneInterface1","0!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -32,7 +33,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["c0"],"then":[["name","0",{"alias":"alias_name"}]]}]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -44,5 +46,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
 
             public var alias_name: String? { __data["alias_name"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["oneInterface1","0!",{"alias":"root0"}]],[["__typename","1!"],{"if":["c0"],"then":[["name","1",{"alias":"alias_name"}]]}]]"#, Root0.self, String.self)
     }
 }

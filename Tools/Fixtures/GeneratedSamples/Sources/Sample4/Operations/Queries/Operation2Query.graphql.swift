@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation2Query: GraphQLQuery {
-    public static let operationName = "Operation2"
-    public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneObject7 { __typename ... on Object7 { i1f0 { ... on Interface3 { ...Fragment0 i1f0 { __typename ... on Object2 { id } } rank } ... on Interface4 @include(if: $c0) { __typename } ... on Union1 { ...Fragment1 @skip(if: $c1) } __typename ... on Object2 { id } } rank } i3f0 @skip(if: $c2) i3f1 @include(if: $c1) { __typename alias_id: id @skip(if: $c1) o5f1 { __typename alias_o7f0: o7f0 { __typename } } } i0f0 } root1: oneInterface1 { __typename i1f2 { __typename ... on Object5 @skip(if: $c0) { ... on Interface0 { ...Fragment2 __typename } o5f1 { __typename ...Fragment0 @include(if: $c2) } ... on Interface0 { alias_name: name @include(if: $c2) ...Fragment1 } i2f0 } ... on Union1 { ... on Interface1 { i1f0 { __typename ... on Object2 { id } } } ...Fragment1 } name @skip(if: $c0) ... on Object2 { id } } i1f2 @skip(if: $c0) { __typename i1f1 i1f0 @include(if: $c1) { __typename i1f1 ... on Object2 { id } } i1f2 { __typename i1f0 { __typename i1f0 { __typename ... on Object2 { id } } ... on Object2 { id } } ... on Object5 { alias_i2f1: i2f1 @skip(if: $c0) id } ...Fragment2 ... on Object2 { id } } ...Fragment1 ... on Object2 { id } } ... on Object2 { id } } } fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename ... on Object2 { id } } } ... { alias_name: name } ... on Object2 { id } } } fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 ... on Object2 { id } } ... on Object2 { id } } ... on Object0 { __typename __typename name } ... on Object2 { id } } fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 ... on Object2 { id } } i2f0 i1f1 ...Fragment1 } }"
+    public static var operationName: String { "Operation2" }
+    public static var document: String { "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneObject7 { __typename ... on Object7 { i1f0 { ... on Interface3 { ...Fragment0 i1f0 { __typename ... on Object2 { id } } rank } ... on Interface4 @include(if: $c0) { __typename } ... on Union1 { ...Fragment1 @skip(if: $c1) } __typename ... on Object2 { id } } rank } i3f0 @skip(if: $c2) i3f1 @include(if: $c1) { __typename alias_id: id @skip(if: $c1) o5f1 { __typename alias_o7f0: o7f0 { __typename } } } i0f0 } root1: oneInterface1 { __typename i1f2 { __typename ... on Object5 @skip(if: $c0) { ... on Interface0 { ...Fragment2 __typename } o5f1 { __typename ...Fragment0 @include(if: $c2) } ... on Interface0 { alias_name: name @include(if: $c2) ...Fragment1 } i2f0 } ... on Union1 { ... on Interface1 { i1f0 { __typename ... on Object2 { id } } } ...Fragment1 } name @skip(if: $c0) ... on Object2 { id } } i1f2 @skip(if: $c0) { __typename i1f1 i1f0 @include(if: $c1) { __typename i1f1 ... on Object2 { id } } i1f2 { __typename i1f0 { __typename i1f0 { __typename ... on Object2 { id } } ... on Object2 { id } } ... on Object5 { alias_i2f1: i2f1 @skip(if: $c0) id } ...Fragment2 ... on Object2 { id } } ...Fragment1 ... on Object2 { id } } ... on Object2 { id } } } fragment Fragment0 on Object7 { __typename ... on Interface0 { i0f0 ... { i0f0 } } o7f0 { __typename ... on Union0 { __typename } ... on Union2 { __typename } } i3f0 alias_i1f0: i1f0 { __typename ... on Interface2 { i1f0 { __typename ... on Object2 { id } } } ... { alias_name: name } ... on Object2 { id } } } fragment Fragment1 on Interface2 { __typename ... on Union1 { ... on Union1 { __typename } ... on Object6 { i2f0 alias_i1f1: i1f1 } } alias_i0f0: i0f0 i1f2 { __typename i1f0 { __typename i2f1 ... on Object2 { id } } ... on Object2 { id } } ... on Object0 { __typename __typename name } ... on Object2 { id } } fragment Fragment2 on Object5 { __typename ... on Interface2 { i1f2 { __typename ...Fragment1 ... on Object2 { id } } i2f0 i1f1 ...Fragment1 } }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -22,7 +22,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Query, Selection.parse(#"[["oneObject7","0!",{"alias":"root0"}],["oneInterface1","1!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,7 +39,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["rank","2!"],{"if":["!c2"],"then":[["i3f0","0!"]]},{"if":["c1"],"then":[["i3f1","[3!]!"]]},["i0f0","[0!]"]]"#, String.self, I1f0.self, Int.self, I3f1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object7 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -60,7 +62,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I1f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsInterface3.self, AsInterface4.self, AsUnion1.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -85,7 +88,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface3, Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"],{"on":3}]"#, I1f0.self, Int.self, String.self, AsObject7.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -106,7 +110,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject7: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["i0f0","[0!]"],["o7f0","1!"],["i3f0","0!"],["i1f0","2!",{"alias":"alias_i1f0"}],["i1f0","3!"],["rank","4!"],["__typename","0!"]]"#, String.self, O7f0.self, Alias_i1f0.self, I1f0.self, Int.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object7 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -142,7 +147,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -156,7 +162,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface4: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface4, Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"]]"#, I1f0.self, Int.self, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface4 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -173,7 +180,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -187,7 +195,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsUnion1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","1!"]]},{"on":2},{"on":3}]"#, String.self, I1f2.self, AsObject6.self, AsObject0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -219,7 +228,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject6: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["i2f0","0!"]]},{"if":["!c1"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c1"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","1!"]]}]"#, String.self, I1f2.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -249,7 +259,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["rank","1!"],["__typename","2!"],{"if":["!c1"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","3!"]]},{"if":["!c1"],"then":[["name","2"]]}]"#, I1f0.self, Int.self, String.self, I1f2.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -278,7 +289,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[11] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -298,7 +310,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I3f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["!c1"],"then":[["id","0!",{"alias":"alias_id"}]]},["o5f1","[[1]]"]]"#, String.self, O5f1.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object5 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[12] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -314,7 +327,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct O5f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["__typename","0!"],["o7f0","1!",{"alias":"alias_o7f0"}]]"#, String.self, Alias_o7f0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object7 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[13] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -328,7 +342,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct Alias_o7f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[14] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -344,7 +359,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f2","1!"]]"#, String.self, I1f2.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[15] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -359,7 +375,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I1f2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"on":3},{"on":4},{"on":5}]"#, String.self, I1f0.self, I1f2.self, AsObject5.self, AsUnion1.self, AsInterface2.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[16] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -392,7 +409,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsObject5: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","0",{"alias":"alias_name"}]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0","c1"],"then":[["i1f0","3!"]]},{"on":4},{"on":5}]"#, String.self, I1f2.self, O5f1.self, I1f0.self, AsUnion1.self, AsObject0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object5 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[17] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -436,7 +454,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsUnion1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f2","0!"],{"if":["!c0"],"then":[["i2f0","1!"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","1",{"alias":"alias_name"}]]},["i1f0","3!"],{"if":["!c0"],"then":[["name","1"]]},{"on":4}]"#, I1f2.self, String.self, O5f1.self, I1f0.self, AsObject6.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[18] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -477,7 +496,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject6: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f2","0!"],["i2f0","1!"],{"if":["!c0"],"then":[["i1f1","1!"]]},["__typename","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","1",{"alias":"alias_name"}]]},["i1f0","3!"],{"if":["!c0"],"then":[["name","1"]]}]"#, I1f2.self, String.self, O5f1.self, I1f0.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[19] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -516,7 +536,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2},{"on":3}]"#, String.self, I1f0.self, AsInterface2.self, AsObject5.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[20] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -539,7 +560,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsInterface2: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[21] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -573,7 +595,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsUnion1: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[22] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -603,7 +626,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject6: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
+                                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                        @_spi(Generated) public static var __selections: [Selection] { __table[23] }
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -638,7 +662,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[24] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -671,7 +696,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject5: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"on":4},{"on":5}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsUnion1.self, AsObject0.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object5 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[25] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -713,7 +739,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsUnion1: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"on":4}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsObject6.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[26] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -752,7 +779,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject6: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]}]"#, String.self, I1f2.self, I1f0.self, Int.self))
+                                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                        @_spi(Generated) public static var __selections: [Selection] { __table[27] }
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -790,7 +818,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]}]"#, String.self, I1f2.self, I1f0.self, Int.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[28] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -827,7 +856,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f2: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[29] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -846,7 +876,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsInterface2: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self))
+                                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                        @_spi(Generated) public static var __selections: [Selection] { __table[30] }
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -880,7 +911,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public struct AsUnion1: SelectionSet {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self))
+                                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                                            @_spi(Generated) public static var __selections: [Selection] { __table[31] }
 
                                             /// Data with these values, as a server would send it.
                                             public init(
@@ -910,7 +942,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             public struct AsObject6: SelectionSet {
                                                 @_spi(Generated) public let __data: DataDict
                                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"]]"#, I1f0.self, String.self, I1f2.self))
+                                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                                @_spi(Generated) public static var __selections: [Selection] { __table[32] }
 
                                                 /// Data with these values, as a server would send it.
                                                 public init(
@@ -945,7 +978,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public struct AsObject0: SelectionSet {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["__typename","1!"],["name","1"]]"#, I1f0.self, String.self, I1f2.self))
+                                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                                            @_spi(Generated) public static var __selections: [Selection] { __table[33] }
 
                                             /// Data with these values, as a server would send it.
                                             public init(
@@ -978,7 +1012,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct I1f0: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self))
+                                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                        @_spi(Generated) public static var __selections: [Selection] { __table[34] }
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -996,7 +1031,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[35] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1013,7 +1049,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[36] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1028,7 +1065,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[37] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1045,7 +1083,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f2","1!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["o5f1","[[2]]"]]},{"if":["!c0","c2"],"then":[["name","0",{"alias":"alias_name"}]]},{"if":["!c0","c1"],"then":[["i1f0","3!"]]}]"#, String.self, I1f2.self, O5f1.self, I1f0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[38] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1082,7 +1121,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2},{"on":3}]"#, String.self, I1f0.self, AsInterface2.self, AsObject5.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[39] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1105,7 +1145,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsInterface2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3},{"on":4}]"#, String.self, I1f2.self, I1f0.self, AsUnion1.self, AsObject0.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[40] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1139,7 +1180,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsUnion1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"on":3}]"#, String.self, I1f2.self, I1f0.self, AsObject6.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[41] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1169,7 +1211,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject6: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[42] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1204,7 +1247,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"]]"#, String.self, I1f2.self, I1f0.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[43] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1237,7 +1281,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject5: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"],{"on":4},{"on":5}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsUnion1.self, AsObject0.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object5 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[44] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1279,7 +1324,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsUnion1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"],{"on":4}]"#, String.self, I1f2.self, I1f0.self, Int.self, AsObject6.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[45] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1318,7 +1364,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject6: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i2f0","0!"],["i1f1","0!",{"alias":"alias_i1f1"}],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f1","0!"]]"#, String.self, I1f2.self, I1f0.self, Int.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[46] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1356,7 +1403,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","1!"],["__typename","0!"],["name","0"],["i1f0","2!"],{"if":["!c0"],"then":[["i2f1","3!",{"alias":"alias_i2f1"}]]},["id","0!"],["i2f0","0!"],["i1f1","0!"]]"#, String.self, I1f2.self, I1f0.self, Int.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[47] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1393,7 +1441,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f2: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsInterface2.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[48] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1412,7 +1461,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsInterface2: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[49] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1446,7 +1496,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsUnion1: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self))
+                                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                                        @_spi(Generated) public static var __selections: [Selection] { __table[50] }
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1476,7 +1527,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public struct AsObject6: SelectionSet {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"]]"#, I1f0.self, String.self, I1f2.self))
+                                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                            @_spi(Generated) public static var __selections: [Selection] { __table[51] }
 
                                             /// Data with these values, as a server would send it.
                                             public init(
@@ -1511,7 +1563,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject0: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["__typename","1!"],["name","1"]]"#, I1f0.self, String.self, I1f2.self))
+                                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                                        @_spi(Generated) public static var __selections: [Selection] { __table[52] }
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1544,7 +1597,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"]]"#, String.self, Int.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[53] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1562,7 +1616,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],["i1f0","2!"]]"#, String.self, Int.self, I1f0.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[54] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1579,7 +1634,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[55] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1594,7 +1650,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct O5f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object7, Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["i0f0","[0!]"]]},{"if":["c2"],"then":[["o7f0","1!"]]},{"if":["c2"],"then":[["i3f0","0!"]]},{"if":["c2"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]}]"#, String.self, O7f0.self, Alias_i1f0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object7 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[56] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1627,7 +1684,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsUnion1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"on":3}]"#, String.self, I1f0.self, I1f2.self, AsInterface2.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[57] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -1652,7 +1710,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},{"on":3},{"on":4}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self, AsObject0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[58] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1690,7 +1749,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject6: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[59] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1724,7 +1784,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],["name","1"],{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[60] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1754,7 +1815,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[61] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -1773,7 +1835,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject5: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object5 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[62] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1815,7 +1878,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsUnion1: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsObject6.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[63] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1854,7 +1918,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject6: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]}]"#, String.self, I1f0.self, Int.self, I1f2.self))
+                                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                        @_spi(Generated) public static var __selections: [Selection] { __table[64] }
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -1896,7 +1961,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]}]"#, String.self, I1f0.self, Int.self, I1f2.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[65] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1938,7 +2004,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[66] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -1955,7 +2022,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[67] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -1971,7 +2039,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[68] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -1988,7 +2057,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":3},{"on":4}]"#, String.self, I1f0.self, I1f2.self, AsUnion1.self, AsObject0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[69] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -2026,7 +2096,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsUnion1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]},{"on":3}]"#, I1f0.self, String.self, I1f2.self, AsObject6.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[70] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2060,7 +2131,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject6: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],["__typename","1!"],["i2f0","1!"],["i1f1","1!",{"alias":"alias_i1f1"}],["i0f0","[1!]",{"alias":"alias_i0f0"}],["i1f2","2!"],{"if":["!c0"],"then":[["name","1"]]},{"if":["!c0"],"then":[["i1f1","1!"]]}]"#, I1f0.self, String.self, I1f2.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[71] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2094,7 +2166,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["!c0","c1"],"then":[["i1f1","0!"]]}]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[72] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2110,7 +2183,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[73] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2129,7 +2203,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject5: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object5 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[74] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2171,7 +2246,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsUnion1: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"on":4}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsObject6.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[75] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2210,7 +2286,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public struct AsObject6: SelectionSet {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f1","0!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]}]"#, String.self, I1f0.self, Int.self, I1f2.self))
+                                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                        @_spi(Generated) public static var __selections: [Selection] { __table[76] }
 
                                         /// Data with these values, as a server would send it.
                                         public init(
@@ -2252,7 +2329,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","0!"]]},{"if":["!c0"],"then":[["i1f2","3!"]]},{"if":["!c0"],"then":[["i2f0","0!"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["name","0"]]}]"#, String.self, I1f0.self, Int.self, I1f2.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[77] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2294,7 +2372,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i2f1","1!"],{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, String.self, Int.self, I1f0.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[78] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2311,7 +2390,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct I1f0: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[79] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2327,7 +2407,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["name","0"]]},{"if":["!c0"],"then":[["i1f1","0!"]]},{"if":["!c0","c1"],"then":[["i1f0","1!"]]},{"if":["!c0"],"then":[["i1f2","2!"]]},{"if":["!c0"],"then":[["i0f0","[0!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]}]"#, String.self, I1f0.self, I1f2.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[80] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2357,7 +2438,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[81] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2376,7 +2458,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject5: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f2","3!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object5 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[82] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2418,7 +2501,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsUnion1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":4}]"#, I1f0.self, Int.self, String.self, I1f2.self, AsObject6.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[83] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2457,7 +2541,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public struct AsObject6: SelectionSet {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]]"#, I1f0.self, Int.self, String.self, I1f2.self))
+                                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                    @_spi(Generated) public static var __selections: [Selection] { __table[84] }
 
                                     /// Data with these values, as a server would send it.
                                     public init(
@@ -2499,7 +2584,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]]"#, I1f0.self, Int.self, String.self, I1f2.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[85] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2541,7 +2627,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],["i2f1","2!"]]"#, String.self, I1f0.self, Int.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[86] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2558,7 +2645,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct I1f0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[87] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2574,7 +2662,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I1f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f1","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[88] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -2590,7 +2679,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I1f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"on":2}]"#, String.self, I1f0.self, AsObject5.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface1 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[89] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -2609,7 +2699,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject5: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object5, Selection.parse(#"[["__typename","0!"],["i1f0","1!"],{"if":["!c0"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},["id","0!"],["i1f2","3!"],["i2f0","0!"],["i1f1","0!"],["i0f0","[0!]",{"alias":"alias_i0f0"}],{"on":4},{"on":5}]"#, String.self, I1f0.self, Int.self, I1f2.self, AsUnion1.self, AsObject0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object5 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[90] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2651,7 +2742,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsUnion1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Unions.Union1, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":4}]"#, I1f0.self, Int.self, String.self, I1f2.self, AsObject6.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Unions.Union1 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[91] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2690,7 +2782,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsObject6: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object6, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]]"#, I1f0.self, Int.self, String.self, I1f2.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object6 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[92] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -2732,7 +2825,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsObject0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object0, Selection.parse(#"[["i1f0","0!"],{"if":["!c0"],"then":[["i2f1","1!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","3!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]]"#, I1f0.self, Int.self, String.self, I1f2.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object0 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[93] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2774,7 +2868,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["i1f0","1!"]]"#, String.self, I1f0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[94] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -2789,7 +2884,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Interfaces.Interface2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[95] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -2802,5 +2898,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["oneObject7","0!",{"alias":"root0"}],["oneInterface1","1!",{"alias":"root1"}]],[["__typename","2!"],["i1f0","3!"],["rank","4!"],{"if":["!c2"],"then":[["i3f0","2!"]]},{"if":["c1"],"then":[["i3f1","[5!]!"]]},["i0f0","[2!]"]],[["__typename","2!"],{"on":6},{"on":7},{"on":8}],[["i1f0","9!"],["rank","4!"],["__typename","2!"],{"on":10}],[["i0f0","[2!]"],["o7f0","11!"],["i3f0","2!"],["i1f0","12!",{"alias":"alias_i1f0"}],["i1f0","9!"],["rank","4!"],["__typename","2!"]],[["__typename","2!"]],[["i1f0","13!"],["rank","4!"],["__typename","2!"]],[["__typename","2!"]],[["__typename","2!"],{"if":["!c1"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","14!"]]},{"on":15},{"on":16}],[["__typename","2!"],{"if":["!c1"],"then":[["i2f0","2!"]]},{"if":["!c1"],"then":[["i1f1","2!",{"alias":"alias_i1f1"}]]},{"if":["!c1"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","17!"]]}],[["i1f0","18!"],["rank","4!"],["__typename","2!"],{"if":["!c1"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c1"],"then":[["i1f2","19!"]]},{"if":["!c1"],"then":[["name","2"]]}],[["__typename","2!"]],[["__typename","2!"],{"if":["!c1"],"then":[["id","2!",{"alias":"alias_id"}]]},["o5f1","[[20]]"]],[["__typename","2!"],["o7f0","21!",{"alias":"alias_o7f0"}]],[["__typename","2!"]],[["__typename","2!"],["i1f2","22!"]],[["__typename","2!"],{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0","c1"],"then":[["i1f0","23!"]]},{"if":["!c0"],"then":[["i1f2","24!"]]},{"on":25},{"on":26},{"on":27}],[["__typename","2!"],{"if":["!c0"],"then":[["i1f2","28!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["o5f1","[[29]]"]]},{"if":["!c0","c2"],"then":[["name","2",{"alias":"alias_name"}]]},{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0","c1"],"then":[["i1f0","23!"]]},{"on":30},{"on":31}],[["i1f2","32!"],{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[29]]"]]},{"if":["!c0","c2"],"then":[["name","2",{"alias":"alias_name"}]]},["i1f0","33!"],{"if":["!c0"],"then":[["name","2"]]},{"on":34}],[["i1f2","32!"],["i2f0","2!"],{"if":["!c0"],"then":[["i1f1","2!"]]},["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"if":["!c0"],"then":[["o5f1","[[29]]"]]},{"if":["!c0","c2"],"then":[["name","2",{"alias":"alias_name"}]]},["i1f0","33!"],{"if":["!c0"],"then":[["name","2"]]}],[["__typename","2!"],["i1f0","35!"],{"on":36},{"on":37}],[["__typename","2!"],{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","38!"]]},["i1f0","35!"],{"on":39},{"on":40}],[["__typename","2!"],{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","41!"]]},["i1f0","35!"],{"on":42}],[["__typename","2!"],{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","43!"]]},["i1f0","35!"]],[["__typename","2!"],{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","44!"]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["name","2"]]},["i1f0","35!"]],[["__typename","2!"],{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","45!"]]},["i1f0","35!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"on":46},{"on":47}],[["__typename","2!"],{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","45!"]]},["i1f0","35!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"on":48}],[["__typename","2!"],{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","45!"]]},["i1f0","35!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]}],[["__typename","2!"],{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["i1f2","45!"]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["name","2"]]},["i1f0","35!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]}],[["__typename","2!"],["i1f0","49!"],{"on":50}],[["__typename","2!"],["i1f0","49!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","51!"],{"on":52},{"on":53}],[["i1f0","49!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","54!"],{"on":55}],[["i1f0","49!"],["__typename","2!"],["i2f0","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","56!"]],[["i1f0","49!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","57!"],["__typename","2!"],["name","2"]],[["__typename","2!"],["i2f1","4!"]],[["__typename","2!"],["i2f1","4!"],{"if":["!c0"],"then":[["i1f0","58!"]]}],[["__typename","2!"]],[["__typename","2!"],{"if":["!c0","c1"],"then":[["i1f1","2!"]]}],[["__typename","2!"],{"if":["!c0"],"then":[["i1f2","28!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["o5f1","[[29]]"]]},{"if":["!c0","c2"],"then":[["name","2",{"alias":"alias_name"}]]},{"if":["!c0","c1"],"then":[["i1f0","23!"]]}],[["__typename","2!"],["i1f0","59!"],{"on":60},{"on":61}],[["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","62!"],["i1f0","59!"],{"on":63},{"on":64}],[["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","65!"],["i1f0","59!"],{"on":66}],[["__typename","2!"],["i2f0","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","67!"],["i1f0","59!"]],[["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","68!"],["__typename","2!"],["name","2"],["i1f0","59!"]],[["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","69!"],["i1f0","59!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i2f0","2!"],["i1f1","2!"],{"on":70},{"on":71}],[["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","69!"],["i1f0","59!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i2f0","2!"],["i1f1","2!"],{"on":72}],[["__typename","2!"],["i2f0","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","69!"],["i1f0","59!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f1","2!"]],[["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","69!"],["__typename","2!"],["name","2"],["i1f0","59!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i2f0","2!"],["i1f1","2!"]],[["__typename","2!"],["i1f0","73!"],{"on":74}],[["__typename","2!"],["i1f0","73!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","75!"],{"on":76},{"on":77}],[["i1f0","73!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","78!"],{"on":79}],[["i1f0","73!"],["__typename","2!"],["i2f0","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","80!"]],[["i1f0","73!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","81!"],["__typename","2!"],["name","2"]],[["__typename","2!"],["i2f1","4!"]],[["__typename","2!"],["i2f1","4!"],["i1f0","82!"]],[["__typename","2!"]],[["__typename","2!"],{"if":["c2"],"then":[["i0f0","[2!]"]]},{"if":["c2"],"then":[["o7f0","83!"]]},{"if":["c2"],"then":[["i3f0","2!"]]},{"if":["c2"],"then":[["i1f0","84!",{"alias":"alias_i1f0"}]]}],[["__typename","2!"],["i1f0","85!"],{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["i1f2","24!"]]},{"on":86}],[["i1f0","85!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","87!"],{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"on":88},{"on":89}],[["i1f0","85!"],["__typename","2!"],["i2f0","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","87!"],{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["i1f1","2!"]]}],[["i1f0","85!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","87!"],["name","2"],{"if":["!c0"],"then":[["i1f1","2!"]]}],[["__typename","2!"],["i1f0","90!"],{"on":91}],[["__typename","2!"],["i1f0","90!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i1f2","92!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"on":93},{"on":94}],[["__typename","2!"],["i1f0","90!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i1f2","95!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"on":96}],[["__typename","2!"],["i1f0","90!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i1f2","97!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["i1f1","2!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]}],[["__typename","2!"],["i1f0","90!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i1f2","98!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["name","2"]]}],[["__typename","2!"],["i2f1","4!"],{"if":["!c0"],"then":[["i1f0","99!"]]}],[["__typename","2!"]],[["__typename","2!"],{"if":["!c0","c1"],"then":[["i1f1","2!"]]}],[["__typename","2!"],{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0","c1"],"then":[["i1f0","23!"]]},{"if":["!c0"],"then":[["i1f2","100!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"on":101},{"on":102}],[["i1f0","103!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","104!"],{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"on":105}],[["i1f0","103!"],["__typename","2!"],["i2f0","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}],["i1f2","104!"],{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["i1f1","2!"]]}],[["__typename","2!"],{"if":["!c0","c1"],"then":[["i1f1","2!"]]}],[["__typename","2!"],["i1f0","106!"],{"on":107}],[["__typename","2!"],["i1f0","106!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i1f2","108!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"on":109},{"on":110}],[["__typename","2!"],["i1f0","106!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i1f2","111!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"on":112}],[["__typename","2!"],["i1f0","106!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i1f2","113!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["i1f1","2!",{"alias":"alias_i1f1"}]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]}],[["__typename","2!"],["i1f0","106!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},{"if":["!c0"],"then":[["id","2!"]]},{"if":["!c0"],"then":[["i1f2","114!"]]},{"if":["!c0"],"then":[["i2f0","2!"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","2!"]]},{"if":["!c0"],"then":[["name","2"]]}],[["__typename","2!"],["i2f1","4!"],{"if":["!c0"],"then":[["i1f0","115!"]]}],[["__typename","2!"]],[["__typename","2!"],{"if":["!c0"],"then":[["name","2"]]},{"if":["!c0"],"then":[["i1f1","2!"]]},{"if":["!c0","c1"],"then":[["i1f0","23!"]]},{"if":["!c0"],"then":[["i1f2","100!"]]},{"if":["!c0"],"then":[["i0f0","[2!]",{"alias":"alias_i0f0"}]]},{"if":["!c0"],"then":[["__typename","2!"]]}],[["__typename","2!"],["i1f0","116!"],{"on":117}],[["__typename","2!"],["i1f0","116!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","118!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":119},{"on":120}],[["i1f0","116!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","121!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":122}],[["i1f0","116!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","123!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]],[["i1f0","116!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","124!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]],[["__typename","2!"],["i1f0","125!"],["i2f1","4!"]],[["__typename","2!"]],[["__typename","2!"],["i1f1","2!"]],[["__typename","2!"],["i1f0","126!"],{"on":127}],[["__typename","2!"],["i1f0","126!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","128!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":129},{"on":130}],[["i1f0","126!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","131!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],{"on":132}],[["i1f0","126!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","133!"],["i2f0","2!"],["i1f1","2!"],["__typename","2!"],["i1f1","2!",{"alias":"alias_i1f1"}],["i0f0","[2!]",{"alias":"alias_i0f0"}]],[["i1f0","126!"],{"if":["!c0"],"then":[["i2f1","4!",{"alias":"alias_i2f1"}]]},["id","2!"],["i1f2","134!"],["i2f0","2!"],["i1f1","2!"],["i0f0","[2!]",{"alias":"alias_i0f0"}],["__typename","2!"],["name","2"]],[["__typename","2!"],["i1f0","135!"]],[["__typename","2!"]]]"#, Root0.self, Root1.self, String.self, Root0.I1f0.self, Int.self, Root0.I3f1.self, Root0.I1f0.AsInterface3.self, Root0.I1f0.AsInterface4.self, Root0.I1f0.AsUnion1.self, Root0.I1f0.AsInterface3.I1f0.self, Root0.I1f0.AsInterface3.AsObject7.self, Root0.I1f0.AsInterface3.AsObject7.O7f0.self, Root0.I1f0.AsInterface3.AsObject7.Alias_i1f0.self, Root0.I1f0.AsInterface4.I1f0.self, Root0.I1f0.AsUnion1.I1f2.self, Root0.I1f0.AsUnion1.AsObject6.self, Root0.I1f0.AsUnion1.AsObject0.self, Root0.I1f0.AsUnion1.AsObject6.I1f2.self, Root0.I1f0.AsUnion1.AsObject0.I1f0.self, Root0.I1f0.AsUnion1.AsObject0.I1f2.self, Root0.I3f1.O5f1.self, Root0.I3f1.O5f1.Alias_o7f0.self, Root1.I1f2.self, Root1.I1f2.I1f0.self, Root1.I1f2.I1f2.self, Root1.I1f2.AsObject5.self, Root1.I1f2.AsUnion1.self, Root1.I1f2.AsInterface2.self, Root1.I1f2.AsObject5.I1f2.self, Root1.I1f2.AsObject5.O5f1.self, Root1.I1f2.AsObject5.AsUnion1.self, Root1.I1f2.AsObject5.AsObject0.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f0.self, Root1.I1f2.AsObject5.AsUnion1.AsObject6.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.I1f0.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.AsUnion1.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.AsObject0.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.AsUnion1.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.AsUnion1.AsObject6.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.AsUnion1.AsObject6.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsInterface2.AsObject0.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.AsUnion1.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.AsObject0.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.AsUnion1.AsObject6.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.I1f0.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.AsObject0.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.AsObject6.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.AsObject6.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.AsObject5.I1f2.AsInterface2.AsObject0.I1f2.self, Root1.I1f2.AsObject5.AsUnion1.I1f2.I1f0.I1f0.self, Root1.I1f2.AsObject5.I1f2.I1f0.self, Root1.I1f2.AsObject5.I1f2.AsInterface2.self, Root1.I1f2.AsObject5.I1f2.AsObject5.self, Root1.I1f2.AsObject5.I1f2.AsInterface2.I1f2.self, Root1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.self, Root1.I1f2.AsObject5.I1f2.AsInterface2.AsObject0.self, Root1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.I1f2.self, Root1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.AsObject6.self, Root1.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.AsObject6.I1f2.self, Root1.I1f2.AsObject5.I1f2.AsInterface2.AsObject0.I1f2.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.self, Root1.I1f2.AsObject5.I1f2.AsObject5.AsUnion1.self, Root1.I1f2.AsObject5.I1f2.AsObject5.AsObject0.self, Root1.I1f2.AsObject5.I1f2.AsObject5.AsUnion1.AsObject6.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.I1f0.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.I1f2.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.AsObject0.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.I1f2.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.AsObject6.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.AsUnion1.AsObject6.I1f2.self, Root1.I1f2.AsObject5.I1f2.AsObject5.I1f2.AsInterface2.AsObject0.I1f2.self, Root1.I1f2.AsObject5.I1f2.I1f0.I1f0.self, Root1.I1f2.AsObject5.O5f1.O7f0.self, Root1.I1f2.AsObject5.O5f1.Alias_i1f0.self, Root1.I1f2.AsUnion1.I1f0.self, Root1.I1f2.AsUnion1.AsInterface2.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.self, Root1.I1f2.AsUnion1.AsInterface2.AsObject6.self, Root1.I1f2.AsUnion1.AsInterface2.AsObject0.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.I1f0.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.I1f2.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.AsUnion1.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.AsObject0.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.AsUnion1.I1f2.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.AsUnion1.AsObject6.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.AsUnion1.AsObject6.I1f2.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.AsObject5.AsObject0.I1f2.self, Root1.I1f2.AsUnion1.AsInterface2.I1f2.I1f0.I1f0.self, Root1.I1f2.AsInterface2.I1f2.self, Root1.I1f2.AsInterface2.AsUnion1.self, Root1.I1f2.AsInterface2.AsObject0.self, Root1.I1f2.AsInterface2.AsUnion1.I1f0.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.self, Root1.I1f2.AsInterface2.AsUnion1.AsObject6.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.I1f0.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.I1f2.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.AsUnion1.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.AsObject0.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.AsUnion1.I1f2.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.AsUnion1.AsObject6.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.AsUnion1.AsObject6.I1f2.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.AsObject5.AsObject0.I1f2.self, Root1.I1f2.AsInterface2.AsUnion1.I1f2.I1f0.I1f0.self, Root1.I1f2.AsInterface2.I1f2.I1f0.self, Root1.I1f2.AsInterface2.I1f2.AsObject5.self, Root1.I1f2.AsInterface2.I1f2.AsObject5.I1f2.self, Root1.I1f2.AsInterface2.I1f2.AsObject5.AsUnion1.self, Root1.I1f2.AsInterface2.I1f2.AsObject5.AsObject0.self, Root1.I1f2.AsInterface2.I1f2.AsObject5.AsUnion1.I1f2.self, Root1.I1f2.AsInterface2.I1f2.AsObject5.AsUnion1.AsObject6.self, Root1.I1f2.AsInterface2.I1f2.AsObject5.AsUnion1.AsObject6.I1f2.self, Root1.I1f2.AsInterface2.I1f2.AsObject5.AsObject0.I1f2.self, Root1.I1f2.AsInterface2.I1f2.I1f0.I1f0.self, Root1.I1f2.I1f2.I1f0.self, Root1.I1f2.I1f2.AsObject5.self, Root1.I1f2.I1f2.AsObject5.I1f2.self, Root1.I1f2.I1f2.AsObject5.AsUnion1.self, Root1.I1f2.I1f2.AsObject5.AsObject0.self, Root1.I1f2.I1f2.AsObject5.AsUnion1.I1f2.self, Root1.I1f2.I1f2.AsObject5.AsUnion1.AsObject6.self, Root1.I1f2.I1f2.AsObject5.AsUnion1.AsObject6.I1f2.self, Root1.I1f2.I1f2.AsObject5.AsObject0.I1f2.self, Root1.I1f2.I1f2.I1f0.I1f0.self)
     }
 }

@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation3Query: GraphQLQuery {
-    public static let operationName = "Operation3"
-    public static let document = "query Operation3 { root0: allObject1 { __typename i0f0 } }"
+    public static var operationName: String { "Operation3" }
+    public static var document: String { "query Operation3 { root0: allObject1 { __typename i0f0 } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Query, Selection.parse(#"[["allObject1","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -26,7 +27,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample4API.Objects.Object1, Selection.parse(#"[["__typename","0!"],["i0f0","[0!]"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample4API.Objects.Object1 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -37,5 +39,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
 
             public var i0f0: [String]? { __data["i0f0"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allObject1","[0!]!",{"alias":"root0"}]],[["__typename","1!"],["i0f0","[1!]"]]]"#, Root0.self, String.self)
     }
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"]]"#, String.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface1 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -20,4 +21,6 @@ nonisolated public struct Fragment0: Fragment {
 
     public var alias_i1f0: String { __data["alias_i1f0"] }
     public var i1f0: String { __data["i1f0"] }
+
+    private static let __table = Selection.parseTable(#"[[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"]]]"#, String.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment1: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Object3 { __typename rank }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment1 on Object3 { __typename rank }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["rank","1!"]]"#, String.self, Int.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -17,4 +18,6 @@ nonisolated public struct Fragment1: Fragment {
     }
 
     public var rank: Int { __data["rank"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["rank","1!"]]]"#, String.self, Int.self)
 }

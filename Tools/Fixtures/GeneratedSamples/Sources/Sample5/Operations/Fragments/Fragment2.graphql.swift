@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface4, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface3.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface4 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -24,7 +25,8 @@ nonisolated public struct Fragment2: Fragment {
     public struct AsInterface3: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],{"on":2}]"#, String.self, I1f1.self, AsUnion0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface3 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -45,7 +47,8 @@ nonisolated public struct Fragment2: Fragment {
         public struct AsUnion0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"]]"#, String.self, I1f1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -63,7 +66,8 @@ nonisolated public struct Fragment2: Fragment {
         public struct I1f1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -77,7 +81,8 @@ nonisolated public struct Fragment2: Fragment {
             public struct Alias_i1f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                 /// Data with these values, as a server would send it.
                 public init() {
@@ -86,4 +91,6 @@ nonisolated public struct Fragment2: Fragment {
             }
         }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],{"on":1}],[["__typename","0!"],["i1f1","[[2]]"],["i1f0","0!"],{"on":3}],[["__typename","0!"],["i1f1","[[2]]"],["i1f0","0!"]],[["__typename","0!"],["i1f1","[[4]]",{"alias":"alias_i1f1"}]],[["__typename","0!"]]]"#, String.self, AsInterface3.self, AsInterface3.I1f1.self, AsInterface3.AsUnion0.self, AsInterface3.I1f1.Alias_i1f1.self)
 }

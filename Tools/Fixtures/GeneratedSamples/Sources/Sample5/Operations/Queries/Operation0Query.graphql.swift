@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation0Query: GraphQLQuery {
-    public static let operationName = "Operation0"
-    public static let document = "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allUnion2 { __typename ... on Union1 { ... on Object3 { alias_i1f1: i1f1 { i1f0 i1f0 __typename } } ... on Union2 @include(if: $c2) { ...Fragment1 @include(if: $c1) ... on Union1 { __typename } __typename } ... on Union1 { ... on Object6 { name @include(if: $c1) } } __typename } ...Fragment0 @skip(if: $c0) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment1 on Object3 { __typename rank }"
+    public static var operationName: String { "Operation0" }
+    public static var document: String { "query Operation0($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allUnion2 { __typename ... on Union1 { ... on Object3 { alias_i1f1: i1f1 { i1f0 i1f0 __typename } } ... on Union2 @include(if: $c2) { ...Fragment1 @include(if: $c1) ... on Union1 { __typename } __typename } ... on Union1 { ... on Object6 { name @include(if: $c1) } } __typename } ...Fragment0 @skip(if: $c0) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment1 on Object3 { __typename rank }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -22,7 +22,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Query, Selection.parse(#"[["allUnion2","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -36,7 +37,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsUnion1.self, AsInterface1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -57,7 +59,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union1, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject3.self, AsObject6.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -78,7 +81,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["i1f1","[[0]]",{"alias":"alias_i1f1"}],{"if":["c1","c2"],"then":[["rank","1!"]]},["__typename","2!"],{"if":["!c0"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["i1f0","2!"]]}]"#, Alias_i1f1.self, Int.self, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -106,7 +110,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct Alias_i1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["i1f0","0!"],["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -122,7 +127,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject6: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["name","0"]]}]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object6 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -138,7 +144,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsInterface1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["!c0"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["__typename","0!"]]},{"if":["!c0"],"then":[["i1f0","0!"]]}]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -160,5 +167,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allUnion2","[0!]!",{"alias":"root0"}]],[["__typename","1!"],{"on":2},{"on":3}],[["__typename","1!"],{"on":4},{"on":5}],[["i1f1","[[6]]",{"alias":"alias_i1f1"}],{"if":["c1","c2"],"then":[["rank","7!"]]},["__typename","1!"],{"if":["!c0"],"then":[["i1f0","1!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["i1f0","1!"]]}],[["i1f0","1!"],["__typename","1!"]],[["__typename","1!"],{"if":["c1"],"then":[["name","1"]]}],[["__typename","1!"],{"if":["!c0"],"then":[["i1f0","1!",{"alias":"alias_i1f0"}]]},{"if":["!c0"],"then":[["__typename","1!"]]},{"if":["!c0"],"then":[["i1f0","1!"]]}]]"#, Root0.self, String.self, Root0.AsUnion1.self, Root0.AsInterface1.self, Root0.AsUnion1.AsObject3.self, Root0.AsUnion1.AsObject6.self, Root0.AsUnion1.AsObject3.Alias_i1f1.self, Int.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation1Query: GraphQLQuery {
-    public static let operationName = "Operation1"
-    public static let document = "query Operation1($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface1 { __typename i1f0 ... on Object4 { id } } root1: allObject1 { __typename ... on Interface2 { ...Fragment2 id i0f0 { __typename ...Fragment0 i1f0 ... @include(if: $c0) { i1f0 } i1f1 { __typename name @include(if: $c2) } } i2f1 } ... on Object1 { ... on Interface4 { ... on Union1 @include(if: $c2) { __typename } alias_i4f0: i4f0 i4f0 ...Fragment0 @include(if: $c1) } i4f0 } alias_i0f2: i0f2 id } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }"
+    public static var operationName: String { "Operation1" }
+    public static var document: String { "query Operation1($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface1 { __typename i1f0 ... on Object4 { id } } root1: allObject1 { __typename ... on Interface2 { ...Fragment2 id i0f0 { __typename ...Fragment0 i1f0 ... @include(if: $c0) { i1f0 } i1f1 { __typename name @include(if: $c2) } } i2f1 } ... on Object1 { ... on Interface4 { ... on Union1 @include(if: $c2) { __typename } alias_i4f0: i4f0 i4f0 ...Fragment0 @include(if: $c1) } i4f0 } alias_i0f2: i0f2 id } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -22,7 +22,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Query, Selection.parse(#"[["allInterface1","[0!]!",{"alias":"root0"}],["allObject1","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,7 +39,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f0","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface1 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -54,7 +56,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object1, Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],["i0f2","3!",{"alias":"alias_i0f2"}],{"on":4},{"on":5},{"on":6}]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self, AsInterface3.self, AsUnion1.self, AsInterface1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object1 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -97,7 +100,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsInterface3: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["id","0!"],["i0f0","2!"],["i2f1","3"],["i4f0","3",{"alias":"alias_i4f0"}],["i4f0","3"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},["i0f2","4!",{"alias":"alias_i0f2"}],{"on":5}]"#, String.self, I1f1.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self, AsUnion0.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface3 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -140,7 +144,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct AsUnion0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["id","0!"],["i0f0","2!"],["i2f1","3"],["i4f0","3",{"alias":"alias_i4f0"}],["i4f0","3"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},["i0f2","4!",{"alias":"alias_i0f2"}]]"#, String.self, I1f1.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union0 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -180,7 +185,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I1f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -194,7 +200,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct Alias_i1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -207,7 +214,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsUnion1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union1, Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],{"if":["c2"],"then":[["__typename","0!"]]},["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],["i0f2","3!",{"alias":"alias_i0f2"}]]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -240,7 +248,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsInterface1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["id","0!"],["i0f0","1!"],["i2f1","2"],["i4f0","2",{"alias":"alias_i4f0"}],["i4f0","2"],{"if":["c1"],"then":[["i1f0","0!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i1f0","0!"]]},["i0f2","3!",{"alias":"alias_i0f2"}]]"#, String.self, I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -278,7 +287,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct I0f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object0, Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"],["i1f1","[[1]]"]]"#, String.self, I1f1.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -303,7 +313,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I1f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["name","0"]]}]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -316,5 +327,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allInterface1","[0!]!",{"alias":"root0"}],["allObject1","[1!]!",{"alias":"root1"}]],[["__typename","2!"],["i1f0","2!"]],[["__typename","2!"],["id","2!"],["i0f0","3!"],["i2f1","4"],["i4f0","4",{"alias":"alias_i4f0"}],["i4f0","4"],["i0f2","5!",{"alias":"alias_i0f2"}],{"on":6},{"on":7},{"on":8}],[["__typename","2!"],["i1f1","[[9]]"],["i1f0","2!"],["id","2!"],["i0f0","3!"],["i2f1","4"],["i4f0","4",{"alias":"alias_i4f0"}],["i4f0","4"],{"if":["c1"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},["i0f2","5!",{"alias":"alias_i0f2"}],{"on":10}],[["__typename","2!"],["i1f1","[[9]]"],["i1f0","2!"],["id","2!"],["i0f0","3!"],["i2f1","4"],["i4f0","4",{"alias":"alias_i4f0"}],["i4f0","4"],{"if":["c1"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},["i0f2","5!",{"alias":"alias_i0f2"}]],[["__typename","2!"],["i1f1","[[11]]",{"alias":"alias_i1f1"}]],[["__typename","2!"]],[["__typename","2!"],["id","2!"],["i0f0","3!"],["i2f1","4"],{"if":["c2"],"then":[["__typename","2!"]]},["i4f0","4",{"alias":"alias_i4f0"}],["i4f0","4"],["i0f2","5!",{"alias":"alias_i0f2"}]],[["__typename","2!"],["id","2!"],["i0f0","3!"],["i2f1","4"],["i4f0","4",{"alias":"alias_i4f0"}],["i4f0","4"],{"if":["c1"],"then":[["i1f0","2!",{"alias":"alias_i1f0"}]]},{"if":["c1"],"then":[["__typename","2!"]]},{"if":["c1"],"then":[["i1f0","2!"]]},["i0f2","5!",{"alias":"alias_i0f2"}]],[["i1f0","2!",{"alias":"alias_i1f0"}],["__typename","2!"],["i1f0","2!"],["i1f1","[[12]]"]],[["__typename","2!"],{"if":["c2"],"then":[["name","2"]]}]]"#, Root0.self, Root1.self, String.self, Root1.I0f0.self, Int.self, GraphQLEnum<Sample5API.Enum1>.self, Root1.AsInterface3.self, Root1.AsUnion1.self, Root1.AsInterface1.self, Root1.AsInterface3.I1f1.self, Root1.AsInterface3.AsUnion0.self, Root1.AsInterface3.I1f1.Alias_i1f1.self, Root1.I0f0.I1f1.self)
     }
 }

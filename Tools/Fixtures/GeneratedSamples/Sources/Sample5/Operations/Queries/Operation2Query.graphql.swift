@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation2Query: GraphQLQuery {
-    public static let operationName = "Operation2"
-    public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface0 { __typename i0f1 { __typename ...Fragment2 o6f0 ... on Object6 { o6f0 @include(if: $c2) __typename } o6f0 } ... on Object1 { alias_o1f2: o1f2 { __typename ... on Object2 { o2f2 @skip(if: $c0) } ... { ...Fragment0 } ... on Object2 { __typename } } alias_i2f1: i2f1 ... on Object1 { i0f0 { __typename i3f0 { __typename } } } i0f1 @include(if: $c2) { __typename i4f0 @skip(if: $c0) } } ... on Object1 { i4f0 ... on Object1 { id ...Fragment2 __typename i4f0 } } ... on Object1 { id } ... on Object4 { id } } root1: allObject2 { __typename name ... on Interface0 @include(if: $c1) { i0f2 @include(if: $c2) __typename ... on Interface0 { alias_i0f0: i0f0 { __typename } i0f2 @include(if: $c1) i0f2 id @include(if: $c0) } } name alias_o2f1: o2f1 @skip(if: $c1) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }"
+    public static var operationName: String { "Operation2" }
+    public static var document: String { "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: oneInterface0 { __typename i0f1 { __typename ...Fragment2 o6f0 ... on Object6 { o6f0 @include(if: $c2) __typename } o6f0 } ... on Object1 { alias_o1f2: o1f2 { __typename ... on Object2 { o2f2 @skip(if: $c0) } ... { ...Fragment0 } ... on Object2 { __typename } } alias_i2f1: i2f1 ... on Object1 { i0f0 { __typename i3f0 { __typename } } } i0f1 @include(if: $c2) { __typename i4f0 @skip(if: $c0) } } ... on Object1 { i4f0 ... on Object1 { id ...Fragment2 __typename i4f0 } } ... on Object1 { id } ... on Object4 { id } } root1: allObject2 { __typename name ... on Interface0 @include(if: $c1) { i0f2 @include(if: $c2) __typename ... on Interface0 { alias_i0f0: i0f0 { __typename } i0f2 @include(if: $c1) i0f2 id @include(if: $c0) } } name alias_o2f1: o2f1 @skip(if: $c1) } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -22,7 +22,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Query, Selection.parse(#"[["oneInterface0","0",{"alias":"root0"}],["allObject2","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,7 +39,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["i0f1","1!"],{"on":2}]"#, String.self, I0f1.self, AsObject1.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -57,7 +59,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsObject1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object1, Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],{"on":5}]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, AsInterface3.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -92,7 +95,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],["i1f1","[[5]]"],["i1f0","4!"],{"on":6}]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, I1f1.self, AsUnion0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -132,7 +136,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsUnion0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["i0f1","0!"],["o1f2","[1]!",{"alias":"alias_o1f2"}],["i2f1","2",{"alias":"alias_i2f1"}],["i0f0","3!"],["i4f0","2"],["id","4!"],["__typename","4!"],["i1f1","[[5]]"],["i1f0","4!"]]"#, I0f1.self, Alias_o1f2.self, Int.self, I0f0.self, String.self, I1f1.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -169,7 +174,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -183,7 +189,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct Alias_i1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -196,7 +203,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I0f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["o6f0","0!"],["__typename","1!"],{"if":["!c0","c2"],"then":[["i4f0","0"]]},{"on":2}]"#, Int.self, String.self, AsInterface3.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object6 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -223,7 +231,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface3: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"if":["!c0","c2"],"then":[["i4f0","2"]]},{"on":3}]"#, String.self, I1f1.self, Int.self, AsUnion0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -255,7 +264,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsUnion0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"if":["!c0","c2"],"then":[["i4f0","2"]]}]"#, String.self, I1f1.self, Int.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union0 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -284,7 +294,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -298,7 +309,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct Alias_i1f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[11] }
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -312,7 +324,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct Alias_o1f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsObject2.self, AsInterface1.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union0 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[12] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -333,7 +346,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsObject2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object2, Selection.parse(#"[{"if":["!c0"],"then":[["o2f2","0!"]]},["__typename","1!"]]"#, Int.self, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[13] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -348,7 +362,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["i1f0","0!",{"alias":"alias_i1f0"}],["__typename","0!"],["i1f0","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface1 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[14] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -374,7 +389,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object0, Selection.parse(#"[["__typename","0!"],["i3f0","1!"]]"#, String.self, I3f0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object0 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[15] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -388,7 +404,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I3f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object6 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[16] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -401,7 +418,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct I0f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["o6f0","0!"],["__typename","1!"],{"on":2}]"#, Int.self, String.self, AsInterface3.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object6 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[17] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -426,7 +444,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface3: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"],{"on":3}]"#, String.self, I1f1.self, Int.self, AsUnion0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface3 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[18] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -456,7 +475,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsUnion0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],["o6f0","2!"]]"#, String.self, I1f1.self, Int.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[19] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -483,7 +503,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]",{"alias":"alias_i1f1"}]]"#, String.self, Alias_i1f1.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[20] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -497,7 +518,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct Alias_i1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[21] }
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -512,7 +534,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["name","0"],{"if":["c1","c2"],"then":[["i0f2","1!"]]},{"if":["c1"],"then":[["i0f2","1!"]]},{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["i0f0","2!",{"alias":"alias_i0f0"}]]},{"if":["c0","c1"],"then":[["id","0!"]]},{"if":["!c1"],"then":[["o2f1","3!",{"alias":"alias_o2f1"}]]}]"#, String.self, GraphQLEnum<Sample5API.Enum1>.self, Alias_i0f0.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[22] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -534,7 +557,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct Alias_i0f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[23] }
 
                 /// Data with these values, as a server would send it.
                 public init() {
@@ -542,5 +566,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["oneInterface0","0",{"alias":"root0"}],["allObject2","[1!]!",{"alias":"root1"}]],[["__typename","2!"],["i0f1","3!"],{"on":4}],[["i0f1","5!"],["o1f2","[6]!",{"alias":"alias_o1f2"}],["i2f1","7",{"alias":"alias_i2f1"}],["i0f0","8!"],["i4f0","7"],["id","2!"],["__typename","2!"],{"on":9}],[["i0f1","5!"],["o1f2","[6]!",{"alias":"alias_o1f2"}],["i2f1","7",{"alias":"alias_i2f1"}],["i0f0","8!"],["i4f0","7"],["id","2!"],["__typename","2!"],["i1f1","[[10]]"],["i1f0","2!"],{"on":11}],[["i0f1","5!"],["o1f2","[6]!",{"alias":"alias_o1f2"}],["i2f1","7",{"alias":"alias_i2f1"}],["i0f0","8!"],["i4f0","7"],["id","2!"],["__typename","2!"],["i1f1","[[10]]"],["i1f0","2!"]],[["__typename","2!"],["i1f1","[[12]]",{"alias":"alias_i1f1"}]],[["__typename","2!"]],[["o6f0","7!"],["__typename","2!"],{"if":["!c0","c2"],"then":[["i4f0","7"]]},{"on":13}],[["__typename","2!"],["i1f1","[[14]]"],["i1f0","2!"],["o6f0","7!"],{"if":["!c0","c2"],"then":[["i4f0","7"]]},{"on":15}],[["__typename","2!"],["i1f1","[[14]]"],["i1f0","2!"],["o6f0","7!"],{"if":["!c0","c2"],"then":[["i4f0","7"]]}],[["__typename","2!"],["i1f1","[[16]]",{"alias":"alias_i1f1"}]],[["__typename","2!"]],[["__typename","2!"],{"on":17},{"on":18}],[{"if":["!c0"],"then":[["o2f2","7!"]]},["__typename","2!"]],[["i1f0","2!",{"alias":"alias_i1f0"}],["__typename","2!"],["i1f0","2!"]],[["__typename","2!"],["i3f0","19!"]],[["__typename","2!"]],[["o6f0","7!"],["__typename","2!"],{"on":20}],[["__typename","2!"],["i1f1","[[21]]"],["i1f0","2!"],["o6f0","7!"],{"on":22}],[["__typename","2!"],["i1f1","[[21]]"],["i1f0","2!"],["o6f0","7!"]],[["__typename","2!"],["i1f1","[[23]]",{"alias":"alias_i1f1"}]],[["__typename","2!"]],[["__typename","2!"],["name","2"],{"if":["c1","c2"],"then":[["i0f2","24!"]]},{"if":["c1"],"then":[["i0f2","24!"]]},{"if":["c1"],"then":[["__typename","2!"]]},{"if":["c1"],"then":[["i0f0","25!",{"alias":"alias_i0f0"}]]},{"if":["c0","c1"],"then":[["id","2!"]]},{"if":["!c1"],"then":[["o2f1","7!",{"alias":"alias_o2f1"}]]}],[["__typename","2!"]]]"#, Root0.self, Root1.self, String.self, Root0.I0f1.self, Root0.AsObject1.self, Root0.AsObject1.I0f1.self, Root0.AsObject1.Alias_o1f2.self, Int.self, Root0.AsObject1.I0f0.self, Root0.AsObject1.AsInterface3.self, Root0.AsObject1.AsInterface3.I1f1.self, Root0.AsObject1.AsInterface3.AsUnion0.self, Root0.AsObject1.AsInterface3.I1f1.Alias_i1f1.self, Root0.AsObject1.I0f1.AsInterface3.self, Root0.AsObject1.I0f1.AsInterface3.I1f1.self, Root0.AsObject1.I0f1.AsInterface3.AsUnion0.self, Root0.AsObject1.I0f1.AsInterface3.I1f1.Alias_i1f1.self, Root0.AsObject1.Alias_o1f2.AsObject2.self, Root0.AsObject1.Alias_o1f2.AsInterface1.self, Root0.AsObject1.I0f0.I3f0.self, Root0.I0f1.AsInterface3.self, Root0.I0f1.AsInterface3.I1f1.self, Root0.I0f1.AsInterface3.AsUnion0.self, Root0.I0f1.AsInterface3.I1f1.Alias_i1f1.self, GraphQLEnum<Sample5API.Enum1>.self, Root1.Alias_i0f0.self)
     }
 }

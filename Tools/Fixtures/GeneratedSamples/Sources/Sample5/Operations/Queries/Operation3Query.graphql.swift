@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation3Query: GraphQLQuery {
-    public static let operationName = "Operation3"
-    public static let document = "query Operation3($c1: Boolean!, $c2: Boolean!) { root0: oneInterface2 { __typename ... on Interface4 { ... on Union0 @include(if: $c1) { ... on Object5 { alias_o5f0: o5f0 @skip(if: $c1) } ... on Interface4 { ...Fragment2 alias_i4f0: i4f0 i4f0 } ... on Object5 { i3f0 { __typename } i1f0 } } ... on Interface4 @skip(if: $c2) { name ... on Object5 { __typename } } i4f0 ... on Interface2 { ... on Interface1 { i1f1 { __typename } ...Fragment0 } ... on Object1 @include(if: $c1) { i0f1 { __typename } } } } ... on Object1 { id } ... on Object4 { id } } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }"
+    public static var operationName: String { "Operation3" }
+    public static var document: String { "query Operation3($c1: Boolean!, $c2: Boolean!) { root0: oneInterface2 { __typename ... on Interface4 { ... on Union0 @include(if: $c1) { ... on Object5 { alias_o5f0: o5f0 @skip(if: $c1) } ... on Interface4 { ...Fragment2 alias_i4f0: i4f0 i4f0 } ... on Object5 { i3f0 { __typename } i1f0 } } ... on Interface4 @skip(if: $c2) { name ... on Object5 { __typename } } i4f0 ... on Interface2 { ... on Interface1 { i1f1 { __typename } ...Fragment0 } ... on Object1 @include(if: $c1) { i0f1 { __typename } } } } ... on Object1 { id } ... on Object4 { id } } } fragment Fragment0 on Interface1 { alias_i1f0: i1f0 __typename i1f0 ... on Object4 { id } } fragment Fragment2 on Interface4 { __typename ... on Interface3 { __typename i1f1 { __typename alias_i1f1: i1f1 { __typename } } i1f0 ... on Union0 { __typename } } ... on Object1 { id } }" }
 
     public var c1: Bool
     public var c2: Bool
@@ -20,7 +20,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Query, Selection.parse(#"[["oneInterface2","0",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,7 +35,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface4.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -51,7 +53,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct AsInterface4: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface4, Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],{"on":2},{"on":3},{"on":4},{"on":5}]"#, String.self, Int.self, AsUnion0.self, AsObject5.self, AsInterface1.self, AsObject1.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface4 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -84,7 +87,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsUnion0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["i4f0","1",{"alias":"alias_i4f0"}]]},["i4f0","1"],{"if":["!c2"],"then":[["name","0"]]},{"on":2},{"on":3}]"#, String.self, Int.self, AsObject5.self, AsInterface3.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Unions.Union0 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -118,7 +122,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsObject5: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o5f0","1",{"alias":"alias_o5f0"}]]},["i1f1","[[2]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","4!"]]},{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self, I1f1.self, Int.self, I3f0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object5 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -154,7 +159,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public struct I1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -168,7 +174,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             public struct Alias_i1f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -180,7 +187,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public struct I3f0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object6 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -192,7 +200,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct AsInterface3: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["i1f1","[[1]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","2",{"alias":"alias_i4f0"}]]},["i4f0","2"],{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, I1f1.self, Int.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -225,7 +234,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public struct I1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -239,7 +249,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             public struct Alias_i1f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                                 /// Data with these values, as a server would send it.
                                 public init() {
@@ -253,7 +264,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsObject5: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object5, Selection.parse(#"[["__typename","0!"],{"if":["c1","!c1"],"then":[["o5f0","1",{"alias":"alias_o5f0"}]]},["i1f1","[[2]]"],["i1f0","0!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","4!"]]},{"if":["!c2"],"then":[["name","0"]]},["i1f0","0!",{"alias":"alias_i1f0"}]]"#, String.self, GraphQLEnum<Sample5API.Enum0>.self, I1f1.self, Int.self, I3f0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object5 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[11] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -289,7 +301,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[{"if":["c1"],"then":[["i1f1","[[0]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]]"#, Alias_i1f1.self, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[12] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -303,7 +316,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public struct Alias_i1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[13] }
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -315,7 +329,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct I3f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object6 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[14] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -327,7 +342,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsInterface1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],["i1f1","[[2]]"],["i1f0","0!",{"alias":"alias_i1f0"}],["i1f0","0!"]]"#, String.self, Int.self, I1f1.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Interfaces.Interface1 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[15] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -357,7 +373,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object3, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[16] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -369,7 +386,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public struct AsObject1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object1, Selection.parse(#"[["__typename","0!"],{"if":["!c2"],"then":[["name","0"]]},["i4f0","1"],{"if":["c1"],"then":[["i0f1","2!"]]}]"#, String.self, Int.self, I0f1.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object1 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[17] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -387,7 +405,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public struct I0f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample5API.Objects.Object6, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample5API.Objects.Object6 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[18] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -397,5 +416,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["oneInterface2","0",{"alias":"root0"}]],[["__typename","1!"],{"on":2}],[["__typename","1!"],{"if":["!c2"],"then":[["name","1"]]},["i4f0","3"],{"on":4},{"on":5},{"on":6},{"on":7}],[["__typename","1!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["!c2"],"then":[["name","1"]]},{"on":8},{"on":9}],[["__typename","1!"],{"if":["c1","!c1"],"then":[["o5f0","10",{"alias":"alias_o5f0"}]]},["i1f1","[[11]]"],["i1f0","1!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","12!"]]},{"if":["!c2"],"then":[["name","1"]]},["i1f0","1!",{"alias":"alias_i1f0"}]],[{"if":["c1"],"then":[["i1f1","[[13]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]],[["__typename","1!"]],[["__typename","1!"]],[["__typename","1!"],["i1f1","[[14]]"],["i1f0","1!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["!c2"],"then":[["name","1"]]},["i1f0","1!",{"alias":"alias_i1f0"}]],[{"if":["c1"],"then":[["i1f1","[[15]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]],[["__typename","1!"]],[["__typename","1!"],{"if":["c1","!c1"],"then":[["o5f0","10",{"alias":"alias_o5f0"}]]},["i1f1","[[16]]"],["i1f0","1!"],{"if":["c1"],"then":[["i4f0","3",{"alias":"alias_i4f0"}]]},["i4f0","3"],{"if":["c1"],"then":[["i3f0","17!"]]},{"if":["!c2"],"then":[["name","1"]]},["i1f0","1!",{"alias":"alias_i1f0"}]],[{"if":["c1"],"then":[["i1f1","[[18]]",{"alias":"alias_i1f1"}]]},["__typename","1!"]],[["__typename","1!"]],[["__typename","1!"]],[["__typename","1!"],{"if":["!c2"],"then":[["name","1"]]},["i4f0","3"],["i1f1","[[19]]"],["i1f0","1!",{"alias":"alias_i1f0"}],["i1f0","1!"]],[["__typename","1!"]],[["__typename","1!"],{"if":["!c2"],"then":[["name","1"]]},["i4f0","3"],{"if":["c1"],"then":[["i0f1","20!"]]}],[["__typename","1!"]]]"#, Root0.self, String.self, Root0.AsInterface4.self, Int.self, Root0.AsInterface4.AsUnion0.self, Root0.AsInterface4.AsObject5.self, Root0.AsInterface4.AsInterface1.self, Root0.AsInterface4.AsObject1.self, Root0.AsInterface4.AsUnion0.AsObject5.self, Root0.AsInterface4.AsUnion0.AsInterface3.self, GraphQLEnum<Sample5API.Enum0>.self, Root0.AsInterface4.AsUnion0.AsObject5.I1f1.self, Root0.AsInterface4.AsUnion0.AsObject5.I3f0.self, Root0.AsInterface4.AsUnion0.AsObject5.I1f1.Alias_i1f1.self, Root0.AsInterface4.AsUnion0.AsInterface3.I1f1.self, Root0.AsInterface4.AsUnion0.AsInterface3.I1f1.Alias_i1f1.self, Root0.AsInterface4.AsObject5.I1f1.self, Root0.AsInterface4.AsObject5.I3f0.self, Root0.AsInterface4.AsObject5.I1f1.Alias_i1f1.self, Root0.AsInterface4.AsInterface1.I1f1.self, Root0.AsInterface4.AsObject1.I0f1.self)
     }
 }

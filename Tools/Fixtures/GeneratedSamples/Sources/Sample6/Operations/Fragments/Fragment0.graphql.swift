@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment0: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface0 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -26,7 +27,8 @@ nonisolated public struct Fragment0: Fragment {
     public struct AsInterface2: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface2 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -45,7 +47,8 @@ nonisolated public struct Fragment0: Fragment {
         public struct AsUnion0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -58,4 +61,6 @@ nonisolated public struct Fragment0: Fragment {
             public var name: String? { __data["name"] }
         }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0"],{"on":1}],[["__typename","0!"],["name","0"],{"on":2}],[["__typename","0!"],["name","0"]]]"#, String.self, AsInterface2.self, AsInterface2.AsUnion0.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment1: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment1 on Union2 { __typename ...Fragment0 ... on Object0 { id } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment1 on Union2 { __typename ...Fragment0 ... on Object0 { id } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface0.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union2 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -24,7 +25,8 @@ nonisolated public struct Fragment1: Fragment {
     public struct AsInterface0: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface0 }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -50,7 +52,8 @@ nonisolated public struct Fragment1: Fragment {
         public struct AsInterface2: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface2 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -76,7 +79,8 @@ nonisolated public struct Fragment1: Fragment {
             public struct AsUnion0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -97,4 +101,6 @@ nonisolated public struct Fragment1: Fragment {
             }
         }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],{"on":1}],[["__typename","0!"],["name","0"],{"on":2}],[["__typename","0!"],["name","0"],{"on":3}],[["__typename","0!"],["name","0"]]]"#, String.self, AsInterface0.self, AsInterface0.AsInterface2.self, AsInterface0.AsInterface2.AsUnion0.self)
 }

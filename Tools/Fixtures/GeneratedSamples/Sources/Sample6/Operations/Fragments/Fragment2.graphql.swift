@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Fragment2: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment Fragment2 on Interface4 { __typename i4f1 ... on Object0 { id } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment Fragment2 on Interface4 { __typename i4f1 ... on Object0 { id } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface4, Selection.parse(#"[["__typename","0!"],["i4f1","[0!]!"]]"#, String.self))
+    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface4 }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -18,4 +19,6 @@ nonisolated public struct Fragment2: Fragment {
     }
 
     public var i4f1: [String] { __data["i4f1"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["i4f1","[0!]!"]]]"#, String.self)
 }

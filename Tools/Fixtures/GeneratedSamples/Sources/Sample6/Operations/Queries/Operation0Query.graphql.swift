@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation0Query: GraphQLQuery {
-    public static let operationName = "Operation0"
-    public static let document = "query Operation0($c1: Boolean!, $c2: Boolean!) { root0: allUnion0 { __typename ... on Object5 { i2f0 ... on Interface0 { __typename alias_i0f0: i0f0 { __typename } alias_name: name } ... on Interface3 { alias_i3f2: i3f2 } ... on Union0 { ... on Interface0 { i0f0 { __typename } } ... on Interface0 { alias_name: name @include(if: $c2) id alias_id: id @skip(if: $c1) __typename } } } ... on Union0 @include(if: $c2) { ... on Object5 { i1f0 { __typename i1f1 { __typename } ... on Object5 { id } } i2f1 { __typename ...Fragment1 ... on Object0 { id } } } ... on Interface1 { ... on Object6 { __typename i0f0 { __typename } alias_i2f1: i2f1 { __typename ... on Object0 { id } } } id __typename __typename } } ...Fragment0 ... on Object5 { id } } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } } fragment Fragment1 on Union2 { __typename ...Fragment0 ... on Object0 { id } }"
+    public static var operationName: String { "Operation0" }
+    public static var document: String { "query Operation0($c1: Boolean!, $c2: Boolean!) { root0: allUnion0 { __typename ... on Object5 { i2f0 ... on Interface0 { __typename alias_i0f0: i0f0 { __typename } alias_name: name } ... on Interface3 { alias_i3f2: i3f2 } ... on Union0 { ... on Interface0 { i0f0 { __typename } } ... on Interface0 { alias_name: name @include(if: $c2) id alias_id: id @skip(if: $c1) __typename } } } ... on Union0 @include(if: $c2) { ... on Object5 { i1f0 { __typename i1f1 { __typename } ... on Object5 { id } } i2f1 { __typename ...Fragment1 ... on Object0 { id } } } ... on Interface1 { ... on Object6 { __typename i0f0 { __typename } alias_i2f1: i2f1 { __typename ... on Object0 { id } } } id __typename __typename } } ...Fragment0 ... on Object5 { id } } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } } fragment Fragment1 on Union2 { __typename ...Fragment0 ... on Object0 { id } }" }
 
     public var c1: Bool
     public var c2: Bool
@@ -20,7 +20,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Query, Selection.parse(#"[["allUnion0","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -34,7 +35,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsObject5.self, AsInterface1.self, AsInterface0.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -59,7 +61,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsObject5: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object5, Selection.parse(#"[["i2f0","0!"],["__typename","0!"],["i0f0","1",{"alias":"alias_i0f0"}],["name","0",{"alias":"alias_name"}],["i3f2","[2]!",{"alias":"alias_i3f2"}],["i0f0","3"],["id","0!"],{"if":["!c1"],"then":[["id","0!",{"alias":"alias_id"}]]},{"if":["c2"],"then":[["i1f0","[4]!"]]},{"if":["c2"],"then":[["i2f1","5!"]]},["name","0"]]"#, String.self, Alias_i0f0.self, Int.self, I0f0.self, I1f0.self, I2f1.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object5 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -98,7 +101,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct Alias_i0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init() {
@@ -109,7 +113,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct I0f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                     /// Data with these values, as a server would send it.
                     public init() {
@@ -120,7 +125,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct I1f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["i1f1","1"]]"#, String.self, I1f1.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface1 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -135,7 +141,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -147,7 +154,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct I2f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsInterface0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -171,7 +179,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct AsInterface0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -198,7 +207,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         public struct AsInterface2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -225,7 +235,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             public struct AsUnion0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -253,7 +264,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsInterface1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface1, Selection.parse(#"[{"if":["c2"],"then":[["id","0!"]]},["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsObject6.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface1 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[11] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -281,7 +293,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsObject6: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object6, Selection.parse(#"[["__typename","0!"],{"if":["c2"],"then":[["i0f0","1"]]},{"if":["c2"],"then":[["i2f1","2!",{"alias":"alias_i2f1"}]]},{"if":["c2"],"then":[["id","0!"]]},["name","0"]]"#, String.self, I0f0.self, Alias_i2f1.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object6 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[12] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -308,7 +321,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct I0f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[13] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -319,7 +333,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public struct Alias_i2f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[14] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -334,7 +349,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public struct AsInterface0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[15] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -360,7 +376,8 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public struct AsInterface2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[{"if":["c2"],"then":[["id","0!"]]},["__typename","0!"],["name","0"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[16] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -383,5 +400,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allUnion0","[0!]!",{"alias":"root0"}]],[["__typename","1!"],{"on":2},{"on":3},{"on":4}],[["i2f0","1!"],["__typename","1!"],["i0f0","5",{"alias":"alias_i0f0"}],["name","1",{"alias":"alias_name"}],["i3f2","[6]!",{"alias":"alias_i3f2"}],["i0f0","7"],["id","1!"],{"if":["!c1"],"then":[["id","1!",{"alias":"alias_id"}]]},{"if":["c2"],"then":[["i1f0","[8]!"]]},{"if":["c2"],"then":[["i2f1","9!"]]},["name","1"]],[["__typename","1!"]],[["__typename","1!"]],[["__typename","1!"],["i1f1","10"]],[["__typename","1!"]],[["__typename","1!"],{"on":11}],[["__typename","1!"],["name","1"],{"on":12}],[["__typename","1!"],["name","1"],{"on":13}],[["__typename","1!"],["name","1"]],[{"if":["c2"],"then":[["id","1!"]]},["__typename","1!"],["name","1"],{"on":14}],[["__typename","1!"],{"if":["c2"],"then":[["i0f0","15"]]},{"if":["c2"],"then":[["i2f1","16!",{"alias":"alias_i2f1"}]]},{"if":["c2"],"then":[["id","1!"]]},["name","1"]],[["__typename","1!"]],[["__typename","1!"]],[["__typename","1!"],["name","1"],{"on":17}],[{"if":["c2"],"then":[["id","1!"]]},["__typename","1!"],["name","1"]]]"#, Root0.self, String.self, Root0.AsObject5.self, Root0.AsInterface1.self, Root0.AsInterface0.self, Root0.AsObject5.Alias_i0f0.self, Int.self, Root0.AsObject5.I0f0.self, Root0.AsObject5.I1f0.self, Root0.AsObject5.I2f1.self, Root0.AsObject5.I1f0.I1f1.self, Root0.AsObject5.I2f1.AsInterface0.self, Root0.AsObject5.I2f1.AsInterface0.AsInterface2.self, Root0.AsObject5.I2f1.AsInterface0.AsInterface2.AsUnion0.self, Root0.AsInterface1.AsObject6.self, Root0.AsInterface1.AsObject6.I0f0.self, Root0.AsInterface1.AsObject6.Alias_i2f1.self, Root0.AsInterface0.AsInterface2.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation1Query: GraphQLQuery {
-    public static let operationName = "Operation1"
-    public static let document = "query Operation1($c2: Boolean!) { root0: allObject4 { ... @skip(if: $c2) { ... on Interface3 { id i3f1 __typename i3f1 } } ... on Interface2 { ...Fragment0 ... on Object5 { i2f2 { __typename ... on Object5 { id } } } ... on Object4 @skip(if: $c2) { ... on Interface1 { alias_i0f0: i0f0 { __typename } } alias_i0f0: i0f0 { __typename ...Fragment0 @include(if: $c2) name } } i2f0 } __typename } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }"
+    public static var operationName: String { "Operation1" }
+    public static var document: String { "query Operation1($c2: Boolean!) { root0: allObject4 { ... @skip(if: $c2) { ... on Interface3 { id i3f1 __typename i3f1 } } ... on Interface2 { ...Fragment0 ... on Object5 { i2f2 { __typename ... on Object5 { id } } } ... on Object4 @skip(if: $c2) { ... on Interface1 { alias_i0f0: i0f0 { __typename } } alias_i0f0: i0f0 { __typename ...Fragment0 @include(if: $c2) name } } i2f0 } __typename } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }" }
 
     public var c2: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Query, Selection.parse(#"[["allObject4","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -32,7 +33,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object4, Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],{"if":["!c2"],"then":[["i0f0","1",{"alias":"alias_i0f0"}]]},["i2f0","0!"],{"on":2},{"on":3}]"#, String.self, Alias_i0f0.self, AsUnion0.self, AsObject5.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object4 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -69,7 +71,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsUnion0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],{"if":["!c2"],"then":[["i0f0","1",{"alias":"alias_i0f0"}]]},["i2f0","0!"]]"#, String.self, Alias_i0f0.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -100,7 +103,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct AsObject5: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object5, Selection.parse(#"[{"if":["!c2"],"then":[["id","0!"]]},{"if":["!c2"],"then":[["i3f1","[0!]"]]},["__typename","0!"],["name","0"],["i2f2","[1]"],{"if":["!c2"],"then":[["i0f0","2",{"alias":"alias_i0f0"}]]},["i2f0","0!"]]"#, String.self, I2f2.self, Alias_i0f0.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object5 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -131,7 +135,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct I2f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -145,7 +150,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public struct Alias_i0f0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsInterface2.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object2 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -170,7 +176,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public struct AsInterface2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],{"on":1}]"#, String.self, AsUnion0.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -196,7 +203,8 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public struct AsUnion0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -218,5 +226,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allObject4","[0!]!",{"alias":"root0"}]],[{"if":["!c2"],"then":[["id","1!"]]},{"if":["!c2"],"then":[["i3f1","[1!]"]]},["__typename","1!"],["name","1"],{"if":["!c2"],"then":[["i0f0","2",{"alias":"alias_i0f0"}]]},["i2f0","1!"],{"on":3},{"on":4}],[{"if":["!c2"],"then":[["id","1!"]]},{"if":["!c2"],"then":[["i3f1","[1!]"]]},["__typename","1!"],["name","1"],{"if":["!c2"],"then":[["i0f0","2",{"alias":"alias_i0f0"}]]},["i2f0","1!"]],[{"if":["!c2"],"then":[["id","1!"]]},{"if":["!c2"],"then":[["i3f1","[1!]"]]},["__typename","1!"],["name","1"],["i2f2","[5]"],{"if":["!c2"],"then":[["i0f0","2",{"alias":"alias_i0f0"}]]},["i2f0","1!"]],[["__typename","1!"]],[["__typename","1!"],["name","1"],{"on":6}],[["__typename","1!"],["name","1"],{"on":7}],[["__typename","1!"],["name","1"]]]"#, Root0.self, String.self, Root0.Alias_i0f0.self, Root0.AsUnion0.self, Root0.AsObject5.self, Root0.AsObject5.I2f2.self, Root0.Alias_i0f0.AsInterface2.self, Root0.Alias_i0f0.AsInterface2.AsUnion0.self)
     }
 }

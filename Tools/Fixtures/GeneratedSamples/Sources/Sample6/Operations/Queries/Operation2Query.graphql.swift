@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation2Query: GraphQLQuery {
-    public static let operationName = "Operation2"
-    public static let document = "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename ... @include(if: $c0) { alias_i3f0: i3f0 @include(if: $c2) i3f1 ... on Object0 { i3f0 } id } ... { id i3f1 } ... on Interface3 { i3f0 } i3f0 ... on Object0 { id } ... on Object3 { id } ... on Object5 { id } } root1: allUnion0 { __typename ... on Object5 { ... { i1f0 { __typename ...Fragment0 id i1f1 @include(if: $c2) { __typename } } __typename } ... on Object5 { ... { ...Fragment0 } ...Fragment0 i3f0 i2f2 { __typename ... on Object5 { id } } } alias_i3f2: i3f2 @include(if: $c0) } ...Fragment0 @include(if: $c1) ... on Interface2 { ... on Union2 { ... on Interface3 { ...Fragment0 } } id name } ... on Interface3 { ... on Object5 { rank @skip(if: $c1) id @include(if: $c0) } id } ... on Object5 { id } } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }"
+    public static var operationName: String { "Operation2" }
+    public static var document: String { "query Operation2($c0: Boolean!, $c1: Boolean!, $c2: Boolean!) { root0: allInterface3 { __typename ... @include(if: $c0) { alias_i3f0: i3f0 @include(if: $c2) i3f1 ... on Object0 { i3f0 } id } ... { id i3f1 } ... on Interface3 { i3f0 } i3f0 ... on Object0 { id } ... on Object3 { id } ... on Object5 { id } } root1: allUnion0 { __typename ... on Object5 { ... { i1f0 { __typename ...Fragment0 id i1f1 @include(if: $c2) { __typename } } __typename } ... on Object5 { ... { ...Fragment0 } ...Fragment0 i3f0 i2f2 { __typename ... on Object5 { id } } } alias_i3f2: i3f2 @include(if: $c0) } ...Fragment0 @include(if: $c1) ... on Interface2 { ... on Union2 { ... on Interface3 { ...Fragment0 } } id name } ... on Interface3 { ... on Object5 { rank @skip(if: $c1) id @include(if: $c0) } id } ... on Object5 { id } } } fragment Fragment0 on Interface0 { __typename ... on Interface2 { ... on Union0 { __typename } __typename } name ... on Object5 { id } }" }
 
     public var c0: Bool
     public var c1: Bool
@@ -22,7 +22,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Query, Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}],["allUnion0","[1!]!",{"alias":"root1"}]]"#, Root0.self, Root1.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -38,7 +39,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],{"if":["c0","c2"],"then":[["i3f0","[0!]",{"alias":"alias_i3f0"}]]},["i3f1","[0!]"],["id","0!"],["i3f0","[0!]"],{"on":1}]"#, String.self, AsObject0.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface3 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -63,7 +65,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsObject0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object0, Selection.parse(#"[["__typename","0!"],{"if":["c0","c2"],"then":[["i3f0","[0!]",{"alias":"alias_i3f0"}]]},["i3f1","[0!]"],["i3f0","[0!]"],["id","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -85,7 +88,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public struct Root1: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3},{"on":4}]"#, String.self, AsObject5.self, AsInterface0.self, AsInterface2.self, AsInterface3.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -114,7 +118,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsObject5: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object5, Selection.parse(#"[["i1f0","[0]!"],["__typename","1!"],["name","1"],["i3f0","[1!]"],["i2f2","[2]"],{"if":["c0"],"then":[["i3f2","[3]!",{"alias":"alias_i3f2"}]]},["id","1!"],{"if":["!c1"],"then":[["rank","3!"]]}]"#, I1f0.self, String.self, I2f2.self, Int.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object5 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -147,7 +152,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I1f0: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsInterface2.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface1 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -177,7 +183,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsUnion0.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -207,7 +214,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsUnion0: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]}]"#, String.self, I1f1.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -235,7 +243,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object2 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[8] }
 
                         /// Data with these values, as a server would send it.
                         public init() {
@@ -247,7 +256,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct I2f2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[9] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -261,7 +271,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsInterface0: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface0, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},{"if":["c1"],"then":[["name","0"]]},{"on":1}]"#, String.self, AsInterface2.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface0 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[10] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -287,7 +298,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsInterface2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[11] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -313,7 +325,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsInterface2: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"],{"on":1}]"#, String.self, AsUnion2.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface2 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[12] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -341,7 +354,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsUnion2: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union2, Selection.parse(#"[["__typename","0!"],{"if":["c1"],"then":[["__typename","0!"]]},["name","0"],["id","0!"],{"on":1}]"#, String.self, AsInterface3.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union2 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[13] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -369,7 +383,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct AsInterface3: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface3 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[14] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -396,7 +411,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public struct AsInterface3: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],["id","0!"],{"on":1}]"#, String.self, AsObject5.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface3 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[15] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -415,7 +431,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public struct AsObject5: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object5, Selection.parse(#"[["i1f0","[0]!"],["__typename","1!"],["name","1"],["i3f0","[1!]"],["i2f2","[2]"],{"if":["c0"],"then":[["i3f2","[3]!",{"alias":"alias_i3f2"}]]},["id","1!"],{"if":["!c1"],"then":[["rank","3!"]]}]"#, I1f0.self, String.self, I2f2.self, Int.self))
+                    @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object5 }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[16] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -448,7 +465,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I1f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface1, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsInterface2.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface1 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[17] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -478,7 +496,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct AsInterface2: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface2, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]},{"on":2}]"#, String.self, I1f1.self, AsUnion0.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[18] }
 
                             /// Data with these values, as a server would send it.
                             public init(
@@ -508,7 +527,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public struct AsUnion0: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"],["name","0"],["id","0!"],{"if":["c2"],"then":[["i1f1","1"]]}]"#, String.self, I1f1.self))
+                                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+                                @_spi(Generated) public static var __selections: [Selection] { __table[19] }
 
                                 /// Data with these values, as a server would send it.
                                 public init(
@@ -536,7 +556,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public struct I1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object2, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object2 }
+                            @_spi(Generated) public static var __selections: [Selection] { __table[20] }
 
                             /// Data with these values, as a server would send it.
                             public init() {
@@ -548,7 +569,8 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public struct I2f2: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Unions.Union0, Selection.parse(#"[["__typename","0!"]]"#, String.self))
+                        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Unions.Union0 }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[21] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -560,5 +582,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allInterface3","[0!]!",{"alias":"root0"}],["allUnion0","[1!]!",{"alias":"root1"}]],[["__typename","2!"],{"if":["c0","c2"],"then":[["i3f0","[2!]",{"alias":"alias_i3f0"}]]},["i3f1","[2!]"],["id","2!"],["i3f0","[2!]"],{"on":3}],[["__typename","2!"],{"if":["c0","c2"],"then":[["i3f0","[2!]",{"alias":"alias_i3f0"}]]},["i3f1","[2!]"],["i3f0","[2!]"],["id","2!"]],[["__typename","2!"],{"on":4},{"on":5},{"on":6},{"on":7}],[["i1f0","[8]!"],["__typename","2!"],["name","2"],["i3f0","[2!]"],["i2f2","[9]"],{"if":["c0"],"then":[["i3f2","[10]!",{"alias":"alias_i3f2"}]]},["id","2!"],{"if":["!c1"],"then":[["rank","10!"]]}],[["__typename","2!"],["name","2"],["id","2!"],{"if":["c2"],"then":[["i1f1","11"]]},{"on":12}],[["__typename","2!"],["name","2"],["id","2!"],{"if":["c2"],"then":[["i1f1","11"]]},{"on":13}],[["__typename","2!"],["name","2"],["id","2!"],{"if":["c2"],"then":[["i1f1","11"]]}],[["__typename","2!"]],[["__typename","2!"]],[["__typename","2!"],{"if":["c1"],"then":[["__typename","2!"]]},{"if":["c1"],"then":[["name","2"]]},{"on":14}],[["__typename","2!"],{"if":["c1"],"then":[["__typename","2!"]]},["name","2"],["id","2!"]],[["__typename","2!"],{"if":["c1"],"then":[["__typename","2!"]]},["name","2"],["id","2!"],{"on":15}],[["__typename","2!"],{"if":["c1"],"then":[["__typename","2!"]]},["name","2"],["id","2!"],{"on":16}],[["__typename","2!"],["name","2"],["id","2!"]],[["__typename","2!"],["id","2!"],{"on":17}],[["i1f0","[18]!"],["__typename","2!"],["name","2"],["i3f0","[2!]"],["i2f2","[19]"],{"if":["c0"],"then":[["i3f2","[10]!",{"alias":"alias_i3f2"}]]},["id","2!"],{"if":["!c1"],"then":[["rank","10!"]]}],[["__typename","2!"],["name","2"],["id","2!"],{"if":["c2"],"then":[["i1f1","20"]]},{"on":21}],[["__typename","2!"],["name","2"],["id","2!"],{"if":["c2"],"then":[["i1f1","20"]]},{"on":22}],[["__typename","2!"],["name","2"],["id","2!"],{"if":["c2"],"then":[["i1f1","20"]]}],[["__typename","2!"]],[["__typename","2!"]]]"#, Root0.self, Root1.self, String.self, Root0.AsObject0.self, Root1.AsObject5.self, Root1.AsInterface0.self, Root1.AsInterface2.self, Root1.AsInterface3.self, Root1.AsObject5.I1f0.self, Root1.AsObject5.I2f2.self, Int.self, Root1.AsObject5.I1f0.I1f1.self, Root1.AsObject5.I1f0.AsInterface2.self, Root1.AsObject5.I1f0.AsInterface2.AsUnion0.self, Root1.AsInterface0.AsInterface2.self, Root1.AsInterface2.AsUnion2.self, Root1.AsInterface2.AsUnion2.AsInterface3.self, Root1.AsInterface3.AsObject5.self, Root1.AsInterface3.AsObject5.I1f0.self, Root1.AsInterface3.AsObject5.I2f2.self, Root1.AsInterface3.AsObject5.I1f0.I1f1.self, Root1.AsInterface3.AsObject5.I1f0.AsInterface2.self, Root1.AsInterface3.AsObject5.I1f0.AsInterface2.AsUnion0.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct Operation3Query: GraphQLQuery {
-    public static let operationName = "Operation3"
-    public static let document = "query Operation3($c2: Boolean!) { root0: allInterface3 { ... on Object3 @include(if: $c2) { i3f2 alias_i3f2: i3f2 i3f0 ... on Interface3 { id i3f1 id i3f2 } } __typename ... on Object0 { id } ... on Object3 { id } ... on Object5 { id } } }"
+    public static var operationName: String { "Operation3" }
+    public static var document: String { "query Operation3($c2: Boolean!) { root0: allInterface3 { ... on Object3 @include(if: $c2) { i3f2 alias_i3f2: i3f2 i3f0 ... on Interface3 { id i3f1 id i3f2 } } __typename ... on Object0 { id } ... on Object3 { id } ... on Object5 { id } } }" }
 
     public var c2: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Query, Selection.parse(#"[["allInterface3","[0!]!",{"alias":"root0"}]]"#, Root0.self))
+        @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -32,7 +33,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public struct Root0: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Interfaces.Interface3, Selection.parse(#"[["__typename","0!"],{"on":1}]"#, String.self, AsObject3.self))
+            @_spi(Generated) public static var __parentType: ParentType { Sample6API.Interfaces.Interface3 }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -49,7 +51,8 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public struct AsObject3: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (Sample6API.Objects.Object3, Selection.parse(#"[{"if":["c2"],"then":[["i3f2","[0]!"]]},{"if":["c2"],"then":[["i3f2","[0]!",{"alias":"alias_i3f2"}]]},{"if":["c2"],"then":[["i3f0","[1!]"]]},{"if":["c2"],"then":[["id","1!"]]},{"if":["c2"],"then":[["i3f1","[1!]"]]},["__typename","1!"]]"#, Int.self, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { Sample6API.Objects.Object3 }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -69,5 +72,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public var i3f1: [String]? { __data["i3f1"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["allInterface3","[0!]!",{"alias":"root0"}]],[["__typename","1!"],{"on":2}],[{"if":["c2"],"then":[["i3f2","[3]!"]]},{"if":["c2"],"then":[["i3f2","[3]!",{"alias":"alias_i3f2"}]]},{"if":["c2"],"then":[["i3f0","[1!]"]]},{"if":["c2"],"then":[["id","1!"]]},{"if":["c2"],"then":[["i3f1","[1!]"]]},["__typename","1!"]]]"#, Root0.self, String.self, Root0.AsObject3.self, Int.self)
     }
 }

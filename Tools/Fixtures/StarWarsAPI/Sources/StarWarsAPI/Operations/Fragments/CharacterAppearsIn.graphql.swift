@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct CharacterAppearsIn: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment CharacterAppearsIn on Character { __typename appearsIn }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment CharacterAppearsIn on Character { __typename appearsIn }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -19,4 +20,6 @@ nonisolated public struct CharacterAppearsIn: Fragment {
 
     /// The movies this character appears in
     public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["appearsIn","[1]!"]]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
 }

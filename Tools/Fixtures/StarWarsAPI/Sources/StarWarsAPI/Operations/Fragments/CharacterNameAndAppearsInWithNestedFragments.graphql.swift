@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct CharacterNameAndAppearsInWithNestedFragments: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameAndAppearsInWithNestedFragments on Character { __typename ...CharacterNameWithNestedAppearsInFragment }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment CharacterNameAndAppearsInWithNestedFragments on Character { __typename ...CharacterNameWithNestedAppearsInFragment }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -30,4 +31,6 @@ nonisolated public struct CharacterNameAndAppearsInWithNestedFragments: Fragment
         public var characterNameWithNestedAppearsInFragment: CharacterNameWithNestedAppearsInFragment { _toFragment() }
         public var characterAppearsIn: CharacterAppearsIn { _toFragment() }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0!"],["appearsIn","[1]!"]]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
 }

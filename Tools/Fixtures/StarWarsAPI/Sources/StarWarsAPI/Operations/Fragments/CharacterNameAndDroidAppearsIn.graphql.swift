@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct CharacterNameAndDroidAppearsIn: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameAndDroidAppearsIn on Character { __typename name ... on Droid { appearsIn } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment CharacterNameAndDroidAppearsIn on Character { __typename name ... on Droid { appearsIn } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -28,7 +29,8 @@ nonisolated public struct CharacterNameAndDroidAppearsIn: Fragment {
     public struct AsDroid: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -43,4 +45,6 @@ nonisolated public struct CharacterNameAndDroidAppearsIn: Fragment {
         /// The movies this droid appears in
         public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0!"],{"on":1}],[["__typename","0!"],["name","0!"],["appearsIn","[2]!"]]]"#, String.self, AsDroid.self, GraphQLEnum<StarWarsAPI.Episode>.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct CharacterNameAndDroidPrimaryFunction: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameAndDroidPrimaryFunction on Character { __typename ...CharacterName ...DroidPrimaryFunction }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment CharacterNameAndDroidPrimaryFunction on Character { __typename ...CharacterName ...DroidPrimaryFunction }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -35,7 +36,8 @@ nonisolated public struct CharacterNameAndDroidPrimaryFunction: Fragment {
     public struct AsDroid: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -58,4 +60,6 @@ nonisolated public struct CharacterNameAndDroidPrimaryFunction: Fragment {
             public var droidPrimaryFunction: DroidPrimaryFunction { _toFragment() }
         }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0!"],{"on":1}],[["__typename","0!"],["name","0!"],["primaryFunction","0"]]]"#, String.self, AsDroid.self)
 }

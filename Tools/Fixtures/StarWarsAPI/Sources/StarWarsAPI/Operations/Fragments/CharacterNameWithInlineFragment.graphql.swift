@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct CharacterNameWithInlineFragment: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment CharacterNameWithInlineFragment on Character { __typename ... on Human { friends { __typename appearsIn } } ... on Droid { ...CharacterName ...FriendsNames } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment CharacterNameWithInlineFragment on Character { __typename ... on Human { friends { __typename appearsIn } } ... on Droid { ...CharacterName ...FriendsNames } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsHuman.self, AsDroid.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -29,7 +30,8 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
     public struct AsHuman: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -45,7 +47,8 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
         public struct Friend: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -64,7 +67,8 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
     public struct AsDroid: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["friends","[1]"]]"#, String.self, Friend.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+        @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -89,4 +93,6 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
 
         public typealias Friend = FriendsNames.Friend
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],{"on":1},{"on":2}],[["__typename","0!"],["friends","[3]"]],[["__typename","0!"],["appearsIn","[4]!"]],[["__typename","0!"],["name","0!"],["friends","[5]"]]]"#, String.self, AsHuman.self, AsDroid.self, AsHuman.Friend.self, GraphQLEnum<StarWarsAPI.Episode>.self, AsDroid.Friend.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct DroidName: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment DroidName on Droid { __typename name }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment DroidName on Droid { __typename name }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -18,4 +19,6 @@ nonisolated public struct DroidName: Fragment {
 
     /// What others call this droid
     public var name: String { __data["name"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0!"]]]"#, String.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct DroidNameAndPrimaryFunction: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment DroidNameAndPrimaryFunction on Droid { __typename ...CharacterName ...DroidPrimaryFunction }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment DroidNameAndPrimaryFunction on Droid { __typename ...CharacterName ...DroidPrimaryFunction }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -29,4 +30,6 @@ nonisolated public struct DroidNameAndPrimaryFunction: Fragment {
         public var characterName: CharacterName { _toFragment() }
         public var droidPrimaryFunction: DroidPrimaryFunction { _toFragment() }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0!"],["primaryFunction","0"]]]"#, String.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct DroidPrimaryFunction: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment DroidPrimaryFunction on Droid { __typename primaryFunction }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment DroidPrimaryFunction on Droid { __typename primaryFunction }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["primaryFunction","0"]]"#, String.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -18,4 +19,6 @@ nonisolated public struct DroidPrimaryFunction: Fragment {
 
     /// This droid's primary function
     public var primaryFunction: String? { __data["primaryFunction"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["primaryFunction","0"]]]"#, String.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct FriendsNames: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment FriendsNames on Character { __typename friends { __typename name } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment FriendsNames on Character { __typename friends { __typename name } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -24,7 +25,8 @@ nonisolated public struct FriendsNames: Fragment {
     public struct Friend: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -37,4 +39,6 @@ nonisolated public struct FriendsNames: Fragment {
         /// The name of the character
         public var name: String { __data["name"] }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["friends","[1]"]],[["__typename","0!"],["name","0!"]]]"#, String.self, Friend.self)
 }

@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroDetails: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment HeroDetails on Character { __typename name ... on Human { height } ... on Droid { primaryFunction } }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment HeroDetails on Character { __typename name ... on Human { height } ... on Droid { primaryFunction } }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1},{"on":2}]"#, String.self, AsHuman.self, AsDroid.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -32,7 +33,8 @@ nonisolated public struct HeroDetails: Fragment {
     public struct AsHuman: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["name","0!"],["height","1"]]"#, String.self, Double.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+        @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -52,7 +54,8 @@ nonisolated public struct HeroDetails: Fragment {
     public struct AsDroid: SelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["primaryFunction","0"]]"#, String.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+        @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -67,4 +70,6 @@ nonisolated public struct HeroDetails: Fragment {
         /// This droid's primary function
         public var primaryFunction: String? { __data["primaryFunction"] }
     }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0!"],{"on":1},{"on":2}],[["__typename","0!"],["name","0!"],["height","3"]],[["__typename","0!"],["name","0!"],["primaryFunction","0"]]]"#, String.self, AsHuman.self, AsDroid.self, Double.self)
 }

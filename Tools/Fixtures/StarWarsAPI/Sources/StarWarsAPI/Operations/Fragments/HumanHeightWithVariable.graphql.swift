@@ -4,10 +4,11 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HumanHeightWithVariable: Fragment {
-    @_spi(Generated) public static let fragmentDefinition = "fragment HumanHeightWithVariable on Human { __typename height(unit: $heightUnit) }"
+    @_spi(Generated) public static var fragmentDefinition: String { "fragment HumanHeightWithVariable on Human { __typename height(unit: $heightUnit) }" }
     @_spi(Generated) public let __data: DataDict
     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["height","1",{"args":{"unit":{"$":"heightUnit"}}}]]"#, String.self, Double.self))
+    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+    @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
     /// Data with these values, as a server would send it.
     public init(
@@ -18,4 +19,6 @@ nonisolated public struct HumanHeightWithVariable: Fragment {
 
     /// Height in the preferred unit, default is meters
     public var height: Double? { __data["height"] }
+
+    private static let __table = Selection.parseTable(#"[[["__typename","0!"],["height","1",{"args":{"unit":{"$":"heightUnit"}}}]]]"#, String.self, Double.self)
 }

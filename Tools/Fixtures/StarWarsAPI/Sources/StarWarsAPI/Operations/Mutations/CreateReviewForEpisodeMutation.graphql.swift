@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct CreateReviewForEpisodeMutation: GraphQLMutation {
-    public static let operationName = "CreateReviewForEpisode"
-    public static let document = "mutation CreateReviewForEpisode($episode: Episode!, $review: ReviewInput!) { createReview(episode: $episode, review: $review) { __typename stars commentary } }"
+    public static var operationName: String { "CreateReviewForEpisode" }
+    public static var document: String { "mutation CreateReviewForEpisode($episode: Episode!, $review: ReviewInput!) { createReview(episode: $episode, review: $review) { __typename stars commentary } }" }
 
     public var episode: GraphQLEnum<StarWarsAPI.Episode>
     public var review: StarWarsAPI.ReviewInput
@@ -20,7 +20,8 @@ nonisolated public struct CreateReviewForEpisodeMutation: GraphQLMutation {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Mutation, Selection.parse(#"[["createReview","0",{"args":{"episode":{"$":"episode"},"review":{"$":"review"}}}]]"#, CreateReview.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Mutation }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -35,7 +36,8 @@ nonisolated public struct CreateReviewForEpisodeMutation: GraphQLMutation {
         public struct CreateReview: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Review, Selection.parse(#"[["__typename","0!"],["stars","1!"],["commentary","0"]]"#, String.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Review }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -50,5 +52,7 @@ nonisolated public struct CreateReviewForEpisodeMutation: GraphQLMutation {
             /// Comment about the movie
             public var commentary: String? { __data["commentary"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["createReview","0",{"args":{"episode":{"$":"episode"},"review":{"$":"review"}}}]],[["__typename","1!"],["stars","2!"],["commentary","1"]]]"#, CreateReview.self, String.self, Int.self)
     }
 }

@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct CreateReviewWithNullFieldMutation: GraphQLMutation {
-    public static let operationName = "CreateReviewWithNullField"
-    public static let document = "mutation CreateReviewWithNullField { createReview(episode: JEDI, review: {stars: 10, commentary: null}) { __typename stars commentary } }"
+    public static var operationName: String { "CreateReviewWithNullField" }
+    public static var document: String { "mutation CreateReviewWithNullField { createReview(episode: JEDI, review: {stars: 10, commentary: null}) { __typename stars commentary } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Mutation, Selection.parse(#"[["createReview","0",{"args":{"episode":"JEDI","review":{"stars":10,"commentary":null}}}]]"#, CreateReview.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Mutation }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -27,7 +28,8 @@ nonisolated public struct CreateReviewWithNullFieldMutation: GraphQLMutation {
         public struct CreateReview: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Review, Selection.parse(#"[["__typename","0!"],["stars","1!"],["commentary","0"]]"#, String.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Review }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -42,5 +44,7 @@ nonisolated public struct CreateReviewWithNullFieldMutation: GraphQLMutation {
             /// Comment about the movie
             public var commentary: String? { __data["commentary"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["createReview","0",{"args":{"episode":"JEDI","review":{"stars":10,"commentary":null}}}]],[["__typename","1!"],["stars","2!"],["commentary","1"]]]"#, CreateReview.self, String.self, Int.self)
     }
 }

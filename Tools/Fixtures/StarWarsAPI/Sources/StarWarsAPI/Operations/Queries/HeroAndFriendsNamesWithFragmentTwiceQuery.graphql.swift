@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuery {
-    public static let operationName = "HeroAndFriendsNamesWithFragmentTwice"
-    public static let document = "query HeroAndFriendsNamesWithFragmentTwice($episode: Episode) { hero(episode: $episode) { __typename friends { __typename ...CharacterName } ... on Droid { friends { __typename ...CharacterName } } } } fragment CharacterName on Character { __typename name }"
+    public static var operationName: String { "HeroAndFriendsNamesWithFragmentTwice" }
+    public static var document: String { "query HeroAndFriendsNamesWithFragmentTwice($episode: Episode) { hero(episode: $episode) { __typename friends { __typename ...CharacterName } ... on Droid { friends { __typename ...CharacterName } } } } fragment CharacterName on Character { __typename name }" }
 
     public var episode: GraphQLNullable<GraphQLEnum<StarWarsAPI.Episode>>
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuer
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuer
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["friends","[1]"],{"on":2}]"#, String.self, Friend.self, AsDroid.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -54,7 +56,8 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuer
             public struct AsDroid: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -70,7 +73,8 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuer
                 public struct Friend: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -96,7 +100,8 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuer
             public struct Friend: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+                @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -117,5 +122,7 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentTwiceQuery: GraphQLQuer
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0",{"args":{"episode":{"$":"episode"}}}]],[["__typename","1!"],["friends","[2]"],{"on":3}],[["__typename","1!"],["friends","[4]"]],[["__typename","1!"],["name","1!"]],[["__typename","1!"],["name","1!"]]]"#, Hero.self, String.self, Hero.Friend.self, Hero.AsDroid.self, Hero.AsDroid.Friend.self)
     }
 }

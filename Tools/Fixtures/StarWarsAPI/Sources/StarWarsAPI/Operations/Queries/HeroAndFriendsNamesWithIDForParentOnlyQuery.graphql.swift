@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQuery {
-    public static let operationName = "HeroAndFriendsNamesWithIDForParentOnly"
-    public static let document = "query HeroAndFriendsNamesWithIDForParentOnly($episode: Episode) { hero(episode: $episode) { __typename id name friends { __typename name } } }"
+    public static var operationName: String { "HeroAndFriendsNamesWithIDForParentOnly" }
+    public static var document: String { "query HeroAndFriendsNamesWithIDForParentOnly($episode: Episode) { hero(episode: $episode) { __typename id name friends { __typename name } } }" }
 
     public var episode: GraphQLNullable<GraphQLEnum<StarWarsAPI.Episode>>
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQu
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQu
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"],["friends","[1]"]]"#, String.self, Friend.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -56,7 +58,8 @@ nonisolated public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQu
             public struct Friend: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -70,5 +73,7 @@ nonisolated public struct HeroAndFriendsNamesWithIDForParentOnlyQuery: GraphQLQu
                 public var name: String { __data["name"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0",{"args":{"episode":{"$":"episode"}}}]],[["__typename","1!"],["id","1!"],["name","1!"],["friends","[2]"]],[["__typename","1!"],["name","1!"]]]"#, Hero.self, String.self, Hero.Friend.self)
     }
 }

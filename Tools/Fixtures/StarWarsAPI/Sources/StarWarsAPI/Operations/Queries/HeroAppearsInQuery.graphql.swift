@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroAppearsInQuery: GraphQLQuery {
-    public static let operationName = "HeroAppearsIn"
-    public static let document = "query HeroAppearsIn { hero { __typename appearsIn } }"
+    public static var operationName: String { "HeroAppearsIn" }
+    public static var document: String { "query HeroAppearsIn { hero { __typename appearsIn } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0"]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -27,7 +28,8 @@ nonisolated public struct HeroAppearsInQuery: GraphQLQuery {
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -40,5 +42,7 @@ nonisolated public struct HeroAppearsInQuery: GraphQLQuery {
             /// The movies this character appears in
             public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0"]],[["__typename","1!"],["appearsIn","[2]!"]]]"#, Hero.self, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
-    public static let operationName = "HeroAppearsInWithFragment"
-    public static let document = "query HeroAppearsInWithFragment($episode: Episode) { hero(episode: $episode) { __typename ...CharacterAppearsIn } } fragment CharacterAppearsIn on Character { __typename appearsIn }"
+    public static var operationName: String { "HeroAppearsInWithFragment" }
+    public static var document: String { "query HeroAppearsInWithFragment($episode: Episode) { hero(episode: $episode) { __typename ...CharacterAppearsIn } } fragment CharacterAppearsIn on Character { __typename appearsIn }" }
 
     public var episode: GraphQLNullable<GraphQLEnum<StarWarsAPI.Episode>>
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -53,5 +55,7 @@ nonisolated public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
                 public var characterAppearsIn: CharacterAppearsIn { _toFragment() }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0",{"args":{"episode":{"$":"episode"}}}]],[["__typename","1!"],["appearsIn","[2]!"]]]"#, Hero.self, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQuery {
-    public static let operationName = "HeroDetailsFragmentConditionalInclusion"
-    public static let document = "query HeroDetailsFragmentConditionalInclusion($includeDetails: Boolean!) { hero { __typename ...HeroDetails @include(if: $includeDetails) } } fragment HeroDetails on Character { __typename name ... on Human { height } ... on Droid { primaryFunction } }"
+    public static var operationName: String { "HeroDetailsFragmentConditionalInclusion" }
+    public static var document: String { "query HeroDetailsFragmentConditionalInclusion($includeDetails: Boolean!) { hero { __typename ...HeroDetails @include(if: $includeDetails) } } fragment HeroDetails on Character { __typename name ... on Human { height } ... on Droid { primaryFunction } }" }
 
     public var includeDetails: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0"]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],{"if":["includeDetails"],"then":[["name","0!"]]},{"on":1},{"on":2}]"#, String.self, AsHuman.self, AsDroid.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -65,7 +67,8 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
             public struct AsHuman: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],{"if":["includeDetails"],"then":[["name","0!"]]},{"if":["includeDetails"],"then":[["height","1"]]}]"#, String.self, Double.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -92,7 +95,8 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
             public struct AsDroid: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],{"if":["includeDetails"],"then":[["name","0!"]]},{"if":["includeDetails"],"then":[["primaryFunction","0"]]}]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+                @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -115,5 +119,7 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0"]],[["__typename","1!"],{"if":["includeDetails"],"then":[["name","1!"]]},{"on":2},{"on":3}],[["__typename","1!"],{"if":["includeDetails"],"then":[["name","1!"]]},{"if":["includeDetails"],"then":[["height","4"]]}],[["__typename","1!"],{"if":["includeDetails"],"then":[["name","1!"]]},{"if":["includeDetails"],"then":[["primaryFunction","1"]]}]]"#, Hero.self, String.self, Hero.AsHuman.self, Hero.AsDroid.self, Double.self)
     }
 }

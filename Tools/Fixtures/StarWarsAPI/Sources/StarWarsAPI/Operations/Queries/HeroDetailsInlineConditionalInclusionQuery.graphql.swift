@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroDetailsInlineConditionalInclusionQuery: GraphQLQuery {
-    public static let operationName = "HeroDetailsInlineConditionalInclusion"
-    public static let document = "query HeroDetailsInlineConditionalInclusion($includeDetails: Boolean!) { hero { __typename ... @include(if: $includeDetails) { name appearsIn } } }"
+    public static var operationName: String { "HeroDetailsInlineConditionalInclusion" }
+    public static var document: String { "query HeroDetailsInlineConditionalInclusion($includeDetails: Boolean!) { hero { __typename ... @include(if: $includeDetails) { name appearsIn } } }" }
 
     public var includeDetails: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroDetailsInlineConditionalInclusionQuery: GraphQLQue
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0"]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroDetailsInlineConditionalInclusionQuery: GraphQLQue
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],{"if":["includeDetails"],"then":[["name","0!"]]},{"if":["includeDetails"],"then":[["appearsIn","[1]!"]]}]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -49,5 +51,7 @@ nonisolated public struct HeroDetailsInlineConditionalInclusionQuery: GraphQLQue
             /// The movies this character appears in
             public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?]? { __data["appearsIn"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0"]],[["__typename","1!"],{"if":["includeDetails"],"then":[["name","1!"]]},{"if":["includeDetails"],"then":[["appearsIn","[2]!"]]}]]"#, Hero.self, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusionQuery: GraphQLQuery {
-    public static let operationName = "HeroFriendsDetailsUnconditionalAndConditionalInclusion"
-    public static let document = "query HeroFriendsDetailsUnconditionalAndConditionalInclusion($includeFriendsDetails: Boolean!) { hero { __typename friends { __typename name } friends @include(if: $includeFriendsDetails) { __typename name ... on Droid { primaryFunction } } } }"
+    public static var operationName: String { "HeroFriendsDetailsUnconditionalAndConditionalInclusion" }
+    public static var document: String { "query HeroFriendsDetailsUnconditionalAndConditionalInclusion($includeFriendsDetails: Boolean!) { hero { __typename friends { __typename name } friends @include(if: $includeFriendsDetails) { __typename name ... on Droid { primaryFunction } } } }" }
 
     public var includeFriendsDetails: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0"]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["friends","[1]"]]"#, String.self, Friend.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -50,7 +52,8 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
             public struct Friend: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsDroid.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -71,7 +74,8 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
                 public struct AsDroid: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],{"if":["includeFriendsDetails"],"then":[["primaryFunction","0"]]}]"#, String.self))
+                    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -88,5 +92,7 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0"]],[["__typename","1!"],["friends","[2]"]],[["__typename","1!"],["name","1!"],{"on":3}],[["__typename","1!"],["name","1!"],{"if":["includeFriendsDetails"],"then":[["primaryFunction","1"]]}]]"#, Hero.self, String.self, Hero.Friend.self, Hero.Friend.AsDroid.self)
     }
 }

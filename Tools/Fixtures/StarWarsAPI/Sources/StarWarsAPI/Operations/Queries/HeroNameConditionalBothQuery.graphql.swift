@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroNameConditionalBothQuery: GraphQLQuery {
-    public static let operationName = "HeroNameConditionalBoth"
-    public static let document = "query HeroNameConditionalBoth($skipName: Boolean!, $includeName: Boolean!) { hero { __typename name @skip(if: $skipName) @include(if: $includeName) } }"
+    public static var operationName: String { "HeroNameConditionalBoth" }
+    public static var document: String { "query HeroNameConditionalBoth($skipName: Boolean!, $includeName: Boolean!) { hero { __typename name @skip(if: $skipName) @include(if: $includeName) } }" }
 
     public var skipName: Bool
     public var includeName: Bool
@@ -20,7 +20,8 @@ nonisolated public struct HeroNameConditionalBothQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0"]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -35,7 +36,8 @@ nonisolated public struct HeroNameConditionalBothQuery: GraphQLQuery {
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],{"if":["includeName","!skipName"],"then":[["name","0!"]]}]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -48,5 +50,7 @@ nonisolated public struct HeroNameConditionalBothQuery: GraphQLQuery {
             /// The name of the character
             public var name: String? { __data["name"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0"]],[["__typename","1!"],{"if":["includeName","!skipName"],"then":[["name","1!"]]}]]"#, Hero.self, String.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroNameConditionalInclusionQuery: GraphQLQuery {
-    public static let operationName = "HeroNameConditionalInclusion"
-    public static let document = "query HeroNameConditionalInclusion($includeName: Boolean!) { hero { __typename name @include(if: $includeName) } }"
+    public static var operationName: String { "HeroNameConditionalInclusion" }
+    public static var document: String { "query HeroNameConditionalInclusion($includeName: Boolean!) { hero { __typename name @include(if: $includeName) } }" }
 
     public var includeName: Bool
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroNameConditionalInclusionQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0"]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroNameConditionalInclusionQuery: GraphQLQuery {
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],{"if":["includeName"],"then":[["name","0!"]]}]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -46,5 +48,7 @@ nonisolated public struct HeroNameConditionalInclusionQuery: GraphQLQuery {
             /// The name of the character
             public var name: String? { __data["name"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0"]],[["__typename","1!"],{"if":["includeName"],"then":[["name","1!"]]}]]"#, Hero.self, String.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQLQuery {
-    public static let operationName = "HeroNameTypeSpecificConditionalInclusion"
-    public static let document = "query HeroNameTypeSpecificConditionalInclusion($episode: Episode, $includeName: Boolean!) { hero(episode: $episode) { __typename name @include(if: $includeName) ... on Droid { name } } }"
+    public static var operationName: String { "HeroNameTypeSpecificConditionalInclusion" }
+    public static var document: String { "query HeroNameTypeSpecificConditionalInclusion($episode: Episode, $includeName: Boolean!) { hero(episode: $episode) { __typename name @include(if: $includeName) ... on Droid { name } } }" }
 
     public var episode: GraphQLNullable<GraphQLEnum<StarWarsAPI.Episode>>
     public var includeName: Bool
@@ -20,7 +20,8 @@ nonisolated public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQL
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -35,7 +36,8 @@ nonisolated public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQL
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],{"if":["includeName"],"then":[["name","0!"]]},{"on":1}]"#, String.self, AsDroid.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -56,7 +58,8 @@ nonisolated public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQL
             public struct AsDroid: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -69,5 +72,7 @@ nonisolated public struct HeroNameTypeSpecificConditionalInclusionQuery: GraphQL
                 public var name: String { __data["name"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0",{"args":{"episode":{"$":"episode"}}}]],[["__typename","1!"],{"if":["includeName"],"then":[["name","1!"]]},{"on":2}],[["__typename","1!"],["name","1!"]]]"#, Hero.self, String.self, Hero.AsDroid.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroNameWithFragmentAndIDQuery: GraphQLQuery {
-    public static let operationName = "HeroNameWithFragmentAndID"
-    public static let document = "query HeroNameWithFragmentAndID($episode: Episode) { hero(episode: $episode) { __typename id ...CharacterName } } fragment CharacterName on Character { __typename name }"
+    public static var operationName: String { "HeroNameWithFragmentAndID" }
+    public static var document: String { "query HeroNameWithFragmentAndID($episode: Episode) { hero(episode: $episode) { __typename id ...CharacterName } } fragment CharacterName on Character { __typename name }" }
 
     public var episode: GraphQLNullable<GraphQLEnum<StarWarsAPI.Episode>>
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroNameWithFragmentAndIDQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroNameWithFragmentAndIDQuery: GraphQLQuery {
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -56,5 +58,7 @@ nonisolated public struct HeroNameWithFragmentAndIDQuery: GraphQLQuery {
                 public var characterName: CharacterName { _toFragment() }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0",{"args":{"episode":{"$":"episode"}}}]],[["__typename","1!"],["id","1!"],["name","1!"]]]"#, Hero.self, String.self)
     }
 }

@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
-    public static let operationName = "HeroParentTypeDependentField"
-    public static let document = "query HeroParentTypeDependentField($episode: Episode) { hero(episode: $episode) { __typename name ... on Human { friends { __typename name ... on Human { height(unit: FOOT) } } } ... on Droid { friends { __typename name ... on Human { height(unit: METER) } } } } }"
+    public static var operationName: String { "HeroParentTypeDependentField" }
+    public static var document: String { "query HeroParentTypeDependentField($episode: Episode) { hero(episode: $episode) { __typename name ... on Human { friends { __typename name ... on Human { height(unit: FOOT) } } } ... on Droid { friends { __typename name ... on Human { height(unit: METER) } } } } }" }
 
     public var episode: GraphQLNullable<GraphQLEnum<StarWarsAPI.Episode>>
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1},{"on":2}]"#, String.self, AsHuman.self, AsDroid.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -58,7 +60,8 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
             public struct AsHuman: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["name","0!"],["friends","[1]"]]"#, String.self, Friend.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -77,7 +80,8 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                 public struct Friend: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsHuman.self))
+                    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -98,7 +102,8 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                     public struct AsHuman: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["name","0!"],["height","1",{"args":{"unit":"FOOT"}}]]"#, String.self, Double.self))
+                        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -120,7 +125,8 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
             public struct AsDroid: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["name","0!"],["friends","[1]"]]"#, String.self, Friend.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+                @_spi(Generated) public static var __selections: [Selection] { __table[5] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -139,7 +145,8 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                 public struct Friend: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"],{"on":1}]"#, String.self, AsHuman.self))
+                    @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+                    @_spi(Generated) public static var __selections: [Selection] { __table[6] }
 
                     /// Data with these values, as a server would send it.
                     public init(
@@ -160,7 +167,8 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                     public struct AsHuman: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["name","0!"],["height","1",{"args":{"unit":"METER"}}]]"#, String.self, Double.self))
+                        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+                        @_spi(Generated) public static var __selections: [Selection] { __table[7] }
 
                         /// Data with these values, as a server would send it.
                         public init(
@@ -178,5 +186,7 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                 }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0",{"args":{"episode":{"$":"episode"}}}]],[["__typename","1!"],["name","1!"],{"on":2},{"on":3}],[["__typename","1!"],["name","1!"],["friends","[4]"]],[["__typename","1!"],["name","1!"],{"on":5}],[["__typename","1!"],["name","1!"],["height","6",{"args":{"unit":"FOOT"}}]],[["__typename","1!"],["name","1!"],["friends","[7]"]],[["__typename","1!"],["name","1!"],{"on":8}],[["__typename","1!"],["name","1!"],["height","6",{"args":{"unit":"METER"}}]]]"#, Hero.self, String.self, Hero.AsHuman.self, Hero.AsDroid.self, Hero.AsHuman.Friend.self, Hero.AsHuman.Friend.AsHuman.self, Double.self, Hero.AsDroid.Friend.self, Hero.AsDroid.Friend.AsHuman.self)
     }
 }

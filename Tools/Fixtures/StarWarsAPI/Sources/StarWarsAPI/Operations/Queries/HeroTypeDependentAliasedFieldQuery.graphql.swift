@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
-    public static let operationName = "HeroTypeDependentAliasedField"
-    public static let document = "query HeroTypeDependentAliasedField($episode: Episode) { hero(episode: $episode) { __typename ... on Human { property: homePlanet } ... on Droid { property: primaryFunction } } }"
+    public static var operationName: String { "HeroTypeDependentAliasedField" }
+    public static var document: String { "query HeroTypeDependentAliasedField($episode: Episode) { hero(episode: $episode) { __typename ... on Human { property: homePlanet } ... on Droid { property: primaryFunction } } }" }
 
     public var episode: GraphQLNullable<GraphQLEnum<StarWarsAPI.Episode>>
 
@@ -18,7 +18,8 @@ nonisolated public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0",{"args":{"episode":{"$":"episode"}}}]]"#, Hero.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2}]"#, String.self, AsHuman.self, AsDroid.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -55,7 +57,8 @@ nonisolated public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
             public struct AsHuman: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["homePlanet","0",{"alias":"property"}]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -72,7 +75,8 @@ nonisolated public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
             public struct AsDroid: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["primaryFunction","0",{"alias":"property"}]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+                @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -85,5 +89,7 @@ nonisolated public struct HeroTypeDependentAliasedFieldQuery: GraphQLQuery {
                 public var property: String? { __data["property"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0",{"args":{"episode":{"$":"episode"}}}]],[["__typename","1!"],{"on":2},{"on":3}],[["__typename","1!"],["homePlanet","1",{"alias":"property"}]],[["__typename","1!"],["primaryFunction","1",{"alias":"property"}]]]"#, Hero.self, String.self, Hero.AsHuman.self, Hero.AsDroid.self)
     }
 }

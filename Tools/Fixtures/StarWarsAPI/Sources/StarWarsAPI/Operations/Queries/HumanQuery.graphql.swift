@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct HumanQuery: GraphQLQuery {
-    public static let operationName = "Human"
-    public static let document = "query Human($id: ID!) { human(id: $id) { __typename name mass } }"
+    public static var operationName: String { "Human" }
+    public static var document: String { "query Human($id: ID!) { human(id: $id) { __typename name mass } }" }
 
     public var id: String
 
@@ -18,7 +18,8 @@ nonisolated public struct HumanQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["human","0",{"args":{"id":{"$":"id"}}}]]"#, Human.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct HumanQuery: GraphQLQuery {
         public struct Human: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["name","0!"],["mass","1"]]"#, String.self, Double.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -48,5 +50,7 @@ nonisolated public struct HumanQuery: GraphQLQuery {
             /// Mass in kilograms, or null if unknown
             public var mass: Double? { __data["mass"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["human","0",{"args":{"id":{"$":"id"}}}]],[["__typename","1!"],["name","1!"],["mass","2"]]]"#, Human.self, String.self, Double.self)
     }
 }

@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct SameHeroTwiceQuery: GraphQLQuery {
-    public static let operationName = "SameHeroTwice"
-    public static let document = "query SameHeroTwice { hero { __typename name } r2: hero { __typename appearsIn } }"
+    public static var operationName: String { "SameHeroTwice" }
+    public static var document: String { "query SameHeroTwice { hero { __typename name } r2: hero { __typename appearsIn } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0"],["hero","1",{"alias":"r2"}]]"#, Hero.self, R2.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -29,7 +30,8 @@ nonisolated public struct SameHeroTwiceQuery: GraphQLQuery {
         public struct Hero: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -47,7 +49,8 @@ nonisolated public struct SameHeroTwiceQuery: GraphQLQuery {
         public struct R2: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["appearsIn","[1]!"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -60,5 +63,7 @@ nonisolated public struct SameHeroTwiceQuery: GraphQLQuery {
             /// The movies this character appears in
             public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0"],["hero","1",{"alias":"r2"}]],[["__typename","2!"],["name","2!"]],[["__typename","2!"],["appearsIn","[3]!"]]]"#, Hero.self, R2.self, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)
     }
 }

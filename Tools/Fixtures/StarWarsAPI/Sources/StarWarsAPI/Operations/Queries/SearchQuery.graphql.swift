@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct SearchQuery: GraphQLQuery {
-    public static let operationName = "Search"
-    public static let document = "query Search($term: String) { search(text: $term) { __typename ... on Human { id name } ... on Droid { id name } ... on Starship { id name } } }"
+    public static var operationName: String { "Search" }
+    public static var document: String { "query Search($term: String) { search(text: $term) { __typename ... on Human { id name } ... on Droid { id name } ... on Starship { id name } } }" }
 
     public var term: GraphQLNullable<String>
 
@@ -18,7 +18,8 @@ nonisolated public struct SearchQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["search","[0]",{"args":{"text":{"$":"term"}}}]]"#, Search.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -32,7 +33,8 @@ nonisolated public struct SearchQuery: GraphQLQuery {
         public struct Search: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Unions.SearchResult, Selection.parse(#"[["__typename","0!"],{"on":1},{"on":2},{"on":3}]"#, String.self, AsHuman.self, AsDroid.self, AsStarship.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Unions.SearchResult }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -58,7 +60,8 @@ nonisolated public struct SearchQuery: GraphQLQuery {
             public struct AsHuman: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Human, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Human }
+                @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -78,7 +81,8 @@ nonisolated public struct SearchQuery: GraphQLQuery {
             public struct AsDroid: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Droid, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Droid }
+                @_spi(Generated) public static var __selections: [Selection] { __table[3] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -97,7 +101,8 @@ nonisolated public struct SearchQuery: GraphQLQuery {
             public struct AsStarship: SelectionSet {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Starship, Selection.parse(#"[["__typename","0!"],["id","0!"],["name","0!"]]"#, String.self))
+                @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Starship }
+                @_spi(Generated) public static var __selections: [Selection] { __table[4] }
 
                 /// Data with these values, as a server would send it.
                 public init(
@@ -113,5 +118,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
                 public var name: String { __data["name"] }
             }
         }
+
+        private static let __table = Selection.parseTable(#"[[["search","[0]",{"args":{"text":{"$":"term"}}}]],[["__typename","1!"],{"on":2},{"on":3},{"on":4}],[["__typename","1!"],["id","1!"],["name","1!"]],[["__typename","1!"],["id","1!"],["name","1!"]],[["__typename","1!"],["id","1!"],["name","1!"]]]"#, Search.self, String.self, Search.AsHuman.self, Search.AsDroid.self, Search.AsStarship.self)
     }
 }

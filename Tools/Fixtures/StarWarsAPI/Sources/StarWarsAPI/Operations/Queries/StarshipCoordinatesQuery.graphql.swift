@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
-    public static let operationName = "StarshipCoordinates"
-    public static let document = "query StarshipCoordinates($coordinates: [[Float!]!]) { starshipCoordinates(coordinates: $coordinates) { __typename name coordinates length } }"
+    public static var operationName: String { "StarshipCoordinates" }
+    public static var document: String { "query StarshipCoordinates($coordinates: [[Float!]!]) { starshipCoordinates(coordinates: $coordinates) { __typename name coordinates length } }" }
 
     public var coordinates: GraphQLNullable<[[Double]]>
 
@@ -18,7 +18,8 @@ nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["starshipCoordinates","0",{"args":{"coordinates":{"$":"coordinates"}}}]]"#, StarshipCoordinates.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -32,7 +33,8 @@ nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
         public struct StarshipCoordinates: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Starship, Selection.parse(#"[["__typename","0!"],["name","0!"],["coordinates","[[1!]!]"],["length","1"]]"#, String.self, Double.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Starship }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -49,5 +51,7 @@ nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
             /// Length of the starship, along the longest axis
             public var length: Double? { __data["length"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["starshipCoordinates","0",{"args":{"coordinates":{"$":"coordinates"}}}]],[["__typename","1!"],["name","1!"],["coordinates","[[2!]!]"],["length","2"]]]"#, StarshipCoordinates.self, String.self, Double.self)
     }
 }

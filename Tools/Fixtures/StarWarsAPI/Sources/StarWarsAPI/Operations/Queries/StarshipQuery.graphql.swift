@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct StarshipQuery: GraphQLQuery {
-    public static let operationName = "Starship"
-    public static let document = "query Starship { starship(id: 3000) { __typename name coordinates } }"
+    public static var operationName: String { "Starship" }
+    public static var document: String { "query Starship { starship(id: 3000) { __typename name coordinates } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["starship","0",{"args":{"id":3000}}]]"#, Starship.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -26,7 +27,8 @@ nonisolated public struct StarshipQuery: GraphQLQuery {
         public struct Starship: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Starship, Selection.parse(#"[["__typename","0!"],["name","0!"],["coordinates","[[1!]!]"]]"#, String.self, Double.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Starship }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -40,5 +42,7 @@ nonisolated public struct StarshipQuery: GraphQLQuery {
             public var name: String { __data["name"] }
             public var coordinates: [[Double]]? { __data["coordinates"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["starship","0",{"args":{"id":3000}}]],[["__typename","1!"],["name","1!"],["coordinates","[[2!]!]"]]]"#, Starship.self, String.self, Double.self)
     }
 }

@@ -4,15 +4,16 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct TwoHeroesQuery: GraphQLQuery {
-    public static let operationName = "TwoHeroes"
-    public static let document = "query TwoHeroes { r2: hero { __typename name } luke: hero(episode: EMPIRE) { __typename name } }"
+    public static var operationName: String { "TwoHeroes" }
+    public static var document: String { "query TwoHeroes { r2: hero { __typename name } luke: hero(episode: EMPIRE) { __typename name } }" }
 
     public init() {}
 
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Query, Selection.parse(#"[["hero","0",{"alias":"r2"}],["hero","1",{"alias":"luke","args":{"episode":"EMPIRE"}}]]"#, R2.self, Luke.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Query }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -29,7 +30,8 @@ nonisolated public struct TwoHeroesQuery: GraphQLQuery {
         public struct R2: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -47,7 +49,8 @@ nonisolated public struct TwoHeroesQuery: GraphQLQuery {
         public struct Luke: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Interfaces.Character, Selection.parse(#"[["__typename","0!"],["name","0!"]]"#, String.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Interfaces.Character }
+            @_spi(Generated) public static var __selections: [Selection] { __table[2] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -60,5 +63,7 @@ nonisolated public struct TwoHeroesQuery: GraphQLQuery {
             /// The name of the character
             public var name: String { __data["name"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["hero","0",{"alias":"r2"}],["hero","1",{"alias":"luke","args":{"episode":"EMPIRE"}}]],[["__typename","2!"],["name","2!"]],[["__typename","2!"],["name","2!"]]]"#, R2.self, Luke.self, String.self)
     }
 }

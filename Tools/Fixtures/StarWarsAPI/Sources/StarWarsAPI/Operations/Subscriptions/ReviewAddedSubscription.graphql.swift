@@ -4,8 +4,8 @@
 @_spi(Generated) import APICore
 
 nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
-    public static let operationName = "ReviewAdded"
-    public static let document = "subscription ReviewAdded($episode: Episode) { reviewAdded(episode: $episode) { __typename episode stars commentary } }"
+    public static var operationName: String { "ReviewAdded" }
+    public static var document: String { "subscription ReviewAdded($episode: Episode) { reviewAdded(episode: $episode) { __typename episode stars commentary } }" }
 
     public var episode: GraphQLNullable<GraphQLEnum<StarWarsAPI.Episode>>
 
@@ -18,7 +18,8 @@ nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
     public struct Data: RootSelectionSet {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Subscription, Selection.parse(#"[["reviewAdded","0",{"args":{"episode":{"$":"episode"}}}]]"#, ReviewAdded.self))
+        @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Subscription }
+        @_spi(Generated) public static var __selections: [Selection] { __table[0] }
 
         /// Data with these values, as a server would send it.
         public init(
@@ -33,7 +34,8 @@ nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
         public struct ReviewAdded: SelectionSet {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            @_spi(Generated) public static let (__parentType, __selections): (ParentType, [Selection]) = (StarWarsAPI.Objects.Review, Selection.parse(#"[["__typename","0!"],["episode","1"],["stars","2!"],["commentary","0"]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self, Int.self))
+            @_spi(Generated) public static var __parentType: ParentType { StarWarsAPI.Objects.Review }
+            @_spi(Generated) public static var __selections: [Selection] { __table[1] }
 
             /// Data with these values, as a server would send it.
             public init(
@@ -51,5 +53,7 @@ nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
             /// Comment about the movie
             public var commentary: String? { __data["commentary"] }
         }
+
+        private static let __table = Selection.parseTable(#"[[["reviewAdded","0",{"args":{"episode":{"$":"episode"}}}]],[["__typename","1!"],["episode","2"],["stars","3!"],["commentary","1"]]]"#, ReviewAdded.self, String.self, GraphQLEnum<StarWarsAPI.Episode>.self, Int.self)
     }
 }
