@@ -339,25 +339,12 @@ extension DataDict {
         if case .array(let pending)? = _data[Deferral.pendingKey], pending.contains(.string(id)) { return .pending }
         return .fulfilled(T(_dataDict: self))
     }
-}
 
-/// The `fragments` of a generated selection set: accessors for the named fragments it spreads.
-public protocol FragmentContainer: Sendable {
-    /// The data of the selection set that spreads the fragments.
-    @_spi(Generated) var __data: DataDict { get }
-    /// Wraps that data.
-    @_spi(Generated) init(_dataDict: DataDict)
-}
+    /// A named fragment that always applies where it is spread, read by a generated `Fragments`.
+    @_spi(Generated) public func _toFragment<T: Fragment>() -> T { T(_dataDict: self) }
 
-extension FragmentContainer {
-    /// A fragment that always applies where it is spread.
-    @_spi(Generated) public func _toFragment<T: Fragment>() -> T { T(_dataDict: __data) }
-
-    /// A fragment spread under `@include`/`@skip`: present when its fields are.
-    @_spi(Generated) public func _asConditionalFragment<T: Fragment>() -> T? { try? T(validating: __data._data) }
-
-    /// A fragment spread with `@defer`, by its ``Deferral/id``.
-    @_spi(Generated) public func _deferred<T: Fragment>(_ id: String) -> Deferred<T> { __data._deferred(id) }
+    /// A named fragment spread under `@include`/`@skip`: present when its fields are.
+    @_spi(Generated) public func _asConditionalFragment<T: Fragment>() -> T? { try? T(validating: _data) }
 }
 
 /// A named fragment: its definition text travels with every operation that spreads it.

@@ -180,15 +180,17 @@ struct SelectionSetTemplate {
         let spi = GenerationContext.generatedOnly(access)
         w.line("\(access)var fragments: Fragments { Fragments(_dataDict: __data) }")
         w.line()
-        w.block("\(access)struct Fragments: FragmentContainer") { w in
+        // No protocol: nothing reads a container generically, and a conformance per container
+        // costs the compiler more than its accessors do.
+        w.block("\(access)struct Fragments: Sendable") { w in
             w.line("\(spi)let __data: DataDict")
             w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
             for fragment in fragments {
                 let property = SwiftNames.identifier(fragment.name.lowerFirst)
                 if fragment.isConditional {
-                    w.line("\(access)var \(property): \(fragment.name)? { _asConditionalFragment() }")
+                    w.line("\(access)var \(property): \(fragment.name)? { __data._asConditionalFragment() }")
                 } else {
-                    w.line("\(access)var \(property): \(fragment.name) { _toFragment() }")
+                    w.line("\(access)var \(property): \(fragment.name) { __data._toFragment() }")
                 }
             }
         }

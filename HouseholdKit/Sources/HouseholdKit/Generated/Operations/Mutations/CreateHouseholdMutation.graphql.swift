@@ -42,10 +42,10 @@ nonisolated struct CreateHouseholdMutation: GraphQLMutation {
             var invitations: [Invitation] { __data["invitations"] }
             var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            struct Fragments: FragmentContainer {
+            struct Fragments: Sendable {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                var householdDetails: HouseholdDetails { _toFragment() }
+                var householdDetails: HouseholdDetails { __data._toFragment() }
             }
 
             typealias MonthlyBudget = HouseholdDetails.MonthlyBudget

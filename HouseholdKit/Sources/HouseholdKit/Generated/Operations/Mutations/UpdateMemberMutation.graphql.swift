@@ -57,10 +57,10 @@ nonisolated struct UpdateMemberMutation: GraphQLMutation {
             var joinedAt: SharedAPI.DateTime { __data["joinedAt"] }
             var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            struct Fragments: FragmentContainer {
+            struct Fragments: Sendable {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                var memberDetails: MemberDetails { _toFragment() }
+                var memberDetails: MemberDetails { __data._toFragment() }
             }
         }
 

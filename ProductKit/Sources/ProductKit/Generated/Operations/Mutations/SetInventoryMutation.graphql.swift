@@ -39,10 +39,10 @@ nonisolated struct SetInventoryMutation: GraphQLMutation {
             var product: Product { __data["product"] }
             var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            struct Fragments: FragmentContainer {
+            struct Fragments: Sendable {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                var inventoryItemDetails: InventoryItemDetails { _toFragment() }
+                var inventoryItemDetails: InventoryItemDetails { __data._toFragment() }
             }
 
             typealias Product = InventoryItemDetails.Product

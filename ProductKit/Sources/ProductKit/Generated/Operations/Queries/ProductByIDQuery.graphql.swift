@@ -42,10 +42,10 @@ nonisolated struct ProductByIDQuery: GraphQLQuery {
             var price: Price { __data["price"] }
             var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            struct Fragments: FragmentContainer {
+            struct Fragments: Sendable {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                var productDetails: ProductDetails { _toFragment() }
+                var productDetails: ProductDetails { __data._toFragment() }
             }
 
             typealias Category = ProductDetails.Category

@@ -44,10 +44,10 @@ nonisolated struct UpdateProfileMutation: GraphQLMutation {
             var createdAt: SharedAPI.DateTime { __data["createdAt"] }
             var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            struct Fragments: FragmentContainer {
+            struct Fragments: Sendable {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                var userDetails: UserDetails { _toFragment() }
+                var userDetails: UserDetails { __data._toFragment() }
             }
         }
 

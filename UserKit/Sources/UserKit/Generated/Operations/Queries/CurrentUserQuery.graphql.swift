@@ -39,10 +39,10 @@ nonisolated struct CurrentUserQuery: GraphQLQuery {
             var createdAt: SharedAPI.DateTime { __data["createdAt"] }
             var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            struct Fragments: FragmentContainer {
+            struct Fragments: Sendable {
                 let __data: DataDict
                 init(_dataDict: DataDict) { __data = _dataDict }
-                var userDetails: UserDetails { _toFragment() }
+                var userDetails: UserDetails { __data._toFragment() }
             }
         }
 

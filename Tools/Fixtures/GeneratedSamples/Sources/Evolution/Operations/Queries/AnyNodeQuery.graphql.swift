@@ -27,10 +27,10 @@ nonisolated public struct AnyNodeQuery: GraphQLQuery {
             public var asChild: AsChild? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var nodeID: NodeID { _toFragment() }
+                public var nodeID: NodeID { __data._toFragment() }
             }
 
             public struct AsChild: SelectionSet {
@@ -43,10 +43,10 @@ nonisolated public struct AnyNodeQuery: GraphQLQuery {
                 public var name: String { __data["name"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var nodeID: NodeID { _toFragment() }
+                    public var nodeID: NodeID { __data._toFragment() }
                 }
             }
         }

@@ -128,10 +128,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public var alias_name: String? { __data["alias_name"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0 { _toFragment() }
+                        public var fragment0: Fragment0 { __data._toFragment() }
                     }
                 }
             }

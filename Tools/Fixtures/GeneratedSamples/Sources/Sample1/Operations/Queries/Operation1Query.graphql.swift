@@ -97,10 +97,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var i0f0: GraphQLEnum<Sample1API.Enum1> { __data["i0f0"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment1: Fragment1 { _toFragment() }
+                    public var fragment1: Fragment1 { __data._toFragment() }
                 }
             }
         }

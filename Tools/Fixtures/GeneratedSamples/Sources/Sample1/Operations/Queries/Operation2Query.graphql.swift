@@ -62,10 +62,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public var id: String { __data["id"] }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var fragment1: Fragment1 { _toFragment() }
+                public var fragment1: Fragment1 { __data._toFragment() }
             }
         }
 

@@ -76,10 +76,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public var asObject3: AsObject3? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment2: Fragment2 { _toFragment() }
+                    public var fragment2: Fragment2 { __data._toFragment() }
                 }
 
                 public struct AsObject3: SelectionSet {
@@ -102,10 +102,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public var o2f0: [[O2f0?]?]? { __data["o2f0"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2 { _toFragment() }
+                        public var fragment2: Fragment2 { __data._toFragment() }
                     }
                 }
 
@@ -161,10 +161,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public var i0f0: GraphQLEnum<Sample1API.Enum1>? { __data["i0f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment1: Fragment1 { _toFragment() }
+                            public var fragment1: Fragment1 { __data._toFragment() }
                         }
                     }
                 }
@@ -260,10 +260,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public var alias_i2f0: GraphQLEnum<Sample1API.Enum0>? { __data["alias_i2f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment1: Fragment1 { _toFragment() }
+                            public var fragment1: Fragment1 { __data._toFragment() }
                         }
                     }
 

@@ -54,10 +54,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public var asObject2: AsObject2? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var fragment0: Fragment0 { _toFragment() }
+                public var fragment0: Fragment0 { __data._toFragment() }
             }
 
             public struct AsObject2: SelectionSet {
@@ -84,10 +84,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var o5f0: O5f0? { __data["o5f0"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0 { _toFragment() }
+                    public var fragment0: Fragment0 { __data._toFragment() }
                 }
             }
 
@@ -150,10 +150,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public var asObject2: AsObject2? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0? { _asConditionalFragment() }
+                        public var fragment0: Fragment0? { __data._asConditionalFragment() }
                     }
 
                     public struct AsObject2: SelectionSet {
@@ -186,10 +186,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         public var i1f0: [I1f0?]? { __data["i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment0: Fragment0? { _asConditionalFragment() }
+                            public var fragment0: Fragment0? { __data._asConditionalFragment() }
                         }
 
                         public typealias I0f0 = Fragment0.I0f0

@@ -52,11 +52,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             public var alias_o0f1: Int? { __data["alias_o0f1"] }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var fragment1: Fragment1 { _toFragment() }
-                public var fragment2: Fragment2 { _toFragment() }
+                public var fragment1: Fragment1 { __data._toFragment() }
+                public var fragment2: Fragment2 { __data._toFragment() }
             }
         }
 

@@ -42,10 +42,10 @@ nonisolated public struct Fragment2: Fragment {
         public var i2f0: [I2f0?]? { __data["i2f0"] }
         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-        public struct Fragments: FragmentContainer {
+        public struct Fragments: Sendable {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            public var fragment0: Fragment0 { _toFragment() }
+            public var fragment0: Fragment0 { __data._toFragment() }
         }
 
         public typealias I2f0 = Fragment0.I2f0

@@ -131,10 +131,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         public var asObject0: AsObject0? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2? { _asConditionalFragment() }
+                            public var fragment2: Fragment2? { __data._asConditionalFragment() }
                         }
 
                         public struct AsObject0: SelectionSet {
@@ -155,11 +155,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             public var i2f0: [I2f0?]? { __data["i2f0"] }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment2: Fragment2? { _asConditionalFragment() }
-                                public var fragment0: Fragment0? { _asConditionalFragment() }
+                                public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                public var fragment0: Fragment0? { __data._asConditionalFragment() }
                             }
 
                             public typealias I2f0 = Fragment0.I2f0
@@ -204,10 +204,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public var asObject0: AsObject0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2 { _toFragment() }
+                        public var fragment2: Fragment2 { __data._toFragment() }
                     }
 
                     public struct AsObject0: SelectionSet {
@@ -232,11 +232,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         public var alias_i1f0: Int { __data["alias_i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2 { _toFragment() }
-                            public var fragment0: Fragment0 { _toFragment() }
+                            public var fragment2: Fragment2 { __data._toFragment() }
+                            public var fragment0: Fragment0 { __data._toFragment() }
                         }
 
                         public typealias I2f0 = Fragment0.I2f0
@@ -313,10 +313,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public var id: String { __data["id"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment1: Fragment1 { _toFragment() }
+                    public var fragment1: Fragment1 { __data._toFragment() }
                 }
             }
 

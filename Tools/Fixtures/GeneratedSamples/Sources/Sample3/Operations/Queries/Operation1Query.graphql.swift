@@ -82,10 +82,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var asObject0: AsObject0? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment2: Fragment2 { _toFragment() }
+                    public var fragment2: Fragment2 { __data._toFragment() }
                 }
 
                 public struct AsObject0: SelectionSet {
@@ -112,11 +112,11 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public var o1f1: [Int?] { __data["o1f1"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2 { _toFragment() }
-                        public var fragment0: Fragment0 { _toFragment() }
+                        public var fragment2: Fragment2 { __data._toFragment() }
+                        public var fragment0: Fragment0 { __data._toFragment() }
                     }
 
                     public struct I2f0: SelectionSet {

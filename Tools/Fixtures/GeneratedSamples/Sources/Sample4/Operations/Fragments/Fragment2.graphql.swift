@@ -34,10 +34,10 @@ nonisolated public struct Fragment2: Fragment {
     public var asObject0: AsObject0? { _asInlineFragment() }
     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-    public struct Fragments: FragmentContainer {
+    public struct Fragments: Sendable {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        public var fragment1: Fragment1 { _toFragment() }
+        public var fragment1: Fragment1 { __data._toFragment() }
     }
 
     public struct AsUnion1: SelectionSet {
@@ -67,10 +67,10 @@ nonisolated public struct Fragment2: Fragment {
         public var asObject6: AsObject6? { _asInlineFragment() }
         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-        public struct Fragments: FragmentContainer {
+        public struct Fragments: Sendable {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            public var fragment1: Fragment1 { _toFragment() }
+            public var fragment1: Fragment1 { __data._toFragment() }
         }
 
         public struct AsObject6: SelectionSet {
@@ -97,10 +97,10 @@ nonisolated public struct Fragment2: Fragment {
             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var fragment1: Fragment1 { _toFragment() }
+                public var fragment1: Fragment1 { __data._toFragment() }
             }
         }
     }
@@ -129,10 +129,10 @@ nonisolated public struct Fragment2: Fragment {
         public var name: String? { __data["name"] }
         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-        public struct Fragments: FragmentContainer {
+        public struct Fragments: Sendable {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            public var fragment1: Fragment1 { _toFragment() }
+            public var fragment1: Fragment1 { __data._toFragment() }
         }
     }
 
@@ -185,10 +185,10 @@ nonisolated public struct Fragment2: Fragment {
             public var asObject0: AsObject0? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var fragment1: Fragment1 { _toFragment() }
+                public var fragment1: Fragment1 { __data._toFragment() }
             }
 
             public struct AsUnion1: SelectionSet {
@@ -216,10 +216,10 @@ nonisolated public struct Fragment2: Fragment {
                 public var asObject6: AsObject6? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment1: Fragment1 { _toFragment() }
+                    public var fragment1: Fragment1 { __data._toFragment() }
                 }
 
                 public struct AsObject6: SelectionSet {
@@ -246,10 +246,10 @@ nonisolated public struct Fragment2: Fragment {
                     public var i1f0: I1f0 { __data["i1f0"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment1: Fragment1 { _toFragment() }
+                        public var fragment1: Fragment1 { __data._toFragment() }
                     }
 
                     public typealias I1f2 = Fragment1.I1f2
@@ -280,10 +280,10 @@ nonisolated public struct Fragment2: Fragment {
                 public var i1f0: I1f0 { __data["i1f0"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment1: Fragment1 { _toFragment() }
+                    public var fragment1: Fragment1 { __data._toFragment() }
                 }
 
                 public typealias I1f2 = Fragment1.I1f2

@@ -133,10 +133,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var rank: Int { __data["rank"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment0: Fragment0 { _toFragment() }
+                            public var fragment0: Fragment0 { __data._toFragment() }
                         }
 
                         public typealias O7f0 = Fragment0.O7f0
@@ -219,10 +219,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var asObject0: AsObject0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment1: Fragment1? { _asConditionalFragment() }
+                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
                     }
 
                     public struct AsObject6: SelectionSet {
@@ -247,10 +247,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var i1f2: I1f2? { __data["i1f2"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment1: Fragment1? { _asConditionalFragment() }
+                            public var fragment1: Fragment1? { __data._asConditionalFragment() }
                         }
 
                         public typealias I1f2 = Fragment1.I1f2
@@ -280,10 +280,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var name: String? { __data["name"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment1: Fragment1? { _asConditionalFragment() }
+                            public var fragment1: Fragment1? { __data._asConditionalFragment() }
                         }
 
                         public struct I1f0: SelectionSet {
@@ -444,11 +444,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var asObject0: AsObject0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2? { _asConditionalFragment() }
-                        public var fragment1: Fragment1? { _asConditionalFragment() }
+                        public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
                     }
 
                     public struct AsUnion1: SelectionSet {
@@ -486,11 +486,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var asObject6: AsObject6? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2? { _asConditionalFragment() }
-                            public var fragment1: Fragment1 { _toFragment() }
+                            public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                            public var fragment1: Fragment1 { __data._toFragment() }
                         }
 
                         public struct AsObject6: SelectionSet {
@@ -525,11 +525,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var name: String? { __data["name"] }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment2: Fragment2? { _asConditionalFragment() }
-                                public var fragment1: Fragment1 { _toFragment() }
+                                public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
                             }
                         }
 
@@ -586,10 +586,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var asObject0: AsObject0? { _asInlineFragment() }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment1: Fragment1? { _asConditionalFragment() }
+                                    public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                 }
 
                                 public struct AsUnion1: SelectionSet {
@@ -617,10 +617,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var asObject6: AsObject6? { _asInlineFragment() }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment1: Fragment1? { _asConditionalFragment() }
+                                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                     }
 
                                     public struct AsObject6: SelectionSet {
@@ -647,10 +647,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public var i1f0: I1f0 { __data["i1f0"] }
                                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                        public struct Fragments: FragmentContainer {
+                                        public struct Fragments: Sendable {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            public var fragment1: Fragment1? { _asConditionalFragment() }
+                                            public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                         }
 
                                         public typealias I1f2 = Fragment1.I1f2
@@ -681,10 +681,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var i1f0: I1f0 { __data["i1f0"] }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment1: Fragment1? { _asConditionalFragment() }
+                                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                     }
 
                                     public typealias I1f2 = Fragment1.I1f2
@@ -729,11 +729,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var asObject0: AsObject0? { _asInlineFragment() }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment1: Fragment1? { _asConditionalFragment() }
-                                    public var fragment2: Fragment2? { _asConditionalFragment() }
+                                    public var fragment1: Fragment1? { __data._asConditionalFragment() }
+                                    public var fragment2: Fragment2? { __data._asConditionalFragment() }
                                 }
 
                                 public struct AsUnion1: SelectionSet {
@@ -769,11 +769,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var asObject6: AsObject6? { _asInlineFragment() }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment1: Fragment1? { _asConditionalFragment() }
-                                        public var fragment2: Fragment2? { _asConditionalFragment() }
+                                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
+                                        public var fragment2: Fragment2? { __data._asConditionalFragment() }
                                     }
 
                                     public struct AsObject6: SelectionSet {
@@ -806,11 +806,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public var i1f1: String? { __data["i1f1"] }
                                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                        public struct Fragments: FragmentContainer {
+                                        public struct Fragments: Sendable {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            public var fragment1: Fragment1? { _asConditionalFragment() }
-                                            public var fragment2: Fragment2? { _asConditionalFragment() }
+                                            public var fragment1: Fragment1? { __data._asConditionalFragment() }
+                                            public var fragment2: Fragment2? { __data._asConditionalFragment() }
                                         }
                                     }
                                 }
@@ -845,11 +845,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var i1f1: String? { __data["i1f1"] }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment1: Fragment1? { _asConditionalFragment() }
-                                        public var fragment2: Fragment2? { _asConditionalFragment() }
+                                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
+                                        public var fragment2: Fragment2? { __data._asConditionalFragment() }
                                     }
                                 }
 
@@ -902,10 +902,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public var asObject0: AsObject0? { _asInlineFragment() }
                                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                        public struct Fragments: FragmentContainer {
+                                        public struct Fragments: Sendable {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            public var fragment1: Fragment1 { _toFragment() }
+                                            public var fragment1: Fragment1 { __data._toFragment() }
                                         }
 
                                         public struct AsUnion1: SelectionSet {
@@ -933,10 +933,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             public var asObject6: AsObject6? { _asInlineFragment() }
                                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                            public struct Fragments: FragmentContainer {
+                                            public struct Fragments: Sendable {
                                                 @_spi(Generated) public let __data: DataDict
                                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                                public var fragment1: Fragment1 { _toFragment() }
+                                                public var fragment1: Fragment1 { __data._toFragment() }
                                             }
 
                                             public struct AsObject6: SelectionSet {
@@ -963,10 +963,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                                 public var i1f2: I1f2 { __data["i1f2"] }
                                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                                public struct Fragments: FragmentContainer {
+                                                public struct Fragments: Sendable {
                                                     @_spi(Generated) public let __data: DataDict
                                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                                    public var fragment1: Fragment1 { _toFragment() }
+                                                    public var fragment1: Fragment1 { __data._toFragment() }
                                                 }
 
                                                 public typealias I1f2 = Fragment1.I1f2
@@ -997,10 +997,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             public var name: String? { __data["name"] }
                                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                            public struct Fragments: FragmentContainer {
+                                            public struct Fragments: Sendable {
                                                 @_spi(Generated) public let __data: DataDict
                                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                                public var fragment1: Fragment1 { _toFragment() }
+                                                public var fragment1: Fragment1 { __data._toFragment() }
                                             }
 
                                             public typealias I1f2 = Fragment1.I1f2
@@ -1110,11 +1110,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var i1f0: I1f0? { __data["i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2? { _asConditionalFragment() }
-                            public var fragment1: Fragment1? { _asConditionalFragment() }
+                            public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                            public var fragment1: Fragment1? { __data._asConditionalFragment() }
                         }
                     }
 
@@ -1171,10 +1171,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var asObject0: AsObject0? { _asInlineFragment() }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment1: Fragment1 { _toFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
                             }
 
                             public struct AsUnion1: SelectionSet {
@@ -1202,10 +1202,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var asObject6: AsObject6? { _asInlineFragment() }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment1: Fragment1 { _toFragment() }
+                                    public var fragment1: Fragment1 { __data._toFragment() }
                                 }
 
                                 public struct AsObject6: SelectionSet {
@@ -1232,10 +1232,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var i1f0: I1f0 { __data["i1f0"] }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment1: Fragment1 { _toFragment() }
+                                        public var fragment1: Fragment1 { __data._toFragment() }
                                     }
 
                                     public typealias I1f2 = Fragment1.I1f2
@@ -1266,10 +1266,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var i1f0: I1f0 { __data["i1f0"] }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment1: Fragment1 { _toFragment() }
+                                    public var fragment1: Fragment1 { __data._toFragment() }
                                 }
 
                                 public typealias I1f2 = Fragment1.I1f2
@@ -1314,11 +1314,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var asObject0: AsObject0? { _asInlineFragment() }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment1: Fragment1 { _toFragment() }
-                                public var fragment2: Fragment2 { _toFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
+                                public var fragment2: Fragment2 { __data._toFragment() }
                             }
 
                             public struct AsUnion1: SelectionSet {
@@ -1354,11 +1354,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var asObject6: AsObject6? { _asInlineFragment() }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment1: Fragment1 { _toFragment() }
-                                    public var fragment2: Fragment2 { _toFragment() }
+                                    public var fragment1: Fragment1 { __data._toFragment() }
+                                    public var fragment2: Fragment2 { __data._toFragment() }
                                 }
 
                                 public struct AsObject6: SelectionSet {
@@ -1391,11 +1391,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var i1f1: String { __data["i1f1"] }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment1: Fragment1 { _toFragment() }
-                                        public var fragment2: Fragment2 { _toFragment() }
+                                        public var fragment1: Fragment1 { __data._toFragment() }
+                                        public var fragment2: Fragment2 { __data._toFragment() }
                                     }
                                 }
                             }
@@ -1430,11 +1430,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var i1f1: String { __data["i1f1"] }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment1: Fragment1 { _toFragment() }
-                                    public var fragment2: Fragment2 { _toFragment() }
+                                    public var fragment1: Fragment1 { __data._toFragment() }
+                                    public var fragment2: Fragment2 { __data._toFragment() }
                                 }
                             }
 
@@ -1487,10 +1487,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var asObject0: AsObject0? { _asInlineFragment() }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment1: Fragment1 { _toFragment() }
+                                        public var fragment1: Fragment1 { __data._toFragment() }
                                     }
 
                                     public struct AsUnion1: SelectionSet {
@@ -1518,10 +1518,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public var asObject6: AsObject6? { _asInlineFragment() }
                                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                        public struct Fragments: FragmentContainer {
+                                        public struct Fragments: Sendable {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            public var fragment1: Fragment1 { _toFragment() }
+                                            public var fragment1: Fragment1 { __data._toFragment() }
                                         }
 
                                         public struct AsObject6: SelectionSet {
@@ -1548,10 +1548,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             public var i1f2: I1f2 { __data["i1f2"] }
                                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                            public struct Fragments: FragmentContainer {
+                                            public struct Fragments: Sendable {
                                                 @_spi(Generated) public let __data: DataDict
                                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                                public var fragment1: Fragment1 { _toFragment() }
+                                                public var fragment1: Fragment1 { __data._toFragment() }
                                             }
 
                                             public typealias I1f2 = Fragment1.I1f2
@@ -1582,10 +1582,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public var name: String? { __data["name"] }
                                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                        public struct Fragments: FragmentContainer {
+                                        public struct Fragments: Sendable {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            public var fragment1: Fragment1 { _toFragment() }
+                                            public var fragment1: Fragment1 { __data._toFragment() }
                                         }
 
                                         public typealias I1f2 = Fragment1.I1f2
@@ -1669,10 +1669,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var alias_i1f0: Alias_i1f0? { __data["alias_i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment0: Fragment0? { _asConditionalFragment() }
+                            public var fragment0: Fragment0? { __data._asConditionalFragment() }
                         }
 
                         public typealias O7f0 = Fragment0.O7f0
@@ -1740,10 +1740,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var asObject0: AsObject0? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment1: Fragment1 { _toFragment() }
+                            public var fragment1: Fragment1 { __data._toFragment() }
                         }
 
                         public struct AsObject6: SelectionSet {
@@ -1774,10 +1774,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var i1f1: String? { __data["i1f1"] }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment1: Fragment1 { _toFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
                             }
                         }
 
@@ -1805,10 +1805,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var i1f1: String? { __data["i1f1"] }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment1: Fragment1 { _toFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
                             }
                         }
 
@@ -1868,11 +1868,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var asObject0: AsObject0? { _asInlineFragment() }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment2: Fragment2? { _asConditionalFragment() }
-                                    public var fragment1: Fragment1? { _asConditionalFragment() }
+                                    public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                    public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                 }
 
                                 public struct AsUnion1: SelectionSet {
@@ -1908,11 +1908,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var asObject6: AsObject6? { _asInlineFragment() }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment2: Fragment2? { _asConditionalFragment() }
-                                        public var fragment1: Fragment1? { _asConditionalFragment() }
+                                        public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                     }
 
                                     public struct AsObject6: SelectionSet {
@@ -1945,11 +1945,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                        public struct Fragments: FragmentContainer {
+                                        public struct Fragments: Sendable {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            public var fragment2: Fragment2? { _asConditionalFragment() }
-                                            public var fragment1: Fragment1? { _asConditionalFragment() }
+                                            public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                            public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                         }
 
                                         public typealias I1f2 = Fragment2.I1f2
@@ -1988,11 +1988,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var name: String? { __data["name"] }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment2: Fragment2? { _asConditionalFragment() }
-                                        public var fragment1: Fragment1? { _asConditionalFragment() }
+                                        public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                     }
 
                                     public typealias I1f2 = Fragment2.I1f2
@@ -2087,10 +2087,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var asObject0: AsObject0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment1: Fragment1? { _asConditionalFragment() }
+                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
                     }
 
                     public struct AsUnion1: SelectionSet {
@@ -2122,10 +2122,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var asObject6: AsObject6? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment1: Fragment1 { _toFragment() }
+                            public var fragment1: Fragment1 { __data._toFragment() }
                         }
 
                         public struct AsObject6: SelectionSet {
@@ -2156,10 +2156,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var i1f1: String? { __data["i1f1"] }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment1: Fragment1 { _toFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
                             }
                         }
 
@@ -2236,11 +2236,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var asObject0: AsObject0? { _asInlineFragment() }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment2: Fragment2? { _asConditionalFragment() }
-                                    public var fragment1: Fragment1? { _asConditionalFragment() }
+                                    public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                    public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                 }
 
                                 public struct AsUnion1: SelectionSet {
@@ -2276,11 +2276,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var asObject6: AsObject6? { _asInlineFragment() }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment2: Fragment2? { _asConditionalFragment() }
-                                        public var fragment1: Fragment1? { _asConditionalFragment() }
+                                        public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                     }
 
                                     public struct AsObject6: SelectionSet {
@@ -2313,11 +2313,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                        public struct Fragments: FragmentContainer {
+                                        public struct Fragments: Sendable {
                                             @_spi(Generated) public let __data: DataDict
                                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                            public var fragment2: Fragment2? { _asConditionalFragment() }
-                                            public var fragment1: Fragment1? { _asConditionalFragment() }
+                                            public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                            public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                         }
 
                                         public typealias I1f2 = Fragment2.I1f2
@@ -2356,11 +2356,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var name: String? { __data["name"] }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment2: Fragment2? { _asConditionalFragment() }
-                                        public var fragment1: Fragment1? { _asConditionalFragment() }
+                                        public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
                                     }
 
                                     public typealias I1f2 = Fragment2.I1f2
@@ -2428,10 +2428,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment1: Fragment1? { _asConditionalFragment() }
+                            public var fragment1: Fragment1? { __data._asConditionalFragment() }
                         }
                     }
 
@@ -2491,11 +2491,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var asObject0: AsObject0? { _asInlineFragment() }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment2: Fragment2 { _toFragment() }
-                                public var fragment1: Fragment1 { _toFragment() }
+                                public var fragment2: Fragment2 { __data._toFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
                             }
 
                             public struct AsUnion1: SelectionSet {
@@ -2531,11 +2531,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var asObject6: AsObject6? { _asInlineFragment() }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment2: Fragment2 { _toFragment() }
-                                    public var fragment1: Fragment1 { _toFragment() }
+                                    public var fragment2: Fragment2 { __data._toFragment() }
+                                    public var fragment1: Fragment1 { __data._toFragment() }
                                 }
 
                                 public struct AsObject6: SelectionSet {
@@ -2568,11 +2568,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                    public struct Fragments: FragmentContainer {
+                                    public struct Fragments: Sendable {
                                         @_spi(Generated) public let __data: DataDict
                                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                        public var fragment2: Fragment2 { _toFragment() }
-                                        public var fragment1: Fragment1 { _toFragment() }
+                                        public var fragment2: Fragment2 { __data._toFragment() }
+                                        public var fragment1: Fragment1 { __data._toFragment() }
                                     }
 
                                     public typealias I1f2 = Fragment2.I1f2
@@ -2611,11 +2611,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var name: String? { __data["name"] }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment2: Fragment2 { _toFragment() }
-                                    public var fragment1: Fragment1 { _toFragment() }
+                                    public var fragment2: Fragment2 { __data._toFragment() }
+                                    public var fragment1: Fragment1 { __data._toFragment() }
                                 }
 
                                 public typealias I1f2 = Fragment2.I1f2
@@ -2732,11 +2732,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var asObject0: AsObject0? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2 { _toFragment() }
-                            public var fragment1: Fragment1 { _toFragment() }
+                            public var fragment2: Fragment2 { __data._toFragment() }
+                            public var fragment1: Fragment1 { __data._toFragment() }
                         }
 
                         public struct AsUnion1: SelectionSet {
@@ -2772,11 +2772,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var asObject6: AsObject6? { _asInlineFragment() }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment2: Fragment2 { _toFragment() }
-                                public var fragment1: Fragment1 { _toFragment() }
+                                public var fragment2: Fragment2 { __data._toFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
                             }
 
                             public struct AsObject6: SelectionSet {
@@ -2809,11 +2809,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment2: Fragment2 { _toFragment() }
-                                    public var fragment1: Fragment1 { _toFragment() }
+                                    public var fragment2: Fragment2 { __data._toFragment() }
+                                    public var fragment1: Fragment1 { __data._toFragment() }
                                 }
 
                                 public typealias I1f2 = Fragment2.I1f2
@@ -2852,11 +2852,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var name: String? { __data["name"] }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment2: Fragment2 { _toFragment() }
-                                public var fragment1: Fragment1 { _toFragment() }
+                                public var fragment2: Fragment2 { __data._toFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
                             }
 
                             public typealias I1f2 = Fragment2.I1f2

@@ -100,11 +100,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public var i1f0: String? { __data["i1f0"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment1: Fragment1? { _asConditionalFragment() }
-                        public var fragment0: Fragment0? { _asConditionalFragment() }
+                        public var fragment1: Fragment1? { __data._asConditionalFragment() }
+                        public var fragment0: Fragment0? { __data._asConditionalFragment() }
                     }
 
                     public struct Alias_i1f1: SelectionSet {
@@ -160,10 +160,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public var i1f0: String? { __data["i1f0"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0? { _asConditionalFragment() }
+                    public var fragment0: Fragment0? { __data._asConditionalFragment() }
                 }
             }
         }

@@ -91,10 +91,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public var asInterface1: AsInterface1? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var fragment2: Fragment2 { _toFragment() }
+                public var fragment2: Fragment2 { __data._toFragment() }
             }
 
             public struct AsInterface3: SelectionSet {
@@ -134,11 +134,11 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var asUnion0: AsUnion0? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment2: Fragment2 { _toFragment() }
-                    public var fragment0: Fragment0? { _asConditionalFragment() }
+                    public var fragment2: Fragment2 { __data._toFragment() }
+                    public var fragment0: Fragment0? { __data._asConditionalFragment() }
                 }
 
                 public struct AsUnion0: SelectionSet {
@@ -174,11 +174,11 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public var alias_i0f2: GraphQLEnum<Sample5API.Enum1> { __data["alias_i0f2"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2 { _toFragment() }
-                        public var fragment0: Fragment0? { _asConditionalFragment() }
+                        public var fragment2: Fragment2 { __data._toFragment() }
+                        public var fragment0: Fragment0? { __data._asConditionalFragment() }
                     }
                 }
 
@@ -238,10 +238,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var alias_i0f2: GraphQLEnum<Sample5API.Enum1> { __data["alias_i0f2"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment2: Fragment2 { _toFragment() }
+                    public var fragment2: Fragment2 { __data._toFragment() }
                 }
             }
 
@@ -276,11 +276,11 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var alias_i0f2: GraphQLEnum<Sample5API.Enum1> { __data["alias_i0f2"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment2: Fragment2 { _toFragment() }
-                    public var fragment0: Fragment0? { _asConditionalFragment() }
+                    public var fragment2: Fragment2 { __data._toFragment() }
+                    public var fragment0: Fragment0? { __data._asConditionalFragment() }
                 }
             }
 
@@ -304,10 +304,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0 { _toFragment() }
+                    public var fragment0: Fragment0 { __data._toFragment() }
                 }
 
                 public struct I1f1: SelectionSet {

@@ -86,10 +86,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public var asInterface3: AsInterface3? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment2: Fragment2 { _toFragment() }
+                    public var fragment2: Fragment2 { __data._toFragment() }
                 }
 
                 public struct AsInterface3: SelectionSet {
@@ -127,10 +127,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var asUnion0: AsUnion0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2 { _toFragment() }
+                        public var fragment2: Fragment2 { __data._toFragment() }
                     }
 
                     public struct AsUnion0: SelectionSet {
@@ -164,10 +164,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var i1f0: String { __data["i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2 { _toFragment() }
+                            public var fragment2: Fragment2 { __data._toFragment() }
                         }
                     }
 
@@ -222,10 +222,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var asInterface3: AsInterface3? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2 { _toFragment() }
+                        public var fragment2: Fragment2 { __data._toFragment() }
                     }
 
                     public struct AsInterface3: SelectionSet {
@@ -255,10 +255,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var asUnion0: AsUnion0? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2 { _toFragment() }
+                            public var fragment2: Fragment2 { __data._toFragment() }
                         }
 
                         public struct AsUnion0: SelectionSet {
@@ -284,10 +284,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var i4f0: Int? { __data["i4f0"] }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment2: Fragment2 { _toFragment() }
+                                public var fragment2: Fragment2 { __data._toFragment() }
                             }
                         }
 
@@ -378,10 +378,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var i1f0: String { __data["i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment0: Fragment0 { _toFragment() }
+                            public var fragment0: Fragment0 { __data._toFragment() }
                         }
                     }
                 }
@@ -435,10 +435,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public var asInterface3: AsInterface3? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment2: Fragment2 { _toFragment() }
+                    public var fragment2: Fragment2 { __data._toFragment() }
                 }
 
                 public struct AsInterface3: SelectionSet {
@@ -466,10 +466,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var asUnion0: AsUnion0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2 { _toFragment() }
+                        public var fragment2: Fragment2 { __data._toFragment() }
                     }
 
                     public struct AsUnion0: SelectionSet {
@@ -493,10 +493,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var o6f0: Int { __data["o6f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2 { _toFragment() }
+                            public var fragment2: Fragment2 { __data._toFragment() }
                         }
                     }
 

@@ -113,10 +113,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public var asInterface3: AsInterface3? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2? { _asConditionalFragment() }
+                        public var fragment2: Fragment2? { __data._asConditionalFragment() }
                     }
 
                     public struct AsObject5: SelectionSet {
@@ -149,11 +149,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public var alias_i1f0: String { __data["alias_i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2? { _asConditionalFragment() }
-                            public var fragment0: Fragment0 { _toFragment() }
+                            public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                            public var fragment0: Fragment0 { __data._toFragment() }
                         }
 
                         public struct I1f1: SelectionSet {
@@ -224,11 +224,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public var alias_i1f0: String { __data["alias_i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment2: Fragment2? { _asConditionalFragment() }
-                            public var fragment0: Fragment0 { _toFragment() }
+                            public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                            public var fragment0: Fragment0 { __data._toFragment() }
                         }
 
                         public struct I1f1: SelectionSet {
@@ -291,11 +291,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public var alias_i1f0: String { __data["alias_i1f0"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment2: Fragment2? { _asConditionalFragment() }
-                        public var fragment0: Fragment0 { _toFragment() }
+                        public var fragment2: Fragment2? { __data._asConditionalFragment() }
+                        public var fragment0: Fragment0 { __data._toFragment() }
                     }
 
                     public struct I1f1: SelectionSet {
@@ -364,10 +364,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                     public var i1f0: String { __data["i1f0"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0 { _toFragment() }
+                        public var fragment0: Fragment0 { __data._toFragment() }
                     }
 
                     public struct I1f1: SelectionSet {

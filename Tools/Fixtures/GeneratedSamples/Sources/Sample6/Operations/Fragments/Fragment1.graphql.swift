@@ -43,10 +43,10 @@ nonisolated public struct Fragment1: Fragment {
         public var asInterface2: AsInterface2? { _asInlineFragment() }
         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-        public struct Fragments: FragmentContainer {
+        public struct Fragments: Sendable {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            public var fragment0: Fragment0 { _toFragment() }
+            public var fragment0: Fragment0 { __data._toFragment() }
         }
 
         public struct AsInterface2: SelectionSet {
@@ -70,10 +70,10 @@ nonisolated public struct Fragment1: Fragment {
             public var asUnion0: AsUnion0? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var fragment0: Fragment0 { _toFragment() }
+                public var fragment0: Fragment0 { __data._toFragment() }
             }
 
             public struct AsUnion0: SelectionSet {
@@ -93,10 +93,10 @@ nonisolated public struct Fragment1: Fragment {
                 public var name: String? { __data["name"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0 { _toFragment() }
+                    public var fragment0: Fragment0 { __data._toFragment() }
                 }
             }
         }

@@ -92,10 +92,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public var name: String? { __data["name"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0 { _toFragment() }
+                    public var fragment0: Fragment0 { __data._toFragment() }
                 }
 
                 public struct Alias_i0f0: SelectionSet {
@@ -170,10 +170,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public var asInterface0: AsInterface0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment1: Fragment1 { _toFragment() }
+                        public var fragment1: Fragment1 { __data._toFragment() }
                     }
 
                     public struct AsInterface0: SelectionSet {
@@ -197,11 +197,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         public var asInterface2: AsInterface2? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment1: Fragment1 { _toFragment() }
-                            public var fragment0: Fragment0 { _toFragment() }
+                            public var fragment1: Fragment1 { __data._toFragment() }
+                            public var fragment0: Fragment0 { __data._toFragment() }
                         }
 
                         public struct AsInterface2: SelectionSet {
@@ -225,11 +225,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             public var asUnion0: AsUnion0? { _asInlineFragment() }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment1: Fragment1 { _toFragment() }
-                                public var fragment0: Fragment0 { _toFragment() }
+                                public var fragment1: Fragment1 { __data._toFragment() }
+                                public var fragment0: Fragment0 { __data._toFragment() }
                             }
 
                             public struct AsUnion0: SelectionSet {
@@ -249,11 +249,11 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                                 public var name: String? { __data["name"] }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment1: Fragment1 { _toFragment() }
-                                    public var fragment0: Fragment0 { _toFragment() }
+                                    public var fragment1: Fragment1 { __data._toFragment() }
+                                    public var fragment0: Fragment0 { __data._toFragment() }
                                 }
                             }
                         }
@@ -284,10 +284,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public var asObject6: AsObject6? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0 { _toFragment() }
+                    public var fragment0: Fragment0 { __data._toFragment() }
                 }
 
                 public struct AsObject6: SelectionSet {
@@ -312,10 +312,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public var name: String? { __data["name"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0 { _toFragment() }
+                        public var fragment0: Fragment0 { __data._toFragment() }
                     }
 
                     public struct I0f0: SelectionSet {
@@ -367,10 +367,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 public var asInterface2: AsInterface2? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0 { _toFragment() }
+                    public var fragment0: Fragment0 { __data._toFragment() }
                 }
 
                 public struct AsInterface2: SelectionSet {
@@ -392,10 +392,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     public var name: String? { __data["name"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0 { _toFragment() }
+                        public var fragment0: Fragment0 { __data._toFragment() }
                     }
                 }
             }

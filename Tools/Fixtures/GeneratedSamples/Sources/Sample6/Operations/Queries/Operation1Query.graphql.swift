@@ -62,10 +62,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             public var asObject5: AsObject5? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var fragment0: Fragment0 { _toFragment() }
+                public var fragment0: Fragment0 { __data._toFragment() }
             }
 
             public struct AsUnion0: SelectionSet {
@@ -93,10 +93,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var i2f0: String { __data["i2f0"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0 { _toFragment() }
+                    public var fragment0: Fragment0 { __data._toFragment() }
                 }
             }
 
@@ -126,10 +126,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var i2f0: String { __data["i2f0"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0 { _toFragment() }
+                    public var fragment0: Fragment0 { __data._toFragment() }
                 }
 
                 public struct I2f2: SelectionSet {
@@ -167,10 +167,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 public var asInterface2: AsInterface2? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0? { _asConditionalFragment() }
+                    public var fragment0: Fragment0? { __data._asConditionalFragment() }
                 }
 
                 public struct AsInterface2: SelectionSet {
@@ -194,10 +194,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public var asUnion0: AsUnion0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0? { _asConditionalFragment() }
+                        public var fragment0: Fragment0? { __data._asConditionalFragment() }
                     }
 
                     public struct AsUnion0: SelectionSet {
@@ -217,10 +217,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         public var name: String? { __data["name"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment0: Fragment0? { _asConditionalFragment() }
+                            public var fragment0: Fragment0? { __data._asConditionalFragment() }
                         }
                     }
                 }

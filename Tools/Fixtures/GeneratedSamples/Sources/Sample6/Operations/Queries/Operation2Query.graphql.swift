@@ -143,10 +143,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public var rank: Int? { __data["rank"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0 { _toFragment() }
+                    public var fragment0: Fragment0 { __data._toFragment() }
                 }
 
                 public struct I1f0: SelectionSet {
@@ -174,10 +174,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var asInterface2: AsInterface2? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0 { _toFragment() }
+                        public var fragment0: Fragment0 { __data._toFragment() }
                     }
 
                     public struct AsInterface2: SelectionSet {
@@ -205,10 +205,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var asUnion0: AsUnion0? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment0: Fragment0 { _toFragment() }
+                            public var fragment0: Fragment0 { __data._toFragment() }
                         }
 
                         public struct AsUnion0: SelectionSet {
@@ -232,10 +232,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var i1f1: I1f1? { __data["i1f1"] }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment0: Fragment0 { _toFragment() }
+                                public var fragment0: Fragment0 { __data._toFragment() }
                             }
                         }
                     }
@@ -289,10 +289,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public var asInterface2: AsInterface2? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0? { _asConditionalFragment() }
+                    public var fragment0: Fragment0? { __data._asConditionalFragment() }
                 }
 
                 public struct AsInterface2: SelectionSet {
@@ -314,10 +314,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var id: String { __data["id"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0? { _asConditionalFragment() }
+                        public var fragment0: Fragment0? { __data._asConditionalFragment() }
                     }
                 }
             }
@@ -345,10 +345,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 public var asUnion2: AsUnion2? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var fragment0: Fragment0? { _asConditionalFragment() }
+                    public var fragment0: Fragment0? { __data._asConditionalFragment() }
                 }
 
                 public struct AsUnion2: SelectionSet {
@@ -374,10 +374,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var asInterface3: AsInterface3? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0? { _asConditionalFragment() }
+                        public var fragment0: Fragment0? { __data._asConditionalFragment() }
                     }
 
                     public struct AsInterface3: SelectionSet {
@@ -399,10 +399,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var id: String { __data["id"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment0: Fragment0 { _toFragment() }
+                            public var fragment0: Fragment0 { __data._toFragment() }
                         }
                     }
                 }
@@ -456,10 +456,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var rank: Int? { __data["rank"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                    public struct Fragments: FragmentContainer {
+                    public struct Fragments: Sendable {
                         @_spi(Generated) public let __data: DataDict
                         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                        public var fragment0: Fragment0 { _toFragment() }
+                        public var fragment0: Fragment0 { __data._toFragment() }
                     }
 
                     public struct I1f0: SelectionSet {
@@ -487,10 +487,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var asInterface2: AsInterface2? { _asInlineFragment() }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                        public struct Fragments: FragmentContainer {
+                        public struct Fragments: Sendable {
                             @_spi(Generated) public let __data: DataDict
                             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                            public var fragment0: Fragment0 { _toFragment() }
+                            public var fragment0: Fragment0 { __data._toFragment() }
                         }
 
                         public struct AsInterface2: SelectionSet {
@@ -518,10 +518,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var asUnion0: AsUnion0? { _asInlineFragment() }
                             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                            public struct Fragments: FragmentContainer {
+                            public struct Fragments: Sendable {
                                 @_spi(Generated) public let __data: DataDict
                                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                public var fragment0: Fragment0 { _toFragment() }
+                                public var fragment0: Fragment0 { __data._toFragment() }
                             }
 
                             public struct AsUnion0: SelectionSet {
@@ -545,10 +545,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 public var i1f1: I1f1? { __data["i1f1"] }
                                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                                public struct Fragments: FragmentContainer {
+                                public struct Fragments: Sendable {
                                     @_spi(Generated) public let __data: DataDict
                                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                                    public var fragment0: Fragment0 { _toFragment() }
+                                    public var fragment0: Fragment0 { __data._toFragment() }
                                 }
                             }
                         }

@@ -25,11 +25,11 @@ nonisolated public struct CharacterNameAndAppearsInWithNestedFragments: Fragment
     public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }
     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-    public struct Fragments: FragmentContainer {
+    public struct Fragments: Sendable {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        public var characterNameWithNestedAppearsInFragment: CharacterNameWithNestedAppearsInFragment { _toFragment() }
-        public var characterAppearsIn: CharacterAppearsIn { _toFragment() }
+        public var characterNameWithNestedAppearsInFragment: CharacterNameWithNestedAppearsInFragment { __data._toFragment() }
+        public var characterAppearsIn: CharacterAppearsIn { __data._toFragment() }
     }
 
     private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0!"],["appearsIn","[1]!"]]]"#, String.self, GraphQLEnum<StarWarsAPI.Episode>.self)

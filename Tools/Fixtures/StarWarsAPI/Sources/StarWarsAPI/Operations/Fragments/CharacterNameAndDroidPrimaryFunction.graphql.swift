@@ -26,10 +26,10 @@ nonisolated public struct CharacterNameAndDroidPrimaryFunction: Fragment {
     public var asDroid: AsDroid? { _asInlineFragment() }
     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-    public struct Fragments: FragmentContainer {
+    public struct Fragments: Sendable {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        public var characterName: CharacterName { _toFragment() }
+        public var characterName: CharacterName { __data._toFragment() }
     }
 
     /// An autonomous mechanical character in the Star Wars universe
@@ -53,11 +53,11 @@ nonisolated public struct CharacterNameAndDroidPrimaryFunction: Fragment {
         public var primaryFunction: String? { __data["primaryFunction"] }
         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-        public struct Fragments: FragmentContainer {
+        public struct Fragments: Sendable {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            public var characterName: CharacterName { _toFragment() }
-            public var droidPrimaryFunction: DroidPrimaryFunction { _toFragment() }
+            public var characterName: CharacterName { __data._toFragment() }
+            public var droidPrimaryFunction: DroidPrimaryFunction { __data._toFragment() }
         }
     }
 

@@ -84,11 +84,11 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
         public var friends: [Friend?]? { __data["friends"] }
         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-        public struct Fragments: FragmentContainer {
+        public struct Fragments: Sendable {
             @_spi(Generated) public let __data: DataDict
             @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-            public var characterName: CharacterName { _toFragment() }
-            public var friendsNames: FriendsNames { _toFragment() }
+            public var characterName: CharacterName { __data._toFragment() }
+            public var friendsNames: FriendsNames { __data._toFragment() }
         }
 
         public typealias Friend = FriendsNames.Friend

@@ -24,11 +24,11 @@ nonisolated public struct DroidNameAndPrimaryFunction: Fragment {
     public var primaryFunction: String? { __data["primaryFunction"] }
     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-    public struct Fragments: FragmentContainer {
+    public struct Fragments: Sendable {
         @_spi(Generated) public let __data: DataDict
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-        public var characterName: CharacterName { _toFragment() }
-        public var droidPrimaryFunction: DroidPrimaryFunction { _toFragment() }
+        public var characterName: CharacterName { __data._toFragment() }
+        public var droidPrimaryFunction: DroidPrimaryFunction { __data._toFragment() }
     }
 
     private static let __table = Selection.parseTable(#"[[["__typename","0!"],["name","0!"],["primaryFunction","0"]]]"#, String.self)

@@ -70,10 +70,10 @@ nonisolated public struct DroidDetailsWithFragmentQuery: GraphQLQuery {
                 public var primaryFunction: String? { __data["primaryFunction"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var droidDetails: DroidDetails { _toFragment() }
+                    public var droidDetails: DroidDetails { __data._toFragment() }
                 }
             }
         }

@@ -49,10 +49,10 @@ nonisolated public struct HeroAppearsInWithFragmentQuery: GraphQLQuery {
             public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var characterAppearsIn: CharacterAppearsIn { _toFragment() }
+                public var characterAppearsIn: CharacterAppearsIn { __data._toFragment() }
             }
         }
 

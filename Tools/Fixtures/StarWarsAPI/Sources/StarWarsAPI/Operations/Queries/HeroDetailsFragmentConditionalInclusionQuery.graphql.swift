@@ -57,10 +57,10 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
             public var asDroid: AsDroid? { _asInlineFragment() }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var heroDetails: HeroDetails? { _asConditionalFragment() }
+                public var heroDetails: HeroDetails? { __data._asConditionalFragment() }
             }
 
             /// A humanoid creature from the Star Wars universe
@@ -84,10 +84,10 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
                 public var height: Double? { __data["height"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var heroDetails: HeroDetails? { _asConditionalFragment() }
+                    public var heroDetails: HeroDetails? { __data._asConditionalFragment() }
                 }
             }
 
@@ -112,10 +112,10 @@ nonisolated public struct HeroDetailsFragmentConditionalInclusionQuery: GraphQLQ
                 public var primaryFunction: String? { __data["primaryFunction"] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-                public struct Fragments: FragmentContainer {
+                public struct Fragments: Sendable {
                     @_spi(Generated) public let __data: DataDict
                     @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                    public var heroDetails: HeroDetails? { _asConditionalFragment() }
+                    public var heroDetails: HeroDetails? { __data._asConditionalFragment() }
                 }
             }
         }

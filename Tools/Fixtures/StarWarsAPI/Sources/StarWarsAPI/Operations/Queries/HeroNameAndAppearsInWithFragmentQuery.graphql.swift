@@ -52,10 +52,10 @@ nonisolated public struct HeroNameAndAppearsInWithFragmentQuery: GraphQLQuery {
             public var appearsIn: [GraphQLEnum<StarWarsAPI.Episode>?] { __data["appearsIn"] }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var characterNameAndAppearsIn: CharacterNameAndAppearsIn { _toFragment() }
+                public var characterNameAndAppearsIn: CharacterNameAndAppearsIn { __data._toFragment() }
             }
         }
 

@@ -49,10 +49,10 @@ nonisolated public struct HeroNameWithFragmentQuery: GraphQLQuery {
             public var name: String { __data["name"] }
             public var fragments: Fragments { Fragments(_dataDict: __data) }
 
-            public struct Fragments: FragmentContainer {
+            public struct Fragments: Sendable {
                 @_spi(Generated) public let __data: DataDict
                 @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
-                public var characterName: CharacterName { _toFragment() }
+                public var characterName: CharacterName { __data._toFragment() }
             }
         }
 
