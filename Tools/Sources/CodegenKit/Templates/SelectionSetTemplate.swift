@@ -25,13 +25,12 @@ struct SelectionSetTemplate {
         extra: ((inout SwiftWriter) -> Void)? = nil
     ) {
         var table = MetadataTable(root: ir)
-        write(ir, role: role, mutable: mutable, initializers: initializers, path: "", table: &table, into: &w, extra: extra)
+        write(ir, role: role, mutable: mutable, initializers: initializers, table: &table, into: &w, extra: extra)
     }
 
-    /// Writes one struct; `path` names it from its root's scope (`""` for the root itself, then
-    /// `Hero`, `Hero.Friend`…), which is where the table names Swift types.
+    /// Writes one struct, its metadata added to its root's `table`.
     private func write(
-        _ ir: SelectionSetIR, role: Role, mutable: Bool, initializers: Bool, path: String, table: inout MetadataTable,
+        _ ir: SelectionSetIR, role: Role, mutable: Bool, initializers: Bool, table: inout MetadataTable,
         into w: inout SwiftWriter, extra: ((inout SwiftWriter) -> Void)? = nil
     ) {
         let access = context.operationAccess
@@ -50,7 +49,7 @@ struct SelectionSetTemplate {
             extra?(&w)
             w.line("\(spi)\(mutable ? "var" : "let") __data: DataDict")
             w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
-            let entry = table.add(selections(for: ir, addTypename: role != .root, path: path, table: &table))
+            let entry = table.add(selections(for: ir, addTypename: role != .root, table: &table))
             w.line("\(spi)static var __parentType: ParentType { \(parentTypeReference(ir.typeName)) }")
             w.line("\(spi)static var __selections: [Selection] { __table[\(entry)] }")
 
@@ -78,7 +77,7 @@ struct SelectionSetTemplate {
             if !ir.fragments.isEmpty { writeFragments(ir.fragments, into: &w) }
             func writeNested(_ nested: SelectionSetIR) {
                 w.line()
-                write(nested, role: .nested, mutable: mutable, initializers: initializers, path: table.name(of: nested), table: &table, into: &w)
+                write(nested, role: .nested, mutable: mutable, initializers: initializers, table: &table, into: &w)
             }
             for typeCase in ir.typeCases { writeNested(typeCase) }
             for nested in ir.deferred.compactMap(\.nested) { writeNested(nested) }
@@ -210,7 +209,8 @@ struct SelectionSetTemplate {
     /// The metadata of one struct as JSON (the format is documented with `Selection.parse` in
     /// APICore), its Swift types numbered in `table`: every merged field (under its conditions),
     /// then the type cases and deferred fragments. Nested types are named from the root's scope.
-    func selections(for ir: SelectionSetIR, addTypename: Bool, path: String, table: inout MetadataTable) -> String {
+    func selections(for ir: SelectionSetIR, addTypename: Bool, table: inout MetadataTable) -> String {
+        let path = table.name(of: ir)
         func index(_ type: String) -> Int { table.index(ofType: type) }
         func nested(_ selectionSet: SelectionSetIR) -> Int { index(table.name(of: selectionSet)) }
         var entries: [String] = []
@@ -247,8 +247,9 @@ struct SelectionSetTemplate {
             var deferral = "\"defer\":\(Self.jsonString(fragment.id))"
             if let label = fragment.directive.label { deferral += ",\"label\":\(Self.jsonString(label))" }
             if let variable = fragment.directive.variable { deferral += ",\"when\":\(Self.jsonString(variable))" }
-            let inner = fragment.fragmentName.map { "{\"spread\":\(index($0))}" }
-                ?? fragment.nested.map { "{\"on\":\(nested($0))}" } ?? "{\"on\":\(index(Self.qualified(fragment.name, in: path)))}"
+            // A named fragment's spread, or an inline fragment's own struct (the IR always builds one).
+            let inner = fragment.fragmentName.map { "{\"spread\":\(index($0))}" } ?? fragment.nested.map { "{\"on\":\(nested($0))}" }
+            guard let inner else { preconditionFailure("codegen: the inline deferred fragment \(fragment.name) has no struct") }
             entries += conditioned("{\(deferral),\"then\":[\(inner)]}", fragment.isConditional ? fragment.conditionSets : [[]])
         }
         return "[" + entries.joined(separator: ",") + "]"
