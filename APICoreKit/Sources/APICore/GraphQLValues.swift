@@ -1,5 +1,6 @@
 /// A value that can be read from a field of a GraphQL response: scalars, enums, custom scalars,
-/// selection sets, and optionals and lists of these.
+/// and optionals and lists of these. (A selection set is read through `DataDict`'s own subscripts,
+/// or boxed as `_ObjectValue`.)
 ///
 /// Generated accessors are written against this protocol; the response was validated against the
 /// selection-set metadata before any accessor runs.

@@ -241,7 +241,7 @@ public enum Deferred<Fragment: SelectionSet>: Sendable, Hashable {
         set { _data[key] = newValue._outputJSON }
     }
 
-    private func read<T: GraphQLOutputValue>(_ key: String) -> T {
+    func read<T: GraphQLOutputValue>(_ key: String) -> T {
         do throws(GraphQLDecodingError) {
             return try T(_fieldValue: _data[key] ?? .null)
         } catch {
@@ -258,7 +258,11 @@ public enum Deferred<Fragment: SelectionSet>: Sendable, Hashable {
 ///
 /// Its metadata and data (`__parentType`, `__selections`, `__data`) are for generated code and the
 /// engine (`@_spi(Generated)`): a kit reads the generated accessors.
-public protocol SelectionSet: GraphQLOutputValue, Hashable {
+///
+/// A selection set is not a ``GraphQLOutputValue`` itself (that conformance would be a witness
+/// table and functions for the compiler to emit in every generated struct): `DataDict` reads and
+/// writes object fields with subscripts of their own, or boxed as `_ObjectValue`.
+public protocol SelectionSet: Sendable, Hashable {
     /// The type it is selected on.
     @_spi(Generated) static var __parentType: ParentType { get }
     /// What it selects.
@@ -276,7 +280,7 @@ public protocol MutableSelectionSet: SelectionSet {
 }
 
 extension SelectionSet {
-    /// Wraps the JSON object of a validated response.
+    /// Wraps the JSON object of a validated response (an error when it is no object).
     public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
         guard case .object(let object) = value else {
             throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")

@@ -17,13 +17,13 @@
 extension Selection {
     /// The selections `text` describes, naming `types` by position. The text comes from the
     /// generator: text it did not write is a programming error, reported with where it is wrong.
-    @_spi(Generated) public static func parse(_ text: String, _ types: any GraphQLOutputValue.Type...) -> [Selection] {
+    @_spi(Generated) public static func parse(_ text: String, _ types: Any.Type...) -> [Selection] {
         read(text, types) { reader, json throws(SelectionTextError) in try reader.selections(json) }
     }
 
     /// The selection sets of one operation or fragment: `text` is a JSON array of selection sets
     /// (each as ``parse(_:_:)`` reads it) naming one list of `types` by position.
-    @_spi(Generated) public static func parseTable(_ text: String, _ types: any GraphQLOutputValue.Type...) -> SelectionTable {
+    @_spi(Generated) public static func parseTable(_ text: String, _ types: Any.Type...) -> SelectionTable {
         SelectionTable(
             sets: read(text, types) { reader, json throws(SelectionTextError) in
                 guard case .array(let sets) = json else { throw SelectionTextError(message: "a table is not an array of selection sets") }
@@ -32,7 +32,7 @@ extension Selection {
     }
 
     private static func read<Result>(
-        _ text: String, _ types: [any GraphQLOutputValue.Type],
+        _ text: String, _ types: [Any.Type],
         _ body: (SelectionTextReader, JSONValue) throws(SelectionTextError) -> Result
     ) -> Result {
         do throws(SelectionTextError) {
@@ -64,7 +64,7 @@ private struct SelectionTextError: Error {
 }
 
 private struct SelectionTextReader {
-    let types: [any GraphQLOutputValue.Type]
+    let types: [Any.Type]
 
     func selections(_ json: JSONValue) throws(SelectionTextError) -> [Selection] {
         guard case .array(let entries) = json else { throw SelectionTextError(message: "selections are not an array: \(json)") }
@@ -145,8 +145,10 @@ private struct SelectionTextReader {
             let swiftType = try type(at: index)
             if let selectionSet = swiftType as? any SelectionSet.Type {
                 output = .object(selectionSet)
+            } else if let scalar = swiftType as? any GraphQLOutputValue.Type {
+                output = .scalar(scalar)
             } else {
-                output = .scalar(swiftType)
+                throw SelectionTextError(message: "type \(index) (\(swiftType)) is neither a selection set nor a field value")
             }
         }
         if text.first == "!" {
@@ -156,7 +158,7 @@ private struct SelectionTextReader {
         return output
     }
 
-    private func type(at index: Int) throws(SelectionTextError) -> any GraphQLOutputValue.Type {
+    private func type(at index: Int) throws(SelectionTextError) -> Any.Type {
         guard types.indices.contains(index) else { throw SelectionTextError(message: "no type at \(index) of \(types.count)") }
         return types[index]
     }

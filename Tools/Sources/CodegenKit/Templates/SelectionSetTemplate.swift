@@ -126,7 +126,12 @@ struct SelectionSetTemplate {
         // variables that select it (a null is a value then) and, once checked under variables
         // that leave it out, without it.
         for field in fields {
-            entries.append("\(SwiftNames.stringLiteral(field.responseKey)): \(SwiftNames.identifier(field.responseKey))._outputJSON")
+            let value = SwiftNames.identifier(field.responseKey)
+            // An object in any shape but `T` itself is written through its boxed shape.
+            let object = objectType(field)
+            let json = object == nil || object == accessorType(field)
+                ? "\(value)._outputJSON" : "\(accessorType(field, boxed: true))(_boxing: \(value))._outputJSON"
+            entries.append("\(SwiftNames.stringLiteral(field.responseKey)): \(json)")
         }
         w.line()
         w.line("/// Data with these values, as a server would send it.")
@@ -148,11 +153,33 @@ struct SelectionSetTemplate {
     }
 
     /// The Swift type of a field's accessor: optional where the schema or a condition makes it so.
-    private func accessorType(_ field: FieldIR) -> String {
-        var type = context.types.output(field.definition.type, nested: field.nested?.structName ?? field.fragmentType?.typeName)
+    /// `boxed`: an object field's shape with `_ObjectValue<T>` for its selection set `T` (selection
+    /// sets are no `GraphQLOutputValue`s; their boxes are).
+    private func accessorType(_ field: FieldIR, boxed: Bool = false) -> String {
+        var type = context.types.output(field.definition.type, nested: objectType(field).map { boxed ? "_ObjectValue<\($0)>" : $0 })
         if field.catchTo == .result { type = "Result<\(type), GraphQLError>" }
         if field.isConditional && !type.hasSuffix("?") { type += "?" }
         return type
+    }
+
+    /// The selection set of an object field (`nil` for a scalar or enum).
+    private func objectType(_ field: FieldIR) -> String? { field.nested?.structName ?? field.fragmentType?.typeName }
+
+    /// How an accessor reaches its field's value: `DataDict`'s subscripts read any field value
+    /// and objects as `T`, `T?`, `[T]`, `[T?]`, `[T]?` and `[T?]?`; an object field of another
+    /// shape (a list of lists, a `Result`) names its boxed shape.
+    private func dataKey(_ field: FieldIR) -> String {
+        let key = SwiftNames.stringLiteral(field.responseKey)
+        guard objectType(field) != nil, field.catchTo == .result || Self.listDepth(field.definition.type) > 1 else { return key }
+        return "\(key), as: \(accessorType(field, boxed: true)).self"
+    }
+
+    private static func listDepth(_ type: TypeRef) -> Int {
+        switch type {
+        case .named: return 0
+        case .nonNull(let inner): return listDepth(inner)
+        case .list(let inner): return 1 + listDepth(inner)
+        }
     }
 
     private func writeAccessor(_ field: FieldIR, mutable: Bool, into w: inout SwiftWriter) {
@@ -162,7 +189,7 @@ struct SelectionSetTemplate {
             w.line("@available(*, deprecated, message: \(SwiftNames.stringLiteral(reason)))")
         }
         let type = accessorType(field)
-        let key = SwiftNames.stringLiteral(field.responseKey)
+        let key = dataKey(field)
         let property = SwiftNames.identifier(field.responseKey)
         if mutable {
             w.line("\(access)var \(property): \(type) {")

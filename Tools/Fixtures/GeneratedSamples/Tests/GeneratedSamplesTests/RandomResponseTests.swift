@@ -375,10 +375,13 @@ struct Reader {
 
     private static func valueType(_ type: OutputType) -> any GraphQLOutputValue.Type {
         func arrayOf<Value: GraphQLOutputValue>(_: Value.Type) -> any GraphQLOutputValue.Type { [Value].self }
+        // A selection set is read boxed, as generated code reads the shapes DataDict has no
+        // subscript for.
+        func boxed<Object: SelectionSet>(_: Object.Type) -> any GraphQLOutputValue.Type { _ObjectValue<Object>.self }
         switch type {
         case .nonNull(let inner): return valueType(inner)
         case .scalar(let scalar): return scalar
-        case .object(let selectionSet): return selectionSet
+        case .object(let selectionSet): return boxed(selectionSet)
         case .list(let element): return arrayOf(accessorType(element, optional: false))
         }
     }

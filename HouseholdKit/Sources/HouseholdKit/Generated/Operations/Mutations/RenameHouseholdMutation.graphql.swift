@@ -49,7 +49,7 @@ nonisolated struct RenameHouseholdMutation: GraphQLMutation {
                 members: [Member],
                 invitations: [Invitation]
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": "Household", "id": id._outputJSON, "name": name._outputJSON, "createdAt": createdAt._outputJSON, "monthlyBudget": monthlyBudget._outputJSON, "members": members._outputJSON, "invitations": invitations._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Household", "id": id._outputJSON, "name": name._outputJSON, "createdAt": createdAt._outputJSON, "monthlyBudget": _ObjectValue<MonthlyBudget>?(_boxing: monthlyBudget)._outputJSON, "members": [_ObjectValue<Member>](_boxing: members)._outputJSON, "invitations": [_ObjectValue<Invitation>](_boxing: invitations)._outputJSON]))
             }
 
             var id: String { __data["id"] }

@@ -20,11 +20,11 @@ nonisolated public struct CaughtKidsQuery: GraphQLQuery {
             child: Child? = nil,
             children: Result<[Children], GraphQLError>
         ) {
-            self.init(_dataDict: DataDict(_data: ["child": child._outputJSON, "children": children._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["child": _ObjectValue<Child>?(_boxing: child)._outputJSON, "children": Result<[_ObjectValue<Children>], GraphQLError>(_boxing: children)._outputJSON]))
         }
 
         public var child: Child? { __data["child"] }
-        public var children: Result<[Children], GraphQLError> { __data["children"] }
+        public var children: Result<[Children], GraphQLError> { __data["children", as: Result<[_ObjectValue<Children>], GraphQLError>.self] }
 
         public struct Child: SelectionSet {
             @_spi(Generated) public let __data: DataDict

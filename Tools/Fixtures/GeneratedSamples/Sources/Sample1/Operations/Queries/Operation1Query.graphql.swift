@@ -30,7 +30,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             root0: [Root0],
             root1: Root1? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON, "root1": _ObjectValue<Root1>?(_boxing: root1)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -138,7 +138,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
                     o0f0: O0f0? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "id": id._outputJSON, "i2f0": i2f0._outputJSON, "o0f0": o0f0._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "id": id._outputJSON, "i2f0": i2f0._outputJSON, "o0f0": _ObjectValue<O0f0>?(_boxing: o0f0)._outputJSON]))
                 }
 
                 public var id: String { __data["id"] }

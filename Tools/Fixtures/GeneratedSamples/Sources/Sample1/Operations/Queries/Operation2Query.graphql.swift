@@ -20,7 +20,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             root0: Root0? = nil,
             root1: Root1? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": _ObjectValue<Root0>?(_boxing: root0)._outputJSON, "root1": _ObjectValue<Root1>?(_boxing: root1)._outputJSON]))
         }
 
         public var root0: Root0? { __data["root0"] }

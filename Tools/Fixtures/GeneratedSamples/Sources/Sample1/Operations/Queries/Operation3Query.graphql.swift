@@ -30,7 +30,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
             root0: [Root0],
             root1: [Root1]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON, "root1": [_ObjectValue<Root1>](_boxing: root1)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -49,7 +49,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 name: String? = nil,
                 rank: Int
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i3f1": i3f1._outputJSON, "name": name._outputJSON, "rank": rank._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i3f1": _ObjectValue<I3f1>?(_boxing: i3f1)._outputJSON, "name": name._outputJSON, "rank": rank._outputJSON]))
             }
 
             public var i3f1: I3f1? { __data["i3f1"] }
@@ -66,13 +66,13 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public init(
                     o2f0: [[O2f0?]?]? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "o2f0": o2f0._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "o2f0": [[_ObjectValue<O2f0>?]?]?(_boxing: o2f0)._outputJSON]))
                 }
 
                 /// A `Object3`'s data, built by its type case, as this type.
                 public init(_ value: AsObject3) { self.init(_dataDict: value.__data) }
 
-                public var o2f0: [[O2f0?]?]? { __data["o2f0"] }
+                public var o2f0: [[O2f0?]?]? { __data["o2f0", as: [[_ObjectValue<O2f0>?]?]?.self] }
                 public var asObject3: AsObject3? { _asInlineFragment() }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
@@ -94,12 +94,12 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         id: String,
                         o2f0: [[O2f0?]?]? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f0": o3f0._outputJSON, "id": id._outputJSON, "o2f0": o2f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f0": o3f0._outputJSON, "id": id._outputJSON, "o2f0": [[_ObjectValue<O2f0>?]?]?(_boxing: o2f0)._outputJSON]))
                     }
 
                     public var o3f0: String { __data["o3f0"] }
                     public var id: String { __data["id"] }
-                    public var o2f0: [[O2f0?]?]? { __data["o2f0"] }
+                    public var o2f0: [[O2f0?]?]? { __data["o2f0", as: [[_ObjectValue<O2f0>?]?]?.self] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
 
                     public struct Fragments: Sendable {
@@ -184,7 +184,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 i2f0: GraphQLEnum<Sample1API.Enum0>? = nil,
                 name: String? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "o0f1": o0f1._outputJSON, "rank": rank._outputJSON, "i2f0": i2f0._outputJSON, "name": name._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "o0f1": [_ObjectValue<O0f1>?]?(_boxing: o0f1)._outputJSON, "rank": rank._outputJSON, "i2f0": i2f0._outputJSON, "name": name._outputJSON]))
             }
 
             public var o0f1: [O0f1?]? { __data["o0f1"] }

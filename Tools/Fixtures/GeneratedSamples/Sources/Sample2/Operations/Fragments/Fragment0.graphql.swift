@@ -15,13 +15,13 @@ nonisolated public struct Fragment0: Fragment {
         i0f0: [[I0f0?]?]? = nil,
         alias_rank: Int
     ) {
-        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON]))
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON, "alias_rank": alias_rank._outputJSON]))
     }
 
     /// A `Object2`'s data, built by its type case, as this type.
     public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
 
-    public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+    public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
     public var alias_rank: Int { __data["alias_rank"] }
     public var asObject2: AsObject2? { _asInlineFragment() }
 
@@ -38,10 +38,10 @@ nonisolated public struct Fragment0: Fragment {
             i1f2: String,
             alias_o2f0: [String]? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "i1f2": i1f2._outputJSON, "alias_o2f0": alias_o2f0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON, "alias_rank": alias_rank._outputJSON, "i1f2": i1f2._outputJSON, "alias_o2f0": alias_o2f0._outputJSON]))
         }
 
-        public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+        public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
         public var alias_rank: Int { __data["alias_rank"] }
         public var i1f2: String { __data["i1f2"] }
         public var alias_o2f0: [String]? { __data["alias_o2f0"] }

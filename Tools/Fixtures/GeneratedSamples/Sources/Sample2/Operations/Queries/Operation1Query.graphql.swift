@@ -25,7 +25,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public init(
             root0: Root0? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": _ObjectValue<Root0>?(_boxing: root0)._outputJSON]))
         }
 
         public var root0: Root0? { __data["root0"] }
@@ -42,13 +42,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 alias_rank: Int,
                 o5f0: O5f0? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "o5f0": o5f0._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON, "alias_rank": alias_rank._outputJSON, "o5f0": _ObjectValue<O5f0>?(_boxing: o5f0)._outputJSON]))
             }
 
             /// A `Object2`'s data, built by its type case, as this type.
             public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
 
-            public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+            public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
             public var alias_rank: Int { __data["alias_rank"] }
             public var o5f0: O5f0? { __data["o5f0"] }
             public var asObject2: AsObject2? { _asInlineFragment() }
@@ -74,10 +74,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_o2f0: [String]? = nil,
                     o5f0: O5f0? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "i1f2": i1f2._outputJSON, "alias_o2f0": alias_o2f0._outputJSON, "o5f0": o5f0._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON, "alias_rank": alias_rank._outputJSON, "i1f2": i1f2._outputJSON, "alias_o2f0": alias_o2f0._outputJSON, "o5f0": _ObjectValue<O5f0>?(_boxing: o5f0)._outputJSON]))
                 }
 
-                public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+                public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
                 public var alias_rank: Int { __data["alias_rank"] }
                 public var i1f2: String { __data["i1f2"] }
                 public var alias_o2f0: [String]? { __data["alias_o2f0"] }
@@ -105,7 +105,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_i1f2: String? = nil,
                     i1f0: [I1f0?]? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON, "alias_id": alias_id._outputJSON, "alias_i1f2": alias_i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON, "alias_id": alias_id._outputJSON, "alias_i1f2": alias_i1f2._outputJSON, "i1f0": [_ObjectValue<I1f0>?]?(_boxing: i1f0)._outputJSON]))
                 }
 
                 /// A `Object5`'s data, built by its type case, as this type.
@@ -134,7 +134,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         alias_rank: Int? = nil,
                         i1f0: [I1f0?]? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON, "alias_id": alias_id._outputJSON, "alias_i1f2": alias_i1f2._outputJSON, "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "i1f0": i1f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON, "alias_id": alias_id._outputJSON, "alias_i1f2": alias_i1f2._outputJSON, "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON, "alias_rank": alias_rank._outputJSON, "i1f0": [_ObjectValue<I1f0>?]?(_boxing: i1f0)._outputJSON]))
                     }
 
                     /// A `Object2`'s data, built by its type case, as this type.
@@ -144,7 +144,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public var alias_name: String? { __data["alias_name"] }
                     public var alias_id: String? { __data["alias_id"] }
                     public var alias_i1f2: String? { __data["alias_i1f2"] }
-                    public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+                    public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
                     public var alias_rank: Int? { __data["alias_rank"] }
                     public var i1f0: [I1f0?]? { __data["i1f0"] }
                     public var asObject2: AsObject2? { _asInlineFragment() }
@@ -173,14 +173,14 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             alias_o2f0: [String]? = nil,
                             i1f0: [I1f0?]? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON, "alias_id": alias_id._outputJSON, "alias_i1f2": alias_i1f2._outputJSON, "i0f0": i0f0._outputJSON, "alias_rank": alias_rank._outputJSON, "alias_o2f0": alias_o2f0._outputJSON, "i1f0": i1f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i1f2": i1f2._outputJSON, "alias_name": alias_name._outputJSON, "alias_id": alias_id._outputJSON, "alias_i1f2": alias_i1f2._outputJSON, "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON, "alias_rank": alias_rank._outputJSON, "alias_o2f0": alias_o2f0._outputJSON, "i1f0": [_ObjectValue<I1f0>?]?(_boxing: i1f0)._outputJSON]))
                         }
 
                         public var i1f2: String { __data["i1f2"] }
                         public var alias_name: String? { __data["alias_name"] }
                         public var alias_id: String? { __data["alias_id"] }
                         public var alias_i1f2: String? { __data["alias_i1f2"] }
-                        public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+                        public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
                         public var alias_rank: Int? { __data["alias_rank"] }
                         public var alias_o2f0: [String]? { __data["alias_o2f0"] }
                         public var i1f0: [I1f0?]? { __data["i1f0"] }
@@ -208,10 +208,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public init(
                         i0f0: [[I0f0?]?]? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": i0f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON]))
                     }
 
-                    public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+                    public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
 
                     public struct I0f0: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
@@ -239,10 +239,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     i0f0: [[I0f0?]?]? = nil,
                     i1f1: I1f1
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f0": i0f0._outputJSON, "i1f1": i1f1._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON, "i1f1": i1f1._outputJSON]))
                 }
 
-                public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+                public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
                 public var i1f1: I1f1 { __data["i1f1"] }
 
                 public struct I0f0: SelectionSet {

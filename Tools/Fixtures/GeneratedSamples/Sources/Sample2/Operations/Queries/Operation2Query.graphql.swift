@@ -25,7 +25,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public init(
             root0: [Root0]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -59,13 +59,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     i0f0: [[I0f0?]?]? = nil,
                     id: String? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f0": i0f0._outputJSON, "id": id._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON, "id": id._outputJSON]))
                 }
 
                 /// A `Object2`'s data, built by its type case, as this type.
                 public init(_ value: AsObject2) { self.init(_dataDict: value.__data) }
 
-                public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+                public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
                 public var id: String? { __data["id"] }
                 public var asObject2: AsObject2? { _asInlineFragment() }
 
@@ -81,10 +81,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         o2f0: [String]? = nil,
                         id: String? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": i0f0._outputJSON, "o2f0": o2f0._outputJSON, "id": id._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i0f0": [[_ObjectValue<I0f0>?]?]?(_boxing: i0f0)._outputJSON, "o2f0": o2f0._outputJSON, "id": id._outputJSON]))
                     }
 
-                    public var i0f0: [[I0f0?]?]? { __data["i0f0"] }
+                    public var i0f0: [[I0f0?]?]? { __data["i0f0", as: [[_ObjectValue<I0f0>?]?]?.self] }
                     public var o2f0: [String]? { __data["o2f0"] }
                     public var id: String? { __data["id"] }
                 }

@@ -15,7 +15,7 @@ nonisolated public struct Fragment0: Fragment {
         i2f0: [I2f0?]? = nil,
         i1f0: Int
     ) {
-        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON]))
+        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i2f0": [_ObjectValue<I2f0>?]?(_boxing: i2f0)._outputJSON, "i1f0": i1f0._outputJSON]))
     }
 
     public var i2f0: [I2f0?]? { __data["i2f0"] }

@@ -35,7 +35,7 @@ nonisolated public struct Fragment2: Fragment {
             i1f0: Int,
             i2f0: [I2f0?]? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "i2f0": [_ObjectValue<I2f0>?]?(_boxing: i2f0)._outputJSON]))
         }
 
         public var i1f0: Int { __data["i1f0"] }

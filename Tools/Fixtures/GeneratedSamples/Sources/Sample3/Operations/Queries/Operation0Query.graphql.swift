@@ -30,7 +30,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             root0: Root0,
             root1: Root1? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": _ObjectValue<Root1>?(_boxing: root1)._outputJSON]))
         }
 
         public var root0: Root0 { __data["root0"] }
@@ -105,7 +105,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         alias_o7f0: Alias_o7f0? = nil,
                         o7f0: O7f0? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "alias_o7f0": alias_o7f0._outputJSON, "o7f0": o7f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "alias_o7f0": _ObjectValue<Alias_o7f0>?(_boxing: alias_o7f0)._outputJSON, "o7f0": _ObjectValue<O7f0>?(_boxing: o7f0)._outputJSON]))
                     }
 
                     public var alias_o7f0: Alias_o7f0? { __data["alias_o7f0"] }
@@ -148,7 +148,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                                 i1f0: Int,
                                 i2f0: [I2f0?]? = nil
                             ) {
-                                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON]))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "i2f0": [_ObjectValue<I2f0>?]?(_boxing: i2f0)._outputJSON]))
                             }
 
                             public var i1f0: Int { __data["i1f0"] }
@@ -192,14 +192,14 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         i4f0: [[I4f0?]?]? = nil,
                         alias_i1f0: Int
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "i4f0": [[_ObjectValue<I4f0>?]?]?(_boxing: i4f0)._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
                     }
 
                     /// A `Object0`'s data, built by its type case, as this type.
                     public init(_ value: AsObject0) { self.init(_dataDict: value.__data) }
 
                     public var i1f0: Int { __data["i1f0"] }
-                    public var i4f0: [[I4f0?]?]? { __data["i4f0"] }
+                    public var i4f0: [[I4f0?]?]? { __data["i4f0", as: [[_ObjectValue<I4f0>?]?]?.self] }
                     public var alias_i1f0: Int { __data["alias_i1f0"] }
                     public var asObject0: AsObject0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -223,12 +223,12 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             i4f0: [[I4f0?]?]? = nil,
                             alias_i1f0: Int
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "i2f0": i2f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "i2f0": [_ObjectValue<I2f0>?]?(_boxing: i2f0)._outputJSON, "i4f0": [[_ObjectValue<I4f0>?]?]?(_boxing: i4f0)._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
                         }
 
                         public var i1f0: Int { __data["i1f0"] }
                         public var i2f0: [I2f0?]? { __data["i2f0"] }
-                        public var i4f0: [[I4f0?]?]? { __data["i4f0"] }
+                        public var i4f0: [[I4f0?]?]? { __data["i4f0", as: [[_ObjectValue<I4f0>?]?]?.self] }
                         public var alias_i1f0: Int { __data["alias_i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
@@ -253,7 +253,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                             __typename: String,
                             i0f0: I0f0? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f0": i0f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f0": _ObjectValue<I0f0>?(_boxing: i0f0)._outputJSON]))
                         }
 
                         public var i0f0: I0f0? { __data["i0f0"] }
@@ -284,7 +284,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             public init(
                 i2f0: [I2f0?]? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i2f0": i2f0._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i2f0": [_ObjectValue<I2f0>?]?(_boxing: i2f0)._outputJSON]))
             }
 
             /// A `Object2`'s data, built by its type case, as this type.
@@ -305,7 +305,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     i1f0: Int,
                     id: String
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "i2f0": [_ObjectValue<I2f0>?]?(_boxing: i2f0)._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON]))
                 }
 
                 public var i2f0: [I2f0?]? { __data["i2f0"] }

@@ -27,7 +27,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public init(
             root0: [Root0]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -44,7 +44,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 i2f1: I2f1,
                 i2f0: [I2f0?]? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i2f0": i2f0._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i2f0": [_ObjectValue<I2f0>?]?(_boxing: i2f0)._outputJSON]))
             }
 
             /// A `Object1`'s data, built by its type case, as this type.
@@ -68,7 +68,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     o1f2: O1f2,
                     o1f1: [Int?]
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i2f1": i2f1._outputJSON, "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON, "o1f2": o1f2._outputJSON, "o1f1": o1f1._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i2f1": i2f1._outputJSON, "i2f0": [_ObjectValue<I2f0>?]?(_boxing: i2f0)._outputJSON, "i1f0": i1f0._outputJSON, "o1f2": o1f2._outputJSON, "o1f1": o1f1._outputJSON]))
                 }
 
                 /// A `Object0`'s data, built by its type case, as this type.
@@ -102,7 +102,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         o1f2: O1f2,
                         o1f1: [Int?]
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i2f1": i2f1._outputJSON, "i2f0": i2f0._outputJSON, "i1f0": i1f0._outputJSON, "o1f2": o1f2._outputJSON, "o1f1": o1f1._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i2f1": i2f1._outputJSON, "i2f0": [_ObjectValue<I2f0>?]?(_boxing: i2f0)._outputJSON, "i1f0": i1f0._outputJSON, "o1f2": o1f2._outputJSON, "o1f1": o1f1._outputJSON]))
                     }
 
                     public var i2f1: I2f1 { __data["i2f1"] }
@@ -131,7 +131,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                             alias_o3f0: Alias_o3f0? = nil,
                             o3f0: O3f0? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f1": o3f1._outputJSON, "alias_o3f0": alias_o3f0._outputJSON, "o3f0": o3f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f1": o3f1._outputJSON, "alias_o3f0": _ObjectValue<Alias_o3f0>?(_boxing: alias_o3f0)._outputJSON, "o3f0": _ObjectValue<O3f0>?(_boxing: o3f0)._outputJSON]))
                         }
 
                         public var o3f1: String? { __data["o3f1"] }
@@ -229,7 +229,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_o3f0: Alias_o3f0? = nil,
                     o3f0: O3f0? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f1": o3f1._outputJSON, "alias_o3f0": alias_o3f0._outputJSON, "o3f0": o3f0._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "o3f1": o3f1._outputJSON, "alias_o3f0": _ObjectValue<Alias_o3f0>?(_boxing: alias_o3f0)._outputJSON, "o3f0": _ObjectValue<O3f0>?(_boxing: o3f0)._outputJSON]))
                 }
 
                 public var o3f1: String? { __data["o3f1"] }

@@ -25,7 +25,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
         public init(
             root0: [Root0]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -40,7 +40,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             public init(
                 o2f1: [O2f1]? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "o2f1": o2f1._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "o2f1": [_ObjectValue<O2f1>]?(_boxing: o2f1)._outputJSON]))
             }
 
             public var o2f1: [O2f1]? { __data["o2f1"] }

@@ -27,7 +27,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public init(
             root0: [Root0]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -59,7 +59,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                 public init(
                     o1f2: O1f2? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "o1f2": o1f2._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "o1f2": _ObjectValue<O1f2>?(_boxing: o1f2)._outputJSON]))
                 }
 
                 public var o1f2: O1f2? { __data["o1f2"] }

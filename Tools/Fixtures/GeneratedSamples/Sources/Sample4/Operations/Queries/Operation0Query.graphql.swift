@@ -26,7 +26,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
             root0: [Root0],
             root1: [Root1]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON, "root1": [_ObjectValue<Root1>](_boxing: root1)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -56,7 +56,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                 i1f2: I1f2? = nil,
                 i1f1: String
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f2": i1f2._outputJSON, "i1f1": i1f1._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i1f1": i1f1._outputJSON]))
             }
 
             public var i1f2: I1f2? { __data["i1f2"] }

@@ -50,7 +50,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 i3f1: [I3f1]? = nil,
                 i0f0: [String]? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "i3f0": i3f0._outputJSON, "i3f1": i3f1._outputJSON, "i0f0": i0f0._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "i3f0": i3f0._outputJSON, "i3f1": [_ObjectValue<I3f1>]?(_boxing: i3f1)._outputJSON, "i0f0": i0f0._outputJSON]))
             }
 
             public var i1f0: I1f0 { __data["i1f0"] }
@@ -204,7 +204,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         alias_i0f0: [String]? = nil,
                         i1f2: I1f2? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON]))
                     }
 
                     /// A `Object6`'s data, built by its type case, as this type.
@@ -238,7 +238,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             alias_i0f0: [String]? = nil,
                             i1f2: I1f2? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON]))
                         }
 
                         public var i2f0: String? { __data["i2f0"] }
@@ -270,7 +270,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i1f2: I1f2? = nil,
                             name: String? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "rank": rank._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "name": name._outputJSON]))
                         }
 
                         public var i1f0: I1f0 { __data["i1f0"] }
@@ -318,11 +318,11 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     alias_id: String? = nil,
                     o5f1: [[O5f1?]?]? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_id": alias_id._outputJSON, "o5f1": o5f1._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_id": alias_id._outputJSON, "o5f1": [[_ObjectValue<O5f1>?]?]?(_boxing: o5f1)._outputJSON]))
                 }
 
                 public var alias_id: String? { __data["alias_id"] }
-                public var o5f1: [[O5f1?]?]? { __data["o5f1"] }
+                public var o5f1: [[O5f1?]?]? { __data["o5f1", as: [[_ObjectValue<O5f1>?]?]?.self] }
 
                 public struct O5f1: SelectionSet {
                     @_spi(Generated) public let __data: DataDict
@@ -386,7 +386,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     i1f0: I1f0? = nil,
                     i1f2: I1f2? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i1f2": i1f2._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": _ObjectValue<I1f0>?(_boxing: i1f0)._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON]))
                 }
 
                 /// A `Object5`'s data, built by its type case, as this type.
@@ -423,7 +423,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         name: String? = nil,
                         i1f0: I1f0? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": [[_ObjectValue<O5f1>?]?]?(_boxing: o5f1)._outputJSON, "alias_name": alias_name._outputJSON, "name": name._outputJSON, "i1f0": _ObjectValue<I1f0>?(_boxing: i1f0)._outputJSON]))
                     }
 
                     /// A `Union1`'s data, built by its type case, as this type.
@@ -436,7 +436,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var i2f0: String? { __data["i2f0"] }
                     public var i1f1: String? { __data["i1f1"] }
                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
-                    public var o5f1: [[O5f1?]?]? { __data["o5f1"] }
+                    public var o5f1: [[O5f1?]?]? { __data["o5f1", as: [[_ObjectValue<O5f1>?]?]?.self] }
                     public var alias_name: String? { __data["alias_name"] }
                     public var name: String? { __data["name"] }
                     public var i1f0: I1f0? { __data["i1f0"] }
@@ -469,7 +469,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i1f0: I1f0,
                             name: String? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON, "name": name._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": [[_ObjectValue<O5f1>?]?]?(_boxing: o5f1)._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON, "name": name._outputJSON]))
                         }
 
                         /// A `Object6`'s data, built by its type case, as this type.
@@ -479,7 +479,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var i2f0: String? { __data["i2f0"] }
                         public var i1f1: String? { __data["i1f1"] }
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
-                        public var o5f1: [[O5f1?]?]? { __data["o5f1"] }
+                        public var o5f1: [[O5f1?]?]? { __data["o5f1", as: [[_ObjectValue<O5f1>?]?]?.self] }
                         public var alias_name: String? { __data["alias_name"] }
                         public var i1f0: I1f0 { __data["i1f0"] }
                         public var name: String? { __data["name"] }
@@ -511,7 +511,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 i1f0: I1f0,
                                 name: String? = nil
                             ) {
-                                self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON, "name": name._outputJSON]))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "o5f1": [[_ObjectValue<O5f1>?]?]?(_boxing: o5f1)._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON, "name": name._outputJSON]))
                             }
 
                             public var i1f2: I1f2 { __data["i1f2"] }
@@ -519,7 +519,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public var i1f1: String? { __data["i1f1"] }
                             public var alias_i1f1: String { __data["alias_i1f1"] }
                             public var alias_i0f0: [String]? { __data["alias_i0f0"] }
-                            public var o5f1: [[O5f1?]?]? { __data["o5f1"] }
+                            public var o5f1: [[O5f1?]?]? { __data["o5f1", as: [[_ObjectValue<O5f1>?]?]?.self] }
                             public var alias_name: String? { __data["alias_name"] }
                             public var i1f0: I1f0 { __data["i1f0"] }
                             public var name: String? { __data["name"] }
@@ -570,7 +570,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i1f2: I1f2? = nil,
                                     i1f0: I1f0
                                 ) {
-                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i1f0": i1f0._outputJSON]))
                                 }
 
                                 /// A `Union1`'s data, built by its type case, as this type.
@@ -605,7 +605,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i1f2: I1f2? = nil,
                                         i1f0: I1f0
                                     ) {
-                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i1f0": i1f0._outputJSON]))
                                     }
 
                                     /// A `Object6`'s data, built by its type case, as this type.
@@ -637,7 +637,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             i1f2: I1f2? = nil,
                                             i1f0: I1f0
                                         ) {
-                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON]))
+                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i1f0": i1f0._outputJSON]))
                                         }
 
                                         public var i2f0: String? { __data["i2f0"] }
@@ -672,7 +672,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         name: String? = nil,
                                         i1f0: I1f0
                                     ) {
-                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON]))
                                     }
 
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -709,7 +709,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f0: String? = nil,
                                     i1f1: String? = nil
                                 ) {
-                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
                                 }
 
                                 /// A `Union1`'s data, built by its type case, as this type.
@@ -753,7 +753,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i2f0: String? = nil,
                                         i1f1: String? = nil
                                     ) {
-                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
                                     }
 
                                     /// A `Object6`'s data, built by its type case, as this type.
@@ -793,7 +793,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             id: String? = nil,
                                             i1f1: String? = nil
                                         ) {
-                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
+                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i2f0": i2f0._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
                                         }
 
                                         public var i2f0: String? { __data["i2f0"] }
@@ -832,7 +832,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i2f0: String? = nil,
                                         i1f1: String? = nil
                                     ) {
-                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": i1f2._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i0f0": alias_i0f0._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "name": name._outputJSON, "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON]))
                                     }
 
                                     public var alias_i0f0: [String]? { __data["alias_i0f0"] }
@@ -1040,7 +1040,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f1: Int,
                                     i1f0: I1f0? = nil
                                 ) {
-                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON]))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": _ObjectValue<I1f0>?(_boxing: i1f0)._outputJSON]))
                                 }
 
                                 public var i2f1: Int { __data["i2f1"] }
@@ -1097,7 +1097,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             alias_name: String? = nil,
                             i1f0: I1f0? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON, "o5f1": o5f1._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": i1f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON, "o5f1": [[_ObjectValue<O5f1>?]?]?(_boxing: o5f1)._outputJSON, "alias_name": alias_name._outputJSON, "i1f0": _ObjectValue<I1f0>?(_boxing: i1f0)._outputJSON]))
                         }
 
                         public var i1f2: I1f2? { __data["i1f2"] }
@@ -1105,7 +1105,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var i1f1: String? { __data["i1f1"] }
                         public var alias_i0f0: [String]? { __data["alias_i0f0"] }
                         public var name: String? { __data["name"] }
-                        public var o5f1: [[O5f1?]?]? { __data["o5f1"] }
+                        public var o5f1: [[O5f1?]?]? { __data["o5f1", as: [[_ObjectValue<O5f1>?]?]?.self] }
                         public var alias_name: String? { __data["alias_name"] }
                         public var i1f0: I1f0? { __data["i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -1660,7 +1660,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i3f0: String? = nil,
                             alias_i1f0: Alias_i1f0? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i0f0": i0f0._outputJSON, "o7f0": o7f0._outputJSON, "i3f0": i3f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object7", "i0f0": i0f0._outputJSON, "o7f0": _ObjectValue<O7f0>?(_boxing: o7f0)._outputJSON, "i3f0": i3f0._outputJSON, "alias_i1f0": _ObjectValue<Alias_i1f0>?(_boxing: alias_i1f0)._outputJSON]))
                         }
 
                         public var i0f0: [String]? { __data["i0f0"] }
@@ -1695,7 +1695,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         i1f1: String? = nil,
                         i1f2: I1f2? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f2": i1f2._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON]))
                     }
 
                     /// A `Interface2`'s data, built by its type case, as this type.
@@ -1848,7 +1848,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i1f1: String? = nil,
                                     alias_i0f0: [String]? = nil
                                 ) {
-                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                 }
 
                                 /// A `Union1`'s data, built by its type case, as this type.
@@ -1892,7 +1892,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i1f1: String? = nil,
                                         alias_i0f0: [String]? = nil
                                     ) {
-                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                     }
 
                                     /// A `Object6`'s data, built by its type case, as this type.
@@ -1932,7 +1932,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             alias_i1f1: String? = nil,
                                             alias_i0f0: [String]? = nil
                                         ) {
-                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                         }
 
                                         public var i1f0: I1f0 { __data["i1f0"] }
@@ -1975,7 +1975,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         alias_i0f0: [String]? = nil,
                                         name: String? = nil
                                     ) {
-                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                                     }
 
                                     public var i1f0: I1f0 { __data["i1f0"] }
@@ -2013,7 +2013,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f1: Int,
                                     i1f0: I1f0? = nil
                                 ) {
-                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON]))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": _ObjectValue<I1f0>?(_boxing: i1f0)._outputJSON]))
                                 }
 
                                 public var i2f1: Int { __data["i2f1"] }
@@ -2069,7 +2069,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         i1f2: I1f2? = nil,
                         alias_i0f0: [String]? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i1f2": i1f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": _ObjectValue<I1f0>?(_boxing: i1f0)._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                     }
 
                     /// A `Union1`'s data, built by its type case, as this type.
@@ -2216,7 +2216,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i1f1: String? = nil,
                                     alias_i0f0: [String]? = nil
                                 ) {
-                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                 }
 
                                 /// A `Union1`'s data, built by its type case, as this type.
@@ -2260,7 +2260,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         i1f1: String? = nil,
                                         alias_i0f0: [String]? = nil
                                     ) {
-                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                     }
 
                                     /// A `Object6`'s data, built by its type case, as this type.
@@ -2300,7 +2300,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                             alias_i1f1: String? = nil,
                                             alias_i0f0: [String]? = nil
                                         ) {
-                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+                                            self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f1": alias_i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                                         }
 
                                         public var i1f0: I1f0 { __data["i1f0"] }
@@ -2343,7 +2343,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                         alias_i0f0: [String]? = nil,
                                         name: String? = nil
                                     ) {
-                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": i1f2._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
+                                        self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "i1f0": i1f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "i2f0": i2f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "name": name._outputJSON]))
                                     }
 
                                     public var i1f0: I1f0 { __data["i1f0"] }
@@ -2381,7 +2381,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     i2f1: Int,
                                     i1f0: I1f0? = nil
                                 ) {
-                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": i1f0._outputJSON]))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i2f1": i2f1._outputJSON, "i1f0": _ObjectValue<I1f0>?(_boxing: i1f0)._outputJSON]))
                                 }
 
                                 public var i2f1: Int { __data["i2f1"] }
@@ -2418,7 +2418,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i1f2: I1f2? = nil,
                             alias_i0f0: [String]? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "i1f2": i1f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "name": name._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": _ObjectValue<I1f0>?(_boxing: i1f0)._outputJSON, "i1f2": _ObjectValue<I1f2>?(_boxing: i1f2)._outputJSON, "alias_i0f0": alias_i0f0._outputJSON]))
                         }
 
                         public var name: String? { __data["name"] }

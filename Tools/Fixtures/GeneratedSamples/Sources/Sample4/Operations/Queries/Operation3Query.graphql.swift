@@ -19,7 +19,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public init(
             root0: [Root0]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }

@@ -34,13 +34,13 @@ nonisolated public struct Fragment2: Fragment {
             i1f1: [[I1f1?]?]? = nil,
             i1f0: String
         ) {
-            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON]))
         }
 
         /// A `Union0`'s data, built by its type case, as this type.
         public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
-        public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+        public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
         public var i1f0: String { __data["i1f0"] }
         public var asUnion0: AsUnion0? { _asInlineFragment() }
 
@@ -56,10 +56,10 @@ nonisolated public struct Fragment2: Fragment {
                 i1f1: [[I1f1?]?]? = nil,
                 i1f0: String
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON]))
             }
 
-            public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+            public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
             public var i1f0: String { __data["i1f0"] }
         }
 
@@ -73,10 +73,10 @@ nonisolated public struct Fragment2: Fragment {
             public init(
                 alias_i1f1: [[Alias_i1f1?]?]? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": [[_ObjectValue<Alias_i1f1>?]?]?(_boxing: alias_i1f1)._outputJSON]))
             }
 
-            public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
+            public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1", as: [[_ObjectValue<Alias_i1f1>?]?]?.self] }
 
             public struct Alias_i1f1: SelectionSet {
                 @_spi(Generated) public let __data: DataDict

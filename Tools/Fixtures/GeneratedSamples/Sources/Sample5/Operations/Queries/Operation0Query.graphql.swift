@@ -29,7 +29,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public init(
             root0: [Root0]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -91,10 +91,10 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         alias_i1f0: String? = nil,
                         i1f0: String? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON, "rank": rank._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": [[_ObjectValue<Alias_i1f1>?]?]?(_boxing: alias_i1f1)._outputJSON, "rank": rank._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]))
                     }
 
-                    public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
+                    public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1", as: [[_ObjectValue<Alias_i1f1>?]?]?.self] }
                     public var rank: Int? { __data["rank"] }
                     public var alias_i1f0: String? { __data["alias_i1f0"] }
                     public var i1f0: String? { __data["i1f0"] }

@@ -30,7 +30,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
             root0: [Root0],
             root1: [Root1]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON, "root1": [_ObjectValue<Root1>](_boxing: root1)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -116,13 +116,13 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_i1f0: String? = nil,
                     alias_i0f2: GraphQLEnum<Sample5API.Enum1>
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]))
                 }
 
                 /// A `Union0`'s data, built by its type case, as this type.
                 public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
-                public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                 public var i1f0: String { __data["i1f0"] }
                 public var id: String { __data["id"] }
                 public var i0f0: I0f0 { __data["i0f0"] }
@@ -160,10 +160,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                         alias_i1f0: String? = nil,
                         alias_i0f2: GraphQLEnum<Sample5API.Enum1>
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON, "id": id._outputJSON, "i0f0": i0f0._outputJSON, "i2f1": i2f1._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "alias_i0f2": alias_i0f2._outputJSON]))
                     }
 
-                    public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                    public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                     public var i1f0: String { __data["i1f0"] }
                     public var id: String { __data["id"] }
                     public var i0f0: I0f0 { __data["i0f0"] }
@@ -192,10 +192,10 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     public init(
                         alias_i1f1: [[Alias_i1f1?]?]? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": [[_ObjectValue<Alias_i1f1>?]?]?(_boxing: alias_i1f1)._outputJSON]))
                     }
 
-                    public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
+                    public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1", as: [[_ObjectValue<Alias_i1f1>?]?]?.self] }
 
                     public struct Alias_i1f1: SelectionSet {
                         @_spi(Generated) public let __data: DataDict
@@ -296,12 +296,12 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     i1f0: String,
                     i1f1: [[I1f1?]?]? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON, "i1f1": i1f1._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object0", "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON, "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON]))
                 }
 
                 public var alias_i1f0: String { __data["alias_i1f0"] }
                 public var i1f0: String { __data["i1f0"] }
-                public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                 public var fragments: Fragments { Fragments(_dataDict: __data) }
 
                 public struct Fragments: Sendable {

@@ -30,7 +30,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             root0: Root0? = nil,
             root1: [Root1]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": _ObjectValue<Root0>?(_boxing: root0)._outputJSON, "root1": [_ObjectValue<Root1>](_boxing: root1)._outputJSON]))
         }
 
         public var root0: Root0? { __data["root0"] }
@@ -71,7 +71,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     i4f0: Int? = nil,
                     id: String
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i0f1": i0f1._outputJSON, "alias_o1f2": alias_o1f2._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "i0f1": i0f1._outputJSON, "alias_o1f2": [_ObjectValue<Alias_o1f2>?](_boxing: alias_o1f2)._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON]))
                 }
 
                 /// A `Interface3`'s data, built by its type case, as this type.
@@ -110,7 +110,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         i1f1: [[I1f1?]?]? = nil,
                         i1f0: String
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f1": i0f1._outputJSON, "alias_o1f2": alias_o1f2._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f1": i0f1._outputJSON, "alias_o1f2": [_ObjectValue<Alias_o1f2>?](_boxing: alias_o1f2)._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON]))
                     }
 
                     /// A `Union0`'s data, built by its type case, as this type.
@@ -122,7 +122,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     public var i0f0: I0f0 { __data["i0f0"] }
                     public var i4f0: Int? { __data["i4f0"] }
                     public var id: String { __data["id"] }
-                    public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                    public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                     public var i1f0: String { __data["i1f0"] }
                     public var asUnion0: AsUnion0? { _asInlineFragment() }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -151,7 +151,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i1f1: [[I1f1?]?]? = nil,
                             i1f0: String
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f1": i0f1._outputJSON, "alias_o1f2": alias_o1f2._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i0f1": i0f1._outputJSON, "alias_o1f2": [_ObjectValue<Alias_o1f2>?](_boxing: alias_o1f2)._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "i0f0": i0f0._outputJSON, "i4f0": i4f0._outputJSON, "id": id._outputJSON, "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON]))
                         }
 
                         public var i0f1: I0f1 { __data["i0f1"] }
@@ -160,7 +160,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public var i0f0: I0f0 { __data["i0f0"] }
                         public var i4f0: Int? { __data["i4f0"] }
                         public var id: String { __data["id"] }
-                        public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                        public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                         public var i1f0: String { __data["i1f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
 
@@ -181,10 +181,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public init(
                             alias_i1f1: [[Alias_i1f1?]?]? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": [[_ObjectValue<Alias_i1f1>?]?]?(_boxing: alias_i1f1)._outputJSON]))
                         }
 
-                        public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
+                        public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1", as: [[_ObjectValue<Alias_i1f1>?]?]?.self] }
 
                         public struct Alias_i1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
@@ -242,13 +242,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             o6f0: Int,
                             i4f0: Int? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON, "i4f0": i4f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON, "i4f0": i4f0._outputJSON]))
                         }
 
                         /// A `Union0`'s data, built by its type case, as this type.
                         public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
-                        public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                        public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                         public var i1f0: String { __data["i1f0"] }
                         public var o6f0: Int { __data["o6f0"] }
                         public var i4f0: Int? { __data["i4f0"] }
@@ -275,10 +275,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 o6f0: Int,
                                 i4f0: Int? = nil
                             ) {
-                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON, "i4f0": i4f0._outputJSON]))
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON, "i4f0": i4f0._outputJSON]))
                             }
 
-                            public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                            public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                             public var i1f0: String { __data["i1f0"] }
                             public var o6f0: Int { __data["o6f0"] }
                             public var i4f0: Int? { __data["i4f0"] }
@@ -301,10 +301,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             public init(
                                 alias_i1f1: [[Alias_i1f1?]?]? = nil
                             ) {
-                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": [[_ObjectValue<Alias_i1f1>?]?]?(_boxing: alias_i1f1)._outputJSON]))
                             }
 
-                            public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
+                            public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1", as: [[_ObjectValue<Alias_i1f1>?]?]?.self] }
 
                             public struct Alias_i1f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
@@ -454,13 +454,13 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         i1f0: String,
                         o6f0: Int
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]))
                     }
 
                     /// A `Union0`'s data, built by its type case, as this type.
                     public init(_ value: AsUnion0) { self.init(_dataDict: value.__data) }
 
-                    public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                    public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                     public var i1f0: String { __data["i1f0"] }
                     public var o6f0: Int { __data["o6f0"] }
                     public var asUnion0: AsUnion0? { _asInlineFragment() }
@@ -485,10 +485,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             i1f0: String,
                             o6f0: Int
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON, "o6f0": o6f0._outputJSON]))
                         }
 
-                        public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                        public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                         public var i1f0: String { __data["i1f0"] }
                         public var o6f0: Int { __data["o6f0"] }
                         public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -510,10 +510,10 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         public init(
                             alias_i1f1: [[Alias_i1f1?]?]? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": [[_ObjectValue<Alias_i1f1>?]?]?(_boxing: alias_i1f1)._outputJSON]))
                         }
 
-                        public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
+                        public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1", as: [[_ObjectValue<Alias_i1f1>?]?]?.self] }
 
                         public struct Alias_i1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
@@ -545,7 +545,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                 id: String? = nil,
                 alias_o2f1: Int? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "name": name._outputJSON, "i0f2": i0f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "id": id._outputJSON, "alias_o2f1": alias_o2f1._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object2", "name": name._outputJSON, "i0f2": i0f2._outputJSON, "alias_i0f0": _ObjectValue<Alias_i0f0>?(_boxing: alias_i0f0)._outputJSON, "id": id._outputJSON, "alias_o2f1": alias_o2f1._outputJSON]))
             }
 
             public var name: String? { __data["name"] }

@@ -27,7 +27,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
         public init(
             root0: Root0? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": _ObjectValue<Root0>?(_boxing: root0)._outputJSON]))
         }
 
         public var root0: Root0? { __data["root0"] }
@@ -136,11 +136,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             name: String? = nil,
                             alias_i1f0: String
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_o5f0": alias_o5f0._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "i3f0": i3f0._outputJSON, "name": name._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_o5f0": alias_o5f0._outputJSON, "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "i3f0": _ObjectValue<I3f0>?(_boxing: i3f0)._outputJSON, "name": name._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
                         }
 
                         public var alias_o5f0: GraphQLEnum<Sample5API.Enum0>? { __data["alias_o5f0"] }
-                        public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                        public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                         public var i1f0: String { __data["i1f0"] }
                         public var alias_i4f0: Int? { __data["alias_i4f0"] }
                         public var i4f0: Int? { __data["i4f0"] }
@@ -166,10 +166,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             public init(
                                 alias_i1f1: [[Alias_i1f1?]?]? = nil
                             ) {
-                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": [[_ObjectValue<Alias_i1f1>?]?]?(_boxing: alias_i1f1)._outputJSON]))
                             }
 
-                            public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
+                            public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1", as: [[_ObjectValue<Alias_i1f1>?]?]?.self] }
 
                             public struct Alias_i1f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
@@ -213,10 +213,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             name: String? = nil,
                             alias_i1f0: String
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "name": name._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "name": name._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
                         }
 
-                        public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                        public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                         public var i1f0: String { __data["i1f0"] }
                         public var alias_i4f0: Int? { __data["alias_i4f0"] }
                         public var i4f0: Int? { __data["i4f0"] }
@@ -241,10 +241,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                             public init(
                                 alias_i1f1: [[Alias_i1f1?]?]? = nil
                             ) {
-                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                                self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": [[_ObjectValue<Alias_i1f1>?]?]?(_boxing: alias_i1f1)._outputJSON]))
                             }
 
-                            public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
+                            public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1", as: [[_ObjectValue<Alias_i1f1>?]?]?.self] }
 
                             public struct Alias_i1f1: SelectionSet {
                                 @_spi(Generated) public let __data: DataDict
@@ -278,11 +278,11 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         name: String? = nil,
                         alias_i1f0: String
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_o5f0": alias_o5f0._outputJSON, "i1f1": i1f1._outputJSON, "i1f0": i1f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "i3f0": i3f0._outputJSON, "name": name._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "alias_o5f0": alias_o5f0._outputJSON, "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "i1f0": i1f0._outputJSON, "alias_i4f0": alias_i4f0._outputJSON, "i4f0": i4f0._outputJSON, "i3f0": _ObjectValue<I3f0>?(_boxing: i3f0)._outputJSON, "name": name._outputJSON, "alias_i1f0": alias_i1f0._outputJSON]))
                     }
 
                     public var alias_o5f0: GraphQLEnum<Sample5API.Enum0>? { __data["alias_o5f0"] }
-                    public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                    public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                     public var i1f0: String { __data["i1f0"] }
                     public var alias_i4f0: Int? { __data["alias_i4f0"] }
                     public var i4f0: Int? { __data["i4f0"] }
@@ -308,10 +308,10 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         public init(
                             alias_i1f1: [[Alias_i1f1?]?]? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": alias_i1f1._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": "Object3", "alias_i1f1": [[_ObjectValue<Alias_i1f1>?]?]?(_boxing: alias_i1f1)._outputJSON]))
                         }
 
-                        public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1"] }
+                        public var alias_i1f1: [[Alias_i1f1?]?]? { __data["alias_i1f1", as: [[_ObjectValue<Alias_i1f1>?]?]?.self] }
 
                         public struct Alias_i1f1: SelectionSet {
                             @_spi(Generated) public let __data: DataDict
@@ -354,12 +354,12 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         alias_i1f0: String,
                         i1f0: String
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i4f0": i4f0._outputJSON, "i1f1": i1f1._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "i4f0": i4f0._outputJSON, "i1f1": [[_ObjectValue<I1f1>?]?]?(_boxing: i1f1)._outputJSON, "alias_i1f0": alias_i1f0._outputJSON, "i1f0": i1f0._outputJSON]))
                     }
 
                     public var name: String? { __data["name"] }
                     public var i4f0: Int? { __data["i4f0"] }
-                    public var i1f1: [[I1f1?]?]? { __data["i1f1"] }
+                    public var i1f1: [[I1f1?]?]? { __data["i1f1", as: [[_ObjectValue<I1f1>?]?]?.self] }
                     public var alias_i1f0: String { __data["alias_i1f0"] }
                     public var i1f0: String { __data["i1f0"] }
                     public var fragments: Fragments { Fragments(_dataDict: __data) }
@@ -395,7 +395,7 @@ nonisolated public struct Operation3Query: GraphQLQuery {
                         i4f0: Int? = nil,
                         i0f1: I0f1? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "name": name._outputJSON, "i4f0": i4f0._outputJSON, "i0f1": i0f1._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object1", "name": name._outputJSON, "i4f0": i4f0._outputJSON, "i0f1": _ObjectValue<I0f1>?(_boxing: i0f1)._outputJSON]))
                     }
 
                     public var name: String? { __data["name"] }

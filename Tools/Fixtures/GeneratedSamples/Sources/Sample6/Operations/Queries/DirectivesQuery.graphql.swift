@@ -28,10 +28,10 @@ nonisolated public struct DirectivesQuery: GraphQLQuery {
             found: Result<[Found]?, GraphQLError>,
             byId: ById? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["__typename": "Query", "found": found._outputJSON, "byId": byId._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["__typename": "Query", "found": Result<[_ObjectValue<Found>]?, GraphQLError>(_boxing: found)._outputJSON, "byId": _ObjectValue<ById>?(_boxing: byId)._outputJSON]))
         }
 
-        public var found: Result<[Found]?, GraphQLError> { __data["found"] }
+        public var found: Result<[Found]?, GraphQLError> { __data["found", as: Result<[_ObjectValue<Found>]?, GraphQLError>.self] }
         public var byId: ById? { __data["byId"] }
 
         public struct Found: SelectionSet {

@@ -27,7 +27,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
         public init(
             root0: [Root0]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -77,7 +77,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                     i2f1: I2f1? = nil,
                     name: String? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i2f0": i2f0._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "alias_name": alias_name._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "i0f0": i0f0._outputJSON, "id": id._outputJSON, "alias_id": alias_id._outputJSON, "i1f0": i1f0._outputJSON, "i2f1": i2f1._outputJSON, "name": name._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i2f0": i2f0._outputJSON, "alias_i0f0": _ObjectValue<Alias_i0f0>?(_boxing: alias_i0f0)._outputJSON, "alias_name": alias_name._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "i0f0": _ObjectValue<I0f0>?(_boxing: i0f0)._outputJSON, "id": id._outputJSON, "alias_id": alias_id._outputJSON, "i1f0": [_ObjectValue<I1f0>?]?(_boxing: i1f0)._outputJSON, "i2f1": _ObjectValue<I2f1>?(_boxing: i2f1)._outputJSON, "name": name._outputJSON]))
                 }
 
                 public var i2f0: String { __data["i2f0"] }
@@ -133,7 +133,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         __typename: String,
                         i1f1: I1f1? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": i1f1._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "i1f1": _ObjectValue<I1f1>?(_boxing: i1f1)._outputJSON]))
                     }
 
                     public var i1f1: I1f1? { __data["i1f1"] }
@@ -303,7 +303,7 @@ nonisolated public struct Operation0Query: GraphQLQuery {
                         id: String? = nil,
                         name: String? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i0f0": i0f0._outputJSON, "alias_i2f1": alias_i2f1._outputJSON, "id": id._outputJSON, "name": name._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object6", "i0f0": _ObjectValue<I0f0>?(_boxing: i0f0)._outputJSON, "alias_i2f1": _ObjectValue<Alias_i2f1>?(_boxing: alias_i2f1)._outputJSON, "id": id._outputJSON, "name": name._outputJSON]))
                     }
 
                     public var i0f0: I0f0? { __data["i0f0"] }

@@ -25,7 +25,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
         public init(
             root0: [Root0]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -44,7 +44,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                 alias_i0f0: Alias_i0f0? = nil,
                 i2f0: String
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "id": id._outputJSON, "i3f1": i3f1._outputJSON, "name": name._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i2f0": i2f0._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": "Object4", "id": id._outputJSON, "i3f1": i3f1._outputJSON, "name": name._outputJSON, "alias_i0f0": _ObjectValue<Alias_i0f0>?(_boxing: alias_i0f0)._outputJSON, "i2f0": i2f0._outputJSON]))
             }
 
             /// A `Union0`'s data, built by its type case, as this type.
@@ -83,7 +83,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_i0f0: Alias_i0f0? = nil,
                     i2f0: String
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "i3f1": i3f1._outputJSON, "name": name._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i2f0": i2f0._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "id": id._outputJSON, "i3f1": i3f1._outputJSON, "name": name._outputJSON, "alias_i0f0": _ObjectValue<Alias_i0f0>?(_boxing: alias_i0f0)._outputJSON, "i2f0": i2f0._outputJSON]))
                 }
 
                 public var id: String? { __data["id"] }
@@ -115,7 +115,7 @@ nonisolated public struct Operation1Query: GraphQLQuery {
                     alias_i0f0: Alias_i0f0? = nil,
                     i2f0: String
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "id": id._outputJSON, "i3f1": i3f1._outputJSON, "name": name._outputJSON, "i2f2": i2f2._outputJSON, "alias_i0f0": alias_i0f0._outputJSON, "i2f0": i2f0._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "id": id._outputJSON, "i3f1": i3f1._outputJSON, "name": name._outputJSON, "i2f2": [_ObjectValue<I2f2>?]?(_boxing: i2f2)._outputJSON, "alias_i0f0": _ObjectValue<Alias_i0f0>?(_boxing: alias_i0f0)._outputJSON, "i2f0": i2f0._outputJSON]))
                 }
 
                 public var id: String? { __data["id"] }

@@ -30,7 +30,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
             root0: [Root0],
             root1: [Root1]
         ) {
-            self.init(_dataDict: DataDict(_data: ["root0": root0._outputJSON, "root1": root1._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["root0": [_ObjectValue<Root0>](_boxing: root0)._outputJSON, "root1": [_ObjectValue<Root1>](_boxing: root1)._outputJSON]))
         }
 
         public var root0: [Root0] { __data["root0"] }
@@ -131,7 +131,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                     id: String,
                     rank: Int? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "id": id._outputJSON, "rank": rank._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": [_ObjectValue<I1f0>?](_boxing: i1f0)._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": [_ObjectValue<I2f2>?]?(_boxing: i2f2)._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "id": id._outputJSON, "rank": rank._outputJSON]))
                 }
 
                 public var i1f0: [I1f0?] { __data["i1f0"] }
@@ -162,7 +162,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         id: String,
                         i1f1: I1f1? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": _ObjectValue<I1f1>?(_boxing: i1f1)._outputJSON]))
                     }
 
                     /// A `Interface2`'s data, built by its type case, as this type.
@@ -193,7 +193,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             id: String,
                             i1f1: I1f1? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": _ObjectValue<I1f1>?(_boxing: i1f1)._outputJSON]))
                         }
 
                         /// A `Union0`'s data, built by its type case, as this type.
@@ -224,7 +224,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 id: String,
                                 i1f1: I1f1? = nil
                             ) {
-                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": _ObjectValue<I1f1>?(_boxing: i1f1)._outputJSON]))
                             }
 
                             public var name: String? { __data["name"] }
@@ -444,7 +444,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                         id: String,
                         rank: Int? = nil
                     ) {
-                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": i1f0._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": i2f2._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "id": id._outputJSON, "rank": rank._outputJSON]))
+                        self.init(_dataDict: DataDict(_data: ["__typename": "Object5", "i1f0": [_ObjectValue<I1f0>?](_boxing: i1f0)._outputJSON, "name": name._outputJSON, "i3f0": i3f0._outputJSON, "i2f2": [_ObjectValue<I2f2>?]?(_boxing: i2f2)._outputJSON, "alias_i3f2": alias_i3f2._outputJSON, "id": id._outputJSON, "rank": rank._outputJSON]))
                     }
 
                     public var i1f0: [I1f0?] { __data["i1f0"] }
@@ -475,7 +475,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                             id: String,
                             i1f1: I1f1? = nil
                         ) {
-                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
+                            self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": _ObjectValue<I1f1>?(_boxing: i1f1)._outputJSON]))
                         }
 
                         /// A `Interface2`'s data, built by its type case, as this type.
@@ -506,7 +506,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                 id: String,
                                 i1f1: I1f1? = nil
                             ) {
-                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
+                                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": _ObjectValue<I1f1>?(_boxing: i1f1)._outputJSON]))
                             }
 
                             /// A `Union0`'s data, built by its type case, as this type.
@@ -537,7 +537,7 @@ nonisolated public struct Operation2Query: GraphQLQuery {
                                     id: String,
                                     i1f1: I1f1? = nil
                                 ) {
-                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": i1f1._outputJSON]))
+                                    self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "id": id._outputJSON, "i1f1": _ObjectValue<I1f1>?(_boxing: i1f1)._outputJSON]))
                                 }
 
                                 public var name: String? { __data["name"] }

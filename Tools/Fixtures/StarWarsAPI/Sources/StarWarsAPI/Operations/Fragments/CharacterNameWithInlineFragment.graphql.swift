@@ -37,7 +37,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
         public init(
             friends: [Friend?]? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["__typename": "Human", "friends": friends._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["__typename": "Human", "friends": [_ObjectValue<Friend>?]?(_boxing: friends)._outputJSON]))
         }
 
         /// This human's friends, or an empty list if they have none
@@ -75,7 +75,7 @@ nonisolated public struct CharacterNameWithInlineFragment: Fragment {
             name: String,
             friends: [Friend?]? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "friends": friends._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "friends": [_ObjectValue<Friend>?]?(_boxing: friends)._outputJSON]))
         }
 
         /// What others call this droid

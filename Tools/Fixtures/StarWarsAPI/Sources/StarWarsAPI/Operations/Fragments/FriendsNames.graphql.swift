@@ -15,7 +15,7 @@ nonisolated public struct FriendsNames: Fragment {
         __typename: String,
         friends: [Friend?]? = nil
     ) {
-        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "friends": friends._outputJSON]))
+        self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "friends": [_ObjectValue<Friend>?]?(_boxing: friends)._outputJSON]))
     }
 
     /// The friends of the character, or an empty list if they have none

@@ -19,7 +19,7 @@ nonisolated public struct CreateReviewWithNullFieldMutation: GraphQLMutation {
         public init(
             createReview: CreateReview? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["createReview": createReview._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["createReview": _ObjectValue<CreateReview>?(_boxing: createReview)._outputJSON]))
         }
 
         public var createReview: CreateReview? { __data["createReview"] }

@@ -25,7 +25,7 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentQuery: GraphQLQuery {
         public init(
             hero: Hero? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["hero": _ObjectValue<Hero>?(_boxing: hero)._outputJSON]))
         }
 
         public var hero: Hero? { __data["hero"] }
@@ -43,7 +43,7 @@ nonisolated public struct HeroAndFriendsNamesWithFragmentQuery: GraphQLQuery {
                 name: String,
                 friends: [Friend?]? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "friends": friends._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "name": name._outputJSON, "friends": [_ObjectValue<Friend>?]?(_boxing: friends)._outputJSON]))
             }
 
             /// The name of the character

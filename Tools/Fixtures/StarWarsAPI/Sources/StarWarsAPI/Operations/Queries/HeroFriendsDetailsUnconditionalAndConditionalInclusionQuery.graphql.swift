@@ -25,7 +25,7 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
         public init(
             hero: Hero? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["hero": _ObjectValue<Hero>?(_boxing: hero)._outputJSON]))
         }
 
         public var hero: Hero? { __data["hero"] }
@@ -42,7 +42,7 @@ nonisolated public struct HeroFriendsDetailsUnconditionalAndConditionalInclusion
                 __typename: String,
                 friends: [Friend?]? = nil
             ) {
-                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "friends": friends._outputJSON]))
+                self.init(_dataDict: DataDict(_data: ["__typename": .string(__typename), "friends": [_ObjectValue<Friend>?]?(_boxing: friends)._outputJSON]))
             }
 
             /// The friends of the character, or an empty list if they have none

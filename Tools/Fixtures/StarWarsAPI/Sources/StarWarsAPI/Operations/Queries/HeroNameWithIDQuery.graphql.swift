@@ -25,7 +25,7 @@ nonisolated public struct HeroNameWithIDQuery: GraphQLQuery {
         public init(
             hero: Hero? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["hero": _ObjectValue<Hero>?(_boxing: hero)._outputJSON]))
         }
 
         public var hero: Hero? { __data["hero"] }

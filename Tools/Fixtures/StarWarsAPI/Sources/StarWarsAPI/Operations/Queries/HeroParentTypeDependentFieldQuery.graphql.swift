@@ -25,7 +25,7 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
         public init(
             hero: Hero? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["hero": _ObjectValue<Hero>?(_boxing: hero)._outputJSON]))
         }
 
         public var hero: Hero? { __data["hero"] }
@@ -68,7 +68,7 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                     name: String,
                     friends: [Friend?]? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Human", "name": name._outputJSON, "friends": friends._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Human", "name": name._outputJSON, "friends": [_ObjectValue<Friend>?]?(_boxing: friends)._outputJSON]))
                 }
 
                 /// What this human calls themselves
@@ -133,7 +133,7 @@ nonisolated public struct HeroParentTypeDependentFieldQuery: GraphQLQuery {
                     name: String,
                     friends: [Friend?]? = nil
                 ) {
-                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "friends": friends._outputJSON]))
+                    self.init(_dataDict: DataDict(_data: ["__typename": "Droid", "name": name._outputJSON, "friends": [_ObjectValue<Friend>?]?(_boxing: friends)._outputJSON]))
                 }
 
                 /// What others call this droid

@@ -25,7 +25,7 @@ nonisolated public struct HumanQuery: GraphQLQuery {
         public init(
             human: Human? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["human": human._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["human": _ObjectValue<Human>?(_boxing: human)._outputJSON]))
         }
 
         public var human: Human? { __data["human"] }

@@ -20,7 +20,7 @@ nonisolated public struct SameHeroTwiceQuery: GraphQLQuery {
             hero: Hero? = nil,
             r2: R2? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["hero": hero._outputJSON, "r2": r2._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["hero": _ObjectValue<Hero>?(_boxing: hero)._outputJSON, "r2": _ObjectValue<R2>?(_boxing: r2)._outputJSON]))
         }
 
         public var hero: Hero? { __data["hero"] }

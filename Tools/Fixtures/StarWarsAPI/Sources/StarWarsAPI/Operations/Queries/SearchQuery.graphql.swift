@@ -25,7 +25,7 @@ nonisolated public struct SearchQuery: GraphQLQuery {
         public init(
             search: [Search?]? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["search": search._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["search": [_ObjectValue<Search>?]?(_boxing: search)._outputJSON]))
         }
 
         public var search: [Search?]? { __data["search"] }

@@ -25,7 +25,7 @@ nonisolated public struct StarshipCoordinatesQuery: GraphQLQuery {
         public init(
             starshipCoordinates: StarshipCoordinates? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["starshipCoordinates": starshipCoordinates._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["starshipCoordinates": _ObjectValue<StarshipCoordinates>?(_boxing: starshipCoordinates)._outputJSON]))
         }
 
         public var starshipCoordinates: StarshipCoordinates? { __data["starshipCoordinates"] }

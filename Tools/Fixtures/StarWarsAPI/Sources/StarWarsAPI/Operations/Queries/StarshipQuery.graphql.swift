@@ -19,7 +19,7 @@ nonisolated public struct StarshipQuery: GraphQLQuery {
         public init(
             starship: Starship? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["starship": starship._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["starship": _ObjectValue<Starship>?(_boxing: starship)._outputJSON]))
         }
 
         public var starship: Starship? { __data["starship"] }

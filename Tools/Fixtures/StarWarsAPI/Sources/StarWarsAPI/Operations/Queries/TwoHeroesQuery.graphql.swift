@@ -20,7 +20,7 @@ nonisolated public struct TwoHeroesQuery: GraphQLQuery {
             r2: R2? = nil,
             luke: Luke? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["r2": r2._outputJSON, "luke": luke._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["r2": _ObjectValue<R2>?(_boxing: r2)._outputJSON, "luke": _ObjectValue<Luke>?(_boxing: luke)._outputJSON]))
         }
 
         public var r2: R2? { __data["r2"] }

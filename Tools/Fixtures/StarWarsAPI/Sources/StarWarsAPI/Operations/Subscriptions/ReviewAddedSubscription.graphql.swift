@@ -25,7 +25,7 @@ nonisolated public struct ReviewAddedSubscription: GraphQLSubscription {
         public init(
             reviewAdded: ReviewAdded? = nil
         ) {
-            self.init(_dataDict: DataDict(_data: ["reviewAdded": reviewAdded._outputJSON]))
+            self.init(_dataDict: DataDict(_data: ["reviewAdded": _ObjectValue<ReviewAdded>?(_boxing: reviewAdded)._outputJSON]))
         }
 
         public var reviewAdded: ReviewAdded? { __data["reviewAdded"] }

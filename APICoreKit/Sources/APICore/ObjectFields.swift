@@ -1,0 +1,105 @@
+/// Fields whose value is an object: read and written through `DataDict`.
+///
+/// ``SelectionSet`` does not refine ``GraphQLOutputValue``: a conformance per generated struct is
+/// a set of functions the compiler emits for each, and a module of hundreds of structs builds
+/// faster without them. An object field is read by one of `DataDict`'s subscripts for the six
+/// shapes a schema gives nearly every object field (`T`, `T?`, `[T]`, `[T?]`, `[T]?`, `[T?]?`);
+/// any other shape (lists of lists, `@catch(to: RESULT)`) names its shape with `_ObjectValue`
+/// in place of the selection set: `__data["rows", as: [[_ObjectValue<Cell>]].self]`.
+extension DataDict {
+    /// An object field.
+    public subscript<T: SelectionSet>(_ key: String) -> T {
+        get { (read(key) as _ObjectValue<T>).value }
+        set { _data[key] = newValue._outputJSON }
+    }
+
+    /// A nullable object field (or one `@include`/`@skip` can leave out).
+    public subscript<T: SelectionSet>(_ key: String) -> T? {
+        get { (read(key) as _ObjectValue<T>?)?.value }
+        set { _data[key] = newValue?._outputJSON ?? .null }
+    }
+
+    /// A list of objects.
+    public subscript<T: SelectionSet>(_ key: String) -> [T] {
+        get { self[key, as: [_ObjectValue<T>].self] }
+        set { self[key, as: [_ObjectValue<T>].self] = newValue }
+    }
+
+    /// A list of nullable objects.
+    public subscript<T: SelectionSet>(_ key: String) -> [T?] {
+        get { self[key, as: [_ObjectValue<T>?].self] }
+        set { self[key, as: [_ObjectValue<T>?].self] = newValue }
+    }
+
+    /// A nullable list of objects.
+    public subscript<T: SelectionSet>(_ key: String) -> [T]? {
+        get { self[key, as: [_ObjectValue<T>]?.self] }
+        set { self[key, as: [_ObjectValue<T>]?.self] = newValue }
+    }
+
+    /// A nullable list of nullable objects.
+    public subscript<T: SelectionSet>(_ key: String) -> [T?]? {
+        get { self[key, as: [_ObjectValue<T>?]?.self] }
+        set { self[key, as: [_ObjectValue<T>?]?.self] = newValue }
+    }
+
+    /// An object field of any shape, named with `_ObjectValue` in place of its selection set.
+    public subscript<Shape: _ObjectShape>(_ key: String, as shape: Shape.Type) -> Shape.Unboxed {
+        get { (read(key) as Shape)._unboxed }
+        set { _data[key] = Shape(_boxing: newValue)._outputJSON }
+    }
+}
+
+/// A shape of object field — `_ObjectValue`, and optionals, lists and `Result`s of shapes — as a
+/// ``GraphQLOutputValue``, with the value that generated code reads and writes (`_ObjectValue<T>`
+/// boxes `T`, `[_ObjectValue<T>?]` boxes `[T?]`).
+public protocol _ObjectShape: GraphQLOutputValue {
+    /// The shape with selection sets in place of their boxes.
+    associatedtype Unboxed: Sendable
+    /// The value unboxed.
+    var _unboxed: Unboxed { get }
+    /// Boxes a value.
+    init(_boxing value: Unboxed)
+}
+
+/// A selection set as a ``GraphQLOutputValue``: the innermost part of an `_ObjectShape`.
+public struct _ObjectValue<T: SelectionSet>: _ObjectShape {
+    /// The selection set.
+    public let value: T
+
+    /// Boxes `value`.
+    public init(_boxing value: T) { self.value = value }
+
+    /// Reads the object (an error when the JSON is no object).
+    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) { self.value = try T(_fieldValue: value) }
+
+    /// The object's JSON.
+    public var _outputJSON: JSONValue { value._outputJSON }
+
+    /// The selection set.
+    public var _unboxed: T { value }
+}
+
+extension Optional: _ObjectShape where Wrapped: _ObjectShape {
+    /// `nil` stays `nil`.
+    public var _unboxed: Wrapped.Unboxed? { self?._unboxed }
+
+    /// Boxes the value, if any.
+    public init(_boxing value: Wrapped.Unboxed?) { self = value.map(Wrapped.init(_boxing:)) }
+}
+
+extension Array: _ObjectShape where Element: _ObjectShape {
+    /// Each element unboxed.
+    public var _unboxed: [Element.Unboxed] { map(\._unboxed) }
+
+    /// Each element boxed.
+    public init(_boxing value: [Element.Unboxed]) { self = value.map(Element.init(_boxing:)) }
+}
+
+extension Result: _ObjectShape where Success: _ObjectShape, Failure == GraphQLError {
+    /// The value unboxed, or the error.
+    public var _unboxed: Result<Success.Unboxed, GraphQLError> { map(\._unboxed) }
+
+    /// The value boxed, or the error.
+    public init(_boxing value: Result<Success.Unboxed, GraphQLError>) { self = value.map(Success.init(_boxing:)) }
+}
