@@ -1,17 +1,13 @@
 @_spi(Generated) import APICore
+import StarWarsOperations
 import Testing
 
 /// `DataDict`'s object fields: selection sets are no `GraphQLOutputValue`s, so each shape is read
 /// and written through a subscript of its own or, for any other shape, through `_ObjectValue`.
 @Suite("Object fields")
 struct ObjectFieldTests {
-    struct Pet: SelectionSet {
-        let __data: DataDict
-        init(_dataDict: DataDict) { __data = _dataDict }
-        static let __parentType = ParentType.object("Pet")
-        static let __selections: [Selection] = [.field(Field("name", .nonNull(.scalar(String.self))))]
-        var name: String { __data["name"] }
-    }
+    /// Any selection set with a `name` does: a hero's friend.
+    typealias Pet = HeroNameQuery.Data.Hero.Friend
 
     static func pet(_ name: String) -> Pet { Pet(_dataDict: DataDict(_data: ["name": .string(name)])) }
     static func json(_ name: String) -> JSONValue { .object(["name": .string(name)]) }
