@@ -44,7 +44,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.copy("schema.graphqls")]
+            // Compiled in (`PackageResources.schema_graphqls`): a copied `pantry` or `dev-server`
+            // needs no resource bundle beside it.
+            resources: [.embedInCode("schema.graphqls")]
         ),
         .executableTarget(
             name: "dev-server",

@@ -8,7 +8,9 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   cat <<USAGE
 usage: scripts/test-all.sh
 
-Checks the kits' imports and that generated code is up to date (scripts/check-generated.sh),
+Checks that no file refers to a path outside the repository and that vendored third-party
+material is unmodified (scripts/check-paths.py), the kits' imports, and that generated code is up
+to date (scripts/check-generated.sh),
 and, when schema.graphqls differs from HEAD (or the last commit changed it), that no kit breaks
 (scripts/schema-check.sh); then runs scripts/test.sh for every package:
 ${PACKAGES[*]/#./Pantry}
@@ -28,6 +30,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 failed_packages=()
 
+"$ROOT/scripts/check-paths.py" || failed_packages+=("paths outside the repository")
 "$ROOT/scripts/check-imports.sh" || failed_packages+=("imports")
 "$ROOT/scripts/check-generated.sh" || failed_packages+=("generated code")
 # The schema change check, when schema.graphqls changed (in the working tree, or in the last commit).

@@ -6,8 +6,29 @@ import Testing
 import Glibc
 #endif
 
-/// The `pantry` executable SwiftPM built beside this test bundle.
-let pantryExecutable: URL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pantry")
+/// The `pantry` executable SwiftPM built beside this test bundle, or the one `PANTRY_EXECUTABLE`
+/// names (a release build: `PANTRY_EXECUTABLE=.build/release/pantry swift test --filter FaultTests`).
+let pantryExecutable: URL = ProcessInfo.processInfo.environment["PANTRY_EXECUTABLE"].map { URL(fileURLWithPath: $0) }
+    ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pantry")
+
+/// The repository this test file is in.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// `pantry` copied alone into an empty folder that every user can read and run, as an installed
+/// binary is: children that run as another user run this copy, wherever the clone lives (a clone
+/// under a 0700 home folder is out of their reach). Removed with the value.
+final class InstalledPantry {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-installed-\(UUID().uuidString)")
+    var executable: URL { folder.appendingPathComponent("pantry") }
+
+    init() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.copyItem(at: pantryExecutable, to: executable)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: executable.path)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+}
 
 /// Polls `condition` until it holds or `timeout` passes; answers whether it held.
 func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
@@ -28,9 +49,11 @@ final class PantryProcess: @unchecked Sendable {
     private var openPipes = 2
 
     /// Starts `pantry arguments`. `limits` is shell text run before it (`ulimit -f 64`); `user` runs it
-    /// as that user id when this process is root (so that file permissions apply to it).
-    init(_ arguments: [String], limits: String? = nil, user: UInt32? = nil) throws {
-        var command = [pantryExecutable.path] + arguments
+    /// as that user id when this process is root (so that file permissions apply to it); `hiding`
+    /// lays an empty folder over each of these folders for the child alone (a mount namespace of its
+    /// own), so that nothing in them is within its reach.
+    init(_ arguments: [String], executable: URL = pantryExecutable, limits: String? = nil, user: UInt32? = nil, hiding: [URL] = []) throws {
+        var command = [executable.path] + arguments
         if let limits {
             // A signal ignored before exec stays ignored, so a write past the limit fails with EFBIG
             // instead of killing the process: what a full disk does.
@@ -38,6 +61,13 @@ final class PantryProcess: @unchecked Sendable {
         }
         if let user, getuid() == 0 {
             command = ["/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--"] + command
+        }
+        if !hiding.isEmpty {
+            // Root may mount in a namespace of its own; anyone else maps themselves to root in a user
+            // namespace first. The mounts end with the child.
+            let namespace = getuid() == 0 ? ["--mount"] : ["--user", "--map-root-user", "--mount"]
+            let mounts = #"while [ "$1" != -- ]; do mount -t tmpfs -o size=64k,mode=0755 hidden "$1" || exit 97; shift; done; shift; exec "$@""#
+            command = ["/usr/bin/unshare"] + namespace + ["--", "/bin/sh", "-c", mounts, "sh"] + hiding.map(\.path) + ["--"] + command
         }
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())

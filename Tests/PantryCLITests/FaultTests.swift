@@ -283,16 +283,18 @@ struct FaultTests {
     func readOnlyCache() async throws {
         let scratch = try Scratch()
         let nobody: UInt32 = 65534
+        // The children run as nobody: a copy of pantry that nobody can reach, wherever the clone is.
+        let installed = try InstalledPantry()
         _ = chmod(scratch.url.path, 0o777)
         let server = try await DevServer.start()
         defer { Task { await server.stop() } }
         let endpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
-        let login = try PantryProcess(["login"] + endpoint, user: nobody)
+        let login = try PantryProcess(["login"] + endpoint, executable: installed.executable, user: nobody)
         #expect(await login.exitCode() == 0, "\(login.transcript)")
-        let first = try PantryProcess(["households"] + endpoint, user: nobody)
+        let first = try PantryProcess(["households"] + endpoint, executable: installed.executable, user: nobody)
         #expect(await first.exitCode() == 0, "\(first.transcript)")
 
-        let watch = try PantryProcess(["watch", "hh-1", "--count", "1"] + endpoint, user: nobody)
+        let watch = try PantryProcess(["watch", "hh-1", "--count", "1"] + endpoint, executable: installed.executable, user: nobody)
         #expect(await eventually { watch.errors.contains("connection: active") }, "\(watch.transcript)")
         for file in [scratch.cache, scratch.cache + "-wal", scratch.cache + "-shm"] { _ = chmod(file, 0o444) }
         _ = chmod(scratch.url.path, 0o555)
@@ -306,7 +308,7 @@ struct FaultTests {
         #expect(watch.output.contains("Read-only"), "\(watch.transcript)")
 
         let bytes = try Data(contentsOf: URL(fileURLWithPath: scratch.cache))
-        let later = try PantryProcess(["households"] + endpoint, user: nobody)
+        let later = try PantryProcess(["households"] + endpoint, executable: installed.executable, user: nobody)
         #expect(await later.exitCode() == 0, "\(later.transcript)")
         #expect(later.output.contains("Read-only"), "the server's answer is shown: \(later.transcript)")
         #expect(later.problemLines.count == 1, "\(later.transcript)")

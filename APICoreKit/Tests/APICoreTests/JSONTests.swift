@@ -210,7 +210,7 @@ struct JSONTests {
     @Test("agrees with JSONSerialization on a real document")
     func agreesWithFoundation() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../../shared/peers/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql/schema.json")
+            .appendingPathComponent("../../../Fixtures/ThirdParty/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql/schema.json")
         let data = try Data(contentsOf: url.standardizedFileURL)
         let ours = try JSONParser.parse(data)
         let theirs = try JSONSerialization.jsonObject(with: JSONSerializer.data(ours)) as? NSDictionary

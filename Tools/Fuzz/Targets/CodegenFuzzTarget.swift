@@ -114,9 +114,8 @@ package enum CodegenFuzzTarget {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Apollo's StarWars schema and operations (../shared/peers beside the repository).
-    static let peersFolder = repositoryRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/peers/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql")
+    /// Apollo's StarWars schema and operations, vendored in `Fixtures/ThirdParty` (see its `SOURCES.md`).
+    static let peersFolder = repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql")
 
     /// Compiled once: operations are what this mode fuzzes, and GraphQLSwift leaks every parse.
     /// Never changed after it is built, and fuzzing runs on one thread.

@@ -10,15 +10,15 @@ struct DevContext: Sendable {
 /// The root `schema.graphqls`, built from its SDL, with resolvers over ``DevData``. Mutations
 /// publish `household:<id>` and `product` events for the subscriptions.
 enum DevSchema {
+    /// The root `schema.graphqls` as it was when this binary was built (`scripts/generate.sh` copies
+    /// it into the target, which compiles it in): nothing is read from disk at run time.
+    static let sdl = String(decoding: PackageResources.schema_graphqls, as: UTF8.self)
+
     static func make(state: Locked<DevState>, events: EventHub) throws -> GraphQLSchema {
-        guard let url = Bundle.module.url(forResource: "schema", withExtension: "graphqls") else {
-            throw CodedError(code: "INTERNAL_SERVER_ERROR", message: "schema.graphqls is missing from the dev server's resources")
-        }
         // `@defer` and `@stream` are executed as if absent (IncrementalDelivery cuts the answer);
         // declared so that they validate.
         let schema = try buildSchema(
-            source: String(contentsOf: url, encoding: .utf8) + "\n" + IncrementalDelivery.deferDirectiveSDL + "\n"
-                + IncrementalDelivery.streamDirectiveSDL)
+            source: sdl + "\n" + IncrementalDelivery.deferDirectiveSDL + "\n" + IncrementalDelivery.streamDirectiveSDL)
         @Sendable func data<T>(_ body: (inout DevData) throws -> T) rethrows -> T { try state.withLock { try body(&$0.data) } }
 
         try resolve(schema, "Query", [

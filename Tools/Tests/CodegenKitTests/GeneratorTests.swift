@@ -150,7 +150,7 @@ struct GeneratorTests {
     @Test("introspection JSON in both shapes gives the same code as SDL")
     func introspectionShapes() throws {
         let schemaJSON = try String(
-            contentsOf: repositoryRoot.appendingPathComponent("../shared/peers/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql/schema.json"),
+            contentsOf: repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql/schema.json"),
             encoding: .utf8)
         let unwrapped = try #require(((try JSONSerialization.jsonObject(with: Data(schemaJSON.utf8)) as? [String: Any])?["data"]))
         let bare = String(decoding: try JSONSerialization.data(withJSONObject: unwrapped), as: UTF8.self)
@@ -167,7 +167,7 @@ struct GeneratorTests {
 extension GeneratorTests {
     @Test("Apollo's UploadAPI: the Upload scalar is GraphQLFile, with no typealias to write")
     func uploads() throws {
-        let peers = repositoryRoot.appendingPathComponent("../shared/peers/apollo-ios-dev/Sources/UploadAPI/graphql").standardizedFileURL.path
+        let peers = repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/UploadAPI/graphql").standardizedFileURL.path
         let project = try Project(files: [:], config: """
             {
               "schemaNamespace": "UploadAPI",
@@ -343,7 +343,7 @@ struct GlobTests {
         (["a/?.graphql"], "a/bb.graphql", false),
         (["**/*.graphql", "!**/Old/*.graphql"], "x/Old/y.graphql", false),
         (["**/*.graphql", "!**/Old/*.graphql"], "x/New/y.graphql", true),
-        (["../shared/**/*.graphqls"], "../shared/peers/schema.graphqls", true),
+        (["../common/**/*.graphqls"], "../common/schemas/schema.graphqls", true),
     ])
     func match(patterns: [String], path: String, expected: Bool) {
         #expect(Glob(patterns).matches(path) == expected)

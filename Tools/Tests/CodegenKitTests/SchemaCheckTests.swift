@@ -215,7 +215,7 @@ struct SchemaCheckTests {
 
     @Test("Apollo's StarWars schema and operations: each field removed is one breaking change (added back, one safe one), and every operation it breaks is found by its use, none only by validation")
     func starWarsFieldRemovals() throws {
-        let folder = repositoryRoot.appendingPathComponent("../shared/peers/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql")
+        let folder = repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql")
         let schema = try String(contentsOf: folder.appendingPathComponent("schema.graphqls"), encoding: .utf8)
         var operations: [String: String] = [:]
         for case let url as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator()
@@ -261,7 +261,7 @@ struct SchemaCheckTests {
 
     @Test("an introspection result and the SDL of the same schema have no differences")
     func introspectionAgainstSDL() throws {
-        let folder = repositoryRoot.appendingPathComponent("../shared/peers/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql")
+        let folder = repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql")
         let check = try SchemaCheck.run(
             old: folder.appendingPathComponent("schema.graphqls").path, new: folder.appendingPathComponent("schema.json").path, configs: [], codeOwners: nil)
         #expect(check.comparison.changes.map(\.message) == [])

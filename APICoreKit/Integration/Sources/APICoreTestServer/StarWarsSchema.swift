@@ -3,7 +3,7 @@ import APICoreServerSupport
 import GraphQL
 
 
-/// A subset of Apollo's StarWars schema (`../shared/peers/apollo-ios-dev`), executable, plus a few
+/// A subset of Apollo's StarWars schema (`Fixtures/ThirdParty/apollo-ios-dev`), executable, plus a few
 /// fields made for tests: `failingField` (an error with a code and partial data), `protected`
 /// (`UNAUTHENTICATED` without the current bearer token), `catalog(count:)` (a large response for benchmarks) and the mutation
 /// `renameCharacter(id:name:)`, which changes what every later query sees.

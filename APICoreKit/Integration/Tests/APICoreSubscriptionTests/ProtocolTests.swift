@@ -16,11 +16,11 @@ struct ProtocolTests {
         var testDescription: String { text.isEmpty ? "(empty frame)" : text }
     }
 
-    /// Every message of `../shared/peers/graphql-ws/tests/__snapshots__/common.test.ts.snap`. Two are
+    /// Every message of `Fixtures/ThirdParty/graphql-ws/tests/__snapshots__/common.test.ts.snap`. Two are
     /// not JSON on the wire: `%j` is an array there, and `undefined` becomes an empty frame.
     static let invalidMessages: [InvalidMessage] = {
         let snapshot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../../../shared/peers/graphql-ws/tests/__snapshots__/common.test.ts.snap").standardized
+            .appendingPathComponent("../../../../Fixtures/ThirdParty/graphql-ws/tests/__snapshots__/common.test.ts.snap").standardized
         guard let text = try? String(contentsOf: snapshot, encoding: .utf8) else { return [] }
         var seen = Set<String>()
         var cases: [InvalidMessage] = []
