@@ -118,6 +118,9 @@ final class PantryProcess: @unchecked Sendable {
         return process.terminationReason == .exit ? process.terminationStatus : nil
     }
 
+    /// Whether it has not ended yet.
+    var isRunning: Bool { process.isRunning }
+
     /// Whether it was ended by a signal.
     var wasSignalled: Bool { !process.isRunning && process.terminationReason == .uncaughtSignal }
 

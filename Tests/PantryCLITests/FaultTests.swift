@@ -115,8 +115,10 @@ struct FaultTests {
         var acknowledged: [String] = []
         for round in 1...4 {
             let child = try PantryProcess(["households", "rename", "hh-1", "Queued \(round)", "--queue", "--json"] + dead)
-            // Killed as soon as it has said the change is queued, before it exits by itself.
-            _ = await eventually { child.output.contains("queued") || !child.errors.isEmpty }
+            // Killed as soon as it has said, in a whole line, that the change is queued, before it
+            // exits by itself. (A warning on standard error is no reason to stop waiting: killed
+            // then, it had not queued anything yet.)
+            _ = await eventually { child.output.contains("\"queued\"") && child.output.hasSuffix("\n") || !child.isRunning }
             child.signal(SIGKILL)
             _ = await child.exitCode()
             let line = child.output.split(separator: "\n").first { $0.contains("queued") }.map(String.init) ?? ""

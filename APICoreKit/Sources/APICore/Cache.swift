@@ -243,7 +243,7 @@ public struct CacheSummary: Sendable, Hashable {
 /// (``RootRecordKey``) the fields that changed.
 package protocol PersistentRecordStore: Sendable {
     /// Whether the store has a size bound and so wants to know which records are used
-    /// (``save(_:fields:removing:used:keeping:)``'s `used`).
+    /// (``save(_:fields:removing:unlessWrittenSince:used:keeping:)``'s `used`).
     var tracksUse: Bool { get }
     /// The records with these keys that exist.
     func load(_ keys: [String]) throws -> [String: CacheRecord]
@@ -251,8 +251,14 @@ package protocol PersistentRecordStore: Sendable {
     /// field, removes those keys and marks the `used` ones as just used, in one transaction; a
     /// store over its size bound then removes the least recently used records that `keeping`
     /// does not keep. Answers how many it removed so.
+    ///
+    /// With `unlessWrittenSince`, a key to remove stays when its record was received after that
+    /// time (another client of the store, such as another process on the same file, wrote it
+    /// since): garbage collection removes only what was there when it began.
     @discardableResult
-    func save(_ records: [CacheRecord], fields: [FieldChanges], removing: [String], used: [String], keeping: KeptRecords) throws -> Int
+    func save(
+        _ records: [CacheRecord], fields: [FieldChanges], removing: [String], unlessWrittenSince: Date?, used: [String], keeping: KeptRecords
+    ) throws -> Int
     /// Those of `names` that the root record `key` has; `nil` when the store has none of them.
     func loadFields(_ names: [String], of key: String) throws -> CacheRecord?
     /// Removes every record.
@@ -266,8 +272,9 @@ package protocol PersistentRecordStore: Sendable {
     /// Up to `limit` of the records kept whole, in key order, after `key` (from the first when
     /// `nil`): garbage collection reads the store a page at a time.
     func records(after key: String?, limit: Int) throws -> [CacheRecord]
-    /// Up to `limit` keys of the records kept whole, in key order, after `key`.
-    func keys(after key: String?, limit: Int) throws -> [String]
+    /// Up to `limit` keys of the records kept whole that were received at `receivedBy` or
+    /// before, in key order, after `key`.
+    func keys(after key: String?, receivedBy: Date, limit: Int) throws -> [String]
     /// The keys of the records kept field by field (the roots).
     func rootKeys() throws -> [String]
     /// The names of the fields of a record kept field by field.

@@ -300,9 +300,11 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         }
     }
 
-    func keys(after key: String?, limit: Int) throws -> [String] {
+    func keys(after key: String?, receivedBy date: Date, limit: Int) throws -> [String] {
         try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT key FROM apicore_records WHERE key > ? ORDER BY key LIMIT ?", arguments: [key ?? "", limit])
+            try String.fetchAll(
+                db, sql: "SELECT key FROM apicore_records WHERE key > ? AND received_at <= ? ORDER BY key LIMIT ?",
+                arguments: [key ?? "", date.timeIntervalSince1970, limit])
         }
     }
 
@@ -361,8 +363,10 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         return JSONSerializer.data(.object(expires.mapValues { .int(Int(($0.timeIntervalSince1970 * 1000).rounded())) }))
     }
 
-    func save(_ records: [CacheRecord], fields: [FieldChanges], removing keys: [String], used: [String], keeping: KeptRecords) throws -> Int {
-        let trimmed = try write(records, fields: fields, removing: keys, used: used, keeping: keeping)
+    func save(
+        _ records: [CacheRecord], fields: [FieldChanges], removing keys: [String], unlessWrittenSince since: Date?, used: [String], keeping: KeptRecords
+    ) throws -> Int {
+        let trimmed = try write(records, fields: fields, removing: keys, unlessWrittenSince: since, used: used, keeping: keeping)
         if trimmed > 0 {
             // A trim rewrites many pages (secure delete, incremental vacuum), so its write-ahead log
             // can outgrow the quarter of the bound it is held to: checkpoint it and cut it to nothing
@@ -372,7 +376,9 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         return trimmed
     }
 
-    private func write(_ records: [CacheRecord], fields: [FieldChanges], removing keys: [String], used: [String], keeping: KeptRecords) throws -> Int {
+    private func write(
+        _ records: [CacheRecord], fields: [FieldChanges], removing keys: [String], unlessWrittenSince since: Date?, used: [String], keeping: KeptRecords
+    ) throws -> Int {
         try pool.write { db in
             let now = Date().timeIntervalSince1970
             let insert = try db.cachedStatement(
@@ -385,11 +391,13 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
             }
             for changes in fields { try Self.save(changes, in: db) }
             if !keys.isEmpty {
-                let delete = try db.cachedStatement(sql: "DELETE FROM apicore_records WHERE key = ?")
-                let deleteFields = try db.cachedStatement(sql: "DELETE FROM apicore_fields WHERE key = ?")
+                // A record, or a root's field, carries the time it was received, whichever client wrote it.
+                let cutoff = since?.timeIntervalSince1970 ?? .infinity
+                let delete = try db.cachedStatement(sql: "DELETE FROM apicore_records WHERE key = ? AND received_at <= ?")
+                let deleteFields = try db.cachedStatement(sql: "DELETE FROM apicore_fields WHERE key = ? AND received_at <= ?")
                 for key in keys {
-                    try delete.execute(arguments: [key])
-                    try deleteFields.execute(arguments: [key])
+                    try delete.execute(arguments: [key, cutoff])
+                    try deleteFields.execute(arguments: [key, cutoff])
                 }
             }
             if !used.isEmpty {

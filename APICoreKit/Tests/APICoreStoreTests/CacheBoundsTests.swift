@@ -185,7 +185,7 @@ struct CacheBoundsTests {
         #expect(version == 3 && columns == ["key", "fields", "received_at", "expires", "used_at"] && vacuum == 2)
         #expect(queue == 0)  // the offline queue's table (version 3) is there, empty
         // The root, kept whole by version 1, was split into fields when the file was opened.
-        try store.save([], fields: [FieldChanges(key: "QUERY_ROOT", set: ["c": 3], removed: ["a"], receivedAt: Date())], removing: [], used: [], keeping: .none)
+        try store.save([], fields: [FieldChanges(key: "QUERY_ROOT", set: ["c": 3], removed: ["a"], receivedAt: Date())], removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
         #expect(try store.load(["QUERY_ROOT"])["QUERY_ROOT"]?.fields == ["b": ["__ref": "Human:1"], "c": 3])
         let rows = try DatabaseQueue(path: file.path).read { db in
             try String.fetchAll(db, sql: "SELECT field FROM apicore_fields WHERE key = 'QUERY_ROOT' ORDER BY field")
@@ -194,7 +194,7 @@ struct CacheBoundsTests {
         #expect(rows == ["b", "c"])
         // Expiry written now round-trips.
         let expiry = Date(timeIntervalSince1970: 1_800_000_060)
-        try store.save([CacheRecord(key: "Human:2", fields: ["name": "Leia"], receivedAt: Date(), expires: ["name": expiry])], fields: [], removing: [], used: [], keeping: .none)
+        try store.save([CacheRecord(key: "Human:2", fields: ["name": "Leia"], receivedAt: Date(), expires: ["name": expiry])], fields: [], removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
         #expect(try store.load(["Human:2"])["Human:2"]?.expires == ["name": expiry])
     }
 }

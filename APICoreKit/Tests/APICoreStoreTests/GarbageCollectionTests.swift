@@ -98,7 +98,7 @@ struct GarbageCollectionTests {
         _ = try earlier.save(
             [CacheRecord(key: "Review:1", fields: ["__typename": "Review", "stars": 5], receivedAt: Date())],
             fields: [FieldChanges(key: "MUTATION_ROOT", set: ["createReview(stars:5)": reference("Review:1"), "renameCharacter": reference("Human:1")], receivedAt: Date())],
-            removing: [], used: [], keeping: .none)
+            removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
         let collector = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
         // The notes, the mutation root, and the review only it reached; Human:1 stays (the query root reaches it).
         #expect(await collector.collectGarbage(maxStaleness: .zero).unreachableRecords == 4)

@@ -4,11 +4,46 @@
 import APICoreTesting
 import Foundation
 import GRDB
+import Logging
 import StarWarsOperations
 import Testing
 
 @Suite("SQLite cache files")
 struct SQLiteFileTests {
+    @Test("a collection leaves what another client of the file (another process) wrote while it ran, and what that refers to")
+    func collectionBesideAnotherWriter() async throws {
+        for phase in [IncrementalCollection.Phase.marking, .sweep] {
+            let directory = try TemporaryDirectory()
+            let file = directory.url.appendingPathComponent("cache.sqlite")
+            func client() -> NormalizedStore { NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test")) }
+            let collecting = client()
+            await collecting.merge([
+                "QUERY_ROOT": ["hero": CacheNaming.reference(to: "Human:1")], "Human:1": ["__typename": "Human", "name": "Luke"],
+                "Note:1": ["__typename": "Note", "text": "nobody refers to me"],
+            ])
+            await collecting.transaction { @Sendable store in
+                store.collectionSlice = CollectionSlice(maxUnits: 1)
+                store.prepareCollection(maxStaleness: .zero)
+                while store.collection?.phase != phase { _ = store.collectSlice() }
+                _ = store.collectSlice()
+            }
+            // Another process answers a query into the same file while the collection runs.
+            await client().merge([
+                "QUERY_ROOT": ["households": [CacheNaming.reference(to: "Household:1")]], "Household:1": ["__typename": "Household", "name": "Home"],
+            ])
+            let collection = await collecting.transaction { @Sendable store in
+                while true {
+                    if let done = store.collectSlice() { return done }
+                }
+            }
+            #expect(collection.unreachableRecords == 1, "\(phase): the note")
+            let left = try #require(SQLiteCache.storage(at: file).persistent).load(["QUERY_ROOT", "Human:1", "Household:1", "Note:1"])
+            #expect(left["Household:1"]?.fields["name"] == "Home", "\(phase): the other client's record was swept")
+            #expect(left["QUERY_ROOT"]?.fields["households"] == [CacheNaming.reference(to: "Household:1")], "\(phase)")
+            #expect(left["Human:1"] != nil && left["Note:1"] == nil, "\(phase)")
+        }
+    }
+
     @Test("rows of the wrong types (a file another program wrote): read as missing, never a crash")
     func mistypedRows() throws {
         let directory = try TemporaryDirectory()
@@ -44,11 +79,11 @@ struct SQLiteFileTests {
         func records(_ range: Range<Int>) -> [CacheRecord] {
             range.map { CacheRecord(key: "Note:\($0)", fields: ["text": .string("\(secret) \($0) " + String(repeating: "x", count: 300))], receivedAt: Date()) }
         }
-        try store.save(records(0..<1500), fields: [], removing: [], used: [], keeping: .none)
+        try store.save(records(0..<1500), fields: [], removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
         let checkpoint = try DatabaseQueue(path: file.path)
         try checkpoint.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         try checkpoint.close()
-        try store.save(records(1500..<2000), fields: [], removing: [], used: [], keeping: .none)
+        try store.save(records(1500..<2000), fields: [], removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
         let files = { try FileManager.default.contentsOfDirectory(at: directory.url, includingPropertiesForKeys: nil) }
         let holding = try files().filter { try Data(contentsOf: $0).range(of: Data(secret.utf8)) != nil }
         #expect(Set(holding.map(\.lastPathComponent)) == ["cache.sqlite", "cache.sqlite-wal"])  // the test can see it
@@ -60,7 +95,7 @@ struct SQLiteFileTests {
         }
         #expect(try Data(contentsOf: file).count < sizeBefore / 10)
         // The store goes on.
-        try store.save(records(0..<1), fields: [], removing: [], used: [], keeping: .none)
+        try store.save(records(0..<1), fields: [], removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
         #expect(try store.load(["Note:0"]).count == 1)
     }
 

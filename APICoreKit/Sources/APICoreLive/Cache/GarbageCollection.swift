@@ -39,9 +39,10 @@ extension NormalizedStore {
         collectsOnOpen = false
         writesSinceCollection = 0
         absent = []
+        let startedAt = now()
         collection = IncrementalCollection(
-            maxStaleness: maxStaleness, fieldDeadline: now().addingTimeInterval(-maxStaleness.seconds), memoryKeys: Array(records.keys),
-            persistent: persistence.isActive)
+            startedAt: startedAt, maxStaleness: maxStaleness, fieldDeadline: startedAt.addingTimeInterval(-maxStaleness.seconds),
+            memoryKeys: Array(records.keys), persistent: persistence.isActive)
     }
 
     /// Runs the collection under way to its end, one slice per turn on the store.
@@ -287,7 +288,9 @@ extension NormalizedStore {
         guard memoryDone else { return false }
         while !state.persistentDone {
             if clock.isUp { return false }
-            let keys = persistence.keys(after: state.persistentAfter, limit: IncrementalCollection.page)
+            // (Those received since the collection began, which another client of the persistent
+            // store wrote, are not its to sweep.)
+            let keys = persistence.keys(after: state.persistentAfter, receivedBy: state.startedAt, limit: IncrementalCollection.page)
             state.persistentDone = keys.count < IncrementalCollection.page
             state.persistentAfter = keys.last ?? state.persistentAfter
             clock.count(keys.count)
@@ -314,7 +317,9 @@ extension NormalizedStore {
         let changedRoots = state.lost.compactMap { key, fields in
             CacheNaming.isRoot(key) ? FieldChanges(key: key, set: [:], removed: fields, receivedAt: records[key]?.receivedAt ?? now()) : nil
         }
-        persist(changedRecords, fields: changedRoots, removing: state.removed)
+        // Another client of the persistent store (another process on the file) may have written
+        // what this collection found unreachable or expired, after it looked: that stays.
+        persist(changedRecords, fields: changedRoots, removing: state.removed, unlessWrittenSince: state.startedAt)
         let lost = Set(state.lost.keys)
         state.removed = []
         state.lost = [:]
@@ -436,6 +441,8 @@ struct IncrementalCollection {
     static let page = 256
 
     var phase = Phase.expiry
+    /// When it began, by the clock records are stamped with when received.
+    let startedAt: Date
     let maxStaleness: Duration
     /// Fields whose expiry is before this go.
     let fieldDeadline: Date
@@ -466,7 +473,8 @@ struct IncrementalCollection {
         var chunk: JSONObject = [:]
     }
 
-    init(maxStaleness: Duration, fieldDeadline: Date, memoryKeys: [String], persistent: Bool) {
+    init(startedAt: Date, maxStaleness: Duration, fieldDeadline: Date, memoryKeys: [String], persistent: Bool) {
+        self.startedAt = startedAt
         self.maxStaleness = maxStaleness
         self.fieldDeadline = fieldDeadline
         self.memoryKeys = memoryKeys

@@ -309,10 +309,11 @@ package actor NormalizedStore {
     }
 
     /// Saves and removes records in the persistent store (roots by their changed fields); a store
-    /// over its size bound trims those no watcher reads.
-    func persist(_ records: [CacheRecord], fields: [FieldChanges] = [], removing keys: [String]) {
+    /// over its size bound trims those no watcher reads. With `since`, a record to remove that
+    /// was received after then (another client of the persistent store wrote it) stays.
+    func persist(_ records: [CacheRecord], fields: [FieldChanges] = [], removing keys: [String], unlessWrittenSince since: Date? = nil) {
         let watchers = self.watchers
-        persistence.save(records, fields: fields, removing: keys, keeping: KeptRecords { watchers.isWatched($0) })
+        persistence.save(records, fields: fields, removing: keys, unlessWrittenSince: since, keeping: KeptRecords { watchers.isWatched($0) })
     }
 
     // MARK: Roots

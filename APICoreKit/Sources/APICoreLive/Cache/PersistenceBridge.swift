@@ -47,9 +47,10 @@ struct PersistenceBridge {
         attempt("collecting garbage") { try $0.records(after: key, limit: limit) } ?? []
     }
 
-    /// Up to `limit` keys of records kept whole, in key order, after `key`; none without a store.
-    mutating func keys(after key: String?, limit: Int) -> [String] {
-        attempt("collecting garbage") { try $0.keys(after: key, limit: limit) } ?? []
+    /// Up to `limit` keys of records kept whole and received by `date`, in key order, after
+    /// `key`; none without a store.
+    mutating func keys(after key: String?, receivedBy date: Date, limit: Int) -> [String] {
+        attempt("collecting garbage") { try $0.keys(after: key, receivedBy: date, limit: limit) } ?? []
     }
 
     /// The keys of the roots the persistent store has.
@@ -88,12 +89,13 @@ struct PersistenceBridge {
     var hasManyUses: Bool { usedSinceSave.count >= 1_000 }
 
     /// Saves and removes records (roots by their changed fields), with the records used since the
-    /// last save; a store over its size bound trims those `keeping` does not keep.
-    mutating func save(_ records: [CacheRecord], fields: [FieldChanges] = [], removing keys: [String], keeping: KeptRecords) {
+    /// last save; a store over its size bound trims those `keeping` does not keep. With `since`,
+    /// a record to remove that was received after then stays.
+    mutating func save(_ records: [CacheRecord], fields: [FieldChanges] = [], removing keys: [String], unlessWrittenSince since: Date? = nil, keeping: KeptRecords) {
         guard store != nil, !(records.isEmpty && fields.isEmpty && keys.isEmpty && usedSinceSave.isEmpty) else { return }
         let used = Array(usedSinceSave)
         usedSinceSave = []
-        let trimmed = attempt("writing") { try $0.save(records, fields: fields, removing: keys, used: used, keeping: keeping) }
+        let trimmed = attempt("writing") { try $0.save(records, fields: fields, removing: keys, unlessWrittenSince: since, used: used, keeping: keeping) }
         if let trimmed, trimmed > 0 { logger.debug("the persistent cache trimmed \(trimmed) least recently used records to stay within its size") }
     }
 
