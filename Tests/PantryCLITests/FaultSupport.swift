@@ -14,6 +14,9 @@ let pantryExecutable: URL = ProcessInfo.processInfo.environment["PANTRY_EXECUTAB
 /// The repository this test file is in.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+/// The user id of `nobody`, whom children run as when file permissions must apply to them.
+let nobody: UInt32 = 65534
+
 /// `pantry` copied alone into an empty folder that every user can read and run, as an installed
 /// binary is: children that run as another user run this copy, wherever the clone lives (a clone
 /// under a 0700 home folder is out of their reach). Removed with the value.
@@ -51,7 +54,7 @@ final class PantryProcess: @unchecked Sendable {
     /// Starts `pantry arguments`. `limits` is shell text run before it (`ulimit -f 64`); `user` runs it
     /// as that user id when this process is root (so that file permissions apply to it); `hiding`
     /// lays an empty folder over each of these folders for the child alone (a mount namespace of its
-    /// own), so that nothing in them is within its reach.
+    /// own), so that nothing in them is within its reach, and starts it in its executable's folder.
     init(_ arguments: [String], executable: URL = pantryExecutable, limits: String? = nil, user: UInt32? = nil, hiding: [URL] = []) throws {
         var command = [executable.path] + arguments
         if let limits {
@@ -68,6 +71,8 @@ final class PantryProcess: @unchecked Sendable {
             let namespace = getuid() == 0 ? ["--mount"] : ["--user", "--map-root-user", "--mount"]
             let mounts = #"while [ "$1" != -- ]; do mount -t tmpfs -o size=64k,mode=0755 hidden "$1" || exit 97; shift; done; shift; exec "$@""#
             command = ["/usr/bin/unshare"] + namespace + ["--", "/bin/sh", "-c", mounts, "sh"] + hiding.map(\.path) + ["--"] + command
+            // (A working directory inside a hidden folder would still reach into it.)
+            process.currentDirectoryURL = executable.deletingLastPathComponent()
         }
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())

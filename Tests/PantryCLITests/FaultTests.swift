@@ -284,8 +284,7 @@ struct FaultTests {
     @Test("a cache folder made read-only between runs and during watch: the file is left as it is")
     func readOnlyCache() async throws {
         let scratch = try Scratch()
-        let nobody: UInt32 = 65534
-        // The children run as nobody: a copy of pantry that nobody can reach, wherever the clone is.
+        // The children run as the `nobody` user, from a copy of pantry within its reach wherever the clone is.
         let installed = try InstalledPantry()
         _ = chmod(scratch.url.path, 0o777)
         let server = try await DevServer.start()

@@ -18,7 +18,7 @@ struct InstalledBinaryTests {
         let build = pantryExecutable.deletingLastPathComponent().standardizedFileURL
         let root = repositoryRoot.standardizedFileURL
         let hidden = build.path.hasPrefix(root.path + "/") ? [root] : [root, build]
-        let demo = try PantryProcess(["demo", "--cache", scratch.cache], executable: installed.executable, user: 65534, hiding: hidden)
+        let demo = try PantryProcess(["demo", "--cache", scratch.cache], executable: installed.executable, user: nobody, hiding: hidden)
         let code = await demo.exitCode(timeout: .seconds(300))
         #expect(code == 0, "\(demo.transcript)")
         #expect(!demo.errors.contains("Fatal error") && !demo.errors.contains("resource bundle"), "\(demo.transcript)")

@@ -25,7 +25,7 @@ import Testing
     @Test func seedsCoverEveryReader() throws {
         let modes = Set(CodegenFuzzTarget.seeds.compactMap { $0.first.flatMap(CodegenFuzzTarget.Mode.init(rawValue:)) })
         #expect(modes == Set(CodegenFuzzTarget.Mode.allCases))
-        let operationFiles = try FileManager.default.contentsOfDirectory(atPath: CodegenFuzzTarget.peersFolder.path)
+        let operationFiles = try FileManager.default.contentsOfDirectory(atPath: CodegenFuzzTarget.starWarsFolder.path)
             .filter { $0.hasSuffix(".graphql") }
         #expect(CodegenFuzzTarget.seeds.filter { $0.first == CodegenFuzzTarget.Mode.operations.rawValue }.count == operationFiles.count)
     }

@@ -115,15 +115,15 @@ package enum CodegenFuzzTarget {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Apollo's StarWars schema and operations, vendored in `Fixtures/ThirdParty` (see its `SOURCES.md`).
-    static let peersFolder = repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql")
+    static let starWarsFolder = repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/StarWarsAPI/starwars-graphql")
 
     /// Compiled once: operations are what this mode fuzzes, and GraphQLSwift leaks every parse.
     /// Never changed after it is built, and fuzzing runs on one thread.
     nonisolated(unsafe) static let starWarsSchema: Compilation.Schema = {
-        guard let text = try? String(contentsOf: peersFolder.appendingPathComponent("schema.graphqls"), encoding: .utf8),
+        guard let text = try? String(contentsOf: starWarsFolder.appendingPathComponent("schema.graphqls"), encoding: .utf8),
             let schema = try? Compilation.schema(from: [("schema.graphqls", text)])
         else {
-            fatalError("codegen fuzz: Apollo's StarWars schema is missing or invalid at \(peersFolder.path)")
+            fatalError("codegen fuzz: Apollo's StarWars schema is missing or invalid at \(starWarsFolder.path)")
         }
         return schema
     }()
@@ -134,8 +134,8 @@ package enum CodegenFuzzTarget {
         func seed(_ mode: Mode, _ text: String) -> Data { Data([mode.rawValue]) + Data(text.utf8) }
         func file(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
         let root = repositoryRoot
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: peersFolder.path)) ?? []).sorted()
-        var seeds = names.filter { $0.hasSuffix(".graphql") }.map { seed(.operations, file(peersFolder.appendingPathComponent($0))) }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: starWarsFolder.path)) ?? []).sorted()
+        var seeds = names.filter { $0.hasSuffix(".graphql") }.map { seed(.operations, file(starWarsFolder.appendingPathComponent($0))) }
         seeds.append(seed(.schemaAndOperations, """
             interface A { a: Int } interface B { b: String }
             type X implements A & B { a: Int b: String } type Y implements A { a: Int } type Z { z: ID! }
@@ -154,7 +154,7 @@ package enum CodegenFuzzTarget {
             type Query @fieldPolicy(forField: "user", keyArgs: "id") { user(id: ID!): User find(key: Key!): [User!] }
             \u{0}query Q($key: Key!) @catch(to: RESULT) { user(id: "1") { name @catch(to: THROW) tags @catch(to: NULL) } find(key: $key) { id } }
             """))
-        seeds.append(seed(.introspection, file(peersFolder.appendingPathComponent("schema.json"))))
+        seeds.append(seed(.introspection, file(starWarsFolder.appendingPathComponent("schema.json"))))
         for kit in ["SharedKit", "UserKit", "ProductKit", "HouseholdKit"] {
             seeds.append(seed(.configuration, file(root.appendingPathComponent("\(kit)/apollo-codegen-config.json"))))
         }

@@ -167,11 +167,11 @@ struct GeneratorTests {
 extension GeneratorTests {
     @Test("Apollo's UploadAPI: the Upload scalar is GraphQLFile, with no typealias to write")
     func uploads() throws {
-        let peers = repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/UploadAPI/graphql").standardizedFileURL.path
+        let upload = repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/UploadAPI/graphql").standardizedFileURL.path
         let project = try Project(files: [:], config: """
             {
               "schemaNamespace": "UploadAPI",
-              "input": { "operationSearchPaths": ["\(peers)/*.graphql"], "schemaSearchPaths": ["\(peers)/schema.graphqls"] },
+              "input": { "operationSearchPaths": ["\(upload)/*.graphql"], "schemaSearchPaths": ["\(upload)/schema.graphqls"] },
               "output": { "schemaTypes": { "path": "Out", "moduleType": { "other": {} } }, "operations": { "inSchemaModule": {} } }
             }
             """)

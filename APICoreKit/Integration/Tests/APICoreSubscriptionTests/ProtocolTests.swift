@@ -36,7 +36,7 @@ struct ProtocolTests {
         return cases
     }()
 
-    @Test("the peers' invalid-message table is there")
+    @Test("graphql-ws's invalid-message table is there (vendored in Fixtures/ThirdParty)")
     func tableIsThere() {
         #expect(Self.invalidMessages.count >= 40)
     }
