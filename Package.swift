@@ -1,5 +1,19 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// SwiftPM names the root package after its folder: in a clone whose folder has the name of a
+// package it depends on (`git clone …/APICoreKit` makes `APICoreKit/`), that package is hidden and
+// nothing builds. Say so before SwiftPM's own error, which names neither the cause nor the cure.
+let cloneFolder = URL(fileURLWithPath: Context.packageDirectory).lastPathComponent
+if ["apicorekit", "integration", "sharedkit", "userkit", "productkit", "householdkit", "tools"].contains(cloneFolder.lowercased()) {
+    FileHandle.standardError.write(Data("""
+        error: this repository cannot build in a folder named '\(cloneFolder)': SwiftPM names the root package after its \
+        folder, and then it hides the package '\(cloneFolder)' that the app depends on. Clone it into a folder of \
+        another name (git clone <url> pantry) or rename this one.
+
+        """.utf8))
+}
 
 /// The umbrella package: `pantry`, the app CLI that composes the feature kits over one
 /// `APIClient` built at its composition root, with the dev server from `Tools` embedded.

@@ -6,6 +6,18 @@ PACKAGES=(APICoreKit APICoreKit/Integration SharedKit UserKit ProductKit Househo
 # The feature kits, which may import only APICore, SharedKit and Foundation.
 KITS=(SharedKit UserKit ProductKit HouseholdKit)
 
+# SwiftPM names the root package after its folder, so a clone in a folder named like a package the
+# app depends on (git clone …/APICoreKit) cannot build the app. Exits with a clear message then.
+require_buildable_root() {
+  local folder
+  folder=$(basename "$ROOT")
+  case "$(echo "$folder" | tr '[:upper:]' '[:lower:]')" in
+    apicorekit|integration|sharedkit|userkit|productkit|householdkit|tools)
+      echo "error: this repository cannot build in a folder named '$folder': SwiftPM names the root package after its folder, and then it hides the package '$folder' that the app depends on. Clone it into a folder of another name (git clone <url> pantry) or rename this one." >&2
+      exit 2 ;;
+  esac
+}
+
 package_dir() {
   local name="$1"
   [ "$name" = "." ] || [ "$name" = "Pantry" ] && { echo "$ROOT"; return; }

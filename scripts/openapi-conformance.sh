@@ -37,6 +37,7 @@ fi
 work=$(mktemp -d)
 server=""
 trap '[ -n "$server" ] && { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; }; rm -rf "$work"' EXIT
+require_buildable_root
 swift build --package-path "$ROOT" --product pantry >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; echo "openapi-conformance: pantry does not build" >&2; exit 1; }
 pantry="$(swift build --package-path "$ROOT" --show-bin-path)/pantry"
 "$pantry" serve --port 0 >"$work/serve.log" 2>&1 &

@@ -26,6 +26,7 @@ USAGE
   exit 0
 fi
 
+require_buildable_root
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 failed_packages=()

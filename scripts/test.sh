@@ -20,6 +20,7 @@ case "${1:-}" in
 esac
 
 dir=$(package_dir "$1") || { echo "test.sh: unknown package '$1'" >&2; usage >&2; exit 2; }
+[ "$dir" != "$ROOT" ] || require_buildable_root
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
