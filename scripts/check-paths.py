@@ -59,7 +59,8 @@ def vendored_problems(root, files):
     except OSError as error:
         yield (SOURCES, 0, f"cannot be read: {error.strerror}")
         return
-    present = {path[len(VENDORED):] for path in files if path.startswith(VENDORED) and path != SOURCES}
+    present = {path[len(VENDORED):] for path in files
+               if path.startswith(VENDORED) and path != SOURCES and os.path.isfile(os.path.join(root, path))}
     for name in sorted(present):
         if name not in rows:
             yield (VENDORED + name, 1, f"has no row in {SOURCES} (repository, commit, path, bytes, SHA-256)")

@@ -1,8 +1,8 @@
 @_spi(Generated) import APICore
 import Foundation
 
-// The normalized store's upkeep: garbage collection (on demand, on open, after a number of writes)
-// and the summary of what it holds.
+// The normalized store's garbage collection: on demand, on open, after a number of writes; in
+// slices (its state in CollectionState.swift).
 extension NormalizedStore {
     /// Removes records past their type's maximum age by more than `maxStaleness`, and fields past
     /// the maximum age their server gave them by as much; then fields that refer to records that
@@ -340,69 +340,6 @@ extension NormalizedStore {
         for key in written.keys { collection?.reachable.remove(key) }
     }
 
-    // MARK: Summary
-
-    /// How many records there are, by type, the oldest, and the sizes in memory and on disk; a
-    /// persistent store counts its records itself (none is read into memory).
-    package func summary() -> CacheSummary {
-        var byType: [String: Int] = [:]
-        var oldest: Date?
-        var bytesInMemory = 0
-        // Memory writes through to the persistent store, which then counts every record itself.
-        let persisted = persistence.typeCounts()
-        for record in records.values {
-            bytesInMemory += MemoryBudget.estimatedBytes(of: record)
-            guard persisted == nil else { continue }
-            byType[record.fields["__typename"]?.stringValue ?? (CacheNaming.isRoot(record.key) ? record.key : "(untyped)"), default: 0] += 1
-            if oldest.map({ record.receivedAt < $0 }) ?? true { oldest = record.receivedAt }
-        }
-        if let persisted {
-            byType = persisted.byType
-            oldest = persisted.oldest
-        }
-        return CacheSummary(
-            records: byType.values.reduce(0, +), recordsByType: byType, oldest: oldest, bytesOnDisk: persistence.bytesOnDisk(),
-            bytesInMemory: bytesInMemory, recordsInMemory: records.count, watchers: watchers.counts.watchers)
-    }
-
-    // MARK: Inspection
-
-    /// One record with its expiry and watchers, for ``GraphQLCache/inspect(_:)``; reading it
-    /// counts as a use.
-    package func inspect(_ key: String) -> CacheRecordDetails? {
-        guard let record = record(key) else { return nil }
-        return CacheRecordDetails(
-            key: key, typename: record.fields["__typename"]?.stringValue, fields: record.fields, receivedAt: record.receivedAt,
-            expires: record.expires, watchers: watchers.labels(ofWatchersOf: key))
-    }
-
-    /// The keys `pattern` names (a type name, or a key pattern with `*`), sorted, at most `limit`.
-    package func keys(matching pattern: String, limit: Int) -> [String] {
-        for key in partialRoots { completeRoot(key) }
-        let matches: (CacheRecord) -> Bool
-        if pattern.contains("*") || pattern.contains(":") {
-            let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
-            matches = { Self.key($0.key, matches: parts) }
-        } else {
-            matches = { $0.fields["__typename"]?.stringValue == pattern || $0.key == pattern }
-        }
-        var found = Set(records.values.lazy.filter(matches).map(\.key))
-        for record in persistence.loadAll(while: "reading") where records[record.key] == nil && matches(record) { found.insert(record.key) }
-        return Array(found.sorted().prefix(max(0, limit)))
-    }
-
-    /// Whether `key` is the parts of a pattern (split at its `*`s) with anything between them.
-    static func key(_ key: String, matches parts: [String]) -> Bool {
-        guard let first = parts.first, let last = parts.last, key.hasPrefix(first) else { return false }
-        if parts.count == 1 { return key == first }
-        var rest = key.dropFirst(first.count)
-        for middle in parts.dropFirst().dropLast() {
-            guard let range = rest.range(of: middle) else { return false }
-            rest = rest[range.upperBound...]
-        }
-        return rest.hasSuffix(last)
-    }
-
     /// The collection on open, the first time the cache is used.
     func collectIfOpening() {
         guard collectsOnOpen, let policy = garbageCollection else { return }
@@ -429,103 +366,4 @@ extension NormalizedStore {
             for item in items { collectReferences(item, into: &keys) }
         }
     }
-}
-
-/// A garbage collection under way (``NormalizedStore/collectGarbage(maxStaleness:)``): expired
-/// records and fields go, then what is reachable is marked, then the rest is swept; each phase
-/// goes through memory and then the persistent store a page at a time, across slices.
-struct IncrementalCollection {
-    enum Phase { case expiry, marking, sweep }
-
-    /// How many records or keys of the persistent store are read at once.
-    static let page = 256
-
-    var phase = Phase.expiry
-    /// When it began, by the clock records are stamped with when received.
-    let startedAt: Date
-    let maxStaleness: Duration
-    /// Fields whose expiry is before this go.
-    let fieldDeadline: Date
-    /// The keys in memory when the phase began, and how far the phase went through them.
-    var memoryKeys: [String]
-    var memoryPosition = 0
-    /// How far the phase went through the persistent store (the last key read), and whether to its end.
-    var persistentAfter: String?
-    var persistentDone: Bool
-    /// Keys whose records are still to be marked, and those marked.
-    var pending: [String] = []
-    var reachable = KeySet()
-    /// The records of the batch being marked, the roots being marked field by field, and keys
-    /// the persistent store was found to have, for the checks.
-    var batch: [CacheRecord] = []
-    var roots: [RootMarking] = []
-    var existing: Set<String> = []
-    /// What the slice removed, and the fields records lost, saved at its end.
-    var removed: [String] = []
-    var lost: [String: [String]] = [:]
-    var result = CacheCollection()
-
-    /// A root being marked, field by field: the fields still to check, and the last few read
-    /// from the persistent store.
-    struct RootMarking {
-        let key: String
-        var fields: [String]
-        var chunk: JSONObject = [:]
-    }
-
-    init(startedAt: Date, maxStaleness: Duration, fieldDeadline: Date, memoryKeys: [String], persistent: Bool) {
-        self.startedAt = startedAt
-        self.maxStaleness = maxStaleness
-        self.fieldDeadline = fieldDeadline
-        self.memoryKeys = memoryKeys
-        self.persistentDone = !persistent
-    }
-}
-
-/// How long a slice of a collection may hold the store: `budget`, or (for tests) at most
-/// `maxUnits` records or keys.
-package struct CollectionSlice: Sendable {
-    package var budget: Duration
-    package var maxUnits: Int?
-
-    package init(budget: Duration = .milliseconds(3), maxUnits: Int? = nil) {
-        self.budget = budget
-        self.maxUnits = maxUnits
-    }
-}
-
-/// The time (or work) a slice has left.
-struct SliceClock {
-    private let deadline: ContinuousClock.Instant
-    private let maxUnits: Int?
-    private var units = 0
-
-    init(_ slice: CollectionSlice) {
-        deadline = .now + slice.budget
-        maxUnits = slice.maxUnits
-    }
-
-    mutating func count(_ done: Int) { units += done }
-
-    /// Whether the slice should end (checked before each unit of work).
-    var isUp: Bool {
-        if let maxUnits { return units >= maxUnits }
-        return ContinuousClock.now >= deadline
-    }
-}
-
-/// A set of keys that grows without stopping: 256 sets by hash, each rehashed on its own as it
-/// grows, where one set of a million keys would rehash them all at once, holding the store for
-/// a hundred milliseconds.
-struct KeySet {
-    private var shards = [Set<String>](repeating: [], count: 256)
-
-    private static func shard(of key: String) -> Int { key.hashValue & 255 }
-
-    @discardableResult
-    mutating func insert(_ key: String) -> (inserted: Bool, memberAfterInsert: String) { shards[Self.shard(of: key)].insert(key) }
-
-    func contains(_ key: String) -> Bool { shards[Self.shard(of: key)].contains(key) }
-
-    mutating func remove(_ key: String) { shards[Self.shard(of: key)].remove(key) }
 }

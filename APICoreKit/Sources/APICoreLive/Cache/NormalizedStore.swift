@@ -24,7 +24,8 @@ import Logging
 ///
 /// The actor holds the records and their bookkeeping; its parts are values, each in its own file:
 /// ``WatcherIndex``, ``OptimisticLayers``, ``MemoryBudget``, ``PersistenceBridge``; garbage
-/// collection and the summary are in GarbageCollection.swift. Writes come through `CacheWriter`.
+/// collection is in GarbageCollection.swift (its state in CollectionState.swift), the summary and
+/// inspection in CacheInspection.swift. Writes come through `CacheWriter`.
 package actor NormalizedStore {
     /// A watcher's way to read again: it runs inside the store, with the store's records.
     package typealias Refresh = @Sendable (_ store: isolated NormalizedStore) -> ReadDependencies

@@ -1,0 +1,435 @@
+@_spi(Tools) import APICore
+import Foundation
+import GRDB
+
+/// Records in one table: key, fields as compact JSON, time received, the expiry of the fields a
+/// server gave a maximum age (JSON, milliseconds since 1970), and time last used. Root records,
+/// which gain a field with every new query, are kept one row per field in a second table, so that
+/// a write costs what it changes; a file that kept them whole has them split when it is opened.
+/// Each save is one transaction. A third table keeps the offline queue's mutations, in order.
+///
+/// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file of an
+/// earlier layout (0, before versions were recorded, 1, without expiry and use, and 2, without the
+/// offline queue) is migrated
+/// in place, once; a file of another version is refused, so the client keeps its cache in memory
+/// and leaves that file alone. Deleted content is overwritten (`secure_delete`), temporary tables
+/// stay in memory, and free pages go back to the file system (incremental auto-vacuum), so
+/// ``removeAll()`` can leave nothing of the old data in the store's files and trimming shrinks them.
+final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
+    /// The layout this code reads and writes.
+    static let formatVersion = 3
+    /// The layouts this code opens: its own and those it migrates.
+    static let readableVersions: Set<Int> = [0, 1, 2, 3]
+
+    /// How large the database may grow, and what trimming brings it down to.
+    struct SizeBound {
+        var maxBytes: Int
+        var trimTo: Int
+    }
+
+    /// A file of a layout this code does not know.
+    struct OtherFormat: Error, CustomStringConvertible {
+        let version: Int
+        var description: String {
+            "it holds format version \(version) (this code reads version \(SQLiteRecordStore.formatVersion)): written by another version of the app"
+        }
+    }
+
+    /// The connections; the offline queue (SQLiteMutationQueue.swift) uses them too.
+    let pool: DatabasePool
+    private let url: URL
+    private let bound: SizeBound?
+    private static let batch = 500
+
+    var tracksUse: Bool { bound != nil }
+
+    init(url: URL, bound: SizeBound? = nil) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        self.url = url
+        self.bound = bound
+        var configuration = Configuration()
+        configuration.label = "APICoreKit.SQLiteCache"
+        // Another connection to the file (another client on it, another process, a pool not yet
+        // closed) may hold its write lock for a moment: wait for it rather than fail the write and
+        // set the store aside.
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // 512 KiB of page cache per connection, not SQLite's 2 MB: the pool has up to six, the
+            // system's file cache holds the rest, and reads measure the same (bench.sh cache-scale)
+            // while an app keeps ~5 MB less resident (bench.sh soak).
+            try db.execute(sql: "PRAGMA cache_size = -512")
+            if let bound {
+                // A log of about a quarter of the bound between checkpoints, cut back to that after.
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(max(16, bound.maxBytes / 4 / pageSize))")
+                try db.execute(sql: "PRAGMA journal_size_limit = \(bound.maxBytes / 4)")
+            }
+        }
+        pool = try DatabasePool(path: url.path, configuration: configuration)
+        try pool.writeWithoutTransaction { db in
+            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            guard Self.readableVersions.contains(version) else { throw OtherFormat(version: version) }
+            // Takes effect at once in a new file; an older file is rebuilt with it below.
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            try db.inTransaction {
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS apicore_records (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        fields BLOB NOT NULL,
+                        received_at DOUBLE NOT NULL,
+                        expires BLOB,
+                        used_at DOUBLE NOT NULL DEFAULT 0
+                    ) WITHOUT ROWID
+                    """)
+                let columns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('apicore_records')"))
+                if !columns.contains("expires") { try db.execute(sql: "ALTER TABLE apicore_records ADD COLUMN expires BLOB") }
+                if !columns.contains("used_at") {
+                    try db.execute(sql: "ALTER TABLE apicore_records ADD COLUMN used_at DOUBLE NOT NULL DEFAULT 0")
+                    try db.execute(sql: "UPDATE apicore_records SET used_at = received_at")
+                }
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS apicore_fields (
+                        key TEXT NOT NULL,
+                        field TEXT NOT NULL,
+                        value BLOB NOT NULL,
+                        received_at DOUBLE NOT NULL,
+                        expires DOUBLE,
+                        PRIMARY KEY (key, field)
+                    ) WITHOUT ROWID
+                    """)
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS apicore_mutation_queue (
+                        position INTEGER PRIMARY KEY AUTOINCREMENT,
+                        id TEXT NOT NULL UNIQUE,
+                        operation_name TEXT NOT NULL,
+                        document TEXT NOT NULL,
+                        variables BLOB NOT NULL,
+                        optimistic BLOB,
+                        enqueued_at DOUBLE NOT NULL,
+                        failure BLOB
+                    )
+                    """)
+                // Roots kept whole (by an earlier version) become rows of fields, once.
+                for root in try Self.loadWhole(RootRecordKey.all, in: db).values {
+                    try Self.save(FieldChanges(key: root.key, set: root.fields, expires: root.expires, receivedAt: root.receivedAt), in: db)
+                    try db.execute(sql: "DELETE FROM apicore_records WHERE key = ?", arguments: [root.key])
+                }
+                if version != Self.formatVersion { try db.execute(sql: "PRAGMA user_version = \(Self.formatVersion)") }
+                return .commit
+            }
+            if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 { try db.execute(sql: "VACUUM") }
+        }
+    }
+
+    func load(_ keys: [String]) throws -> [String: CacheRecord] {
+        guard !keys.isEmpty else { return [:] }
+        return try pool.read { db in
+            var result = try Self.loadWhole(keys, in: db)
+            // Only roots are kept field by field.
+            let rest = keys.filter { result[$0] == nil && RootRecordKey.all.contains($0) }
+            for (key, record) in try Self.loadFields(of: rest, in: db) { result[key] = record }
+            return result
+        }
+    }
+
+    func loadFields(_ names: [String], of key: String) throws -> CacheRecord? {
+        try pool.read { db in try Self.loadFields(of: [key], named: names, in: db)[key] }
+    }
+
+    /// Runs `body` on `keys` in chunks of up to 500, with `?` placeholders for each chunk.
+    private static func inChunks(_ keys: [String], _ body: (_ chunk: [String], _ placeholders: String) throws -> Void) rethrows {
+        var start = 0
+        while start < keys.count {
+            let chunk = Array(keys[start..<min(start + batch, keys.count)])
+            start += batch
+            try body(chunk, Array(repeating: "?", count: chunk.count).joined(separator: ","))
+        }
+    }
+
+    /// The records of `keys` kept whole.
+    private static func loadWhole(_ keys: [String], in db: Database) throws -> [String: CacheRecord] {
+        var result: [String: CacheRecord] = [:]
+        result.reserveCapacity(keys.count)
+        try inChunks(keys) { chunk, placeholders in
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, fields, received_at, expires FROM apicore_records WHERE key IN (\(placeholders))",
+                arguments: StatementArguments(chunk))
+            while let row = try rows.next() {
+                if let record = Self.record(row) { result[record.key] = record }
+            }
+        }
+        return result
+    }
+
+    /// The records of `keys` kept field by field, assembled: the latest receipt of a field is the
+    /// record's, each field keeps its expiry. A field whose row cannot be read is left out.
+    /// With `named`, only those fields of the one key given.
+    private static func loadFields(of keys: [String], named names: [String]? = nil, in db: Database) throws -> [String: CacheRecord] {
+        var result: [String: CacheRecord] = [:]
+        // Chunks of keys, or of one key's field names.
+        try inChunks(names ?? keys) { chunk, placeholders in
+            let rows: RowCursor
+            if names != nil, let key = keys.first {
+                rows = try Row.fetchCursor(
+                    db, sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key = ? AND field IN (\(placeholders))",
+                    arguments: StatementArguments([key] + chunk))
+            } else {
+                rows = try Row.fetchCursor(
+                    db, sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key IN (\(placeholders))",
+                    arguments: StatementArguments(chunk))
+            }
+            while let row = try rows.next() {
+                guard let key = try? row.decode(String.self, atIndex: 0), let field = try? row.decode(String.self, atIndex: 1),
+                    let data = try? row.decode(Data.self, atIndex: 2), let value = try? JSONParser.parse(data),
+                    let received = try? row.decode(Double.self, atIndex: 3)
+                else { continue }
+                let receivedAt = Date(timeIntervalSince1970: received)
+                var record = result[key] ?? CacheRecord(key: key, fields: [:], receivedAt: receivedAt)
+                record.fields[field] = value
+                record.receivedAt = max(record.receivedAt, receivedAt)
+                if let expires = (try? row.decode(Double?.self, atIndex: 4)) ?? nil { record.expires[field] = Date(timeIntervalSince1970: expires) }
+                result[key] = record
+            }
+        }
+        return result
+    }
+
+    func loadAll() throws -> [CacheRecord] {
+        try pool.read { db in
+            var result: [CacheRecord] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT key, fields, received_at, expires FROM apicore_records")
+            while let row = try rows.next() {
+                if let record = Self.record(row) { result.append(record) }
+            }
+            let fieldKeys = try String.fetchAll(db, sql: "SELECT DISTINCT key FROM apicore_fields")
+            result += try Self.loadFields(of: fieldKeys, in: db).values
+            return result
+        }
+    }
+
+    func typeCounts() throws -> (byType: [String: Int], oldest: Date?) {
+        try pool.read { db in
+            var byType: [String: Int] = [:]
+            var oldest: Double?
+            // Rows another program wrote (a key that is not text, fields that are not JSON) are not
+            // records, as `load` reads them.
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT json_extract(CAST(fields AS TEXT), '$.__typename'), count(*), min(received_at) FROM apicore_records
+                WHERE typeof(key) = 'text' AND json_valid(CAST(fields AS TEXT)) GROUP BY 1
+                """)
+            while let row = try rows.next() {
+                let typename = (try? row.decode(String?.self, atIndex: 0)) ?? nil
+                byType[typename ?? "(untyped)", default: 0] += (try? row.decode(Int.self, atIndex: 1)) ?? 0
+                if let received = try? row.decode(Double.self, atIndex: 2) { oldest = min(oldest ?? received, received) }
+            }
+            // A root's receipt is its latest field's.
+            for row in try Row.fetchAll(db, sql: "SELECT key, max(received_at) FROM apicore_fields GROUP BY key") {
+                guard let key = try? row.decode(String.self, atIndex: 0) else { continue }
+                byType[key, default: 0] += 1
+                if let received = try? row.decode(Double.self, atIndex: 1) { oldest = min(oldest ?? received, received) }
+            }
+            return (byType, oldest.map { Date(timeIntervalSince1970: $0) })
+        }
+    }
+
+    func records(after key: String?, limit: Int) throws -> [CacheRecord] {
+        try pool.read { db in
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, fields, received_at, expires FROM apicore_records WHERE key > ? ORDER BY key LIMIT ?",
+                arguments: [key ?? "", limit])
+            var result: [CacheRecord] = []
+            while let row = try rows.next() {
+                if let record = Self.record(row) { result.append(record) }
+            }
+            return result
+        }
+    }
+
+    func keys(after key: String?, receivedBy date: Date, limit: Int) throws -> [String] {
+        try pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT key FROM apicore_records WHERE key > ? AND received_at <= ? ORDER BY key LIMIT ?",
+                arguments: [key ?? "", date.timeIntervalSince1970, limit])
+        }
+    }
+
+    func rootKeys() throws -> [String] {
+        try pool.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT key FROM apicore_fields") }
+    }
+
+    func fieldNames(of key: String) throws -> [String] {
+        try pool.read { db in try String.fetchAll(db, sql: "SELECT field FROM apicore_fields WHERE key = ?", arguments: [key]) }
+    }
+
+    func fieldsExpired(of key: String, before date: Date) throws -> [String] {
+        try pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT field FROM apicore_fields WHERE key = ? AND expires < ?", arguments: [key, date.timeIntervalSince1970])
+        }
+    }
+
+    func existing(_ keys: [String]) throws -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        return try pool.read { db in
+            var found: Set<String> = []
+            try Self.inChunks(keys) { chunk, placeholders in
+                for key in try String.fetchAll(db, sql: "SELECT key FROM apicore_records WHERE key IN (\(placeholders))", arguments: StatementArguments(chunk)) {
+                    found.insert(key)
+                }
+            }
+            // Only roots are kept field by field.
+            for root in keys where RootRecordKey.all.contains(root) && !found.contains(root) {
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apicore_fields WHERE key = ?)", arguments: [root]) == true { found.insert(root) }
+            }
+            return found
+        }
+    }
+
+    /// A row as a record. A row of other types (NULL, a number for a key: a file another program
+    /// wrote) or whose fields are not a JSON object is `nil`: it reads as missing, never as a
+    /// crash. (GRDB's subscripts trap on such values.) Expiry that cannot be read is none; a
+    /// NULL one is decoded as an optional, since a failed decode costs GRDB an error message.
+    private static func record(_ row: Row) -> CacheRecord? {
+        guard let key = try? row.decode(String.self, atIndex: 0), let data = try? row.decode(Data.self, atIndex: 1),
+            let received = try? row.decode(Double.self, atIndex: 2),
+            case .object(let fields)? = try? JSONParser.parse(data)
+        else { return nil }
+        var expires: [String: Date] = [:]
+        if let data = (try? row.decode(Data?.self, atIndex: 3)) ?? nil, case .object(let object)? = try? JSONParser.parse(data) {
+            for (name, value) in object {
+                if case .int(let milliseconds) = value { expires[name] = Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+            }
+        }
+        return CacheRecord(key: key, fields: fields, receivedAt: Date(timeIntervalSince1970: received), expires: expires)
+    }
+
+    private static func expiryData(_ expires: [String: Date]) -> Data? {
+        guard !expires.isEmpty else { return nil }
+        return JSONSerializer.data(.object(expires.mapValues { .int(Int(($0.timeIntervalSince1970 * 1000).rounded())) }))
+    }
+
+    func save(
+        _ records: [CacheRecord], fields: [FieldChanges], removing keys: [String], unlessWrittenSince since: Date?, used: [String], keeping: KeptRecords
+    ) throws -> Int {
+        let trimmed = try write(records, fields: fields, removing: keys, unlessWrittenSince: since, used: used, keeping: keeping)
+        if trimmed > 0 {
+            // A trim rewrites many pages (secure delete, incremental vacuum), so its write-ahead log
+            // can outgrow the quarter of the bound it is held to: checkpoint it and cut it to nothing
+            // now, as the bound promises (the next write starts a new one).
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+        return trimmed
+    }
+
+    private func write(
+        _ records: [CacheRecord], fields: [FieldChanges], removing keys: [String], unlessWrittenSince since: Date?, used: [String], keeping: KeptRecords
+    ) throws -> Int {
+        try pool.write { db in
+            let now = Date().timeIntervalSince1970
+            let insert = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO apicore_records (key, fields, received_at, expires, used_at) VALUES (?, ?, ?, ?, ?)")
+            for record in records {
+                try insert.execute(arguments: [
+                    record.key, JSONSerializer.data(.object(record.fields), sortingKeys: false), record.receivedAt.timeIntervalSince1970,
+                    Self.expiryData(record.expires), now,
+                ])
+            }
+            for changes in fields { try Self.save(changes, in: db) }
+            if !keys.isEmpty {
+                // A record, or a root's field, carries the time it was received, whichever client wrote it.
+                let cutoff = since?.timeIntervalSince1970 ?? .infinity
+                let delete = try db.cachedStatement(sql: "DELETE FROM apicore_records WHERE key = ? AND received_at <= ?")
+                let deleteFields = try db.cachedStatement(sql: "DELETE FROM apicore_fields WHERE key = ? AND received_at <= ?")
+                for key in keys {
+                    try delete.execute(arguments: [key, cutoff])
+                    try deleteFields.execute(arguments: [key, cutoff])
+                }
+            }
+            if !used.isEmpty {
+                let touch = try db.cachedStatement(sql: "UPDATE apicore_records SET used_at = ? WHERE key = ?")
+                for key in used { try touch.execute(arguments: [now, key]) }
+            }
+            return try trimIfOverBound(db, keeping: keeping)
+        }
+    }
+
+    /// Writes and removes fields of a root record, kept field by field.
+    private static func save(_ changes: FieldChanges, in db: Database) throws {
+        let upsert = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO apicore_fields (key, field, value, received_at, expires) VALUES (?, ?, ?, ?, ?)")
+        for (field, value) in changes.set {
+            try upsert.execute(arguments: [
+                changes.key, field, JSONSerializer.data(value, sortingKeys: false), changes.receivedAt.timeIntervalSince1970,
+                changes.expires[field]?.timeIntervalSince1970,
+            ])
+        }
+        if !changes.removed.isEmpty {
+            let delete = try db.cachedStatement(sql: "DELETE FROM apicore_fields WHERE key = ? AND field = ?")
+            for field in changes.removed { try delete.execute(arguments: [changes.key, field]) }
+        }
+    }
+
+    /// Past the size bound, removes the least recently used records that `keeping` does not keep,
+    /// a share at a time, and gives the freed pages back, until the database is at the bound's
+    /// trimmed size (or nothing more may go). Answers how many records it removed.
+    private func trimIfOverBound(_ db: Database, keeping: KeptRecords) throws -> Int {
+        guard let bound, try Self.size(of: db) > bound.maxBytes else { return 0 }
+        var removed = 0
+        let delete = try db.cachedStatement(sql: "DELETE FROM apicore_records WHERE key = ?")
+        // Each round removes the share of records the excess suggests; pages that stay partly
+        // used make a round free less than that, so a few rounds may be needed.
+        for _ in 0..<8 {
+            let size = try Self.size(of: db)
+            guard size > bound.trimTo, let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_records"), count > 0 else { break }
+            let share = max(1, Int((Double(count) * Double(size - bound.trimTo) / Double(size)).rounded(.up)))
+            let victims = try Self.leastRecentlyUsed(share, in: db, keeping: keeping)
+            guard !victims.isEmpty else { break }
+            for key in victims { try delete.execute(arguments: [key]) }
+            removed += victims.count
+            try db.execute(sql: "PRAGMA incremental_vacuum")
+        }
+        return removed
+    }
+
+    /// The keys of the `count` least recently used records that `keeping` does not keep (the
+    /// cursor closed before they are deleted).
+    private static func leastRecentlyUsed(_ count: Int, in db: Database, keeping: KeptRecords) throws -> [String] {
+        var victims: [String] = []
+        let keys = try String.fetchCursor(db, sql: "SELECT key FROM apicore_records ORDER BY used_at, received_at")
+        while victims.count < count, let key = try keys.next() {
+            if !keeping.contains(key) { victims.append(key) }
+        }
+        return victims
+    }
+
+    /// The database's size in bytes: its pages, free ones included.
+    private static func size(of db: Database) throws -> Int {
+        let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+        return pages * pageSize
+    }
+
+    func bytesOnDisk() -> Int {
+        ["", "-wal", "-shm"].reduce(0) { total, suffix in
+            let path = url.path + suffix
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+            return total + size
+        }
+    }
+
+    /// Deletes every record so that no trace of them stays in the store's files: the deleted
+    /// content is overwritten, `VACUUM` rebuilds the database without free pages, and a truncating
+    /// checkpoint writes it back to the main file, which shrinks, and empties the WAL.
+    func removeAll() throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM apicore_records")
+            try db.execute(sql: "DELETE FROM apicore_fields")
+        }
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+}
