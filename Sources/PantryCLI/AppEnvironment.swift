@@ -30,6 +30,8 @@ public struct AppEnvironment: Sendable {
         users = UserService(client: client)
         products = ProductService(client: client, productSource: productSource)
         households = HouseholdService(client: client)
+        // What an earlier launch queued reaches the cache when it is sent.
+        HouseholdService.registerQueuedMutations(with: client.offlineQueue)
     }
 }
 

@@ -139,14 +139,18 @@ public struct HTTPFailure: Sendable, Hashable, CustomStringConvertible {
     public var headers: [String: String]
     /// The first bytes of the body as text, for a person to read.
     public var bodyExcerpt: String
+    /// The whole body, for an app that reads what the server said (an error document); the
+    /// description shows only ``bodyExcerpt``.
+    public var body: Data
     /// The URL asked for.
     public var url: URL?
 
-    /// Creates a failure, keeping an excerpt of at most `excerptLength` characters of the body.
+    /// Creates a failure with the body and an excerpt of at most `excerptLength` characters of it.
     public init(statusCode: Int, headers: [String: String], body: Data, url: URL?, excerptLength: Int = 512) {
         self.statusCode = statusCode
         self.headers = headers
         self.bodyExcerpt = Self.excerpt(of: body, length: excerptLength)
+        self.body = body
         self.url = url
     }
 

@@ -15,6 +15,8 @@ public protocol GraphQLOperation: Sendable {
 
     /// The variables, by name; absent ones are left out.
     @_spi(Generated) var __variables: InputDict { get }
+    /// The default values the document gives its variables (`$episode: Episode = JEDI`), by name.
+    @_spi(Generated) static var __variableDefaults: JSONObject { get }
 }
 
 extension GraphQLOperation {
@@ -22,8 +24,14 @@ extension GraphQLOperation {
     public static var operationIdentifier: String? { nil }
     /// No variables by default.
     @_spi(Generated) public var __variables: InputDict { InputDict() }
-    /// The variables as a JSON object.
+    /// No variable defaults by default.
+    @_spi(Generated) public static var __variableDefaults: JSONObject { [:] }
+    /// The variables as a JSON object, as they are sent: the ones left out are absent.
     public var variablesJSON: JSONObject { __variables.jsonObject }
+    /// The variables as the server coerces them (CoerceVariableValues): those given, and the
+    /// default of each one left out that has a default in the document. Cache keys, `@include`
+    /// and `@skip` and cache reads use these, so that they mean what the server's answer means.
+    public var coercedVariables: JSONObject { InputDict.coerced(variablesJSON, defaults: Self.__variableDefaults) }
 }
 
 /// A query: a read that may be cached and retried.
@@ -65,13 +73,27 @@ public protocol LocalCacheMutation: Sendable {
 
     /// The variables, by name; absent ones are left out.
     @_spi(Generated) var __variables: InputDict { get }
+    /// The default values the document gives its variables, by name.
+    @_spi(Generated) static var __variableDefaults: JSONObject { get }
 }
 
 extension LocalCacheMutation {
     /// No variables by default.
     @_spi(Generated) public var __variables: InputDict { InputDict() }
-    /// The variables as a JSON object.
+    /// No variable defaults by default.
+    @_spi(Generated) public static var __variableDefaults: JSONObject { [:] }
+    /// The variables as a JSON object: the ones left out are absent.
     public var variablesJSON: JSONObject { __variables.jsonObject }
+    /// The variables with the document's default for each one left out, as a query with the same
+    /// variables would key its fields (``GraphQLOperation/coercedVariables``).
+    public var coercedVariables: JSONObject { InputDict.coerced(variablesJSON, defaults: Self.__variableDefaults) }
+}
+
+extension InputDict {
+    /// `given`, with each default whose variable `given` lacks.
+    static func coerced(_ given: JSONObject, defaults: JSONObject) -> JSONObject {
+        defaults.isEmpty ? given : given.merging(defaults) { given, _ in given }
+    }
 }
 
 /// The data of a local cache mutation, on the root type.

@@ -40,7 +40,7 @@ extension GraphQLRequest {
     package func value(from data: JSONObject, statusCode: Int?, body: Data) throws(APIError) -> Value {
         let typed: Operation.Data
         do throws(GraphQLDecodingError) {
-            typed = try Operation.Data(validating: data, variables: operation.variablesJSON)
+            typed = try Operation.Data(validating: data, variables: operation.coercedVariables)
         } catch {
             throw .invalidResponse(InvalidResponse(
                 kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: statusCode,

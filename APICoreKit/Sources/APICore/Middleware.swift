@@ -39,11 +39,29 @@ public struct TransportResponse: Sendable {
 /// middleware chain. It travels with its ``TransportResponse`` and goes when a middleware replaces
 /// the body.
 package enum BodyRead: Sendable {
-    /// The body, parsed as JSON.
-    case json(JSONValue)
+    /// The body, read as a GraphQL answer.
+    case payload(GraphQLPayload)
     /// A body that streams (incremental delivery, subscriptions): its chunks as they arrive. The
     /// response's `body` is empty; stopping the chunks stops the exchange.
     case stream(APIStream<Result<Data, APIError>>)
+}
+
+/// One GraphQL result as the engine reads it: the data, the errors that `@catch` fields caught
+/// (in their places in the data already), and the `extensions`.
+package struct GraphQLPayload: Sendable {
+    /// The `data` object, errors caught in place.
+    package var data: JSONObject
+    /// The errors that fields with `@catch` caught.
+    package var caughtErrors: [GraphQLError] = []
+    /// The result's `extensions`.
+    package var extensions: JSONObject?
+
+    /// A payload.
+    package init(data: JSONObject, caughtErrors: [GraphQLError] = [], extensions: JSONObject? = nil) {
+        self.data = data
+        self.caughtErrors = caughtErrors
+        self.extensions = extensions
+    }
 }
 
 /// What a middleware knows about the request it sees.

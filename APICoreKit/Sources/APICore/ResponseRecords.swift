@@ -33,14 +33,18 @@ package enum CacheNaming {
 
     /// `name`, or `name(arg:value,…)` with arguments sorted and values as compact JSON, so that
     /// `hero(episode: JEDI)` and `hero(episode: EMPIRE)` are different fields.
-    /// A connection field is keyed without its page arguments, so that its pages share one record.
+    /// An argument whose variable has no value is not given, as GraphQL resolves it: `hero` with
+    /// `$episode` left out is keyed `hero`, as the server answers it, and `hero(episode: null)`
+    /// apart. A connection field is keyed without its page arguments, so that its pages share one
+    /// record.
     package static func storageKey(_ field: Field, variables: JSONObject) -> String {
         if field.arguments.isEmpty { return field.name }
-        var arguments = field.arguments.sorted { $0.key < $1.key }
-        if let pagination = field.pagination { arguments.removeAll { pagination.contains($0.key) } }
-        if arguments.isEmpty { return field.name }
-        let text = arguments.map { "\($0.key):\(JSONSerializer.string($0.value.resolved(with: variables)))" }
-        return "\(field.name)(\(text.joined(separator: ",")))"
+        var text: [String] = []
+        for (name, argument) in field.arguments.sorted(by: { $0.key < $1.key }) where field.pagination?.contains(name) != true {
+            guard let value = argument.resolved(with: variables) else { continue }
+            text.append("\(name):\(JSONSerializer.string(value))")
+        }
+        return text.isEmpty ? field.name : "\(field.name)(\(text.joined(separator: ",")))"
     }
 
     /// What a watcher that read one field of a root record depends on: that field, not the whole

@@ -78,13 +78,17 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     /// An object literal.
     case object([String: ArgumentValue])
 
-    /// The value with variables replaced by their values (a missing variable is `null`).
-    public func resolved(with variables: JSONObject) -> JSONValue {
+    /// The value with variables replaced by their values, as GraphQL coerces arguments
+    /// (CoerceArgumentValues): `nil` when it is a variable with no value, so that the argument
+    /// counts as not given (an explicit `null` stays `null`); in an object, a field whose variable
+    /// has no value is left out; in a list, such an item is `null`. `variables` are the
+    /// operation's coerced ones (``GraphQLOperation/coercedVariables``), defaults applied.
+    public func resolved(with variables: JSONObject) -> JSONValue? {
         switch self {
         case .value(let value): return value
-        case .variable(let name): return variables[name] ?? .null
-        case .list(let list): return .array(list.map { $0.resolved(with: variables) })
-        case .object(let object): return .object(object.mapValues { $0.resolved(with: variables) })
+        case .variable(let name): return variables[name]
+        case .list(let list): return .array(list.map { $0.resolved(with: variables) ?? .null })
+        case .object(let object): return .object(object.compactMapValues { $0.resolved(with: variables) })
         }
     }
 }

@@ -155,17 +155,15 @@ final class LiveAPIClient: APIClient {
         let start = ContinuousClock.now
         let urlRequest = try makeURLRequest(request)
         let context = RequestContext(kind: .rest, operationName: request.summary, isIdempotent: request.isIdempotent, values: request.values)
-        // With `acceptsAnyStatus`, the last answer the chain refused is the response, once the
-        // chain (refresh, retry) is done with it.
-        let refused = request.acceptsAnyStatus ? Locked<TransportResponse?>(nil) : nil
-        let exchange = restExchange(timeout: request.timeout, keepingRefusedIn: refused)
         let response: TransportResponse
         do {
-            response = try await runChain(urlRequest, context: context, exchange: exchange)
+            response = try await runChain(urlRequest, context: context, exchange: restExchange(timeout: request.timeout))
         } catch {
-            switch (error, refused?.withLock { $0 }) {
-            case (.httpStatus(let failure), let answer?) where answer.statusCode == failure.statusCode: response = answer
-            case (.unauthorized(let failure), let answer?) where answer.statusCode == failure.statusCode: response = answer
+            // With `acceptsAnyStatus`, the answer the chain (refresh, retry) ended with a status
+            // error for is the response: the error carries it, body and all.
+            switch error {
+            case .httpStatus(let failure) where request.acceptsAnyStatus, .unauthorized(let failure) where request.acceptsAnyStatus:
+                response = TransportResponse(statusCode: failure.statusCode, headers: failure.headers, body: failure.body, url: failure.url)
             default: throw error
             }
         }
@@ -228,7 +226,7 @@ final class LiveAPIClient: APIClient {
 
     /// Runs the middleware chain around `exchange`, its innermost step: the one real exchange
     /// with the transport, which reads the answer as the kind of call needs (`restExchange` here,
-    /// `graphQLExchange` in GraphQLPath.swift) so that middleware sees statuses and GraphQL errors
+    /// `graphQLExchange` in GraphQL/Exchange.swift) so that middleware sees statuses and GraphQL errors
     /// as `APIError`s. Whatever that step read travels with the response it returns.
     func runChain(_ request: URLRequest, context: RequestContext, exchange: @escaping MiddlewareNext) async throws(APIError)
         -> TransportResponse
@@ -241,14 +239,13 @@ final class LiveAPIClient: APIClient {
         return try result.get()
     }
 
-    /// The innermost step for REST: the answer whole, a status outside 2xx as an error (kept in
-    /// `refused` too, when given, whole).
-    func restExchange(timeout: Duration?, keepingRefusedIn refused: Locked<TransportResponse?>? = nil) -> MiddlewareNext {
+    /// The innermost step for REST: the answer whole, a status outside 2xx as an error that
+    /// carries it.
+    func restExchange(timeout: Duration?) -> MiddlewareNext {
         let transport = self.transport
         let timeout = timeout ?? configuration.timeout
         return { [self] request throws(APIError) in
             let response = try await transport.send(withTraceContext(request), timeout: timeout)
-            refused?.withLock { $0 = (200..<300).contains(response.statusCode) ? nil : response }
             try Self.checkRESTStatus(response)
             return response
         }

@@ -48,16 +48,17 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
         case mock(any MockObject)
     }
 
-    private let lock = NSLock()
-    private var stubs: [String: [Answer]] = [:]
-    private var sentRequests: [SentRequest] = []
-    private var watchers: [String: [UUID: @Sendable (JSONValue) -> Void]] = [:]
-    private var subscribers: [String: [UUID: (event: @Sendable (JSONValue) -> Void, finish: @Sendable (APIError?) -> Void)]] = [:]
-    private var writtenQueries: [String: JSONObject] = [:]
-    private var fragmentWatchers: [String: [UUID: @Sendable (JSONObject?) -> Void]] = [:]
-    private var queue: [(mutation: QueuedMutation, send: @Sendable () throws(APIError) -> Void)] = []
-    private var queueObservers: [UUID: AsyncStream<QueuedMutation>.Continuation] = [:]
-    private var recordedCacheOperations: [String] = []
+    let lock = NSLock()
+    var stubs: [String: [Answer]] = [:]
+    var sentRequests: [SentRequest] = []
+    var watchers: [String: [UUID: @Sendable (JSONValue) -> Void]] = [:]
+    var subscribers: [String: [UUID: (event: @Sendable (JSONValue) -> Void, finish: @Sendable (APIError?) -> Void)]] = [:]
+    var writtenQueries: [String: JSONObject] = [:]
+    var fragmentWatchers: [String: [UUID: @Sendable (JSONObject?) -> Void]] = [:]
+    var queue: [(mutation: QueuedMutation, send: @Sendable () throws(APIError) -> Void)] = []
+    var queueObservers: [UUID: AsyncStream<QueuedMutation>.Continuation] = [:]
+    var recordedCacheOperations: [String] = []
+    var registered: [String] = []
 
     /// A mock with no stubs.
     public init() {}
@@ -257,179 +258,6 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
         lock.withLock { subscribers[operation]?.count ?? 0 }
     }
 
-    /// The mock is its own cache: what is written to it is kept per operation and variables.
-    public var cache: any GraphQLCache { self }
-
-    /// The mock is its own offline queue.
-    public var offlineQueue: any OfflineMutationQueue { self }
-
-    /// The data last written for this query and variables.
-    public func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? {
-        let key = Self.cacheKey(Query.operationName, query.variablesJSON)
-        return lock.withLock { writtenQueries[key] }.map { Query.Data(_dataDict: DataDict(_data: $0)) }
-    }
-
-    /// The data last written for the request's query and variables, mapped; stubs are not read.
-    public func readInMemory<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) -> Response<Value>? {
-        let key = Self.cacheKey(Query.operationName, request.operation.variablesJSON)
-        guard let data = lock.withLock({ writtenQueries[key] }) else { return nil }
-        guard let value = try? request.value(of: Query.Data(_dataDict: DataDict(_data: data))) else { return nil }
-        return Response(
-            value: value,
-            metadata: ResponseMetadata(source: .cache, statusCode: nil, headers: [:], duration: .zero, operationName: Query.operationName))
-    }
-
-    /// The data kept for this key (``writeFragment(_:key:)``, an update), if it matches the fragment.
-    public func readInMemory<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> Fragment? {
-        lock.withLock { writtenQueries["fragment " + key] }.flatMap { try? Fragment(validating: $0, variables: variables) }
-    }
-
-    /// The data kept for this key, then again each time ``writeFragment(_:key:)`` or an update
-    /// changes it; ``APIError/cacheMiss(_:)`` while nothing matching is kept.
-    public func watch<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject)
-        -> APIStream<Result<Fragment, APIError>>
-    {
-        APIStream { continuation in
-            let yield: @Sendable (JSONObject?) -> Void = { object in
-                if let object, let data = try? Fragment(validating: object, variables: variables) {
-                    continuation.yield(.success(data))
-                } else {
-                    continuation.yield(.failure(.cacheMiss("\(Fragment.self) at \(key)")))
-                }
-            }
-            let id = UUID()
-            let kept = lock.withLock {
-                fragmentWatchers[key, default: [:]][id] = yield
-                return writtenQueries["fragment " + key]
-            }
-            yield(kept)
-            continuation.onTermination = { [weak self] _ in
-                self?.lock.withLock { _ = self?.fragmentWatchers[key]?.removeValue(forKey: id) }
-            }
-        }
-    }
-
-    /// Keeps the data for ``readQuery(_:)``.
-    public func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) {
-        let key = Self.cacheKey(Query.operationName, query.variablesJSON)
-        lock.withLock {
-            writtenQueries[key] = data.__data._data
-            recordedCacheOperations.append("write \(Query.operationName)")
-        }
-    }
-
-    /// Starts from the data last written for this local cache mutation and its variables, else from
-    /// the `data` of the stub for its operation name (checked against its selections); records
-    /// `update <operation>`. Without either it throws ``APIError/cacheMiss(_:)``.
-    public func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: @Sendable (inout Mutation.Data) -> Void) async throws(APIError)
-        -> Mutation.Data
-    {
-        let name = Mutation.operationName
-        let key = Self.cacheKey(name, mutation.variablesJSON)
-        var object = lock.withLock { writtenQueries[key] }
-        if object == nil, lock.withLock({ stubs[name] != nil }), case .object(let response) = try answer(for: name, data: Mutation.Data.self, variables: mutation.variablesJSON),
-            case .object(let data)? = response["data"]
-        {
-            object = data
-        }
-        guard let object else { throw .cacheMiss(name) }
-        var data: Mutation.Data
-        do throws(GraphQLDecodingError) {
-            data = try Mutation.Data(validating: object, variables: mutation.variablesJSON)
-        } catch {
-            throw .invalidRequest("the cached data of \(name) does not match its selections: \(error)")
-        }
-        body(&data)
-        let written = data.__data._data
-        lock.withLock {
-            writtenQueries[key] = written
-            recordedCacheOperations.append("update \(name)")
-        }
-        return data
-    }
-
-    /// Keeps a fragment's data under a record key, for ``update(fragment:key:variables:_:)``.
-    public func writeFragment<Fragment: APICore.Fragment>(_ fragment: Fragment, key: String) {
-        keepFragment(fragment.__data._data, key: key)
-    }
-
-    /// Keeps a fragment's data and hands it to the watchers of its key.
-    private func keepFragment(_ data: JSONObject, key: String) {
-        let watchers = lock.withLock {
-            writtenQueries["fragment " + key] = data
-            return Array((fragmentWatchers[key] ?? [:]).values)
-        }
-        for watcher in watchers { watcher(data) }
-    }
-
-    /// Starts from the data kept for this key (by ``writeFragment(_:key:)`` or an earlier update),
-    /// else throws ``APIError/cacheMiss(_:)``; records `update <key>`.
-    public func update<Fragment: APICore.Fragment & MutableSelectionSet>(
-        fragment: Fragment.Type, key: String, variables: JSONObject, _ body: @Sendable (inout Fragment) -> Void
-    ) async throws(APIError) -> Fragment {
-        guard let object = lock.withLock({ writtenQueries["fragment " + key] }) else { throw .cacheMiss("\(Fragment.self) at \(key)") }
-        var data: Fragment
-        do throws(GraphQLDecodingError) {
-            data = try Fragment(validating: object, variables: variables)
-        } catch {
-            throw .invalidRequest("the data kept for \(key) does not match \(Fragment.self): \(error)")
-        }
-        body(&data)
-        keepFragment(data.__data._data, key: key)
-        lock.withLock { recordedCacheOperations.append("update \(key)") }
-        return data
-    }
-
-    /// Records `update <key>`.
-    public func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {
-        lock.withLock { recordedCacheOperations.append("update \(key)") }
-    }
-
-    /// Records `remove <key>`.
-    public func removeRecord(_ key: String) async throws(APIError) {
-        lock.withLock { recordedCacheOperations.append("remove \(key)") }
-    }
-
-    /// Records `gc`; the mock keeps no records, so nothing is removed.
-    public func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection {
-        lock.withLock { recordedCacheOperations.append("gc") }
-        return CacheCollection()
-    }
-
-    /// Records `summary`; the mock keeps no records, so the summary is empty.
-    public func summary() async throws(APIError) -> CacheSummary {
-        lock.withLock { recordedCacheOperations.append("summary") }
-        return CacheSummary(records: 0, recordsByType: [:], oldest: nil, bytesOnDisk: nil, bytesInMemory: 0)
-    }
-
-    /// Records `inspect`; the mock keeps no records, so there is none.
-    public func inspect(_ key: String) async throws(APIError) -> CacheRecordDetails? {
-        lock.withLock { recordedCacheOperations.append("inspect \(key)") }
-        return nil
-    }
-
-    /// Records `keys`; the mock keeps no records, so there are none.
-    public func keys(matching pattern: String, limit: Int) async throws(APIError) -> [String] {
-        lock.withLock { recordedCacheOperations.append("keys \(pattern)") }
-        return []
-    }
-
-    /// Forgets written queries and records `clear`.
-    public func clear() async throws(APIError) {
-        lock.withLock {
-            writtenQueries = [:]
-            recordedCacheOperations.append("clear")
-        }
-    }
-
-    /// The cache operations received, in order: `write <operation>`, `update <key>`, `remove <key>`, `gc`, `summary`, `clear`.
-    public var cacheOperations: [String] { lock.withLock { recordedCacheOperations } }
-
-    /// Where written data is kept: the operation's name and its variables.
-    private static func cacheKey(_ operationName: String, _ variables: JSONObject) -> String {
-        operationName + JSONSerializer.string(.object(variables))
-    }
-
     /// Answers from the stub for the mutation's operation name; the optimistic response is
     /// recorded with the request (``SentRequest/optimisticResponse``).
     public func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
@@ -438,108 +266,7 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
         try execute(request, optimisticResponse: optimisticResponse?.__data._data)
     }
 
-    // MARK: Offline queue
-
-    /// Answers from the stub like ``perform(_:optimisticResponse:)``; when the stub answers a
-    /// connectivity failure (`.transport` that ``TransportFailure/isConnectivity``), or mutations
-    /// already wait, the mutation is queued instead. ``replay()`` (`offlineQueue`) sends the queued
-    /// ones through the stubs again, in order.
-    public func performOrQueue<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
-        async throws(APIError) -> MutationOutcome<Value>
-    {
-        guard request.operation.__variables.files.isEmpty else {
-            throw .uploadsCannotWait(Mutation.operationName)
-        }
-        let optimistic = optimisticResponse?.__data._data
-        let mutation = QueuedMutation(
-            id: UUID().uuidString.lowercased(), operationName: Mutation.operationName, variables: request.operation.variablesJSON,
-            enqueuedAt: Date(), state: .queued)
-        let send: @Sendable () throws(APIError) -> Void = { [self] () throws(APIError) in
-            _ = try execute(request, optimisticResponse: optimistic)
-        }
-        if lock.withLock({ queue.contains(where: \.mutation.state.isWaiting) }) {
-            return .queued(enqueue(mutation, send: send))
-        }
-        do {
-            return .sent(try execute(request, optimisticResponse: optimistic))
-        } catch {
-            guard case .transport(let failure) = error, failure.isConnectivity else { throw error }
-            return .queued(enqueue(mutation, send: send))
-        }
-    }
-
-    /// Nothing to register: the mock keeps no cache to write answers into.
-    public func register<Mutation: GraphQLMutation>(_ type: Mutation.Type) {}
-
-    /// The mutations queued, waiting or refused, in order.
-    public func mutations() async throws(APIError) -> [QueuedMutation] {
-        lock.withLock { queue.map(\.mutation) }
-    }
-
-    /// Every change of state of a queued mutation from now on.
-    public func updates() -> APIStream<QueuedMutation> {
-        APIStream { continuation in
-            let id = UUID()
-            lock.withLock { queueObservers[id] = continuation }
-            continuation.onTermination = { [weak self] _ in
-                guard let self else { return }
-                self.lock.withLock { self.queueObservers[id] = nil }
-            }
-        }
-    }
-
-    /// Sends the waiting mutations through the stubs, in order, until one meets a connectivity
-    /// failure; a mutation the stub refuses is marked failed.
-    public func replay() async {
-        while let next = lock.withLock({ queue.first(where: \.mutation.state.isWaiting) }) {
-            update(next.mutation.id, to: .sending)
-            do throws(APIError) {
-                try next.send()
-                update(next.mutation.id, to: .done)
-            } catch {
-                if case .transport(let failure) = error, failure.isConnectivity {
-                    update(next.mutation.id, to: .queued)
-                    return
-                }
-                update(next.mutation.id, to: .failed(error))
-            }
-        }
-    }
-
-    /// Takes a waiting or refused mutation out of the queue.
-    public func cancel(id: String) async throws(APIError) {
-        guard lock.withLock({ queue.contains { $0.mutation.id == id } }) else {
-            throw .invalidRequest("there is no queued mutation with id \(id)")
-        }
-        update(id, to: .cancelled)
-    }
-
-    private func enqueue(_ mutation: QueuedMutation, send: @escaping @Sendable () throws(APIError) -> Void) -> QueuedMutation {
-        let observers = lock.withLock {
-            queue.append((mutation, send))
-            return Array(queueObservers.values)
-        }
-        for observer in observers { observer.yield(mutation) }
-        return mutation
-    }
-
-    /// Moves a queued mutation to `state`; one done or cancelled leaves the queue.
-    private func update(_ id: String, to state: QueuedMutation.State) {
-        let (changed, observers) = lock.withLock { () -> (QueuedMutation?, [AsyncStream<QueuedMutation>.Continuation]) in
-            guard let index = queue.firstIndex(where: { $0.mutation.id == id }) else { return (nil, []) }
-            queue[index].mutation.state = state
-            let changed = queue[index].mutation
-            switch state {
-            case .done, .cancelled: queue.remove(at: index)
-            case .queued, .sending, .failed: break
-            }
-            return (changed, Array(queueObservers.values))
-        }
-        guard let changed else { return }
-        for observer in observers { observer.yield(changed) }
-    }
-
-    private func execute<Operation: GraphQLOperation, Value>(
+    func execute<Operation: GraphQLOperation, Value>(
         _ request: GraphQLRequest<Operation, Value>, cachePolicy: CachePolicy? = nil, optimisticResponse: JSONObject? = nil
     ) throws(APIError) -> Response<Value> {
         if Task.isCancelled { throw .cancelled }
@@ -547,11 +274,11 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
         record(SentRequest(
             name: name, payload: .object(request.operation.variablesJSON), query: [:], headers: request.headers, cachePolicy: cachePolicy,
             optimisticResponse: optimisticResponse))
-        let json = try answer(for: name, data: Operation.Data.self, variables: request.operation.variablesJSON)
+        let json = try answer(for: name, data: Operation.Data.self, variables: request.operation.coercedVariables)
         return try Self.decode(json, for: request, body: JSONSerializer.data(json))
     }
 
-    private static func decode<Operation: GraphQLOperation, Value>(_ json: JSONValue, for request: GraphQLRequest<Operation, Value>, body: Data)
+    static func decode<Operation: GraphQLOperation, Value>(_ json: JSONValue, for request: GraphQLRequest<Operation, Value>, body: Data)
         throws(APIError) -> Response<Value>
     {
         let name = Operation.operationName
@@ -574,29 +301,29 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
 
     // MARK: Internals
 
-    private static func key(_ method: HTTPMethod, _ path: String) -> String {
+    static func key(_ method: HTTPMethod, _ path: String) -> String {
         "\(method) \(path.hasPrefix("/") ? String(path.dropFirst()) : path)"
     }
 
-    private static func metadata(_ name: String) -> ResponseMetadata {
+    static func metadata(_ name: String) -> ResponseMetadata {
         ResponseMetadata(source: .server, statusCode: 200, headers: [:], duration: .zero, operationName: name)
     }
 
-    private static func load(_ url: URL) throws -> JSONValue {
+    static func load(_ url: URL) throws -> JSONValue {
         try JSONParser.parse(try Data(contentsOf: url))
     }
 
-    private func add(_ answer: Answer, for key: String) {
+    func add(_ answer: Answer, for key: String) {
         lock.withLock { stubs[key, default: []].append(answer) }
     }
 
-    private func record(_ request: SentRequest) {
+    func record(_ request: SentRequest) {
         lock.withLock { sentRequests.append(request) }
     }
 
     /// The next answer for `key`; a mock is built into the data of `Data` (`nil` for REST, which
     /// mocks do not answer).
-    private func answer(for key: String, data: (any SelectionSet.Type)?, variables: JSONObject = [:]) throws(APIError) -> JSONValue {
+    func answer(for key: String, data: (any SelectionSet.Type)?, variables: JSONObject = [:]) throws(APIError) -> JSONValue {
         let answer: Answer? = lock.withLock {
             guard var queue = stubs[key], let first = queue.first else { return nil }
             if queue.count > 1 {

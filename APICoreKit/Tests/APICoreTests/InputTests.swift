@@ -37,4 +37,17 @@ struct InputTests {
         #expect(try GraphQLEnum<Episode>(_fieldValue: "EMPIRE") == .empire)
         #expect(throws: GraphQLDecodingError.self) { try GraphQLEnum<Episode>(_fieldValue: 4) }
     }
+
+    @Test("a field's cache key leaves out an argument whose variable has no value, and such fields of input objects; null stays")
+    func leftOutVariablesInKeys() {
+        let field = Field(
+            "search", .scalar(String.self),
+            arguments: ["text": .variable("text"), "filter": .object(["kind": .variable("kind"), "tags": .list([.variable("tag"), .value("x")])])])
+        #expect(CacheNaming.storageKey(field, variables: [:]) == #"search(filter:{"tags":[null,"x"]})"#)
+        #expect(CacheNaming.storageKey(field, variables: ["text": nil, "kind": "A"]) == #"search(filter:{"kind":"A","tags":[null,"x"]},text:null)"#)
+        let hero = Field("hero", .scalar(String.self), arguments: ["episode": .variable("episode")])
+        #expect(CacheNaming.storageKey(hero, variables: [:]) == "hero")
+        #expect(CacheNaming.storageKey(hero, variables: ["episode": nil]) == "hero(episode:null)")
+        #expect(ArgumentValue.variable("episode").resolved(with: [:]) == nil)
+    }
 }

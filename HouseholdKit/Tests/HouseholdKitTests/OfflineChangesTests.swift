@@ -65,13 +65,13 @@ struct OfflineChangesTests {
             "__typename": "Member", "id": "m-2", "userId": "user-2", "displayName": "Bo", "role": "CHILD", "joinedAt": "2026-03-02T10:00:00Z",
         ]])
         let service = HouseholdService(client: client)
-        guard case .queued(let renameID) = try await service.renameHouseholdOrQueue(id: "hh-1", to: "Cabin"),
-            case .queued(let memberID) = try await service.updateMemberOrQueue(Self.bo, displayName: nil, role: .child)
+        guard case .queued(let rename) = try await service.renameHouseholdOrQueue(id: "hh-1", to: "Cabin"),
+            case .queued(let member) = try await service.updateMemberOrQueue(Self.bo, displayName: nil, role: .child)
         else {
             Issue.record("not queued with the server out of reach")
             return
         }
-        #expect(try await client.offlineQueue.mutations().map(\.id) == [renameID, memberID])
+        #expect(try await client.offlineQueue.mutations().map(\.id) == [rename.id, member.id])
         #expect(try await client.offlineQueue.mutations().map(\.operationName) == ["RenameHousehold", "UpdateMember"])
         // The member change waited behind the rename without being sent.
         #expect(client.sent("UpdateMember").isEmpty)
@@ -82,11 +82,20 @@ struct OfflineChangesTests {
         #expect(client.sent("UpdateMember").last?.payload == ["input": ["memberId": "m-2", "role": "CHILD"]])
 
         // Online, the change is saved at once.
-        guard case .saved(let household) = try await service.renameHouseholdOrQueue(id: "hh-1", to: "Cabin") else {
+        guard case .sent(let response) = try await service.renameHouseholdOrQueue(id: "hh-1", to: "Cabin") else {
             Issue.record("queued with the server up")
             return
         }
-        #expect(household.name == "Cabin")
+        #expect(response.value.name == "Cabin")
+    }
+
+    @Test("making a service registers nothing; the app registers the mutations it may queue with one explicit call")
+    func registration() {
+        let client = MockAPIClient()
+        _ = HouseholdService(client: client)
+        #expect(client.registeredMutations.isEmpty)
+        HouseholdService.registerQueuedMutations(with: client.offlineQueue)
+        #expect(client.registeredMutations == ["RenameHousehold", "UpdateMember"])
     }
 
     @Test("the generated local cache mutations change a household's name through their setters")

@@ -145,7 +145,7 @@ struct Demo {
             guard case .queued(let queued) = try await environment.households.renameHouseholdOrQueue(id: householdID, to: offlineName) else {
                 throw ValidationError("the rename was sent although the server is stopped")
             }
-            report("queued", "renaming \(householdID) to \(offlineName) waits in the queue (\(queued.prefix(8))…)", sources: "")
+            report("queued", "renaming \(householdID) to \(offlineName) waits in the queue (\(queued.id.prefix(8))…)", sources: "")
             var shown = try await next(&watcher, "the optimistic rename")
             while shown.name != offlineName { shown = try await next(&watcher, "the optimistic rename") }
             report("watch-optimistic", "the watcher shows \(shown.name) at once", sources: lastSource())

@@ -67,8 +67,8 @@ struct HouseholdsCommand: AsyncParsableCommand {
                 let households = session.environment.households
                 guard queue else { return print(try await households.renameHousehold(id: id, to: name), to: session) }
                 switch try await households.renameHouseholdOrQueue(id: id, to: name) {
-                case .saved(let household): print(household, to: session)
-                case .queued(let queued): printQueued(queued, "renaming \(id) to \"\(name)\"", to: session)
+                case .sent(let response): print(response.value, to: session)
+                case .queued(let queued): printQueued(queued.id, "renaming \(id) to \"\(name)\"", to: session)
                 }
             }
         }

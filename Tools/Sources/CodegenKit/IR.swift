@@ -1,84 +1,5 @@
 import Foundation
 
-/// `@include(if: $x)` / `@skip(if: $x)` on a variable.
-struct Condition: Hashable, Comparable {
-    var variable: String
-    var inverted: Bool
-
-    static func < (lhs: Condition, rhs: Condition) -> Bool { (lhs.variable, lhs.inverted ? 1 : 0) < (rhs.variable, rhs.inverted ? 1 : 0) }
-
-    /// The conditions of a selection's directives; `nil` when a literal makes it never apply.
-    static func of(_ directives: [GQL.Directive]) -> [Condition]? {
-        var result: [Condition] = []
-        for directive in directives where directive.name == "include" || directive.name == "skip" {
-            let inverted = directive.name == "skip"
-            switch directive.argument("if") {
-            case .variable(let name)?: result.append(Condition(variable: name, inverted: inverted))
-            case .boolean(let literal)?: if literal == inverted { return nil }
-            default: continue
-            }
-        }
-        return result
-    }
-}
-
-/// `@defer(label:, if:)` on a fragment: how the server is asked to deliver it later.
-struct DeferDirective {
-    var label: String?
-    /// `if: $variable`; `nil` when always deferred.
-    var variable: String?
-
-    /// The deferral a fragment's directives ask for; `nil` when none does (no `@defer`, or
-    /// `if: false`, which the server answers without deferral).
-    static func of(_ directives: [GQL.Directive]) -> DeferDirective? {
-        guard let directive = directives.first(where: { $0.name == "defer" }) else { return nil }
-        var result = DeferDirective()
-        switch directive.argument("if") {
-        case .boolean(false)?: return nil
-        case .variable(let name)?: result.variable = name
-        default: break
-        }
-        if case .string(let label)? = directive.argument("label") { result.label = label }
-        return result
-    }
-}
-
-/// A fragment the server may deliver after the rest (`@defer`): a property that says whether its
-/// data has arrived, never fields that claim to be present.
-final class DeferredIR {
-    let directive: DeferDirective
-    /// The type condition (an inline fragment's, or the named fragment's).
-    let typeCondition: String
-    /// The type condition is narrower than the scope: the property is `nil` for other types.
-    let narrows: Bool
-    /// `@include`/`@skip` around it: OR of ANDs, as for fields.
-    var conditionSets: [[Condition]]
-    /// A named fragment spread with `@defer`: its name.
-    let fragmentName: String?
-    /// An inline fragment's own struct.
-    var nested: SelectionSetIR?
-    /// The struct's name (an inline fragment's) and, lowercased, the property's.
-    var name = ""
-    /// Its identity among the deferred fragments of the selection set: the label when it has one.
-    var id: String { directive.label ?? name.lowerFirst }
-    /// Where its selections come from, until its struct is built.
-    let contribution: Contribution?
-
-    init(
-        directive: DeferDirective, typeCondition: String, narrows: Bool, conditions: [Condition], fragmentName: String?,
-        contribution: Contribution?
-    ) {
-        self.directive = directive
-        self.typeCondition = typeCondition
-        self.narrows = narrows
-        conditionSets = [conditions]
-        self.fragmentName = fragmentName
-        self.contribution = contribution
-    }
-
-    var isConditional: Bool { !conditionSets.contains { $0.isEmpty } }
-}
-
 /// What a selection set contributes to a scope: its selections, the type they were written on,
 /// and the conditions they are under.
 struct Contribution {
@@ -448,22 +369,5 @@ struct IRBuilder {
             if let nested = field.nested { shareTypes(nested) }
         }
         for typeCase in ir.typeCases { shareTypes(typeCase, outer: scope) }
-    }
-}
-
-extension Array where Element == Condition {
-    func uniqued() -> [Condition] { Array(Set(self)).sorted() }
-}
-
-extension String {
-    var upperFirst: String { prefix(1).uppercased() + dropFirst() }
-    var lowerFirst: String { prefix(1).lowercased() + dropFirst() }
-
-    /// `friends` → `friend`, `categories` → `category`; left alone when unsure.
-    var singularized: String {
-        if hasSuffix("ies") && count > 3 { return String(dropLast(3)) + "y" }
-        if hasSuffix("sses") || hasSuffix("ches") || hasSuffix("shes") || hasSuffix("xes") { return String(dropLast(2)) }
-        if hasSuffix("s") && !hasSuffix("ss") && !hasSuffix("us") && !hasSuffix("is") && count > 1 { return String(dropLast()) }
-        return self
     }
 }

@@ -1,60 +1,6 @@
 import Foundation
 import GraphQL
 
-/// A reference to a type as written in a schema or operation: `Episode`, `[Episode!]!`.
-package indirect enum TypeRef: Hashable, Sendable, CustomStringConvertible {
-    case named(String)
-    case list(TypeRef)
-    case nonNull(TypeRef)
-
-    package var namedType: String {
-        switch self {
-        case .named(let name): return name
-        case .list(let inner), .nonNull(let inner): return inner.namedType
-        }
-    }
-
-    var isList: Bool {
-        if case .list = self { return true }
-        return false
-    }
-
-    var isNonNull: Bool {
-        if case .nonNull = self { return true }
-        return false
-    }
-
-    var nullable: TypeRef {
-        if case .nonNull(let inner) = self { return inner }
-        return self
-    }
-
-    /// The type with non-null at the list depths in `levels` as well (0: the value itself, 1: a
-    /// list's items, …), for `@semanticNonNull(levels:)`.
-    func nonNull(atLevels levels: Set<Int>, depth: Int = 0) -> TypeRef {
-        var inner = nullable
-        if case .list(let element) = inner { inner = .list(element.nonNull(atLevels: levels, depth: depth + 1)) }
-        return isNonNull || levels.contains(depth) ? .nonNull(inner) : inner
-    }
-
-    package var description: String {
-        switch self {
-        case .named(let name): return name
-        case .list(let inner): return "[\(inner)]"
-        case .nonNull(let inner): return "\(inner)!"
-        }
-    }
-
-    package init(_ type: any GraphQL.`Type`) {
-        switch type {
-        case let named as NamedType: self = .named(named.name.value)
-        case let list as ListType: self = .list(TypeRef(list.type))
-        case let nonNull as NonNullType: self = .nonNull(TypeRef(nonNull.type))
-        default: self = .named("?")
-        }
-    }
-}
-
 /// The schema as the generator needs it: every named type with its fields, descriptions,
 /// deprecations and cache key fields, built from the SDL so that every problem has a position.
 final class SchemaModel {
@@ -453,39 +399,5 @@ final class SchemaModel {
 
     private static func enumValue(_ value: EnumValueDefinition) -> EnumValue {
         EnumValue(name: value.name.value, description: value.description?.value, deprecationReason: deprecationReason(value.directives))
-    }
-}
-
-/// `@catch(to:)` (the nullability RFC, as Apollo Kotlin spells it): where an error at a field goes.
-enum CatchTo: String {
-    /// The field holds the error: its accessor is a `Result<Value, GraphQLError>`.
-    case result = "RESULT"
-    /// The field is `null`: its accessor is optional.
-    case null = "NULL"
-    /// The error goes on up, to a catching field above or to the operation (which throws).
-    case `throw` = "THROW"
-
-    /// The `@catch` among `directives` (`to:` is `RESULT` when not given), `nil` without one.
-    static func of(_ directives: [GQL.Directive]) -> CatchTo? {
-        guard let directive = directives.first(where: { $0.name == "catch" }) else { return nil }
-        guard case .enumValue(let name)? = directive.argument("to") else { return .result }
-        return CatchTo(rawValue: name) ?? .result
-    }
-
-    /// `@catchByDefault(to:)` among a schema definition's directives.
-    static func byDefault(_ directives: [Directive]) -> CatchTo? {
-        guard let directive = directives.first(where: { $0.name.value == "catchByDefault" }),
-            let value = directive.arguments.first(where: { $0.name.value == "to" })?.value as? EnumValue
-        else { return nil }
-        return CatchTo(rawValue: value.value)
-    }
-
-    /// How the generated metadata names it (`THROW` is not named: the field does not catch).
-    var caught: String? {
-        switch self {
-        case .result: return "result"
-        case .null: return "null"
-        case .throw: return nil
-        }
     }
 }

@@ -74,3 +74,16 @@ enum SwiftNames {
         return identifier(result)
     }
 }
+
+extension String {
+    var upperFirst: String { prefix(1).uppercased() + dropFirst() }
+    var lowerFirst: String { prefix(1).lowercased() + dropFirst() }
+
+    /// `friends` → `friend`, `categories` → `category`; left alone when unsure.
+    var singularized: String {
+        if hasSuffix("ies") && count > 3 { return String(dropLast(3)) + "y" }
+        if hasSuffix("sses") || hasSuffix("ches") || hasSuffix("shes") || hasSuffix("xes") { return String(dropLast(2)) }
+        if hasSuffix("s") && !hasSuffix("ss") && !hasSuffix("us") && !hasSuffix("is") && count > 1 { return String(dropLast()) }
+        return self
+    }
+}

@@ -165,6 +165,31 @@ struct GeneratorTests {
 }
 
 extension GeneratorTests {
+    @Test("variable defaults are written as the operation's __variableDefaults, nesting and all; none without defaults")
+    func variableDefaults() throws {
+        let project = try Project(files: [
+            "schema.graphqls": """
+                type Query { hero(episode: Episode, filter: Filter): Hero }
+                type Hero { name: String }
+                enum Episode { NEWHOPE EMPIRE JEDI }
+                input Filter { names: [String!], limit: Int, ratio: Float, exact: Boolean }
+                """,
+            "Q.graphql": """
+                query Q($episode: Episode = JEDI, $filter: Filter = {names: ["a", "b"], limit: 3, ratio: 0.5, exact: null}) {
+                  hero(episode: $episode, filter: $filter) { name }
+                }
+                """,
+            "R.graphql": "query R($episode: Episode) { hero(episode: $episode) { name } }",
+        ])
+        _ = try Codegen.run(configURL: project.configURL)
+        let q = try project.read("Generated/Operations/Queries/QQuery.graphql.swift")
+        #expect(q.contains(
+            #"static var __variableDefaults: JSONObject { ["episode": "JEDI", "filter": ["names": ["a", "b"], "limit": 3, "ratio": 0.5, "exact": nil]] }"#),
+            "\(q)")
+        let r = try project.read("Generated/Operations/Queries/RQuery.graphql.swift")
+        #expect(!r.contains("__variableDefaults"))
+    }
+
     @Test("Apollo's UploadAPI: the Upload scalar is GraphQLFile, with no typealias to write")
     func uploads() throws {
         let upload = repositoryRoot.appendingPathComponent("Fixtures/ThirdParty/apollo-ios-dev/Sources/UploadAPI/graphql").standardizedFileURL.path

@@ -92,6 +92,35 @@ struct CachePolicyTests {
         }
     }
 
+    @Test("a left-out variable leaves its argument out of the key, as the server does; null is a value; a default is the value")
+    func leftOutVariables() async throws {
+        try await withCachingServer { server, client in
+            // `hero` without the argument, then with `$episode` left out: the same field, a cache hit.
+            let plain = try await client.fetch(HeroPlainQuery(), cachePolicy: .networkOnly)
+            let leftOut = try await client.fetch(HeroNameQuery(), cachePolicy: .cacheOnly)
+            #expect(leftOut.source == .cache)
+            #expect(leftOut.value.hero?.name == plain.value.hero?.name)
+            // `hero(episode: null)` is a field of its own: a miss until the server answered it.
+            do throws(APIError) {
+                _ = try await client.fetch(HeroNameQuery(episode: .null), cachePolicy: .cacheOnly)
+                Issue.record("hero(episode: null) read what hero wrote")
+            } catch {
+                guard case .cacheMiss = error else { throw error }
+            }
+            _ = try await client.fetch(HeroNameQuery(episode: .null), cachePolicy: .networkOnly)
+            let root = try #require(await (try store(of: client)).record(CacheNaming.queryRoot))
+            #expect(root.fields["hero"] == CacheNaming.reference(to: "Droid:2001"))
+            #expect(root.fields["hero(episode:null)"] == CacheNaming.reference(to: "Droid:2001"))
+            #expect(root.fields.count == 2)
+            // A default is what the server uses for a left-out variable: keyed as EMPIRE, Luke.
+            let defaulted = try await client.fetch(HeroDefaultedQuery(), cachePolicy: .networkOnly)
+            #expect(defaulted.value.hero?.name == "Luke Skywalker")
+            let empire = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))), cachePolicy: .cacheOnly)
+            #expect(empire.value.hero?.name == "Luke Skywalker")
+            #expect(server.requests(to: "graphql").count == 3)
+        }
+    }
+
     @Test("a key function registered for a type wins over key fields")
     func keyFunction() async throws {
         let cache = CacheConfiguration(keys: ["Human": { object in object["name"]?.stringValue }])

@@ -145,7 +145,7 @@ package struct ConnectionPages {
     func position(of field: Field) -> Position {
         var values: [String: JSONValue] = [:]
         for (name, argument) in field.arguments where field.pagination?.contains(name) == true {
-            let value = argument.resolved(with: variables)
+            guard let value = argument.resolved(with: variables) else { continue }
             values[name] = value
             if case .object(let object) = value { values.merge(object) { own, _ in own } }
         }

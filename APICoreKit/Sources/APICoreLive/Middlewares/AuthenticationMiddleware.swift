@@ -13,9 +13,26 @@ struct BearerAuthMiddleware: Middleware {
             return try await next(Self.authorize(request, with: token))
         } catch where error.recovery == .reauthenticate {
             guard let token else { throw error }
-            let fresh = try await refresher.refresh(stale: token)
+            let refused = error
+            let fresh: AuthToken
+            do throws(APIError) {
+                fresh = try await refresher.refresh(stale: token)
+            } catch {
+                throw Self.refusal(error, after: refused)
+            }
             return try await next(Self.authorize(request, with: fresh))
         }
+    }
+
+    /// What stands when the token could not be refreshed: the refresher's `.unauthorized`, which
+    /// says why, carrying the server's own 401 (headers, body, URL) when that is what refused the
+    /// request, so that a request that accepts any status reads the server's answer.
+    static func refusal(_ failure: APIError, after refused: APIError) -> APIError {
+        guard case .unauthorized(var reason) = failure, case .unauthorized(let answer) = refused else { return failure }
+        reason.headers = answer.headers
+        reason.body = answer.body
+        reason.url = answer.url
+        return .unauthorized(reason)
     }
 
     static func authorize(_ request: URLRequest, with token: AuthToken?) -> URLRequest {

@@ -41,13 +41,13 @@ extension LiveAPIClient: OfflineMutationQueue {
         let check: MutationQueue.Check = { stored, data throws(APIError) -> [String: JSONObject]? in
             try writer.check(
                 local: data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation), named: "the answer to \(stored.operationName)",
-                variables: stored.variables
+                variables: Mutation.__variableDefaults.merging(stored.variables) { _, given in given }
             ).records
         }
         queueables.withLock { types in
             if types[Mutation.document] == nil { types[Mutation.document] = check }
         }
-        _ = Self.documentID(of: Mutation.self)  // so that a replay sends the generated id
+        _ = OutgoingOperation.documentID(of: Mutation.self)  // so that a replay sends the generated id
     }
 
     func mutations() async throws(APIError) -> [QueuedMutation] {
@@ -72,23 +72,13 @@ extension LiveAPIClient: OfflineMutationQueue {
     }
 
     /// A queued mutation as it was stored: its document and variables, with its idempotency key,
-    /// through the middleware chain; answers its data. Any GraphQL error is a failure.
+    /// through the exchange; answers its data. Any GraphQL error is a failure.
     private func sendQueued(_ stored: StoredMutation) async throws(APIError) -> JSONObject {
-        let persistedOnly = configuration.persistedQueries?.mode == .persistedOnly
-        let id = Self.documentID(ofText: stored.document)
-        var urlRequest = try GraphQLHTTP.makeRequest(
-            url: configuration.graphQLURL, operationName: stored.operationName, document: stored.document, variables: stored.variables,
-            useGET: false, sending: persistedOnly ? .hashOnly(id) : .full, conventions: .init(configuration))
-        applyHeaders([QueuedMutation.idempotencyKeyHeader: stored.id], to: &urlRequest)
         // The idempotency key makes sending it again safe for a server that honours it.
-        let context = RequestContext(kind: .graphQL(.mutation), operationName: stored.operationName, isIdempotent: true)
-        let exchange = graphQLExchange(reading: .whole, timeout: nil, operationName: stored.operationName)
-        do {
-            let response = try await runChain(urlRequest, context: context, exchange: exchange)
-            return try await readAnswer(response, operationName: stored.operationName).data
-        } catch where persistedOnly {
-            throw Self.persistedOnlyFailure(error, operationName: stored.operationName, id: id)
-        }
+        let operation = OutgoingOperation(
+            name: stored.operationName, type: .mutation, document: stored.document, variables: stored.variables,
+            headers: [QueuedMutation.idempotencyKeyHeader: stored.id], isIdempotent: true)
+        return try await read(try await exchange(operation, over: .http(graphQLRoute(for: operation))), of: operation).data
     }
 
     /// What an exchange says of the network: an answer means the server can be reached (and

@@ -16,7 +16,7 @@ struct EventStreamSubscriptionChannel: StreamingHTTPChannel {
     static func streams(_ head: TransportResponse) -> Bool { head.mediaType == "text/event-stream" }
 
     func read(
-        _ chunks: APIStream<Result<Data, APIError>>, of head: TransportResponse, operation: SubscriptionOperation,
+        _ chunks: APIStream<Result<Data, APIError>>, of head: TransportResponse, operation: OutgoingOperation,
         emit: (ChannelEvent) -> Void
     ) async throws(APIError) {
         var reader = ServerSentEventReader(maxEventSize: settings.maxMessageSize)
@@ -47,7 +47,7 @@ struct EventStreamSubscriptionChannel: StreamingHTTPChannel {
     }
 
     /// A `next` event's data: a JSON object, or an error that says what came instead.
-    private func result(of event: ServerSentEvent, operation: SubscriptionOperation, statusCode: Int) throws(APIError) -> JSONObject {
+    private func result(of event: ServerSentEvent, operation: OutgoingOperation, statusCode: Int) throws(APIError) -> JSONObject {
         let parsed: JSONValue
         do throws(JSONParseError) {
             parsed = try JSONParser.parse(event.data)

@@ -19,12 +19,12 @@ protocol StreamingHTTPChannel: SubscriptionChannel {
     static func streams(_ head: TransportResponse) -> Bool
     /// Reads the events of the body, telling `emit` each, until the server ends the operation
     /// (`complete` or `error`); throws what stopped the stream otherwise.
-    func read(_ chunks: APIStream<Result<Data, APIError>>, of head: TransportResponse, operation: SubscriptionOperation,
+    func read(_ chunks: APIStream<Result<Data, APIError>>, of head: TransportResponse, operation: OutgoingOperation,
               emit: (ChannelEvent) -> Void) async throws(APIError)
 }
 
 extension StreamingHTTPChannel {
-    func open(_ operation: SubscriptionOperation) -> APIStream<ChannelEvent> {
+    func open(_ operation: OutgoingOperation) -> APIStream<ChannelEvent> {
         APIStream { continuation in
             let task = Task {
                 do throws(APIError) {
@@ -38,36 +38,39 @@ extension StreamingHTTPChannel {
         }
     }
 
-    /// One request and the events of its answer. A server that cannot stream answers once, as
-    /// JSON: its data is one event, its errors end the subscription.
-    private func exchange(_ operation: SubscriptionOperation, emit: (ChannelEvent) -> Void) async throws(APIError) {
-        var request = try GraphQLHTTP.makeRequest(
-            url: settings.url, operationName: operation.name, document: operation.document, variables: operation.variables, useGET: false,
-            sending: operation.sending, accept: Self.accept, conventions: .init(client.configuration))
-        client.applyHeaders(settings.headers.merging(operation.headers) { _, request in request }, to: &request)
-        for (header, value) in settings.headers where value.isEmpty { request.setValue(nil, forHTTPHeaderField: header) }
-        let context = RequestContext(
-            kind: .graphQL(.subscription), operationName: operation.name, isIdempotent: false, documentID: operation.documentID,
-            values: operation.values)
-        let exchange = client.graphQLExchange(reading: .openEnded, timeout: settings.ackTimeout, operationName: operation.name)
-        let response: TransportResponse
+    /// One request through the client's exchange and the events of its answer. A server that
+    /// cannot stream answers once, as JSON: its data is one event, its errors end the subscription.
+    private func exchange(_ operation: OutgoingOperation, emit: (ChannelEvent) -> Void) async throws(APIError) {
+        var operation = operation
+        operation.headers = settings.headers.merging(operation.headers) { _, request in request }
+        operation.timeout = settings.ackTimeout
+        // A header the configuration sets empty is one this request goes without.
+        let route = LiveAPIClient.HTTPRoute(
+            url: settings.url, accept: Self.accept, reading: .openEnded, withoutHeaders: settings.headers.filter { $0.value.isEmpty }.map(\.key))
+        let exchanged: LiveAPIClient.Exchanged
         do throws(APIError) {
-            response = try await client.runChain(request, context: context, exchange: exchange)
+            exchanged = try await client.exchange(operation, over: .http(route))
         } catch {
             // The server's word on the operation (its errors, a refusal) ends it; the rest is a drop.
             if case .graphQL = error { return emit(.error(error)) }
             throw error
         }
-        guard case .stream(let chunks)? = response.read, Self.streams(response) else {
-            let answer = try await client.readAnswer(response, operationName: operation.name)
-            emit(.payload(["data": .object(answer.data)]))
+        switch exchanged.body {
+        case .payload(let payload):
+            emit(.payload(["data": .object(payload.data)]))
             return emit(.complete)
+        case .streaming(let chunks):
+            guard Self.streams(exchanged.response) else {
+                throw .invalidResponse(InvalidResponse(
+                    kind: .notGraphQLResponse, statusCode: exchanged.response.statusCode, request: operation.name,
+                    bodyExcerpt: "a \(exchanged.response.mediaType ?? "streamed") answer, which this subscription channel does not read"))
+            }
+            emit(.connected)
+            let (watched, stop) = Self.watchingSilence(chunks, limit: settings.keepAlive.map { $0 * 2 }, url: settings.url)
+            defer { stop() }  // however this ends, the exchange ends with it
+            try await read(watched, of: exchanged.response, operation: operation, emit: emit)
+            if Task.isCancelled { throw .cancelled }
         }
-        emit(.connected)
-        let (watched, stop) = Self.watchingSilence(chunks, limit: settings.keepAlive.map { $0 * 2 }, url: settings.url)
-        defer { stop() }  // however this ends, the exchange ends with it
-        try await read(watched, of: response, operation: operation, emit: emit)
-        if Task.isCancelled { throw .cancelled }
     }
 
     /// `chunks`, failing with a timeout when nothing (heartbeats included) arrives for `limit`,

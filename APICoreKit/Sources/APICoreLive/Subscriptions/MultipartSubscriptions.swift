@@ -15,7 +15,7 @@ struct MultipartSubscriptionChannel: StreamingHTTPChannel {
     static func streams(_ head: TransportResponse) -> Bool { GraphQLHTTP.multipartBoundary(of: head) != nil }
 
     func read(
-        _ chunks: APIStream<Result<Data, APIError>>, of head: TransportResponse, operation: SubscriptionOperation,
+        _ chunks: APIStream<Result<Data, APIError>>, of head: TransportResponse, operation: OutgoingOperation,
         emit: (ChannelEvent) -> Void
     ) async throws(APIError) {
         guard let boundary = GraphQLHTTP.multipartBoundary(of: head) else { return }

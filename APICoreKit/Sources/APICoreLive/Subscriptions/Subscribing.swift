@@ -70,11 +70,7 @@ extension LiveAPIClient {
             return .failed(.invalidRequest("\(Subscription.operationName): this client has no subscription configuration (APIClientConfiguration.subscriptions)"))
         }
         let channel = subscriptionChannel(settings)
-        let documentID = Self.documentID(of: Subscription.self)
-        let operation = SubscriptionOperation(
-            name: Subscription.operationName, document: Subscription.document, variables: request.operation.variablesJSON,
-            headers: request.headers, documentID: documentID, values: request.values,
-            persistedID: configuration.persistedQueries?.mode == .persistedOnly ? documentID : nil)
+        let operation = asSent(OutgoingOperation(request))
         return APISubscription { continuation in
             let task = Task {
                 do throws(APIError) {
@@ -96,7 +92,7 @@ extension LiveAPIClient {
     /// Opens the operation, and opens it again after each drop, until the server completes it,
     /// fails it, or the policy gives up.
     private func receive<Subscription: GraphQLSubscription, Value>(
-        _ request: GraphQLRequest<Subscription, Value>, _ operation: SubscriptionOperation, over channel: any SubscriptionChannel,
+        _ request: GraphQLRequest<Subscription, Value>, _ operation: OutgoingOperation, over channel: any SubscriptionChannel,
         reconnect policy: RetryPolicy?, into continuation: APISubscription<Value>.Continuation
     ) async throws(APIError) {
         var attempts = ReconnectAttempts()
@@ -143,28 +139,22 @@ extension LiveAPIClient {
         }
     }
 
-    /// One `next` payload as a value and its data checked for the cache. Data that satisfies the
-    /// selection set is delivered even when field errors came with it (they are logged, and the
-    /// fields they name are not cached); otherwise the errors are thrown.
+    /// One `next` payload as a value and its data checked for the cache, read as every other
+    /// result is (`payload(of:)`): errors that `@catch` fields catch are in their places. Data
+    /// with errors no field catches is delivered all the same when it has the selection set's
+    /// shape (the errors are logged, and the fields they name are not cached); otherwise the
+    /// errors are thrown.
     func readEvent<Subscription: GraphQLSubscription, Value>(_ result: JSONObject, of request: GraphQLRequest<Subscription, Value>)
         throws(APIError) -> (Value, CacheWriter.Checked<Subscription.Data>)
     {
         let checked: CacheWriter.Checked<Subscription.Data>
         do throws(APIError) {
-            guard case .data(let object) = try GraphQLResponseReading.read(.object(result), statusCode: nil, operationName: Subscription.operationName),
-                let object
-            else {
-                throw .invalidResponse(InvalidResponse(
-                    kind: .noData, statusCode: nil, request: Subscription.operationName,
-                    bodyExcerpt: String(JSONSerializer.string(.object(result)).prefix(512))))
-            }
-            checked = try check(object, of: request, response: nil)
+            let payload = try Self.payload(
+                of: result, statusCode: nil, operationName: Subscription.operationName, catching: Subscription.Data.__selections)
+            checked = try check(payload.data, of: request, errors: payload.caughtErrors, response: nil)
         } catch {
-            // Errors that `@catch` fields catch leave their fields null or holding the error.
             guard case .graphQL(let failure) = error, let partial = failure.partialData,
-                let partialChecked = try? check(
-                    ErrorCatching.catching(failure.errors, in: partial, selections: Subscription.Data.__selections) ?? partial,
-                    of: request, errors: failure.errors, response: nil)
+                let partialChecked = try? check(partial, of: request, errors: failure.errors, response: nil)
             else { throw error }
             configuration.logger.warning("\(Subscription.operationName): event delivered with field errors: \(failure)")
             checked = partialChecked

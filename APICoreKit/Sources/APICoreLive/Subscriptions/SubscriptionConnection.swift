@@ -371,7 +371,7 @@ actor SubscriptionConnection {
 struct SocketSubscriptionChannel: SubscriptionChannel {
     let connection: SubscriptionConnection
 
-    func open(_ operation: SubscriptionOperation) -> APIStream<ChannelEvent> {
+    func open(_ operation: OutgoingOperation) -> APIStream<ChannelEvent> {
         APIStream { continuation in
             let registration = Task {
                 await connection.subscribe(name: operation.name, payload: operation.payload) { event in

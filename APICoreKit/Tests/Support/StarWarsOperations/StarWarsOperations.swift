@@ -86,6 +86,37 @@ public struct HeroNameQuery: GraphQLQuery {
     }
 }
 
+/// `query HeroPlain { hero { …HeroName's selections… } }`: `hero` without its argument.
+public struct HeroPlainQuery: GraphQLQuery {
+    public static let operationName = "HeroPlain"
+    public static let document = """
+        query HeroPlain { hero { __typename id name ... on Droid { primaryFunction } friends { __typename name } } }
+        """
+    public init() {}
+
+    public struct Data: RootSelectionSet {
+        @_spi(Generated) public let __data: DataDict
+        @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+        @_spi(Generated) public static let __parentType = Types.query
+        @_spi(Generated) public static let __selections: [Selection] = [.field(Field("hero", .object(HeroNameQuery.Data.Hero.self)))]
+        public var hero: HeroNameQuery.Data.Hero? { __data["hero"] }
+    }
+}
+
+/// `query HeroDefaulted($episode: Episode = EMPIRE) { hero(episode: $episode) { …HeroName's selections… } }`:
+/// left out, the variable is `EMPIRE` on the server and in the cache's keys.
+public struct HeroDefaultedQuery: GraphQLQuery {
+    public static let operationName = "HeroDefaulted"
+    public static let document = """
+        query HeroDefaulted($episode: Episode = EMPIRE) { hero(episode: $episode) { __typename id name ... on Droid { primaryFunction } friends { __typename name } } }
+        """
+    public var episode: GraphQLNullable<GraphQLEnum<Episode>>
+    public init(episode: GraphQLNullable<GraphQLEnum<Episode>> = nil) { self.episode = episode }
+    @_spi(Generated) public var __variables: InputDict { InputDict(["episode": episode]) }
+    @_spi(Generated) public static var __variableDefaults: JSONObject { ["episode": "EMPIRE"] }
+    public typealias Data = HeroNameQuery.Data
+}
+
 /// `query HeroAndFailing { hero { __typename name } failingField }`: the server fails `failingField`.
 public struct HeroAndFailingQuery: GraphQLQuery {
     public static let operationName = "HeroAndFailing"

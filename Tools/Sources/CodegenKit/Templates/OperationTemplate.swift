@@ -70,5 +70,25 @@ struct OperationTemplate {
         w.line()
         let entries = variables.map { "\(SwiftNames.stringLiteral($0.name)): \(SwiftNames.identifier($0.name))" }
         w.line("\(GenerationContext.generatedOnly(access))var __variables: InputDict { InputDict([\(entries.joined(separator: ", "))]) }")
+        // What the server uses for a variable left out, so that the cache keys fields as it does.
+        let defaults = variables.compactMap { variable in variable.defaultValue.map { "\(SwiftNames.stringLiteral(variable.name)): \(Self.jsonLiteral($0))" } }
+        if !defaults.isEmpty {
+            w.line("\(GenerationContext.generatedOnly(access))static var __variableDefaults: JSONObject { [\(defaults.joined(separator: ", "))] }")
+        }
+    }
+
+    /// A GraphQL value as a Swift literal of `JSONValue` (an enum value is its name, a string).
+    static func jsonLiteral(_ value: GQL.Value) -> String {
+        switch value {
+        case .variable(let name): return SwiftNames.stringLiteral("$" + name)  // cannot occur: a default is a constant
+        case .int(let text), .float(let text): return text
+        case .string(let string), .enumValue(let string): return SwiftNames.stringLiteral(string)
+        case .boolean(let bool): return bool ? "true" : "false"
+        case .null: return "nil"
+        case .list(let values): return "[" + values.map(jsonLiteral).joined(separator: ", ") + "]"
+        case .object(let fields):
+            if fields.isEmpty { return "[:]" }
+            return "[" + fields.map { "\(SwiftNames.stringLiteral($0.name)): \(jsonLiteral($0.value))" }.joined(separator: ", ") + "]"
+        }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// Parses a `data` object and validates it against the operation, as the engine does.
 func decode<Operation: GraphQLOperation>(_ operation: Operation, _ json: String) throws -> Operation.Data {
     let data = try #require(try JSONParser.parse(json).objectValue)
-    return try Operation.Data(validating: data, variables: operation.variablesJSON)
+    return try Operation.Data(validating: data, variables: operation.coercedVariables)
 }
 
 /// The generated code is compiled against one schema; the answers come from a later server that
@@ -58,6 +58,18 @@ struct EvolutionTests {
         let withoutPrice = try decode(ThingsQuery(withPrice: false), #"{"things": [{"__typename": "Coupon", "price": 5}]}"#)
         #expect(withoutPrice.things[0].asPriced != nil)
         #expect(withoutPrice.things[0].asPriced?.price == nil)
+    }
+
+    @Test("a variable left out takes the document's default, in conditions and keys as on the server; one given or null does not")
+    func variableDefaults() throws {
+        let leftOut = PricedThingsQuery()
+        #expect(leftOut.variablesJSON.isEmpty)  // what is sent: the server applies the defaults
+        #expect(leftOut.coercedVariables == ["withPrice": true, "key": ["toy": ["toy": "ball", "exact": false]]])
+        let answer = #"{"things": [{"__typename": "Coupon", "price": 5}], "childBy": null}"#
+        #expect(try decode(leftOut, answer).things[0].asPriced?.price == 5)
+        #expect(try decode(PricedThingsQuery(withPrice: false), answer).things[0].asPriced?.price == nil)
+        let explicitNull = PricedThingsQuery(withPrice: true, key: .null)
+        #expect(explicitNull.coercedVariables == ["withPrice": true, "key": nil])
     }
 
     @Test("a fragment on a type the field always is applies to a new type too")

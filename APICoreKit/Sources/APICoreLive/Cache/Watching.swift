@@ -11,7 +11,7 @@ extension LiveAPIClient {
         -> APIStream<Result<Response<Value>, APIError>>
     {
         let refetch = Locked<Task<Void, Never>?>(nil)
-        let variables = request.operation.variablesJSON
+        let variables = request.operation.coercedVariables
         return watchStore(
             CacheSelection(Query.Data.self, at: CacheNaming.rootKey(for: .query), variables: variables), label: "query \(Query.operationName)",
             first: { continuation in

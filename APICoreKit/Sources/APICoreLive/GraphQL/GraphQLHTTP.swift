@@ -157,14 +157,14 @@ enum GraphQLHTTP {
         return MultipartReader.boundary(ofContentType: type)
     }
 
-    /// Classifies one raw response, innermost in the chain, and answers its parsed body. A
+    /// Classifies one raw response, innermost in the chain, and answers its payload. A
     /// well-formed GraphQL response with errors becomes ``APIError/graphQL(_:)`` whatever its
     /// status; any other status outside 2xx becomes an HTTP error; 2xx bodies that are not GraphQL
     /// responses, or that have no data, are invalid.
     /// Errors that fields of `catching` (the operation's selections) catch are not failures: the
-    /// envelope comes back with the caught data, the errors under ``caughtErrorsKey``.
+    /// payload has the data with each in its place, and the errors.
     static func classify(_ response: TransportResponse, operationName: String, catching selections: [Selection] = []) throws(APIError)
-        -> JSONValue
+        -> GraphQLPayload
     {
         let status = response.statusCode
         let success = (200..<300).contains(status)
@@ -182,13 +182,11 @@ enum GraphQLHTTP {
             }
             throw httpError(response)
         }
+        let extensions = parsed["extensions"]?.objectValue
         switch try GraphQLResponseReading.read(parsed, statusCode: status, operationName: operationName, catching: selections) {
         case .caught(let data, let errors):
-            guard success, case .object(var envelope) = parsed else { throw httpError(response) }
-            envelope["data"] = .object(data)
-            envelope["errors"] = nil
-            envelope[caughtErrorsKey] = .array(errors.map(\.jsonValue))
-            return .object(envelope)
+            guard success else { throw httpError(response) }
+            return GraphQLPayload(data: data, caughtErrors: errors, extensions: extensions)
         case .notGraphQL:
             guard success else { throw httpError(response) }
             throw .invalidResponse(InvalidResponse(
@@ -196,16 +194,13 @@ enum GraphQLHTTP {
                 bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
         case .data(let data):
             guard success else { throw httpError(response) }
-            guard data != nil else {
+            guard let data else {
                 throw .invalidResponse(InvalidResponse(
                     kind: .noData, statusCode: status, request: operationName, bodyExcerpt: HTTPFailure.excerpt(of: response.body)))
             }
+            return GraphQLPayload(data: data, extensions: extensions)
         }
-        return parsed
     }
-
-    /// Where a classified envelope keeps the errors that `@catch` fields caught.
-    static let caughtErrorsKey = "__caughtErrors"
 
     static func httpError(_ response: TransportResponse) -> APIError {
         .httpStatus(HTTPFailure(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url))

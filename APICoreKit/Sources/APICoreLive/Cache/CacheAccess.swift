@@ -7,13 +7,13 @@ extension LiveAPIClient: GraphQLCache {
 
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? {
         guard let store else { return nil }
-        let outcome = await store.read(Query.self, variables: query.variablesJSON, requestMaxAge: nil)
+        let outcome = await store.read(Query.self, variables: query.coercedVariables, requestMaxAge: nil)
         return outcome.data.map { Query.Data(_dataDict: DataDict(_data: $0)) }
     }
 
     func readInMemory<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>) -> Response<Value>? {
         let start = ContinuousClock.now
-        let selection = CacheSelection(Query.Data.self, at: CacheNaming.rootKey(for: .query), variables: request.operation.variablesJSON)
+        let selection = CacheSelection(Query.Data.self, at: CacheNaming.rootKey(for: .query), variables: request.operation.coercedVariables)
         guard let read = store?.readInMemory(selection, requestMaxAge: request.cacheMaxAge), let data = read.data else { return nil }
         return try? Self.cachedResponse(request, read: read, data: data, start: start).get()
     }
@@ -27,7 +27,7 @@ extension LiveAPIClient: GraphQLCache {
         guard store != nil else { throw .invalidRequest("this client has no cache to write to") }
         await cacheWriter.write(try cacheWriter.check(
             local: data.__data._data, as: Query.Data.self, at: CacheNaming.rootKey(for: .query), named: Query.operationName,
-            variables: query.variablesJSON))
+            variables: query.coercedVariables))
     }
 
     func update<Mutation: LocalCacheMutation>(_ mutation: Mutation, _ body: @Sendable (inout Mutation.Data) -> Void) async throws(APIError)
@@ -35,7 +35,7 @@ extension LiveAPIClient: GraphQLCache {
     {
         try await update(
             Mutation.Data.self, at: CacheNaming.rootKey(for: Mutation.operationType), named: Mutation.operationName,
-            variables: mutation.variablesJSON, body)
+            variables: mutation.coercedVariables, body)
     }
 
     func update<Fragment: APICore.Fragment & MutableSelectionSet>(

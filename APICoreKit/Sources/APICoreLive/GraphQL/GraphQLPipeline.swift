@@ -1,0 +1,328 @@
+@_spi(Tools) @_spi(Generated) import APICore
+import CoreMetrics
+import Foundation
+import Tracing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The GraphQL pipeline, top-down. Each stage is named for what it does; but for the policy and
+/// the caller's value, each is in a file of its own beside this one:
+///
+/// 1. Policy (here): `fetch`, `responses` and `perform` decide whether the cache answers, the
+///    server, or both, and in which order (`plan`, the one place each policy is spelled out;
+///    `watch`, which goes on after them, is in Watching.swift).
+/// 2. Operation stage (OperationStage.swift): de-duplication of identical queries in flight,
+///    automatic persisted queries, incremental delivery asked for.
+/// 3. Exchange (Exchange.swift): the one way to the server for every operation: HTTP through the
+///    app's middleware, the subscription socket, queued mutations replayed, subscriptions over
+///    streamed HTTP. Persisted-only mode is decided there. Its innermost step classifies the answer
+///    so that middleware sees `APIError`s; the payload travels with the response.
+/// 4. Read (OperationStage.swift, `read`): the exchanged body as data, or an incremental answer's
+///    first part and the parts still to come.
+/// 5. Check and write (here, `askAndStore`): the data is checked against the operation's
+///    selections once, its records built in the same walk (`SelectionValidator`), and written by
+///    the one cache writer, whose watchers are told. An incremental answer's later parts are read
+///    as values (`ServerResults`, IncrementalDelivery.swift), each merged, checked and written.
+/// 6. The caller's value (here, `respond`): the checked data mapped by the request's `map`, with
+///    the exchange's metadata.
+///
+/// The cache's data is checked by the reader that rebuilds it from records (`CacheReader`); both
+/// walks go through `SelectionVisitor.walk`.
+extension LiveAPIClient {
+    // MARK: 1. Policy
+
+    func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy) async throws(APIError)
+        -> Response<Value>
+    {
+        try await tracedOperation(Query.self, cachePolicy: cachePolicy) { () async throws(APIError) in
+            switch try await plan(request, cachePolicy) {
+            case .cached(let cached):
+                return try cached.get()
+            case .cachedThenServer(let cached):
+                // Answer now; the server's answer still updates the cache (and its watchers).
+                refreshInBackground { () async throws(APIError) in _ = try await self.fetchAndStore(request) }
+                return try cached.get()
+            case .server(let step):
+                var results = try await serverResults(request, step)
+                return try await results.last()
+            }
+        }
+    }
+
+    func responses<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
+        -> APIStream<Result<Response<Value>, APIError>>
+    {
+        APIStream { continuation in
+            let task = Task {
+                // Once the server's results are yielded as they come, what ends them is not yielded again.
+                var yieldedServerResults = false
+                let outcome = await Self.result { () async throws(APIError) in
+                    try await self.tracedOperation(Query.self, cachePolicy: cachePolicy) { () async throws(APIError) in
+                        var step = ServerStep()
+                        switch try await self.plan(request, cachePolicy) {
+                        case .cached(let cached): return try cached.get()
+                        case .cachedThenServer(let cached): continuation.yield(cached)
+                        case .server(let planned): step = planned
+                        }
+                        var results = try await self.serverResults(request, step)
+                        yieldedServerResults = true
+                        continuation.yield(.success(results.first))
+                        while let next = await results.next() { continuation.yield(next) }
+                        return try results.outcome()
+                    }
+                }
+                if !yieldedServerResults { continuation.yield(outcome) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// What a cache policy does, written once for `fetch` and `responses`.
+    enum Plan<Value: Sendable> {
+        /// The cache answers; the server is not asked.
+        case cached(Result<Response<Value>, APIError>)
+        /// The cache answers first, then the server's answer updates the cache (`.cacheAndNetwork`).
+        case cachedThenServer(Result<Response<Value>, APIError>)
+        /// The server answers.
+        case server(ServerStep)
+    }
+
+    /// How the server is asked.
+    struct ServerStep {
+        /// Whether the answer is written to the cache.
+        var storing = true
+        /// Whether the cached data answers, marked offline, when the server cannot be reached.
+        var fallsBackOffline = false
+    }
+
+    private func plan<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, _ policy: CachePolicy) async throws(APIError)
+        -> Plan<Value>
+    {
+        switch policy {
+        case .noCache:
+            return .server(ServerStep(storing: false))
+        case .networkOnly:
+            return .server(ServerStep())
+        case .cacheOnly:
+            guard let cached = await readFromCache(request, allowExpired: true, partial: request.allowsPartialCacheData) else {
+                throw .cacheMiss(Query.operationName)
+            }
+            return .cached(cached)
+        case .cacheElseNetwork:
+            if let cached = await readFromCache(request, allowExpired: false) { return .cached(cached) }
+            return .server(ServerStep(fallsBackOffline: true))
+        case .cacheAndNetwork:
+            if let cached = await readFromCache(request, allowExpired: true, partial: request.allowsPartialCacheData) { return .cachedThenServer(cached) }
+            return .server(ServerStep(fallsBackOffline: true))
+        }
+    }
+
+    func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
+        async throws(APIError) -> Response<Value>
+    {
+        try await tracedOperation(Mutation.self, cachePolicy: nil) { () async throws(APIError) in
+            try await send(request, over: try await layOptimistic(optimisticResponse, of: request)?.id)
+        }
+    }
+
+    /// Lays a mutation's optimistic response over the cache, checked against its selections first;
+    /// answers the layer and its records (none without a response or a cache).
+    func layOptimistic<Mutation: GraphQLMutation, Value>(_ data: Mutation.Data?, of request: GraphQLRequest<Mutation, Value>)
+        async throws(APIError) -> (id: UInt64, records: [String: JSONObject])?
+    {
+        guard let data, store != nil else { return nil }
+        let checked = try cacheWriter.check(
+            local: data.__data._data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation),
+            named: "the optimistic response of \(Mutation.operationName)", variables: request.operation.coercedVariables)
+        guard let id = await cacheWriter.lay(checked) else { return nil }
+        return (id, checked.records)
+    }
+
+    /// Sends a mutation over its optimistic layer: the answer replaces the layer in the same step
+    /// of the store; a failure takes it away, unless `keepsLayer` says it stays (for the queue).
+    func send<Mutation: GraphQLMutation, Value>(
+        _ request: GraphQLRequest<Mutation, Value>, over layer: UInt64?, keepingLayerOn keepsLayer: (APIError) -> Bool = { _ in false }
+    ) async throws(APIError) -> Response<Value> {
+        guard let layer, let store else { return try await fetchAndStore(request) }
+        do {
+            let response = try await fetchAndStore(request, replacingLayer: layer)
+            // Gone already when the answer was written; not when the server said not to store it.
+            await store.removeLayer(layer)
+            return response
+        } catch {
+            if !keepsLayer(error) { await store.removeLayer(layer) }
+            throw error
+        }
+    }
+
+    /// The server's results for a request, as `step` says: the answer written to the cache (unless
+    /// not `storing`), and when the server cannot be reached and `step` falls back, the cached
+    /// data (expired or not), marked as an offline fallback.
+    func serverResults<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, _ step: ServerStep) async throws(APIError)
+        -> ServerResults<Operation, Value>
+    {
+        do {
+            return try await askAndStore(request, storing: step.storing)
+        } catch {
+            guard step.fallsBackOffline, Self.isConnectivityFailure(error), let store else { throw error }
+            let start = ContinuousClock.now
+            let outcome = await store.read(Operation.self, variables: request.operation.coercedVariables, requestMaxAge: request.cacheMaxAge)
+            guard let data = outcome.data else { throw error }
+            return ServerResults(first: try Self.cachedResponse(request, read: outcome, data: data, start: start, offline: true).get())
+        }
+    }
+
+    /// The server's last result for a request, written to the cache (see `askAndStore`).
+    func fetchAndStore<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, replacingLayer layer: UInt64? = nil
+    ) async throws(APIError) -> Response<Value> {
+        var results = try await askAndStore(request, replacingLayer: layer)
+        return try await results.last()
+    }
+
+    /// Asks the server, writes the answer to the cache (unless `storing` is off), answers its
+    /// results. With errors, the fields that came with a value are written all the same (unless
+    /// the configuration says not to), and the error is thrown. An answer delivered incrementally
+    /// gives its first result here and the others as its parts arrive, each written to the cache
+    /// as it is read. `replacingLayer` is an optimistic layer that the answer's first write takes away.
+    private func askAndStore<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, storing: Bool = true, replacingLayer layer: UInt64? = nil
+    ) async throws(APIError) -> ServerResults<Operation, Value> {
+        let start = ContinuousClock.now
+        let answer: ServerAnswer
+        do {
+            answer = try await self.answer(to: request)
+        } catch {
+            if storing, case .graphQL(let failure) = error, let partial = failure.partialData, configuration.cache?.writesPartialData == true {
+                await storePartial(partial, errors: failure.errors, for: request)
+            }
+            throw error
+        }
+        let storing = storing && !answer.cachePolicy.noStore
+        let checked = try check(
+            answer.data, of: request, errors: answer.caughtErrors, policy: answer.cachePolicy, recording: storing, response: answer.response)
+        let response = try respond(request, validated: checked.data, answer: answer, since: start)
+        if storing {
+            try await traced("cache write", attributes: { $0["apicore.records"] = checked.records.count }) { _ in
+                await cacheWriter.write(checked, removingLayer: layer)
+            }
+        }
+        guard let incremental = answer.incremental else { return ServerResults(first: response) }
+        return ServerResults(first: response, later: try IncrementalResults(
+            client: self, request: request, answer: answer, incremental: incremental, first: response, validated: checked.data,
+            storing: storing, since: start))
+    }
+
+    /// The cached data for a request, mapped; `nil` on a miss, or on expired data unless allowed.
+    func readFromCache<Operation: GraphQLOperation, Value>(_ request: GraphQLRequest<Operation, Value>, allowExpired: Bool, partial: Bool = false)
+        async -> Result<Response<Value>, APIError>?
+    {
+        guard let store else { return nil }
+        let start = ContinuousClock.now
+        let outcome = await store.read(
+            Operation.self, variables: request.operation.coercedVariables, requestMaxAge: request.cacheMaxAge, partial: partial)
+        let hit = outcome.data != nil && outcome.misses.isEmpty && (allowExpired || !outcome.stale)
+        Counter(label: hit ? "apicore_cache_hits_total" : "apicore_cache_misses_total", dimensions: [("operation", Operation.operationName)], factory: metrics)
+            .increment()
+        // A partial read answers with what it found (its misses in the metadata).
+        guard let data = outcome.data, hit || (partial && (allowExpired || !outcome.stale)) else { return nil }
+        return Self.cachedResponse(request, read: outcome, data: data, start: start)
+    }
+
+    /// The server's data, validated already, mapped, with the exchange's metadata.
+    func respond<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, validated: JSONObject, answer: ServerAnswer, since start: ContinuousClock.Instant
+    ) throws(APIError) -> Response<Value> {
+        let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: validated)))
+        var metadata = metadata(
+            for: answer.response, operationName: Operation.operationName, since: start, extensions: answer.extensions,
+            caughtErrors: answer.caughtErrors)
+        if answer.overWebSocket { metadata.statusCode = nil }
+        return Response(value: value, metadata: metadata)
+    }
+
+    /// Cached data, mapped, marked as the cache's. The cache reader checked every field it read
+    /// against the same selections, so the data is not validated again.
+    static func cachedResponse<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, read: CacheRead, data: JSONObject, start: ContinuousClock.Instant, offline: Bool = false
+    ) -> Result<Response<Value>, APIError> {
+        Result { () throws(APIError) -> Response<Value> in
+            let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: data)))
+            return Response(value: value, metadata: ResponseMetadata(
+                source: .cache, statusCode: nil, headers: [:], duration: ContinuousClock.now - start,
+                operationName: Operation.operationName, isStale: read.stale, isOfflineFallback: offline, isOptimistic: read.optimistic,
+                cacheMisses: read.misses))
+        }
+    }
+
+    /// What `body` returns or throws, as a value.
+    static func result<T>(_ body: () async throws(APIError) -> T) async -> Result<T, APIError> {
+        do throws(APIError) {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: Check and write
+
+    /// A server's data checked against the operation's selections, with its records built in the
+    /// same walk (unless not `recording`): `errors` are those of partial data, `policy` what the
+    /// server said of caching it.
+    func check<Operation: GraphQLOperation, Value>(
+        _ data: JSONObject, of request: GraphQLRequest<Operation, Value>, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none,
+        recording: Bool = true, response: TransportResponse?
+    ) throws(APIError) -> CacheWriter.Checked<Operation.Data> {
+        do throws(GraphQLDecodingError) {
+            return try cacheWriter.check(
+                data, as: Operation.Data.self, at: CacheNaming.rootKey(for: Operation.operationType), variables: request.operation.coercedVariables,
+                errors: errors, policy: policy, mergingPages: true, recording: recording)
+        } catch {
+            throw .invalidResponse(InvalidResponse(
+                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: response?.statusCode, request: Operation.operationName,
+                bodyExcerpt: HTTPFailure.excerpt(of: response?.body ?? Data())))
+        }
+    }
+
+    /// Writes the partial data of a response with errors, when it has the shape the operation
+    /// selects (a spec-compliant server nulls the nearest nullable parent of a failed field); the
+    /// fields the errors name are left as they were.
+    private func storePartial<Operation: GraphQLOperation, Value>(
+        _ data: JSONObject, errors: [GraphQLError], for request: GraphQLRequest<Operation, Value>
+    ) async {
+        do throws(APIError) {
+            await cacheWriter.write(try check(data, of: request, errors: errors, response: nil))
+        } catch {
+            configuration.logger.debug("\(Operation.operationName): partial data not cached, it does not fit the selection: \(error)")
+        }
+    }
+}
+
+/// What the server's answer to one request gives: its first result, and for incremental delivery
+/// the results still to come, read by `next()` as the parts arrive.
+struct ServerResults<Operation: GraphQLOperation, Value: Sendable> {
+    /// The first result (the only one of a whole answer).
+    let first: Response<Value>
+    /// The parts after the first, for incremental delivery.
+    var later: IncrementalResults<Operation, Value>?
+
+    /// The result of the next part, or what ended the parts early; `nil` after the last.
+    mutating func next() async -> Result<Response<Value>, APIError>? {
+        await later?.next()
+    }
+
+    /// Once every result is read: the last one, or the error that ended them, or one naming every
+    /// error when a part had errors no `@catch` field catches.
+    func outcome() throws(APIError) -> Response<Value> {
+        try later?.outcome() ?? first
+    }
+
+    /// Reads every result and answers the outcome.
+    mutating func last() async throws(APIError) -> Response<Value> {
+        while await next() != nil {}
+        return try outcome()
+    }
+}
