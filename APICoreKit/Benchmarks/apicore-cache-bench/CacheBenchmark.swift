@@ -111,7 +111,7 @@ enum CacheBenchmark {
         for index in 0..<1_000 {
             let key = "Product:p\(index % productCount)-\(index / productCount)"
             // Half of the watchers watch products that exist twice over (two catalogs); all read one record.
-            await store.merge([key: ["__typename": "Product", "id": .string(key), "name": "Watched", "price": 1.0]])
+            await CacheWriter(store: store).write(records: [key: ["__typename": "Product", "id": .string(key), "name": "Watched", "price": 1.0]])
             let refresh: NormalizedStore.Refresh = { store in
                 _ = store.record(key)
                 woken.increment()
@@ -122,7 +122,7 @@ enum CacheBenchmark {
         let before = await store.rereadCount
         let clock = ContinuousClock()
         let elapsed = await clock.measure {
-            await store.merge(["Product:p7-0": ["__typename": "Product", "id": "Product:p7-0", "name": "Changed", "price": 2.0]])
+            await CacheWriter(store: store).write(records: ["Product:p7-0": ["__typename": "Product", "id": "Product:p7-0", "name": "Changed", "price": 2.0]])
         }
         let rereads = await store.rereadCount - before
         precondition(woken.value == rereads, "every reread is a refresh")

@@ -214,7 +214,7 @@ enum CacheScaleBenchmark {
             }
         }
         let before = await store.rereadCount
-        let elapsed = await clock.measure { await store.merge([key: ["name": "Changed"]]) }
+        let elapsed = await clock.measure { await CacheWriter(store: store).write(records: [key: ["name": "Changed"]]) }
         let rereads = await store.rereadCount - before
         precondition(rereads == watcherCount, "every watcher reads again")
         return elapsed

@@ -45,15 +45,15 @@ struct CacheBoundsTests {
             memoryLimit: .records(50), logger: Logger(label: "test"))
         let watched = (0..<3).map { "Watched:\($0)" }
         let seen = watched.map { _ in Seen() }
-        await store.merge(Dictionary(uniqueKeysWithValues: watched.map { ($0, item(-1)) }))
+        await CacheWriter(store: store).write(records: Dictionary(uniqueKeysWithValues: watched.map { ($0, item(-1)) }))
         var watchers: [UInt64] = []
         for (key, seen) in zip(watched, seen) { watchers.append(await watch(key, in: store, into: seen)) }
 
         for index in 0..<500 {
-            await store.merge(["Item:\(index)": item(index)])
+            await CacheWriter(store: store).write(records: ["Item:\(index)": item(index)])
             if index % 10 == 0 {
                 let key = watched[index / 10 % 3]
-                await store.merge([key: item(index)])
+                await CacheWriter(store: store).write(records: [key: item(index)])
                 #expect(seen[index / 10 % 3].last == index, "\(key) after write \(index)")
             }
             let footprint = await store.memoryFootprint
@@ -77,7 +77,7 @@ struct CacheBoundsTests {
         #expect(recordBytes > 500 && recordBytes < 1000)
         let count = 10 * limit / recordBytes
         for index in 0..<count {
-            await store.merge(["Item:\(index)": item(index, padding: 500)])
+            await CacheWriter(store: store).write(records: ["Item:\(index)": item(index, padding: 500)])
             #expect(await store.memoryFootprint.cost <= limit)
         }
         #expect(await store.memoryFootprint.records >= limit / recordBytes * 8 / 10)
@@ -93,7 +93,7 @@ struct CacheBoundsTests {
         let storage = SQLiteCache.storage(at: file, maxBytes: bound)
         let store = NormalizedStore(persistent: storage.persistent, memoryLimit: .records(100), logger: Logger(label: "test"))
         let seen = Seen()
-        await store.merge(["Watched:0": item(-1, padding: 500), "Kept:0": item(-2, padding: 500)])
+        await CacheWriter(store: store).write(records: ["Watched:0": item(-1, padding: 500), "Kept:0": item(-2, padding: 500)])
         let watcher = await watch("Watched:0", in: store, into: seen)
 
         let batch = 20
@@ -101,7 +101,7 @@ struct CacheBoundsTests {
         var largest = 0
         for round in 0..<batches {
             let records = (0..<batch).map { round * batch + $0 }
-            await store.merge(Dictionary(uniqueKeysWithValues: records.map { ("Item:\($0)", item($0, padding: 500)) }))
+            await CacheWriter(store: store).write(records: Dictionary(uniqueKeysWithValues: records.map { ("Item:\($0)", item($0, padding: 500)) }))
             _ = await store.record("Kept:0")  // read: recently used
             let main = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
             largest = max(largest, main)
@@ -127,9 +127,9 @@ struct CacheBoundsTests {
         let file = directory.url.appendingPathComponent("cache.sqlite")
         let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
         for page in 0..<50 {
-            await store.merge(["QUERY_ROOT": ["page(n:\(page))": .array([CacheNaming.reference(to: "Item:\(page)")])], "Item:\(page)": item(page)])
+            await CacheWriter(store: store).write(records: ["QUERY_ROOT": ["page(n:\(page))": .array([CacheNaming.reference(to: "Item:\(page)")])], "Item:\(page)": item(page)])
         }
-        await store.update("QUERY_ROOT") { $0["page(n:7)"] = nil }
+        await CacheWriter(store: store).update("QUERY_ROOT") { $0["page(n:7)"] = nil }
         let (fields, wholeRoots) = try await DatabaseQueue(path: file.path).read { db in
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_fields WHERE key = 'QUERY_ROOT'"),

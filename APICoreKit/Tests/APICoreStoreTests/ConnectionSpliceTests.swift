@@ -183,14 +183,14 @@ struct WatcherMemoTests {
                 await writer.write(checked)
             case 2:
                 let item = Int.random(in: 1...40, using: &random)
-                await store.update("Item:\(item)") { $0["name"] = .string("renamed at \(step)") }
+                await CacheWriter(store: store).update("Item:\(item)") { $0["name"] = .string("renamed at \(step)") }
             case 3 where step % 7 == 0:
                 // A record gone: the list misses, until a page brings it back.
-                await store.remove("Item:\(Int.random(in: 1...40, using: &random))")
+                await CacheWriter(store: store).remove("Item:\(Int.random(in: 1...40, using: &random))")
             case 4:
-                layers.append(await store.addLayer(["Item:\(Int.random(in: 1...40, using: &random))": ["name": .string("optimistic \(step)")]]))
+                layers.append(try #require(await CacheWriter(store: store).lay(records: ["Item:\(Int.random(in: 1...40, using: &random))": ["name": .string("optimistic \(step)")]])))
             default:
-                if let layer = layers.popLast() { await store.removeLayer(layer) }
+                if let layer = layers.popLast() { await CacheWriter(store: store).removeLayer(layer) }
             }
             // Read without the memo (a selection no watcher watches).
             var unwatched = selection
@@ -262,7 +262,7 @@ struct WatcherMemoTests {
         }, initial: { read in seen.withLock { $0 = read.data } })
         try await write([1], step: 1, .first)
         // Item 2 is no longer read: its change wakes nobody.
-        await store.update("Item:2") { $0["name"] = "item 2 at 5" }
+        await CacheWriter(store: store).update("Item:2") { $0["name"] = "item 2 at 5" }
         // Back in the list, as it now is: its record does not change.
         try await write([2], step: 5, .after)
         let names = seen.withLock { $0?["items"]?["nodes"]?.arrayValue?.compactMap { $0["name"]?.stringValue } }

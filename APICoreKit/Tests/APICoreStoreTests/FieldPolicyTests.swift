@@ -40,7 +40,7 @@ struct FieldPolicyTests {
 
     @Test("one argument, several arguments in key-field order, a list argument giving a list, and a variable")
     func redirects() async {
-        await store.merge([
+        await CacheWriter(store: store).write(records: [
             "Book:1": ["__typename": "Book", "id": "1", "title": "Dune"], "Book:2": ["__typename": "Book", "id": "2", "title": "Emma"],
             "Edition:978:1965": ["printRun": 2000],
         ])
@@ -57,12 +57,12 @@ struct FieldPolicyTests {
 
     @Test("a redirect to a record the cache lacks is a miss; without a policy, an unstored field is a miss; a stored field wins")
     func misses() async {
-        await store.merge(["Book:1": ["__typename": "Book", "id": "1", "title": "Dune"]])
+        await CacheWriter(store: store).write(records: ["Book:1": ["__typename": "Book", "id": "1", "title": "Dune"]])
         #expect(await read(Field("book", .object(Book.self), arguments: ["id": .value("9")], keyArgs: ["id"])) == nil)
         #expect(await read(Field("books", .list(.object(Book.self)), arguments: ["ids": .value(["1", "9"])], keyArgs: ["ids"])) == nil)
         #expect(await read(Field("book", .object(Book.self), arguments: ["id": .value("1")])) == nil)
         let field = Field("book", .object(Book.self), arguments: ["id": .value("1")], keyArgs: ["id"])
-        await store.merge([root: [CacheNaming.storageKey(field, variables: [:]): .null]])
+        await CacheWriter(store: store).write(records: [root: [CacheNaming.storageKey(field, variables: [:]): .null]])
         let stored = await read(field)
         #expect(stored?["book"] == .null)
     }

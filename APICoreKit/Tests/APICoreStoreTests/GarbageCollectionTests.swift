@@ -26,7 +26,7 @@ struct GarbageCollectionTests {
     @Test("records no root reaches are removed; reachable ones, and those only a watcher reads, are kept")
     func unreachable() async throws {
         let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
-        await store.merge(graph)
+        await CacheWriter(store: store).write(records: graph)
         let watcher = await store.addWatcher(dependencies: ["Note:2"]) { _ in ["Note:2"] }
         let collection = await store.collectGarbage(maxStaleness: .zero)
         #expect(collection.unreachableRecords == 1)
@@ -44,7 +44,7 @@ struct GarbageCollectionTests {
     func expired() async throws {
         let clock = TestClock()
         let store = NormalizedStore(persistent: nil, maxAgeByType: ["Droid": .seconds(3600)], logger: Logger(label: "test"), now: { clock.now })
-        await store.merge(graph)
+        await CacheWriter(store: store).write(records: graph)
         clock.advance(by: 2 * 3600)
         // Two hours old, an hour past the droid's maximum age: within a staleness of two hours.
         let lenient = await store.collectGarbage(maxStaleness: .seconds(2 * 3600))
@@ -68,12 +68,12 @@ struct GarbageCollectionTests {
     @Test("the mutation and subscription roots are not kept: a thousand mutations with new variables leave the store as large as it was, their objects written")
     func operationRoots() async throws {
         let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
-        await store.merge(graph)
+        await CacheWriter(store: store).write(records: graph)
         let before = await store.summary()
         for index in 0..<1_000 {
             // What a mutation's and a subscription's answers record: their roots, an object with a
             // key, and one without (under a path from the root).
-            await store.merge([
+            await CacheWriter(store: store).write(records: [
                 "MUTATION_ROOT": ["renameCharacter(id:\"1\",name:\"Luke \(index)\")": reference("Human:1"), "receipt": reference("MUTATION_ROOT.receipt")],
                 "MUTATION_ROOT.receipt": ["number": .int(index)],
                 "Human:1": ["__typename": "Human", "name": .string("Luke \(index)")],
@@ -93,7 +93,7 @@ struct GarbageCollectionTests {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("cache.sqlite")
         let writer = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
-        await writer.merge(graph)
+        await CacheWriter(store: writer).write(records: graph)
         let earlier = try #require(SQLiteCache.storage(at: file).persistent)
         _ = try earlier.save(
             [CacheRecord(key: "Review:1", fields: ["__typename": "Review", "stars": 5], receivedAt: Date())],
@@ -111,7 +111,7 @@ struct GarbageCollectionTests {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("cache.sqlite")
         let writer = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
-        await writer.merge(graph)
+        await CacheWriter(store: writer).write(records: graph)
         // A new store: nothing in memory, everything in the file.
         let collector = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
         #expect(await collector.collectGarbage(maxStaleness: .zero).unreachableRecords == 2)
@@ -125,8 +125,8 @@ struct GarbageCollectionTests {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("cache.sqlite")
         let writer = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
-        await writer.merge(graph)
-        await writer.merge(["Loose:1": ["text": "no typename"]])
+        await CacheWriter(store: writer).write(records: graph)
+        await CacheWriter(store: writer).write(records: ["Loose:1": ["text": "no typename"]])
         let memory = await writer.summary()
         // Another program's row: fields that are not JSON.
         let database = try DatabaseQueue(path: file.path)
@@ -144,7 +144,7 @@ struct GarbageCollectionTests {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("cache.sqlite")
         let earlier = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
-        await earlier.merge(graph)
+        await CacheWriter(store: earlier).write(records: graph)
         let policy = CacheConfiguration.GarbageCollection(onOpen: true, afterWrites: 10)
         let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, garbageCollection: policy, logger: Logger(label: "test"))
         // The first use collects what the earlier launch left unreachable (in slices, between
@@ -155,9 +155,9 @@ struct GarbageCollectionTests {
         #expect(await store.record("Note:1") == nil)
         #expect(try #require(SQLiteCache.storage(at: file).persistent).load(["Note:1", "Human:1"]).keys.sorted() == ["Human:1"])
         // Nine orphans written: not yet; the tenth record written triggers a collection.
-        for index in 0..<9 { await store.merge(["Orphan:\(index)": ["__typename": "Orphan"]]) }
+        for index in 0..<9 { await CacheWriter(store: store).write(records: ["Orphan:\(index)": ["__typename": "Orphan"]]) }
         #expect(await store.record("Orphan:0") != nil)
-        await store.merge(["Orphan:9": ["__typename": "Orphan"]])
+        await CacheWriter(store: store).write(records: ["Orphan:9": ["__typename": "Orphan"]])
         await store.collectionFinished()
         #expect(await store.record("Orphan:0") == nil)
         #expect(await store.record("Human:1") != nil)
@@ -173,7 +173,7 @@ struct GarbageCollectionTests {
                 group.addTask {
                     for round in 0..<25 {
                         // The root's field and the record it refers to, in one write.
-                        await store.merge([
+                        await CacheWriter(store: store).write(records: [
                             "QUERY_ROOT": ["item(\(task))": reference("Item:\(task)")],
                             "Item:\(task)": ["__typename": "Item", "round": .int(round), "orphan": false],
                             "Loose:\(task)-\(round)": ["__typename": "Loose"],
@@ -298,7 +298,7 @@ struct IncrementalCollectionTests {
                 now: { clock.now })
         }
         var store = makeStore()
-        await store.merge(graph.records, expires: graph.expires)
+        await CacheWriter(store: store).write(records: graph.records, expires: graph.expires)
         clock.advance(by: 3600)
         if sqlite { store = makeStore() }
         let (collection, slices) = await store.transaction { @Sendable store in
@@ -344,8 +344,8 @@ struct IncrementalCollectionTests {
         let orphans = (0..<50).map { "Orphan:\($0)" }
         for phase in [IncrementalCollection.Phase.marking, .sweep] {
             let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
-            await store.merge(graph)
-            await store.merge(Dictionary(uniqueKeysWithValues: orphans.map { ($0, ["__typename": "Orphan"] as JSONObject) }))
+            await CacheWriter(store: store).write(records: graph)
+            await CacheWriter(store: store).write(records: Dictionary(uniqueKeysWithValues: orphans.map { ($0, ["__typename": "Orphan"] as JSONObject) }))
             let reachedPhase = await store.transaction { @Sendable store in
                 store.collectionSlice = CollectionSlice(maxUnits: 1)
                 store.prepareCollection(maxStaleness: .zero)
@@ -360,7 +360,7 @@ struct IncrementalCollectionTests {
             }
             let resurrected = try #require(kept)
             // An orphan referred to again; Human:2 no longer.
-            await store.merge(["QUERY_ROOT": ["orphan": reference(resurrected)], "Human:1": ["friends": [reference("Droid:1")]]])
+            await CacheWriter(store: store).write(records: ["QUERY_ROOT": ["orphan": reference(resurrected)], "Human:1": ["friends": [reference("Droid:1")]]])
             let collection = await store.transaction { @Sendable store in
                 while true {
                     if let done = store.collectSlice() { return done }
@@ -387,15 +387,15 @@ struct IncrementalCollectionTests {
     func readsDuringCollection() async throws {
         let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
         let generated = randomGraph(seed: 7, size: 3_000)
-        await store.merge(generated.records)
-        await store.merge(graph)
+        await CacheWriter(store: store).write(records: generated.records)
+        await CacheWriter(store: store).write(records: graph)
         await store.transaction { @Sendable store in store.collectionSlice = CollectionSlice(maxUnits: 16) }
         async let collected = store.collectGarbage(maxStaleness: .zero)
         var reads = 0
         for round in 0..<200 {
             let read = await store.read(key: "QUERY_ROOT", selections: HeroData.__selections, parent: HeroData.__parentType, variables: [:], requestMaxAge: nil)
             #expect(read.data?["hero"]?["friends"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Han", "R2-D2"])
-            await store.merge(["QUERY_ROOT": ["kept\(round)": reference("Kept:\(round)")], "Kept:\(round)": ["__typename": "Kept", "round": .int(round)]])
+            await CacheWriter(store: store).write(records: ["QUERY_ROOT": ["kept\(round)": reference("Kept:\(round)")], "Kept:\(round)": ["__typename": "Kept", "round": .int(round)]])
             reads += 1
         }
         let collection = await collected

@@ -39,12 +39,12 @@ struct MemoryReadTests {
     func optimistic() async throws {
         let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
         let selection = CacheSelection(key: "Human:1", selections: CharacterNameFragment.__selections, parent: CharacterNameFragment.__parentType, variables: [:])
-        await store.merge(["Human:1": ["__typename": "Human", "id": "1", "name": "Luke"]])
-        let layer = await store.addLayer(["Human:1": ["name": "Optimistic"]])
+        await CacheWriter(store: store).write(records: ["Human:1": ["__typename": "Human", "id": "1", "name": "Luke"]])
+        let layer = try #require(await CacheWriter(store: store).lay(records: ["Human:1": ["name": "Optimistic"]]))
         let read = try #require(store.readInMemory(selection, requestMaxAge: nil))
         #expect(read.data?["name"] == "Optimistic" && read.optimistic)
         #expect(await store.read(selection).data == read.data)
-        await store.removeLayer(layer)
+        await CacheWriter(store: store).removeLayer(layer)
         #expect(store.readInMemory(selection, requestMaxAge: nil)?.data?["name"] == "Luke")
     }
 
@@ -68,7 +68,7 @@ struct MemoryReadTests {
     func concurrentWrites() async throws {
         let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
         let selection = CacheSelection(key: "Human:1", selections: CharacterNameFragment.__selections, parent: CharacterNameFragment.__parentType, variables: [:])
-        await store.merge(["Human:1": ["__typename": "Human", "id": "1", "name": "0"]])
+        await CacheWriter(store: store).write(records: ["Human:1": ["__typename": "Human", "id": "1", "name": "0"]])
         let done = Atomic(false)
         let reader = Task.detached {
             var reads = 0
@@ -81,7 +81,7 @@ struct MemoryReadTests {
             return names
         }
         for index in 1...2_000 {
-            await store.merge(["Human:1": ["__typename": "Human", "id": "1", "name": .string("\(index)")], "Human:\(index + 1)": ["__typename": "Human", "id": .string("\(index + 1)"), "name": "x"]])
+            await CacheWriter(store: store).write(records: ["Human:1": ["__typename": "Human", "id": "1", "name": .string("\(index)")], "Human:\(index + 1)": ["__typename": "Human", "id": .string("\(index + 1)"), "name": "x"]])
         }
         done.store(true, ordering: .releasing)
         let names = await reader.value

@@ -17,7 +17,7 @@ struct SQLiteFileTests {
             let file = directory.url.appendingPathComponent("cache.sqlite")
             func client() -> NormalizedStore { NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test")) }
             let collecting = client()
-            await collecting.merge([
+            await CacheWriter(store: collecting).write(records: [
                 "QUERY_ROOT": ["hero": CacheNaming.reference(to: "Human:1")], "Human:1": ["__typename": "Human", "name": "Luke"],
                 "Note:1": ["__typename": "Note", "text": "nobody refers to me"],
             ])
@@ -28,7 +28,7 @@ struct SQLiteFileTests {
                 _ = store.collectSlice()
             }
             // Another process answers a query into the same file while the collection runs.
-            await client().merge([
+            await CacheWriter(store: client()).write(records: [
                 "QUERY_ROOT": ["households": [CacheNaming.reference(to: "Household:1")]], "Household:1": ["__typename": "Household", "name": "Home"],
             ])
             let collection = await collecting.transaction { @Sendable store in

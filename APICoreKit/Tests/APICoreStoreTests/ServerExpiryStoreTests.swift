@@ -57,7 +57,7 @@ struct ServerExpiryStoreTests {
             var data: JSONObject = ["human": ["__typename": "Human", "id": "1000", "name": "Luke Skywalker", "homePlanet": "Tatooine"]]
             let root = recording.records?.place(key: "QUERY_ROOT")
             _ = try? recording.validate(&data, selections: HumanQuery.Data.__selections, in: HumanQuery.Data.__parentType, recordingAt: root)
-            await store.merge(recording.records?.records ?? [:], expires: recording.records?.expires ?? [:])
+            await CacheWriter(store: store).write(records: recording.records?.records ?? [:], expires: recording.records?.expires ?? [:])
             var elapsed = 0
             defer { clock.advance(by: -Double(elapsed)) }
             while elapsed < 100 {
@@ -106,7 +106,7 @@ struct ServerExpiryStoreTests {
     func collectsExpiredFields() async throws {
         let clock = TestClock()
         let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"), now: { clock.now })
-        await store.merge(
+        await CacheWriter(store: store).write(records: 
             ["QUERY_ROOT": ["hero": CacheNaming.reference(to: "Human:1")], "Human:1": ["__typename": "Human", "name": "Luke", "homePlanet": "Tatooine"]],
             expires: ["Human:1": ["homePlanet": clock.now.addingTimeInterval(60)]])
         clock.advance(by: 90)

@@ -166,20 +166,20 @@ struct OptimisticTests {
         let store = NormalizedStore(persistent: nil, logger: .init(label: "test"))
         let human = CacheSelection(
             key: "Human:1", selections: CharacterNameFragment.__selections, parent: CharacterNameFragment.__parentType, variables: [:])
-        await store.merge(["Human:1": ["__typename": "Human", "id": "1", "name": "base"]])
-        let first = await store.addLayer(["Human:1": ["name": "first"]])
-        let second = await store.addLayer(["Human:1": ["name": "second"], "Human:2": ["__typename": "Human", "id": "2", "name": "new"]])
+        await CacheWriter(store: store).write(records: ["Human:1": ["__typename": "Human", "id": "1", "name": "base"]])
+        let first = try #require(await CacheWriter(store: store).lay(records: ["Human:1": ["name": "first"]]))
+        let second = try #require(await CacheWriter(store: store).lay(records: ["Human:1": ["name": "second"], "Human:2": ["__typename": "Human", "id": "2", "name": "new"]]))
         #expect(await store.read(human).data?["name"] == "second")
         #expect(await store.read(human).optimistic)
         #expect(await store.read(human, layered: false).data?["name"] == "base")
-        await store.removeLayer(second)
+        await CacheWriter(store: store).removeLayer(second)
         #expect(await store.read(human).data?["name"] == "first")
-        await store.merge(["Human:1": ["name": "server"]], removingLayer: first)
+        await CacheWriter(store: store).write(records: ["Human:1": ["name": "server"]], removingLayer: first)
         let read = await store.read(human)
         #expect(read.data?["name"] == "server")
         #expect(!read.optimistic)
         #expect(await store.record("Human:2") == nil)
-        await store.removeLayer(first)  // gone already: no error, no change
+        await CacheWriter(store: store).removeLayer(first)  // gone already: no error, no change
         #expect(await store.layerCount == 0)
     }
 
@@ -187,13 +187,13 @@ struct OptimisticTests {
     func collectionKeepsLayered() async throws {
         let store = NormalizedStore(persistent: nil, logger: .init(label: "test"))
         // Reached from no root: garbage, but for the layer over it.
-        await store.merge(["Human:1": ["__typename": "Human", "id": "1", "name": "base"]])
-        let layer = await store.addLayer(["Human:1": ["name": "optimistic"]])
+        await CacheWriter(store: store).write(records: ["Human:1": ["__typename": "Human", "id": "1", "name": "base"]])
+        let layer = try #require(await CacheWriter(store: store).lay(records: ["Human:1": ["name": "optimistic"]]))
         #expect(await store.collectGarbage(maxStaleness: .zero).unreachableRecords == 0)
         let human = CacheSelection(
             key: "Human:1", selections: CharacterNameFragment.__selections, parent: CharacterNameFragment.__parentType, variables: [:])
         #expect(await store.read(human, layered: false).data?["name"] == "base")
-        await store.removeLayer(layer)
+        await CacheWriter(store: store).removeLayer(layer)
         #expect(await store.collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
         #expect(await store.record("Human:1") == nil)
     }

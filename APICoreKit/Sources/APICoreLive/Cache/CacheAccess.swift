@@ -68,17 +68,17 @@ extension LiveAPIClient: GraphQLCache {
     }
 
     func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {
-        guard let store else { throw .invalidRequest("this client has no cache") }
-        await store.update(key, update)
+        guard store != nil else { throw .invalidRequest("this client has no cache") }
+        await cacheWriter.update(key, update)
     }
 
     func removeRecord(_ key: String) async throws(APIError) {
-        guard let store else { throw .invalidRequest("this client has no cache") }
-        await store.remove(key)
+        guard store != nil else { throw .invalidRequest("this client has no cache") }
+        await cacheWriter.remove(key)
     }
 
     func clear() async throws(APIError) {
-        await store?.removeAll()
+        await cacheWriter.removeAll()
     }
 
     func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection {

@@ -3,7 +3,9 @@ import Foundation
 
 /// The one way into the cache. A server's answer (whole, with partial data, or in `@defer`
 /// increments), a subscription event, a typed write or update, an optimistic response and the
-/// answer to a replayed queued mutation are all checked and written here.
+/// answer to a replayed queued mutation are all checked and written here; raw record edits,
+/// removals, clearing and optimistic layers go through it too. The store's changing methods ask
+/// for an ``Access``, which only this file makes.
 ///
 /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` checks data against its
 /// selections and builds its records in the same walk (``SelectionValidator`` with
@@ -15,6 +17,14 @@ package struct CacheWriter: Sendable {
     package let store: NormalizedStore?
     /// The app's cache keys, by type name.
     package let keys: [String: CacheConfiguration.KeyFunction]
+
+    /// What the store's changing methods ask for: only the writer has one, so every change to the
+    /// cache goes through it.
+    package struct Access: Sendable {
+        fileprivate init() {}
+    }
+
+    private static let access = Access()
 
     /// A writer into `store` (none: data is only checked), with the app's cache keys.
     package init(store: NormalizedStore?, keys: [String: CacheConfiguration.KeyFunction] = [:]) {
@@ -117,7 +127,7 @@ package struct CacheWriter: Sendable {
         guard let store else { return }
         switch checked.pages {
         case .none:
-            await store.merge(checked.records, expires: checked.expires, removingLayer: layer)
+            await store.merge(checked.records, expires: checked.expires, removingLayer: layer, by: Self.access)
         case .splicing(let splices):
             await store.transaction { @Sendable store in
                 var records = checked.records
@@ -125,7 +135,7 @@ package struct CacheWriter: Sendable {
                 store.preload(records.keys.filter { !CacheNaming.isRoot($0) })
                 ConnectionPages.splice(
                     splices, into: &records, existing: { store.record($0)?.fields }, field: { store.storedField($0, of: $1) })
-                store.merge(records, expires: checked.expires, removingLayer: layer)
+                store.merge(records, expires: checked.expires, removingLayer: layer, by: Self.access)
             }
         case .rereading:
             await rereadingPages(checked, into: store, removingLayer: layer)
@@ -146,7 +156,7 @@ package struct CacheWriter: Sendable {
             // Both were checked against the same selections, so the merged data passes; were it not
             // to, the page alone is written.
             let merged = (try? recorded(data, like: checked)) ?? (try? recorded(checked.data, like: checked))
-            store.merge(merged?.records ?? [:], expires: merged?.expires ?? [:], removingLayer: layer)
+            store.merge(merged?.records ?? [:], expires: merged?.expires ?? [:], removingLayer: layer, by: Self.access)
         }
     }
 
@@ -164,24 +174,45 @@ package struct CacheWriter: Sendable {
     /// whether it wrote.
     package func write<Data>(_ checked: Checked<Data>, ifStill expected: JSONObject, at selection: CacheSelection) async -> Bool {
         guard let store else { return false }
-        return await store.merge(checked.records, ifStill: expected, at: selection)
+        return await store.merge(checked.records, ifStill: expected, at: selection, by: Self.access)
     }
 
     /// Writes records that were checked before (an increment's, a queued mutation's answer);
     /// `layer` is an optimistic layer the write takes away in the same step.
     package func write(records: [String: JSONObject], expires: [String: [String: Date]] = [:], removingLayer layer: UInt64? = nil) async {
         guard let store, !records.isEmpty || layer != nil else { return }
-        await store.merge(records, expires: expires, removingLayer: layer)
+        await store.merge(records, expires: expires, removingLayer: layer, by: Self.access)
+    }
+
+    /// Replaces one record's fields by what `update` makes of them (a raw edit, unchecked).
+    package func update(_ key: String, _ update: @Sendable (inout JSONObject) -> Void) async {
+        await store?.update(key, by: Self.access, update)
+    }
+
+    /// Removes one record.
+    package func remove(_ key: String) async {
+        await store?.remove(key, by: Self.access)
+    }
+
+    /// Removes every record and optimistic layer, in memory and in the persistent store.
+    package func removeAll() async {
+        await store?.removeAll(by: Self.access)
     }
 
     /// Lays checked data over the cache as an optimistic layer until ``removeLayer(_:)``; answers
     /// its id (`nil` without a cache).
     package func lay<Data>(_ checked: Checked<Data>) async -> UInt64? {
-        await store?.addLayer(checked.records)
+        await lay(records: checked.records)
+    }
+
+    /// Lays records that were checked before (a queued mutation's optimistic answer, from an
+    /// earlier launch) over the cache as an optimistic layer; answers its id.
+    package func lay(records: [String: JSONObject]) async -> UInt64? {
+        await store?.addLayer(records, by: Self.access)
     }
 
     /// Takes an optimistic layer away; its records' watchers are told.
     package func removeLayer(_ id: UInt64) async {
-        await store?.removeLayer(id)
+        await store?.removeLayer(id, by: Self.access)
     }
 }

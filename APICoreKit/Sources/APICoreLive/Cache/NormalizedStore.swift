@@ -145,9 +145,9 @@ package actor NormalizedStore {
     /// maximum age expire; a field written without one loses any it had. `removingLayer` takes an
     /// optimistic layer away in the same step (the server's answer replacing it).
     @discardableResult
-    package func merge(_ incoming: [String: JSONObject], expires: [String: [String: Date]] = [:], removingLayer layer: UInt64? = nil)
-        -> Set<String>
-    {
+    package func merge(
+        _ incoming: [String: JSONObject], expires: [String: [String: Date]] = [:], removingLayer layer: UInt64? = nil, by _: CacheWriter.Access
+    ) -> Set<String> {
         // No query reads a mutation's or subscription's root: what it refers to is kept, not it.
         var incoming = incoming
         for key in incoming.keys where CacheNaming.isOperationOnly(key) { incoming[key] = nil }
@@ -220,7 +220,7 @@ package actor NormalizedStore {
     }
 
     /// Replaces one record's fields by what `update` makes of them.
-    package func update(_ key: String, _ update: (inout JSONObject) -> Void) {
+    package func update(_ key: String, by _: CacheWriter.Access, _ update: (inout JSONObject) -> Void) {
         var fields = record(key)?.fields ?? [:]
         let before = fields
         update(&fields)
@@ -240,7 +240,7 @@ package actor NormalizedStore {
     }
 
     /// Removes one record.
-    package func remove(_ key: String) {
+    package func remove(_ key: String, by _: CacheWriter.Access) {
         drop(key)
         absent.insert(key)
         persist([], removing: [key])
@@ -248,7 +248,7 @@ package actor NormalizedStore {
     }
 
     /// Removes every record, in memory and in the persistent store.
-    package func removeAll() {
+    package func removeAll(by _: CacheWriter.Access) {
         let keys = Set(records.keys).union(watchers.dependencies).union(layers.keys)
         // A collection under way is called off: there is nothing left to collect.
         collection = nil
@@ -332,7 +332,7 @@ package actor NormalizedStore {
 
     /// Lays `records` (fields by record key) over the cache until ``removeLayer(_:)``; answers the
     /// layer's id. Watchers of those records are told.
-    package func addLayer(_ records: [String: JSONObject]) -> UInt64 {
+    package func addLayer(_ records: [String: JSONObject], by _: CacheWriter.Access) -> UInt64 {
         if collection != nil { collectionNoteWritten(records) }
         let id = layers.add(records)
         notify(Set(records.keys))
@@ -341,7 +341,7 @@ package actor NormalizedStore {
 
     /// Takes an optimistic layer away (the others and the records under them stay); watchers of
     /// its records are told. A layer already gone is no error.
-    package func removeLayer(_ id: UInt64) {
+    package func removeLayer(_ id: UInt64, by _: CacheWriter.Access) {
         notify(layers.remove(id))
     }
 
@@ -361,9 +361,9 @@ package actor NormalizedStore {
     /// Merges `incoming` if reading `selection` (without optimistic layers) still gives
     /// `expected`: the write of a read-change-write that no other write came into. Answers
     /// whether it merged.
-    package func merge(_ incoming: [String: JSONObject], ifStill expected: JSONObject, at selection: CacheSelection) -> Bool {
+    package func merge(_ incoming: [String: JSONObject], ifStill expected: JSONObject, at selection: CacheSelection, by access: CacheWriter.Access) -> Bool {
         guard read(selection, layered: false).data == expected else { return false }
-        merge(incoming)
+        merge(incoming, by: access)
         return true
     }
 

@@ -146,14 +146,14 @@ extension LiveAPIClient {
     func send<Mutation: GraphQLMutation, Value>(
         _ request: GraphQLRequest<Mutation, Value>, over layer: UInt64?, keepingLayerOn keepsLayer: (APIError) -> Bool = { _ in false }
     ) async throws(APIError) -> Response<Value> {
-        guard let layer, let store else { return try await fetchAndStore(request) }
+        guard let layer, store != nil else { return try await fetchAndStore(request) }
         do {
             let response = try await fetchAndStore(request, replacingLayer: layer)
             // Gone already when the answer was written; not when the server said not to store it.
-            await store.removeLayer(layer)
+            await cacheWriter.removeLayer(layer)
             return response
         } catch {
-            if !keepsLayer(error) { await store.removeLayer(layer) }
+            if !keepsLayer(error) { await cacheWriter.removeLayer(layer) }
             throw error
         }
     }
