@@ -106,7 +106,7 @@ let package = Package(
             ],
             plugins: ["DocSamples"]
         ),
-        .testTarget(name: "APICoreLiveUnitTests", dependencies: ["APICore", "APICoreLive"]),
+        .testTarget(name: "APICoreLiveUnitTests", dependencies: ["APICore", "APICoreLive", "StarWarsOperations"]),
         // The normalized store without a server: in memory and on SQLite files.
         .testTarget(
             name: "APICoreStoreTests",

@@ -5,7 +5,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The engine behind `APIClient`: URLSession transport, GraphQL over HTTP and the middleware chain.
+/// The engine behind `APIClient`: GraphQL over HTTP, the middleware chain and the normalized cache,
+/// over URLSession or a transport of the app's own (``HTTPTransport``).
 ///
 /// Only an app's composition root imports this module; kits see `APIClient` alone.
 public enum APICoreLive {
@@ -21,7 +22,15 @@ public enum APICoreLive {
     /// (`httpShouldSetCookies`) when the client authenticates with ``Authentication/cookies(_:)``,
     /// which sends and stores them itself.
     public static func makeClient(_ configuration: APIClientConfiguration, sessionConfiguration: URLSessionConfiguration) -> any APIClient {
-        var transport: any HTTPTransport = URLSessionTransport(configuration: sessionConfiguration)
+        makeClient(configuration, transport: URLSessionTransport(configuration: sessionConfiguration))
+    }
+
+    /// Makes a client for `configuration` over `transport`, the app's own ``HTTPTransport``:
+    /// everything above it (middleware, retries, token refresh, tracing, batching, the
+    /// configuration's ``APIClientConfiguration/httpCache`` and the normalized cache) runs as it
+    /// does over URLSession.
+    public static func makeClient(_ configuration: APIClientConfiguration, transport: any HTTPTransport) -> any APIClient {
+        var transport = transport
         if let httpCache = configuration.httpCache { transport = CachingTransport(base: transport, cache: httpCache) }
         return LiveAPIClient(configuration: configuration, transport: transport)
     }

@@ -245,18 +245,10 @@ final class LiveAPIClient: APIClient {
         let transport = self.transport
         let timeout = timeout ?? configuration.timeout
         return { [self] request throws(APIError) in
-            let response = try await transport.send(withTraceContext(request), timeout: timeout)
+            let response = try await transport.whole(withTraceContext(request), timeout: timeout)
             try Self.checkRESTStatus(response)
             return response
         }
-    }
-
-    /// A streamed body, whole.
-    static func collect(_ chunks: APIStream<Result<Data, APIError>>) async throws(APIError) -> Data {
-        var body = Data()
-        for await chunk in chunks { body.append(try chunk.get()) }
-        if Task.isCancelled { throw .cancelled }
-        return body
     }
 
     static func call(

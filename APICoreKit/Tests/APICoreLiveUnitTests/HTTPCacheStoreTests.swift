@@ -22,17 +22,18 @@ struct HTTPCacheStoreTests {
 
         var requests: [URLRequest] { state.withLock { $0.requests } }
 
-        func send(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
+        func send(_ request: TransportRequest) async throws(APIError) -> StreamedResponse {
+            guard request.readsWholeBody else { throw .invalidRequest("not streamed here") }
             let next = state.withLock { state -> TransportResponse? in
-                state.requests.append(request)
+                state.requests.append(request.urlRequest)
                 return state.responses.isEmpty ? nil : state.responses.removeFirst()
             }
-            guard let next else { throw .transport(TransportFailure(kind: .connectionRefused, url: request.url, underlying: "no canned answer")) }
-            return next
-        }
-
-        func stream(_ request: URLRequest, timeout: Duration, openEnded: Bool) async throws(APIError) -> StreamedResponse {
-            throw .invalidRequest("not streamed here")
+            guard var head = next else {
+                throw .transport(TransportFailure(kind: .connectionRefused, url: request.urlRequest.url, underlying: "no canned answer"))
+            }
+            let body = head.body
+            head.body = Data()
+            return StreamedResponse(head: head, body: .complete(body))
         }
     }
 
@@ -47,14 +48,14 @@ struct HTTPCacheStoreTests {
         let body = String(repeating: "x", count: 40)
         for path in ["a", "b", "c"] {
             base.answer(200, ["cache-control": "max-age=600"], body)
-            _ = try await cache.send(Self.get(path), timeout: .seconds(5))
+            _ = try await cache.whole(Self.get(path), timeout: .seconds(5))
         }
         // 120 bytes do not fit in 100: "a", the least recently used, went.
         base.answer(200, ["cache-control": "max-age=600"], body)
-        _ = try await cache.send(Self.get("c"), timeout: .seconds(5))
-        _ = try await cache.send(Self.get("b"), timeout: .seconds(5))
+        _ = try await cache.whole(Self.get("c"), timeout: .seconds(5))
+        _ = try await cache.whole(Self.get("b"), timeout: .seconds(5))
         #expect(base.requests.count == 3)
-        _ = try await cache.send(Self.get("a"), timeout: .seconds(5))
+        _ = try await cache.whole(Self.get("a"), timeout: .seconds(5))
         #expect(base.requests.count == 4)
     }
 
@@ -67,7 +68,7 @@ struct HTTPCacheStoreTests {
         let cache = CachingTransport(base: base, cache: settings)
         for path in ["a", "b", "c", "d"] {
             base.answer(200, ["cache-control": "max-age=600"], String(repeating: path, count: 500))
-            _ = try await cache.send(Self.get(path), timeout: .seconds(5))
+            _ = try await cache.whole(Self.get(path), timeout: .seconds(5))
         }
         let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.fileSizeKey])
         let total = try files.reduce(0) { $0 + (try $1.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) }
@@ -75,11 +76,11 @@ struct HTTPCacheStoreTests {
         #expect(files.count < 4)
         // A new store on the same directory: the last answer is there, the first is not.
         let later = CachingTransport(base: base, cache: settings)
-        let d = try await later.send(Self.get("d"), timeout: .seconds(5))
+        let d = try await later.whole(Self.get("d"), timeout: .seconds(5))
         #expect(String(decoding: d.body, as: UTF8.self) == String(repeating: "d", count: 500))
         #expect(base.requests.count == 4)
         base.answer(200, [:], "fresh a")
-        _ = try await later.send(Self.get("a"), timeout: .seconds(5))
+        _ = try await later.whole(Self.get("a"), timeout: .seconds(5))
         #expect(base.requests.count == 5)
     }
 
@@ -88,15 +89,15 @@ struct HTTPCacheStoreTests {
         let base = CannedTransport()
         let cache = CachingTransport(base: base, cache: HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0))
         base.answer(200, ["date": "Thu, 26 Nov 2026 00:00:00 GMT", "expires": "Thu, 26 Nov 2026 01:00:00 GMT"], "one hour")
-        _ = try await cache.send(Self.get("expires"), timeout: .seconds(5))
-        let again = try await cache.send(Self.get("expires"), timeout: .seconds(5))
+        _ = try await cache.whole(Self.get("expires"), timeout: .seconds(5))
+        let again = try await cache.whole(Self.get("expires"), timeout: .seconds(5))
         #expect(String(decoding: again.body, as: UTF8.self) == "one hour")
         #expect(base.requests.count == 1)
 
         base.answer(200, ["last-modified": "Wed, 25 Nov 2026 10:00:00 GMT"], "modified")
-        _ = try await cache.send(Self.get("modified"), timeout: .seconds(5))
+        _ = try await cache.whole(Self.get("modified"), timeout: .seconds(5))
         base.answer(304, [:], "")
-        let revalidated = try await cache.send(Self.get("modified"), timeout: .seconds(5))
+        let revalidated = try await cache.whole(Self.get("modified"), timeout: .seconds(5))
         #expect(base.requests.last?.value(forHTTPHeaderField: "If-Modified-Since") == "Wed, 25 Nov 2026 10:00:00 GMT")
         #expect(revalidated.statusCode == 200 && String(decoding: revalidated.body, as: UTF8.self) == "modified")
     }
@@ -106,12 +107,12 @@ struct HTTPCacheStoreTests {
         let base = CannedTransport()
         let cache = CachingTransport(base: base, cache: HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0))
         base.answer(200, ["etag": "\"1\""], "first")
-        _ = try await cache.send(Self.get("x"), timeout: .seconds(5))
+        _ = try await cache.whole(Self.get("x"), timeout: .seconds(5))
         base.answer(200, ["cache-control": "no-store"], "second")
-        let second = try await cache.send(Self.get("x"), timeout: .seconds(5))
+        let second = try await cache.whole(Self.get("x"), timeout: .seconds(5))
         #expect(String(decoding: second.body, as: UTF8.self) == "second")
         base.answer(503, [:], "down")
-        let failed = try await cache.send(Self.get("x"), timeout: .seconds(5))
+        let failed = try await cache.whole(Self.get("x"), timeout: .seconds(5))
         #expect(failed.statusCode == 503)
         // Nothing kept: the request carried no validator.
         #expect(base.requests.last?.value(forHTTPHeaderField: "If-None-Match") == nil)
@@ -119,9 +120,9 @@ struct HTTPCacheStoreTests {
         var post = Self.get("x")
         post.httpMethod = "POST"
         base.answer(200, ["cache-control": "max-age=600"], "posted")
-        _ = try await cache.send(post, timeout: .seconds(5))
+        _ = try await cache.whole(post, timeout: .seconds(5))
         base.answer(200, ["cache-control": "max-age=600"], "posted again")
-        let again = try await cache.send(post, timeout: .seconds(5))
+        let again = try await cache.whole(post, timeout: .seconds(5))
         #expect(String(decoding: again.body, as: UTF8.self) == "posted again")
     }
 }

@@ -135,15 +135,15 @@ extension LiveAPIClient {
                 // The batch carries the trace context, once.
                 response = try await batcher.send(request, timeout: timeout, operationName: operationName)
             } else if reading == .whole {
-                response = try await transport.send(self.withTraceContext(request), timeout: timeout)
+                response = try await transport.whole(self.withTraceContext(request), timeout: timeout)
             } else {
-                let streamed = try await transport.stream(self.withTraceContext(request), timeout: timeout, openEnded: reading == .openEnded)
+                let streamed = try await transport.streamed(self.withTraceContext(request), timeout: timeout, openEnded: reading == .openEnded)
                 response = streamed.head
                 if (200..<300).contains(response.statusCode), GraphQLHTTP.streams(response) {
                     response.read = .stream(streamed.chunks)
                     return response
                 }
-                response.body = try await LiveAPIClient.collect(streamed.chunks)
+                response.body = try await ResponseBody.chunks(streamed.chunks).collect()
             }
             response.read = .payload(try GraphQLHTTP.classify(response, operationName: operationName, catching: selections))
             return response

@@ -58,7 +58,7 @@ final class HTTPBatcher: Sendable {
 
     /// The answer to `request`, sent in a batch with others when it can be.
     func send(_ request: URLRequest, timeout: Duration, operationName: String) async throws(APIError) -> TransportResponse {
-        guard Self.batchable(request), let body = request.httpBody else { return try await transport.send(prepare(request), timeout: timeout) }
+        guard Self.batchable(request), let body = request.httpBody else { return try await transport.whole(prepare(request), timeout: timeout) }
         if Task.isCancelled { throw .cancelled }
         let key = Key(url: request.url, headers: request.allHTTPHeaderFields ?? [:], timeout: timeout)
         let id = state.withLock { state -> UInt64 in
@@ -128,7 +128,7 @@ final class HTTPBatcher: Sendable {
         var results: [Result<TransportResponse, APIError>]
         if members.count == 1 {
             request.httpBody = members[0].body
-            results = [await LiveAPIClient.result { () async throws(APIError) in try await transport.send(request, timeout: timeout) }]
+            results = [await LiveAPIClient.result { () async throws(APIError) in try await transport.whole(request, timeout: timeout) }]
         } else {
             var body = Data("[".utf8)
             for (index, member) in members.enumerated() {
@@ -137,7 +137,7 @@ final class HTTPBatcher: Sendable {
             }
             body.append(UInt8(ascii: "]"))
             request.httpBody = body
-            switch await LiveAPIClient.result({ () async throws(APIError) in try await transport.send(request, timeout: timeout) }) {
+            switch await LiveAPIClient.result({ () async throws(APIError) in try await transport.whole(request, timeout: timeout) }) {
             case .success(let response): results = Self.split(response, into: members.count)
             case .failure(let error): results = Array(repeating: .failure(error), count: members.count)
             }

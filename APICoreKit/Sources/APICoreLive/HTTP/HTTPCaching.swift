@@ -28,14 +28,19 @@ final class CachingTransport: HTTPTransport {
         store = HTTPCacheStore(cache)
     }
 
-    func stream(_ request: URLRequest, timeout: Duration, openEnded: Bool) async throws(APIError) -> StreamedResponse {
-        try await base.stream(request, timeout: timeout, openEnded: openEnded)
+    /// A body read whole goes through the cache; one that streams goes past it.
+    func send(_ request: TransportRequest) async throws(APIError) -> StreamedResponse {
+        guard request.readsWholeBody else { return try await base.send(request) }
+        var response = try await cached(request.urlRequest, timeout: request.timeout)
+        let body = response.body
+        response.body = Data()
+        return StreamedResponse(head: response, body: .complete(body))
     }
 
-    func send(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
+    private func cached(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
         let directives = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
         guard (request.httpMethod ?? "GET") == "GET", let url = request.url, !directives.noStore else {
-            return try await base.send(request, timeout: timeout)
+            return try await base.whole(request, timeout: timeout)
         }
         let key = Self.key(for: request, url: url)
         let now = Date()
@@ -46,7 +51,7 @@ final class CachingTransport: HTTPTransport {
             if let etag = kept.headers["etag"] { sent.setValue(etag, forHTTPHeaderField: "If-None-Match") }
             if let modified = kept.headers["last-modified"] { sent.setValue(modified, forHTTPHeaderField: "If-Modified-Since") }
         }
-        let response = try await base.send(sent, timeout: timeout)
+        let response = try await base.whole(sent, timeout: timeout)
         if response.statusCode == 304, var kept {
             // The kept answer, still good: its headers brought up to date, its age restarted.
             for (name, value) in response.headers where !["content-length", "content-type", "content-encoding"].contains(name) {

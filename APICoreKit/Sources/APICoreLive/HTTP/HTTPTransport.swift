@@ -5,21 +5,108 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Sends one HTTP request and returns whatever status came back.
-protocol HTTPTransport: Sendable {
-    /// The whole answer.
-    func send(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse
-    /// The status and headers as soon as they arrive, then the body as it streams in
-    /// (incremental delivery, multipart subscriptions). The timeout covers the whole exchange,
-    /// or when `openEnded`, only the head: the body then streams for as long as the server
-    /// keeps it open, and the reader decides when silence has lasted too long.
-    func stream(_ request: URLRequest, timeout: Duration, openEnded: Bool) async throws(APIError) -> StreamedResponse
+/// How the engine reaches an HTTP server: one request in, one response out whose body may stream.
+///
+/// URLSession's transport is the default (``APICoreLive/makeClient(_:)``); an app gives its own to
+/// ``APICoreLive/makeClient(_:transport:)``, and everything above it (middleware, retries, token
+/// refresh, tracing, batching, the HTTP cache, the normalized cache) runs unchanged over it. A
+/// test can run the real engine over a transport that answers from memory.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request.urlRequest` and answers as soon as the status and headers have arrived; the
+    /// body follows in ``StreamedResponse/body``. Honour `request.timeout` (see
+    /// ``TransportRequest``); a failure to connect or a cut connection is
+    /// ``APIError/transport(_:)``, a deadline passed `.transport(.timedOut)`; cancelling the
+    /// calling task, or dropping a streamed body, ends the exchange.
+    func send(_ request: TransportRequest) async throws(APIError) -> StreamedResponse
 }
 
-/// An answer whose body arrives in chunks: the head (status, headers, no body), then the chunks.
-/// The chunks end after the last one, or with an error (a timeout, a lost connection); the
-/// consumer that stops iterating cancels the exchange.
-struct StreamedResponse: Sendable {
-    var head: TransportResponse
-    var chunks: APIStream<Result<Data, APIError>>
+/// One request for an ``HTTPTransport``.
+public struct TransportRequest: Sendable {
+    /// The request, as the middleware chain made it.
+    public var urlRequest: URLRequest
+    /// The deadline: for the whole exchange, or with ``isOpenEnded`` for the head alone.
+    public var timeout: Duration
+    /// Whether the body may stream for as long as the server keeps it open (a subscription): the
+    /// timeout covers only the head, and the engine watches the body for silence itself.
+    public var isOpenEnded: Bool
+    /// Whether the engine reads the body whole before it looks at it: a transport may then answer
+    /// it in one piece (``ResponseBody/complete(_:)``). Otherwise (`multipart/mixed`,
+    /// `text/event-stream`) the engine reads the parts as they arrive, and chunks should come as
+    /// they do.
+    public var readsWholeBody: Bool
+
+    /// A request for a transport.
+    public init(urlRequest: URLRequest, timeout: Duration, isOpenEnded: Bool = false, readsWholeBody: Bool = true) {
+        self.urlRequest = urlRequest
+        self.timeout = timeout
+        self.isOpenEnded = isOpenEnded
+        self.readsWholeBody = readsWholeBody
+    }
+}
+
+/// A transport's answer: its head (status, headers; ``TransportResponse/body`` empty), then its body.
+public struct StreamedResponse: Sendable {
+    /// The status and headers.
+    public var head: TransportResponse
+    /// The body.
+    public var body: ResponseBody
+
+    /// An answer.
+    public init(head: TransportResponse, body: ResponseBody) {
+        self.head = head
+        self.body = body
+    }
+}
+
+/// The body of a transport's answer.
+public enum ResponseBody: Sendable {
+    /// All of it, at once.
+    case complete(Data)
+    /// Its chunks as they arrive, ending after the last or with the error that cut them off;
+    /// stopping the iteration ends the exchange.
+    case chunks(APIStream<Result<Data, APIError>>)
+
+    /// The whole body.
+    public func collect() async throws(APIError) -> Data {
+        switch self {
+        case .complete(let data):
+            return data
+        case .chunks(let chunks):
+            var body = Data()
+            for await chunk in chunks { body.append(try chunk.get()) }
+            if Task.isCancelled { throw .cancelled }
+            return body
+        }
+    }
+
+    /// The body's chunks (a complete body is one chunk).
+    var chunks: APIStream<Result<Data, APIError>> {
+        switch self {
+        case .chunks(let chunks):
+            return chunks
+        case .complete(let data):
+            return APIStream { continuation in
+                continuation.yield(.success(data))
+                continuation.finish()
+            }
+        }
+    }
+}
+
+extension HTTPTransport {
+    /// The whole answer, its body read.
+    func whole(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
+        let answer = try await send(TransportRequest(urlRequest: request, timeout: timeout))
+        var response = answer.head
+        response.body = try await answer.body.collect()
+        return response
+    }
+
+    /// The head as soon as it arrives, and the body's chunks as they do.
+    func streamed(_ request: URLRequest, timeout: Duration, openEnded: Bool) async throws(APIError)
+        -> (head: TransportResponse, chunks: APIStream<Result<Data, APIError>>)
+    {
+        let answer = try await send(TransportRequest(urlRequest: request, timeout: timeout, isOpenEnded: openEnded, readsWholeBody: false))
+        return (answer.head, answer.body.chunks)
+    }
 }

@@ -48,7 +48,18 @@ final class URLSessionTransport: HTTPTransport {
         case finished
     }
 
-    func send(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
+    func send(_ request: TransportRequest) async throws(APIError) -> StreamedResponse {
+        guard request.readsWholeBody else {
+            return try await streamingTask(request.urlRequest, timeout: request.timeout, openEnded: request.isOpenEnded)
+        }
+        var response = try await dataTask(request.urlRequest, timeout: request.timeout)
+        let body = response.body
+        response.body = Data()
+        return StreamedResponse(head: response, body: .complete(body))
+    }
+
+    /// The whole answer, in one data task.
+    private func dataTask(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
         if Task.isCancelled { throw .cancelled }
         var request = request
         let seconds = Self.deadline(timeout, for: &request)
@@ -101,7 +112,8 @@ final class URLSessionTransport: HTTPTransport {
         return try result.get()
     }
 
-    func stream(_ request: URLRequest, timeout: Duration, openEnded: Bool) async throws(APIError) -> StreamedResponse {
+    /// The head as soon as it arrives, the body as it streams in, through the delegate.
+    private func streamingTask(_ request: URLRequest, timeout: Duration, openEnded: Bool) async throws(APIError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         var request = request
         let seconds = Self.deadline(timeout, for: &request)
@@ -117,7 +129,7 @@ final class URLSessionTransport: HTTPTransport {
         } onCancel: {
             exchange.cancel()
         }
-        return StreamedResponse(head: try head.get(), chunks: exchange.chunks)
+        return StreamedResponse(head: try head.get(), body: .chunks(exchange.chunks))
     }
 
     /// The timeout in seconds, which our own deadline enforces. URLSession's interval only has to
