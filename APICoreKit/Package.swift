@@ -83,6 +83,8 @@ let package = Package(
             dependencies: ["APICore", "APICoreLive", "APICoreSQLite", "StarWarsOperations", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/apicore-cache-bench"
         ),
+        // Which files one fetch and one subscription event cross, measured (scripts/trace.sh).
+        .executableTarget(name: "apicore-trace", dependencies: ["APICore", "APICoreLive", "StarWarsOperations"], path: "Benchmarks/apicore-trace"),
         .target(name: "StarWarsOperations", dependencies: ["APICore"], path: "Tests/Support/StarWarsOperations"),
         // Fuzzing (Fuzz/README.md): the targets, the Apollo StarWars operations as the generator
         // writes them (a link to Tools' fixture), the libFuzzer driver, and the replay of every
