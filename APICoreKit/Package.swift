@@ -48,22 +48,25 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        // What the engine, the SQLite store and the WebSocket client share (records and the
+        // persistence protocols, the WebSocket transport): never imported by a kit.
+        .target(name: "APICoreSupport", dependencies: ["APICore", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "APICoreLive",
             dependencies: [
-                "APICore", .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+                "APICore", "APICoreSupport", .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .target(name: "APICoreTesting", dependencies: ["APICore", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "APICoreSQLite",
-            dependencies: ["APICore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
+            dependencies: ["APICore", "APICoreSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "APICoreWebSocket",
             dependencies: [
-                "APICore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                "APICore", "APICoreSupport", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -80,7 +83,9 @@ let package = Package(
         .executableTarget(name: "apicore-json-bench", dependencies: ["APICore"], path: "Benchmarks/apicore-json-bench"),
         .executableTarget(
             name: "apicore-cache-bench",
-            dependencies: ["APICore", "APICoreLive", "APICoreSQLite", "StarWarsOperations", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "APICore", "APICoreLive", "APICoreSupport", "APICoreSQLite", "StarWarsOperations", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/apicore-cache-bench"
         ),
         // Which files one fetch and one subscription event cross, measured (scripts/trace.sh).
@@ -91,7 +96,7 @@ let package = Package(
         // committed input as a normal test.
         .target(name: "FuzzStarWarsAPI", dependencies: ["APICore"], path: "Fuzz/StarWarsAPI"),
         .target(
-            name: "FuzzTargets", dependencies: ["APICore", "APICoreLive", "StarWarsOperations", "FuzzStarWarsAPI"], path: "Fuzz/Targets"
+            name: "FuzzTargets", dependencies: ["APICore", "APICoreLive", "APICoreSupport", "StarWarsOperations", "FuzzStarWarsAPI"], path: "Fuzz/Targets"
         ),
         .executableTarget(name: "apicore-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], path: "Fuzz/ReplayTests"),
@@ -113,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "APICoreStoreTests",
             dependencies: [
-                "APICore", "APICoreLive", "APICoreSQLite", "APICoreTesting", "StarWarsOperations",
+                "APICore", "APICoreLive", "APICoreSupport", "APICoreSQLite", "APICoreTesting", "StarWarsOperations",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

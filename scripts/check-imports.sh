@@ -12,7 +12,8 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   echo "for a REST client swift-openapi-generator wrote, APICoreOpenAPI, OpenAPIRuntime and HTTPTypes),"
   echo "that only their generated code (Generated/) imports APICore's @_spi(Generated) runtime,"
   echo "that none of their code imports the engine's @_spi(Engine) internals, and that no kit's own"
-  echo "code or test (outside Generated/ and generated Mocks/) calls an underscored APICore member (_outputJSON, _fieldValue…)."
+  echo "code or test (outside Generated/ and generated Mocks/) calls an underscored APICore member (_outputJSON, _fieldValue…),"
+  echo "and that no kit's sources or tests import APICoreSupport (what the engine shares with its stores)."
   exit 0
 fi
 
@@ -38,6 +39,11 @@ for kit in "${KITS[@]}"; do
     [ -z "$line" ] && continue
     echo "check-imports: $line  (@_spi(Engine) is APICoreKit's own)"; status=1
   done < <(grep -rnE '@_spi\(Engine\)' "$ROOT/$kit/Sources" --include='*.swift' || true)
+  # What the engine shares with its stores and sockets is never a kit's, in sources or tests.
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    echo "check-imports: $line  (APICoreSupport is shared by the engine, APICoreSQLite and APICoreWebSocket; a kit never imports it)"; status=1
+  done < <(grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([A-Za-z]+\))?[[:space:]]+)*import[[:space:]]+((struct|class|enum|protocol|func|var|let|typealias)[[:space:]]+)?APICoreSupport\b' "$ROOT/$kit/Sources" "$ROOT/$kit/Tests" --include='*.swift' || true)
   # APICore's underscored members (_outputJSON, _fieldValue, _inputJSON…) are hooks for generated
   # code and the engine; a kit's own code uses their public names (jsonValue, jsonObject).
   while IFS= read -r line; do
@@ -46,5 +52,5 @@ for kit in "${KITS[@]}"; do
   # Its tests too: they are the examples other teams copy (generated test mocks aside).
   done < <(grep -rnE '(\._(outputJSON|inputJSON|fieldValue|collectFiles|asInlineFragment|toFragment|deferred)\b|\(_(fieldValue|jsonValue):)' "$ROOT/$kit/Sources" "$ROOT/$kit/Tests" --include='*.swift' | grep -vE '/(Generated|Mocks)/' || true)
 done
-[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation (and the OpenAPI runtime); only their generated code uses the @_spi(Generated) runtime; none uses @_spi(Engine); none of their own code or tests calls an underscored APICore member"
+[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation (and the OpenAPI runtime); only their generated code uses the @_spi(Generated) runtime; none uses @_spi(Engine); none of their own code or tests calls an underscored APICore member; none imports APICoreSupport"
 exit $status

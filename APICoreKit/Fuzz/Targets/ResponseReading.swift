@@ -1,5 +1,6 @@
 @_spi(Tools) @_spi(Generated) import APICore
 import APICoreLive
+import APICoreSupport
 import FuzzStarWarsAPI
 import Foundation
 import StarWarsOperations

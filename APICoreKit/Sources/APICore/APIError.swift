@@ -209,7 +209,7 @@ public struct InvalidResponse: Sendable, Hashable, CustomStringConvertible {
         /// The body is not a GraphQL response object (no `data`/`errors` object at the top).
         case notGraphQLResponse
         /// A batch of this many operations was not answered with an array of as many results
-        /// (``HTTPBatching``): the server does not batch, or lost count.
+        /// (`HTTPBatching`): the server does not batch, or lost count.
         case notBatchAnswer(operations: Int)
     }
 

@@ -71,46 +71,6 @@ public enum MutationOutcome<Value: Sendable>: Sendable {
     case queued(QueuedMutation)
 }
 
-/// A mutation as the offline queue keeps it across launches: what is needed to send it again
-/// without its generated type (name, document, variables), the records of its optimistic
-/// response, and why the server refused it, if it did.
-package struct StoredMutation: Sendable, Equatable {
-    package var id: String
-    package var operationName: String
-    package var document: String
-    package var variables: JSONObject
-    /// The optimistic response's records, by key, laid over the cache until the mutation is done.
-    package var optimistic: [String: JSONObject]?
-    package var enqueuedAt: Date
-    /// The refusal, as ``APIError/queueRecord`` writes it; `nil` while it waits.
-    package var failure: JSONObject?
-
-    package init(
-        id: String, operationName: String, document: String, variables: JSONObject, optimistic: [String: JSONObject]?, enqueuedAt: Date,
-        failure: JSONObject? = nil
-    ) {
-        self.id = id
-        self.operationName = operationName
-        self.document = document
-        self.variables = variables
-        self.optimistic = optimistic
-        self.enqueuedAt = enqueuedAt
-        self.failure = failure
-    }
-}
-
-/// Where the offline queue keeps its mutations across launches (the SQLite cache's file).
-package protocol PersistentMutationQueue: Sendable {
-    /// Every mutation kept, in queue order.
-    func loadQueue() throws -> [StoredMutation]
-    /// Adds a mutation at the end, durably before it returns.
-    func enqueue(_ mutation: StoredMutation) throws
-    /// Records why the server refused a mutation.
-    func setFailure(_ failure: JSONObject, of id: String) throws
-    /// Removes a mutation.
-    func removeQueued(_ id: String) throws
-}
-
 extension APIError {
     /// Why a mutation that uploads files is not queued.
     package static func uploadsCannotWait(_ operationName: String) -> APIError {

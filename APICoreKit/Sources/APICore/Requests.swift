@@ -189,10 +189,10 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
     /// the cache's per-type maximum ages.
     public var cacheMaxAge: Duration?
     /// Whether this request may share an HTTP request with others when the client batches
-    /// (``APIClientConfiguration/batching``); on by default.
+    /// (`APIClientConfiguration/batching`); on by default.
     public var allowsBatching = true
     /// Whether this query or mutation goes over the subscription WebSocket instead of HTTP; `nil`
-    /// leaves it to ``SubscriptionConfiguration/carriesQueriesAndMutations``. Over the socket it
+    /// leaves it to `SubscriptionConfiguration/carriesQueriesAndMutations`. Over the socket it
     /// passes no middleware (the connection authenticated once, with `connection_init`), and an
     /// operation with `@defer` or `@stream` still goes over HTTP.
     public var usesWebSocket: Bool?

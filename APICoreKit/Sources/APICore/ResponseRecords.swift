@@ -95,7 +95,7 @@ package enum CacheNaming {
 /// (``init(variables:keyFunctions:errors:expiry:expiryByPath:receivedAt:)``).
 package struct ResponseRecords {
     let variables: JSONObject
-    let keyFunctions: [String: CacheConfiguration.KeyFunction]
+    let keyFunctions: [String: @Sendable (JSONObject) -> String?]
     /// The response paths (dotted) that errors name, and every prefix of them: a field at one of
     /// the first is not written, nor a `null` at one of the second. Empty for a response without
     /// errors, and then no path is tracked at all.
@@ -126,7 +126,7 @@ package struct ResponseRecords {
     /// data; `expiry` is when its fields expire, `expiryByPath` when the fields at (and under) a
     /// dotted response path do.
     package init(
-        variables: JSONObject, keyFunctions: [String: CacheConfiguration.KeyFunction], errors: [GraphQLError] = [], expiry: Date? = nil,
+        variables: JSONObject, keyFunctions: [String: @Sendable (JSONObject) -> String?], errors: [GraphQLError] = [], expiry: Date? = nil,
         expiryByPath: [String: Date] = [:], receivedAt: Date = Date()
     ) {
         self.receivedAt = receivedAt

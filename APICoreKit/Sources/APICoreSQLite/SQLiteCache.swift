@@ -1,4 +1,5 @@
 @_spi(Tools) import APICore
+import APICoreSupport
 import Foundation
 import GRDB
 import Logging

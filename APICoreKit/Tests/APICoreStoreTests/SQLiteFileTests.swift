@@ -1,4 +1,5 @@
 @testable import APICore
+import APICoreSupport
 @testable import APICoreLive
 @testable import APICoreSQLite
 import APICoreTesting

@@ -81,10 +81,9 @@ struct CachePolicyTests {
     func normalizedRecords() async throws {
         try await withCachingServer { _, client in
             _ = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))))
-            let store = try store(of: client)
-            let root = try #require(await store.record(CacheNaming.queryRoot))
+            let root = try #require(try await client.cache.inspect(CacheNaming.queryRoot))
             #expect(root.fields["hero(episode:\"EMPIRE\")"] == CacheNaming.reference(to: "Human:1000"))
-            let luke = try #require(await store.record("Human:1000"))
+            let luke = try #require(try await client.cache.inspect("Human:1000"))
             #expect(luke.fields["name"] == "Luke Skywalker")
             #expect(luke.fields["friends"]?.arrayValue?.count == 4)
             // The friends selection has no id: each friend is stored under its path from Luke.
@@ -108,7 +107,7 @@ struct CachePolicyTests {
                 guard case .cacheMiss = error else { throw error }
             }
             _ = try await client.fetch(HeroNameQuery(episode: .null), cachePolicy: .networkOnly)
-            let root = try #require(await (try store(of: client)).record(CacheNaming.queryRoot))
+            let root = try #require(try await client.cache.inspect(CacheNaming.queryRoot))
             #expect(root.fields["hero"] == CacheNaming.reference(to: "Droid:2001"))
             #expect(root.fields["hero(episode:null)"] == CacheNaming.reference(to: "Droid:2001"))
             #expect(root.fields.count == 2)
@@ -126,7 +125,7 @@ struct CachePolicyTests {
         let cache = CacheConfiguration(keys: ["Human": { object in object["name"]?.stringValue }])
         try await withCachingServer(cache: cache) { _, client in
             _ = try await client.fetch(HumanQuery(id: "1000"))
-            #expect(await (try store(of: client)).record("Human:Luke Skywalker") != nil)
+            #expect(try await client.cache.inspect("Human:Luke Skywalker") != nil)
         }
     }
 

@@ -1,4 +1,5 @@
 @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 // What the normalized store holds, for people and tools: the summary, one record with its

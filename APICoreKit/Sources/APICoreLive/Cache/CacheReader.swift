@@ -1,4 +1,5 @@
 @_spi(Generated) @_spi(Engine) import APICore
+import APICoreSupport
 import Foundation
 
 /// Rebuilds a response's data from records, following the same metadata. Every selected field

@@ -1,4 +1,5 @@
 @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// A garbage collection under way (``NormalizedStore/collectGarbage(maxStaleness:)``): expired

@@ -1,4 +1,5 @@
 @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 // The normalized store's garbage collection: on demand, on open, after a number of writes; in

@@ -1,4 +1,5 @@
 @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// What the records in memory cost against the memory limit, and when each was last used, so that

@@ -1,4 +1,5 @@
 import APICore
+import APICoreSupport
 import Foundation
 
 /// Optimistic layers over the cache's records, oldest first: each lays fields over records until

@@ -1,4 +1,5 @@
 import APICore
+import APICoreSupport
 import Foundation
 
 /// The records in memory and the optimistic layers over them, shared by the store with readers

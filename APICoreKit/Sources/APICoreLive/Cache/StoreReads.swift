@@ -1,4 +1,5 @@
 @_spi(Generated) @_spi(Engine) import APICore
+import APICoreSupport
 import Foundation
 
 // Reads of the normalized store: an operation's or a fragment's selections, rebuilt from records

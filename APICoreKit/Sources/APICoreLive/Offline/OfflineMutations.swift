@@ -1,4 +1,5 @@
 @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// Mutations that wait for the network, for `LiveAPIClient`: sending or queueing, the replay and

@@ -1,4 +1,5 @@
 import APICore
+import APICoreSupport
 import Foundation
 import Logging
 

@@ -1,3 +1,4 @@
+import APICore
 import CoreMetrics
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import APICore
 import Foundation
 
 /// An access token, and what is needed to get the next one.

@@ -1,4 +1,5 @@
 #if canImport(Security)
+    import APICore
     import Foundation
     import Security
 
