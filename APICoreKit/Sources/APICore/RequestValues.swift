@@ -13,7 +13,7 @@ public protocol RequestValueKey {
 }
 
 /// App-defined values a request carries, by typed key (``RequestValueKey``); middleware reads them
-/// from ``RequestContext/values``.
+/// from `RequestContext/values`.
 public struct RequestValues: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
 

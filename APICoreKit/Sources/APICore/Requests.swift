@@ -72,7 +72,7 @@ public struct RESTRequest<Value: Sendable>: Sendable {
     public var timeout: Duration?
     /// Whether the request may be retried; by default, whether the method is idempotent.
     public var isIdempotent: Bool
-    /// The app's values for the middleware chain (``RequestContext/values``).
+    /// The app's values for the middleware chain (`RequestContext/values`).
     public var values = RequestValues()
     /// Reads the response body.
     public let decode: @Sendable (Data) throws -> Value
@@ -204,7 +204,7 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
     /// data with nothing to stand in for at all is still a miss. Off by default; other policies
     /// go to the server for what the cache lacks, as before.
     public var allowsPartialCacheData = false
-    /// The app's values for the middleware chain (``RequestContext/values``).
+    /// The app's values for the middleware chain (`RequestContext/values`).
     public var values = RequestValues()
     /// Turns the typed data into the domain value; a thrown error becomes ``APIError/mapping(_:)``.
     public let map: @Sendable (Operation.Data) throws -> Value

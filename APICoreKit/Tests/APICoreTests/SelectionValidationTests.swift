@@ -179,15 +179,6 @@ struct APIErrorTests {
         #expect(GraphQLError(json: ["path": ["a"]]).message.contains("without a message"))
     }
 
-    @Test("a transport response lowercases header names and reads the media type without parameters")
-    func mediaType() {
-        let response = TransportResponse(
-            statusCode: 200, headers: ["Content-Type": "Application/GraphQL-Response+JSON; charset=utf-8"], body: .init(), url: nil)
-        #expect(response.headers["content-type"] != nil)
-        #expect(response.mediaType == "application/graphql-response+json")
-        #expect(TransportResponse(statusCode: 204, headers: [:], body: .init(), url: nil).mediaType == nil)
-    }
-
     @Test("an HTTP body excerpt is bounded")
     func excerpt() {
         let long = HTTPFailure(statusCode: 500, headers: [:], body: .init(String(repeating: "x", count: 10_000).utf8), url: nil)

@@ -1,3 +1,4 @@
+import APICore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -19,7 +20,7 @@ public struct TransportResponse: Sendable {
     public var url: URL?
     /// What the engine read of the body as the transport delivered it, carried with the response
     /// through the middleware chain so that the body is read once.
-    package var read: BodyRead?
+    var read: BodyRead?
 
     /// Creates a response; header names are lowercased.
     public init(statusCode: Int, headers: [String: String], body: Data, url: URL?) {
@@ -38,7 +39,7 @@ public struct TransportResponse: Sendable {
 /// What the engine read of a response body where the transport delivered it, innermost in the
 /// middleware chain. It travels with its ``TransportResponse`` and goes when a middleware replaces
 /// the body.
-package enum BodyRead: Sendable {
+enum BodyRead: Sendable {
     /// The body, read as a GraphQL answer.
     case payload(GraphQLPayload)
     /// A body that streams (incremental delivery, subscriptions): its chunks as they arrive. The
@@ -48,16 +49,16 @@ package enum BodyRead: Sendable {
 
 /// One GraphQL result as the engine reads it: the data, the errors that `@catch` fields caught
 /// (in their places in the data already), and the `extensions`.
-package struct GraphQLPayload: Sendable {
+struct GraphQLPayload: Sendable {
     /// The `data` object, errors caught in place.
-    package var data: JSONObject
+    var data: JSONObject
     /// The errors that fields with `@catch` caught.
-    package var caughtErrors: [GraphQLError] = []
+    var caughtErrors: [GraphQLError] = []
     /// The result's `extensions`.
-    package var extensions: JSONObject?
+    var extensions: JSONObject?
 
     /// A payload.
-    package init(data: JSONObject, caughtErrors: [GraphQLError] = [], extensions: JSONObject? = nil) {
+    init(data: JSONObject, caughtErrors: [GraphQLError] = [], extensions: JSONObject? = nil) {
         self.data = data
         self.caughtErrors = caughtErrors
         self.extensions = extensions
