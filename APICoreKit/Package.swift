@@ -58,7 +58,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
-        .target(name: "APICoreTesting", dependencies: ["APICore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "APICoreTesting", dependencies: ["APICore", "APICoreSupport", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "APICoreSQLite",
             dependencies: ["APICore", "APICoreSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]

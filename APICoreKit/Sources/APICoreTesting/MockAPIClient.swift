@@ -1,4 +1,5 @@
 @_spi(Tools) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// An `APIClient` for a kit's unit tests: answers come from stubs, per GraphQL operation name and

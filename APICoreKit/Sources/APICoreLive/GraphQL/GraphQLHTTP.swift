@@ -1,4 +1,5 @@
 @_spi(Tools) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 #if canImport(FoundationNetworking)

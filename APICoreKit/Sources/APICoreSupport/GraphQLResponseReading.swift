@@ -1,3 +1,4 @@
+@_spi(Generated) import APICore
 import Foundation
 
 /// Reading a GraphQL response, shared by every client in this package (the engine and the mock),
@@ -31,32 +32,5 @@ package enum GraphQLResponseReading {
             throw .graphQL(GraphQLFailure(errors: errors, partialData: data, statusCode: statusCode, operationName: operationName))
         }
         return .data(data)
-    }
-}
-
-extension GraphQLRequest {
-    /// Validates `data` against the operation's selection set and maps it to the domain value.
-    /// A mismatch names its path under `data`; a failing `map` becomes ``APIError/mapping(_:)``.
-    package func value(from data: JSONObject, statusCode: Int?, body: Data) throws(APIError) -> Value {
-        let typed: Operation.Data
-        do throws(GraphQLDecodingError) {
-            typed = try Operation.Data(validating: data, variables: operation.coercedVariables)
-        } catch {
-            throw .invalidResponse(InvalidResponse(
-                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: statusCode,
-                request: Operation.operationName, bodyExcerpt: HTTPFailure.excerpt(of: body)))
-        }
-        return try value(of: typed)
-    }
-
-    /// Maps data that was validated already to the domain value.
-    package func value(of data: Operation.Data) throws(APIError) -> Value {
-        do {
-            return try map(data)
-        } catch let error as APIError {
-            throw error
-        } catch {
-            throw .mapping("\(Operation.operationName): \(error)")
-        }
     }
 }
