@@ -167,3 +167,40 @@ package protocol PersistentMutationQueue: Sendable {
     /// Removes a mutation.
     func removeQueued(_ id: String) throws
 }
+
+extension APIError {
+    /// Why a mutation that uploads files is not queued.
+    package static func uploadsCannotWait(_ operationName: String) -> APIError {
+        .invalidRequest("\(operationName) uploads files, and a mutation with uploads cannot wait in the offline queue: perform it instead")
+    }
+
+    /// The error as a queued mutation keeps it on disk: a GraphQL failure's errors and status, an
+    /// HTTP failure's status and body excerpt, anything else its description.
+    package var queueRecord: JSONObject {
+        switch self {
+        case .graphQL(let failure):
+            return [
+                "errors": .array(failure.errors.map(\.jsonValue)),
+                "status": failure.statusCode.map { .int($0) } ?? .null,
+            ]
+        case .httpStatus(let failure), .unauthorized(let failure):
+            return ["status": .int(failure.statusCode), "body": .string(failure.bodyExcerpt)]
+        default:
+            return ["message": .string(description)]
+        }
+    }
+
+    /// An error as ``queueRecord`` kept it, for the mutation `operationName`.
+    package init(queueRecord record: JSONObject, operationName: String) {
+        if let errors = record["errors"]?.arrayValue {
+            self = .graphQL(GraphQLFailure(
+                errors: errors.map(GraphQLError.init(json:)), partialData: nil, statusCode: record["status"]?.intValue,
+                operationName: operationName))
+        } else if let status = record["status"]?.intValue {
+            let failure = HTTPFailure(statusCode: status, headers: [:], body: Data((record["body"]?.stringValue ?? "").utf8), url: nil)
+            self = status == 401 ? .unauthorized(failure) : .httpStatus(failure)
+        } else {
+            self = .invalidRequest(record["message"]?.stringValue ?? "\(operationName) was refused by the server")
+        }
+    }
+}

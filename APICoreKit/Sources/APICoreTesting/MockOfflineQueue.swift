@@ -1,4 +1,5 @@
 @_spi(Tools) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// The mock's offline queue (`client.offlineQueue`): mutations answered by stubs, queued when a
