@@ -28,12 +28,10 @@ struct HTTPCacheStoreTests {
                 state.requests.append(request.urlRequest)
                 return state.responses.isEmpty ? nil : state.responses.removeFirst()
             }
-            guard var head = next else {
+            guard let next else {
                 throw .transport(TransportFailure(kind: .connectionRefused, url: request.urlRequest.url, underlying: "no canned answer"))
             }
-            let body = head.body
-            head.body = Data()
-            return StreamedResponse(head: head, body: .complete(body))
+            return StreamedResponse(whole: next)
         }
     }
 

@@ -49,15 +49,6 @@ enum GraphQLHTTP {
         }
     }
 
-    static func makeRequest<Operation: GraphQLOperation>(
-        url: URL, operation: Operation, variables: JSONObject, useGET: Bool, document: Document = .full, accept: String = accept,
-        conventions: Conventions
-    ) throws(APIError) -> URLRequest {
-        try makeRequest(
-            url: url, operationName: Operation.operationName, document: Operation.document, variables: variables,
-            files: operation.__variables.files, useGET: useGET, sending: document, accept: accept, conventions: conventions)
-    }
-
     /// A request for an operation given by its name and document text: a JSON `POST`, a `GET`
     /// (`useGET`, no files) or a multipart `POST` (files), with the client's ``Conventions``.
     static func makeRequest(

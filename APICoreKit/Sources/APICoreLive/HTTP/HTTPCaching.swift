@@ -31,10 +31,7 @@ final class CachingTransport: HTTPTransport {
     /// A body read whole goes through the cache; one that streams goes past it.
     func send(_ request: TransportRequest) async throws(APIError) -> StreamedResponse {
         guard request.readsWholeBody else { return try await base.send(request) }
-        var response = try await cached(request.urlRequest, timeout: request.timeout)
-        let body = response.body
-        response.body = Data()
-        return StreamedResponse(head: response, body: .complete(body))
+        return StreamedResponse(whole: try await cached(request.urlRequest, timeout: request.timeout))
     }
 
     private func cached(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {

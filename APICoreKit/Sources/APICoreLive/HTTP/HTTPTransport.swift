@@ -93,6 +93,15 @@ public enum ResponseBody: Sendable {
     }
 }
 
+extension StreamedResponse {
+    /// A whole answer as a transport gives it: the head, and the body complete.
+    init(whole response: TransportResponse) {
+        var head = response
+        head.body = Data()
+        self.init(head: head, body: .complete(response.body))
+    }
+}
+
 extension HTTPTransport {
     /// The whole answer, its body read.
     func whole(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {

@@ -52,10 +52,7 @@ final class URLSessionTransport: HTTPTransport {
         guard request.readsWholeBody else {
             return try await streamingTask(request.urlRequest, timeout: request.timeout, openEnded: request.isOpenEnded)
         }
-        var response = try await dataTask(request.urlRequest, timeout: request.timeout)
-        let body = response.body
-        response.body = Data()
-        return StreamedResponse(head: response, body: .complete(body))
+        return StreamedResponse(whole: try await dataTask(request.urlRequest, timeout: request.timeout))
     }
 
     /// The whole answer, in one data task.
