@@ -100,7 +100,7 @@ let package = Package(
         ),
         .executableTarget(name: "apicore-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], path: "Fuzz/ReplayTests"),
-        .testTarget(name: "APICoreTests", dependencies: ["APICore", "StarWarsOperations"]),
+        .testTarget(name: "APICoreTests", dependencies: ["APICore", "APICoreSupport", "StarWarsOperations"]),
         // The Swift samples of APICore's DocC articles (Sources/APICore/APICore.docc), compiled as
         // they are written: the DocSamples plugin turns them into sources of this target.
         .executableTarget(name: "apicore-doc-samples", path: "Plugins/DocSamplesTool"),

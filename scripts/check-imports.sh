@@ -11,7 +11,7 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   echo "Checks that ${KITS[*]} import only APICore, SharedKit and Foundation in their sources (and,"
   echo "for a REST client swift-openapi-generator wrote, APICoreOpenAPI, OpenAPIRuntime and HTTPTypes),"
   echo "that only their generated code (Generated/) imports APICore's @_spi(Generated) runtime,"
-  echo "that none of their code imports the engine's @_spi(Engine) internals, and that no kit's own"
+  echo "that none of their code or tests imports the engine's @_spi(Engine) internals, and that no kit's own"
   echo "code or test (outside Generated/ and generated Mocks/) calls an underscored APICore member (_outputJSON, _fieldValue…),"
   echo "and that no kit's sources or tests import APICoreSupport (what the engine shares with its stores)."
   exit 0
@@ -38,7 +38,7 @@ for kit in "${KITS[@]}"; do
   while IFS= read -r line; do
     [ -z "$line" ] && continue
     echo "check-imports: $line  (@_spi(Engine) is APICoreKit's own)"; status=1
-  done < <(grep -rnE '@_spi\(Engine\)' "$ROOT/$kit/Sources" --include='*.swift' || true)
+  done < <(grep -rnE '@_spi\(Engine\)' "$ROOT/$kit/Sources" "$ROOT/$kit/Tests" --include='*.swift' || true)
   # What the engine shares with its stores and sockets is never a kit's, in sources or tests.
   while IFS= read -r line; do
     [ -z "$line" ] && continue

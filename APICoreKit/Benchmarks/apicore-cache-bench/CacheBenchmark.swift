@@ -1,5 +1,6 @@
 @_spi(Tools) @_spi(Generated) import APICore
 import APICoreLive
+import APICoreSupport
 import APICoreSQLite
 import Foundation
 import Logging

@@ -3,7 +3,7 @@
 // and one operation that warms what is made once) and once with the operation (`fetch --measure`),
 // the functions whose execution counts grew are those the operation ran. Over an in-memory
 // transport: the engine above the transport as an app runs it.
-import APICore
+@_spi(Engine) import APICore
 import APICoreLive
 import Foundation
 import StarWarsOperations

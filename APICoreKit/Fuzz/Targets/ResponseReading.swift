@@ -1,4 +1,4 @@
-@_spi(Tools) @_spi(Generated) import APICore
+@_spi(Engine) @_spi(Tools) @_spi(Generated) import APICore
 import APICoreLive
 import APICoreSupport
 import FuzzStarWarsAPI
@@ -63,9 +63,9 @@ enum ResponseReading {
         // alone does, and reading the same selections back from those records must give data
         // that validates and reads the same way.
         let root = CacheNaming.rootKey(for: Operation.operationType)
-        var recording = SelectionValidator(variables: variables, records: ResponseRecords(variables: variables, keyFunctions: [:]))
+        var recording = SelectionValidator(variables: variables, recorder: ResponseRecords(variables: variables, keyFunctions: [:]))
         var checked = object
-        let place = recording.records?.place(key: root)
+        let place = recording.recorder?.place(key: root)
         do throws(GraphQLDecodingError) {
             try recording.validate(&checked, selections: Operation.Data.__selections, in: Operation.Data.__parentType, recordingAt: place)
         } catch {
@@ -74,7 +74,7 @@ enum ResponseReading {
         guard checked == data.__data._data else {
             fatalError("fuzz invariant broken: \(Operation.operationName): building records changed the checked data")
         }
-        let records = recording.records?.records ?? [:]
+        let records = recording.recorder?.records ?? [:]
         var reader = CacheReader(
             variables: variables, now: Date(), lookup: { key in records[key].map { CacheRecord(key: key, fields: $0, receivedAt: .distantPast) } },
             isExpired: { _ in false })

@@ -155,7 +155,7 @@ public struct HTTPFailure: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The start of `body` as text.
-    public static func excerpt(of body: Data, length: Int = 512) -> String {
+    @_spi(Engine) public static func excerpt(of body: Data, length: Int = 512) -> String {
         let text = String(decoding: body.prefix(length * 4), as: UTF8.self)
         // Binary is described, not shown: bytes that are not UTF-8 (beyond one character cut at
         // the end) or NULs make an excerpt nobody can read.
@@ -182,7 +182,7 @@ public struct GraphQLFailure: Sendable, Hashable, CustomStringConvertible {
     public var operationName: String?
 
     /// Creates a failure.
-    public init(errors: [GraphQLError], partialData: JSONObject?, statusCode: Int?, operationName: String?) {
+    @_spi(Engine) public init(errors: [GraphQLError], partialData: JSONObject?, statusCode: Int?, operationName: String?) {
         self.errors = errors
         self.partialData = partialData
         self.statusCode = statusCode
@@ -223,7 +223,7 @@ public struct InvalidResponse: Sendable, Hashable, CustomStringConvertible {
     public var bodyExcerpt: String
 
     /// Creates a description of an invalid response.
-    public init(kind: Kind, statusCode: Int?, request: String?, bodyExcerpt: String) {
+    @_spi(Engine) public init(kind: Kind, statusCode: Int?, request: String?, bodyExcerpt: String) {
         self.kind = kind
         self.statusCode = statusCode
         self.request = request
@@ -274,7 +274,7 @@ public struct WebSocketFailure: Sendable, Hashable, CustomStringConvertible {
     public var url: URL?
 
     /// Creates a failure.
-    public init(kind: Kind, url: URL?) {
+    @_spi(Engine) public init(kind: Kind, url: URL?) {
         self.kind = kind
         self.url = url
     }

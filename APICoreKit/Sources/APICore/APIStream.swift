@@ -11,7 +11,7 @@ public struct APIStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// A stream fed by `build`, which gets a continuation to yield to and finish; `onCancel` runs
     /// once when the consumer stops early.
-    public init(
+    @_spi(Engine) public init(
         bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy = .unbounded,
         _ build: (AsyncStream<Element>.Continuation) -> Void
     ) {

@@ -55,36 +55,9 @@ public protocol GraphQLCache: Sendable {
     /// Removes every cached record, in memory and on disk (for logging out). Queued mutations
     /// stay: cancel them (``OfflineMutationQueue/cancel(id:)``) to drop them too.
     func clear() async throws(APIError)
-
-    /// Removes from the normalized cache, in memory and in its persistent store, what nothing needs
-    /// any more: records older than their type's maximum age by more than `maxStaleness`, fields
-    /// that refer to records that no longer exist, and records that the query root does not
-    /// reach. Records that an active watcher reads are always kept. It runs in slices of a few
-    /// milliseconds, letting reads, writes and watchers through between them; what is written
-    /// meanwhile stays. Answers what was removed.
-    func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection
-
-    /// How many records the normalized cache holds, of which types, the oldest, and its sizes in
-    /// memory and on disk (a persistent store counts its records without reading them out).
-    func summary() async throws(APIError) -> CacheSummary
-
-    /// One record as the cache holds it (in memory or in its persistent store): its fields, their
-    /// expiry, when it was received, and how many watchers read it; `nil` when there is none with
-    /// this key. For debugging tools (`pantry cache show <key>`).
-    func inspect(_ key: String) async throws(APIError) -> CacheRecordDetails?
-
-    /// The keys of the records that `pattern` names, sorted, at most `limit`: a type name
-    /// (`Household`, the records whose `__typename` it is) or a key pattern where `*` stands for any
-    /// run of characters (`Household:hh-*`, `*ROOT`). The persistent store's records are all read.
-    func keys(matching pattern: String, limit: Int) async throws(APIError) -> [String]
 }
 
 extension GraphQLCache {
-    /// Collects garbage allowing no staleness: every record past its type's maximum age goes.
-    public func collectGarbage() async throws(APIError) -> CacheCollection {
-        try await collectGarbage(maxStaleness: .zero)
-    }
-
     /// ``readInMemory(_:key:variables:)`` for a fragment without variables.
     public func readInMemory<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String) -> Fragment? {
         readInMemory(fragment, key: key, variables: [:])

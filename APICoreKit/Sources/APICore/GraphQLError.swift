@@ -35,7 +35,7 @@ public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads an error from its JSON; anything unexpected is kept as well as can be, never dropped.
-    public init(json: JSONValue) {
+    @_spi(Engine) public init(json: JSONValue) {
         guard case .object(let object) = json else {
             self.init(message: json.stringValue ?? "malformed GraphQL error: \(json)")
             return
@@ -71,7 +71,7 @@ public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible {
 extension GraphQLError {
     /// The error as JSON, as a server sends it: what ``init(json:)`` reads back (an offline
     /// queue's stored failures, errors that `@catch` put in data).
-    package var jsonValue: JSONValue {
+    @_spi(Engine) public var jsonValue: JSONValue {
         var object: JSONObject = ["message": .string(message), "extensions": .object(extensions)]
         if let path {
             object["path"] = .array(path.components.map { component in

@@ -31,7 +31,7 @@ extension GraphQLOperation {
     /// The variables as the server coerces them (CoerceVariableValues): those given, and the
     /// default of each one left out that has a default in the document. Cache keys, `@include`
     /// and `@skip` and cache reads use these, so that they mean what the server's answer means.
-    public var coercedVariables: JSONObject { InputDict.coerced(variablesJSON, defaults: Self.__variableDefaults) }
+    @_spi(Engine) public var coercedVariables: JSONObject { InputDict.coerced(variablesJSON, defaults: Self.__variableDefaults) }
 }
 
 /// A query: a read that may be cached and retried.
@@ -86,7 +86,7 @@ extension LocalCacheMutation {
     public var variablesJSON: JSONObject { __variables.jsonObject }
     /// The variables with the document's default for each one left out, as a query with the same
     /// variables would key its fields (``GraphQLOperation/coercedVariables``).
-    public var coercedVariables: JSONObject { InputDict.coerced(variablesJSON, defaults: Self.__variableDefaults) }
+    @_spi(Engine) public var coercedVariables: JSONObject { InputDict.coerced(variablesJSON, defaults: Self.__variableDefaults) }
 }
 
 extension InputDict {

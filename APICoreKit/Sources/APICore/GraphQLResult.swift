@@ -18,7 +18,7 @@ public struct GraphQLResult<Value: Sendable>: Sendable {
     public var metadata: ResponseMetadata?
 
     /// Creates a result.
-    public init(value: Value?, errors: [GraphQLError], metadata: ResponseMetadata?) {
+    @_spi(Engine) public init(value: Value?, errors: [GraphQLError], metadata: ResponseMetadata?) {
         self.value = value
         self.errors = errors
         self.metadata = metadata

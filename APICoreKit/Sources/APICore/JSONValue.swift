@@ -117,7 +117,7 @@ extension JSONValue {
     }
 
     /// A word for the kind of value, for error messages: "a string", "an object", ...
-    public var kindDescription: String {
+    @_spi(Engine) public var kindDescription: String {
         switch self {
         case .null: return "null"
         case .bool: return "a Boolean"

@@ -32,10 +32,10 @@ public struct QueuedMutation: Sendable, Identifiable {
 
     /// The header a queued mutation carries on every attempt, with its ``id`` (the IETF
     /// `Idempotency-Key` draft).
-    public static let idempotencyKeyHeader = "Idempotency-Key"
+    @_spi(Engine) public static let idempotencyKeyHeader = "Idempotency-Key"
 
     /// A queued mutation.
-    public init(id: String, operationName: String, variables: JSONObject, enqueuedAt: Date, state: State) {
+    @_spi(Engine) public init(id: String, operationName: String, variables: JSONObject, enqueuedAt: Date, state: State) {
         self.id = id
         self.operationName = operationName
         self.variables = variables

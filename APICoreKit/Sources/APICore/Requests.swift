@@ -75,7 +75,7 @@ public struct RESTRequest<Value: Sendable>: Sendable {
     /// The app's values for the middleware chain (`RequestContext/values`).
     public var values = RequestValues()
     /// Reads the response body.
-    public let decode: @Sendable (Data) throws -> Value
+    @_spi(Engine) public let decode: @Sendable (Data) throws -> Value
 
     /// A request whose response decodes with `JSONDecoder` (a configured `decoder` may be given).
     public init(
@@ -150,7 +150,7 @@ public struct RESTRequest<Value: Sendable>: Sendable {
 
     /// The ``operationName``, or else `METHOD path`, as in logs, metrics and errors; a path longer
     /// than 256 characters is cut there, so that no log line or error grows with a request's size.
-    public var summary: String {
+    @_spi(Engine) public var summary: String {
         if let operationName { return operationName }
         return path.count > 256 ? "\(method) \(path.prefix(256))…" : "\(method) \(path)"
     }
@@ -207,7 +207,7 @@ public struct GraphQLRequest<Operation: GraphQLOperation, Value: Sendable>: Send
     /// The app's values for the middleware chain (`RequestContext/values`).
     public var values = RequestValues()
     /// Turns the typed data into the domain value; a thrown error becomes ``APIError/mapping(_:)``.
-    public let map: @Sendable (Operation.Data) throws -> Value
+    @_spi(Engine) public let map: @Sendable (Operation.Data) throws -> Value
 
     /// A request that maps the data with `map`.
     public init(

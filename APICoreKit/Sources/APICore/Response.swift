@@ -40,7 +40,7 @@ public struct ResponseMetadata: Sendable, Hashable {
     public var cacheMisses: [ResponsePath]
 
     /// Creates metadata.
-    public init(
+    @_spi(Engine) public init(
         source: ResponseSource, statusCode: Int?, headers: [String: String], duration: Duration, operationName: String,
         isStale: Bool = false, isOfflineFallback: Bool = false, isOptimistic: Bool = false, extensions: JSONObject? = nil,
         caughtErrors: [GraphQLError] = [], cacheMisses: [ResponsePath] = []
@@ -67,7 +67,7 @@ public struct Response<Value: Sendable>: Sendable {
     public var metadata: ResponseMetadata
 
     /// Creates a response.
-    public init(value: Value, metadata: ResponseMetadata) {
+    @_spi(Engine) public init(value: Value, metadata: ResponseMetadata) {
         self.value = value
         self.metadata = metadata
     }

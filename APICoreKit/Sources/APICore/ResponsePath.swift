@@ -55,7 +55,7 @@ public struct GraphQLDecodingError: Error, Sendable, Hashable, CustomStringConve
 
     /// Whether a selected field was absent (as opposed to present with the wrong value): what a
     /// deferred fragment whose data has not arrived looks like.
-    package var isMissingField = false
+    @usableFromInline var isMissingField = false
 
     /// Creates the error.
     public init(path: ResponsePath = [], message: String) {
@@ -63,13 +63,13 @@ public struct GraphQLDecodingError: Error, Sendable, Hashable, CustomStringConve
         self.message = message
     }
 
-    package init(path: ResponsePath, message: String, isMissingField: Bool) {
+    @usableFromInline init(path: ResponsePath, message: String, isMissingField: Bool) {
         self.init(path: path, message: message)
         self.isMissingField = isMissingField
     }
 
     /// The same error seen from one level up: `component` goes in front of the path.
-    public func prefixed(by component: ResponsePath.Component) -> GraphQLDecodingError {
+    @_spi(Engine) public func prefixed(by component: ResponsePath.Component) -> GraphQLDecodingError {
         GraphQLDecodingError(path: ResponsePath([component] + path.components), message: message, isMissingField: isMissingField)
     }
 
@@ -85,5 +85,24 @@ public struct GraphQLDecodingError: Error, Sendable, Hashable, CustomStringConve
     public func hash(into hasher: inout Hasher) {
         hasher.combine(path)
         hasher.combine(message)
+    }
+}
+
+extension JSONObject {
+    /// The value at `path`, through objects and lists.
+    @_spi(Engine) public func value(at path: ResponsePath) -> JSONValue? {
+        var current = JSONValue.object(self)
+        for component in path.components {
+            switch (component, current) {
+            case (.field(let key), .object(let object)):
+                guard let next = object[key] else { return nil }
+                current = next
+            case (.index(let index), .array(let items)) where items.indices.contains(index):
+                current = items[index]
+            default:
+                return nil
+            }
+        }
+        return current
     }
 }

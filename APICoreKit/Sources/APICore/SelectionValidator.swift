@@ -4,43 +4,47 @@
 /// valid response costs no allocation per field, and an object is copied only when it holds a
 /// field that a condition left out.
 ///
-/// With ``records``, the same walk also turns what it checks into the cache's records
-/// (``ResponseRecords``): data and records come out of one pass over the selections.
-package struct SelectionValidator: SelectionVisitor {
-    package let variables: JSONObject
-    /// The records the walk builds from what it checks, for the cache; `nil` when it only checks.
-    package var records: ResponseRecords?
+/// With a ``ResponseRecorder``, the same walk also hands what it checks to the recorder (the
+/// engine's, which builds the cache's records): data and records come out of one pass over the
+/// selections. Public behind `@_spi(Engine)` and inlinable so that the engine's recorder is
+/// specialized into the walk; `Data(validating:)` is what everyone else calls.
+@_spi(Engine) public struct SelectionValidator<Recorder: ResponseRecorder>: SelectionVisitor {
+    public let variables: JSONObject
+    /// What the walk records from what it checks; `nil` when it only checks.
+    public var recorder: Recorder?
 
-    package init(variables: JSONObject, records: ResponseRecords? = nil) {
+    @inlinable public init(variables: JSONObject, recorder: Recorder?) {
         self.variables = variables
-        self.records = records
+        self.recorder = recorder
     }
 
     /// One object as the walk goes: its fields (with values replaced where validation removed
     /// something below them), the keys of fields that conditions left out, whether anything
     /// changed, the deferred fragments whose data has not arrived, and the record its fields go
-    /// into (when the walk builds records).
-    package struct Visited {
-        var fields: JSONObject
-        var leftOut: [String] = []
-        var changed = false
-        var pending: [JSONValue] = []
-        var record: ResponseRecords.Place?
+    /// into (when the walk records).
+    public struct Visited {
+        @usableFromInline var fields: JSONObject
+        @usableFromInline var leftOut: [String] = []
+        @usableFromInline var changed = false
+        @usableFromInline var pending: [JSONValue] = []
+        @usableFromInline var record: Recorder.Place?
+
+        @inlinable init(fields: JSONObject, record: Recorder.Place?) {
+            self.fields = fields
+            self.record = record
+        }
     }
 
     /// Validates one object: its selections, then removes the fields selected only under
     /// conditions that do not hold; with `place`, its fields are recorded there. Returns whether
     /// `object` changed (here or below).
-    @discardableResult
-    package mutating func validate(
-        _ object: inout JSONObject, selections: [Selection], in parent: ParentType, recordingAt place: ResponseRecords.Place? = nil
+    @inlinable @discardableResult
+    public mutating func validate(
+        _ object: inout JSONObject, selections: [Selection], in parent: ParentType, recordingAt place: Recorder.Place? = nil
     ) throws(GraphQLDecodingError) -> Bool {
         var visited = Visited(fields: object, record: place)
         try walk(selections, parent: parent, in: &visited)
-        if var place = visited.record {
-            if place.adopting { place.fields = visited.fields }
-            records?.add(place)
-        }
+        if let place = visited.record { recorder?.finish(place, checked: visited.fields) }
         if !visited.pending.isEmpty || visited.fields[Deferral.pendingKey] != nil {
             // Listed afresh each time, so data validated again (a cache write) says what it holds now.
             visited.fields[Deferral.pendingKey] = visited.pending.isEmpty ? nil : .array(visited.pending)
@@ -63,9 +67,9 @@ package struct SelectionValidator: SelectionVisitor {
     /// validated before, with the fragment pending): `false` while some are still missing; else the
     /// fragment is no longer listed as pending (fragments deferred inside it are), and with
     /// `place` its fields are recorded there.
-    package mutating func validateArrived(
+    @inlinable public mutating func validateArrived(
         _ object: inout JSONObject, deferral: Deferral, selections: [Selection], in parent: ParentType,
-        recordingAt place: ResponseRecords.Place? = nil
+        recordingAt place: Recorder.Place? = nil
     ) throws(GraphQLDecodingError) -> Bool {
         var visited = Visited(fields: object, record: place)
         do throws(GraphQLDecodingError) {
@@ -73,7 +77,7 @@ package struct SelectionValidator: SelectionVisitor {
         } catch where error.isMissingField {
             return false
         }
-        if let place = visited.record { records?.add(place) }
+        if let place = visited.record { recorder?.finish(place, checked: visited.fields) }
         let before = visited.fields[Deferral.pendingKey]?.arrayValue ?? []
         let now = before.filter { $0 != .string(deferral.id) } + visited.pending
         visited.fields[Deferral.pendingKey] = now.isEmpty ? nil : .array(now)
@@ -81,40 +85,40 @@ package struct SelectionValidator: SelectionVisitor {
         return true
     }
 
-    package func typename(of object: Visited) -> String? { object.fields["__typename"]?.stringValue }
+    @inlinable public func typename(of object: Visited) -> String? { object.fields["__typename"]?.stringValue }
 
-    @inline(__always)
-    package mutating func visit(_ field: Field, in object: inout Visited) throws(GraphQLDecodingError) {
+    @inlinable @inline(__always)
+    public mutating func visit(_ field: Field, in object: inout Visited) throws(GraphQLDecodingError) {
         let key = field.responseKey
         guard let value = object.fields[key] else {
             throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
         }
         // An error `@catch(to: RESULT)` put in its field: read by the accessor, never cached.
-        if field.catchTo == .result, ErrorCatching.isCaughtError(value) { return }
-        // Where the value goes in the object's record (nowhere when the walk builds no records, when
-        // the record is the object itself, or when an error of the response names the field).
-        var slot: ResponseRecords.Slot?
-        if object.record?.adopting == false { slot = records?.slot(for: field, value: value, in: &object.record!) }
+        if field.catchTo == .result, CaughtError.isCaughtError(value) { return }
+        // Where the value goes in the object's record (nowhere when the walk records nothing, or
+        // when the recorder says so).
+        var slot: Recorder.Slot?
+        if object.record != nil { slot = recorder?.slot(for: field, value: value, in: &object.record!) }
         do throws(GraphQLDecodingError) {
             let checked = try check(value, as: field.type, nullable: true, at: slot)
             if let replaced = checked.replacement {
                 object.fields[key] = replaced
                 object.changed = true
             }
-            if let slot { object.record!.fields[slot.storageKey] = checked.stored }
+            if let slot { recorder!.store(checked.stored, at: slot, in: &object.record!) }
         } catch {
             throw error.prefixed(by: .field(key))
         }
     }
 
-    package mutating func leaveOut(_ selections: [Selection], in object: inout Visited) {
-        Self.collectKeys(of: selections, into: &object.leftOut)
+    @inlinable public mutating func leaveOut(_ selections: [Selection], in object: inout Visited) {
+        object.leftOut += Selection.fields(of: selections).lazy.map(\.responseKey)
     }
 
     /// Whole or pending: a field missing anywhere in it means its data has not arrived; a value of
     /// the wrong type is an error all the same. (A pending fragment's fields that did arrive are not
     /// recorded: they are written when the fragment is whole.)
-    package mutating func visitDeferred(
+    @inlinable public mutating func visitDeferred(
         _ deferral: Deferral, selections: [Selection], parent: ParentType, in object: inout Visited
     ) throws(GraphQLDecodingError) {
         if try !walkWhole(selections, parent: parent, in: &object, notArrived: \.isMissingField) {
@@ -122,32 +126,21 @@ package struct SelectionValidator: SelectionVisitor {
         }
     }
 
-    /// The response keys of every field in `selections`, at any depth of fragments and conditions.
-    package static func collectKeys(of selections: [Selection], into keys: inout [String]) {
-        keys += Selection.fields(of: selections).lazy.map(\.responseKey)
-    }
-
-    /// The response keys that selections select in an object of type `typename` under these
-    /// variables.
-    private struct SelectedKeys: SelectionVisitor {
-        let variables: JSONObject
-        let typename: String?
-
-        func typename(of _: Set<String>) -> String? { typename }
-
-        mutating func visit(_ field: Field, in keys: inout Set<String>) { keys.insert(field.responseKey) }
-    }
-
     /// What checking one value gives: the value to keep in its place when validation removed a
     /// left-out field somewhere below it (else `nil`: the value stays as it is), and the value as
     /// its record stores it (objects as references to their own records).
-    struct Checked {
-        var replacement: JSONValue?
-        var stored: JSONValue
+    @usableFromInline struct Checked {
+        @usableFromInline var replacement: JSONValue?
+        @usableFromInline var stored: JSONValue
+
+        @inlinable init(replacement: JSONValue? = nil, stored: JSONValue) {
+            self.replacement = replacement
+            self.stored = stored
+        }
     }
 
     /// Checks one value; with `slot`, records the objects in it.
-    mutating func check(_ value: JSONValue, as type: OutputType, nullable: Bool, at slot: ResponseRecords.Slot?) throws(GraphQLDecodingError)
+    @inlinable mutating func check(_ value: JSONValue, as type: OutputType, nullable: Bool, at slot: Recorder.Slot?) throws(GraphQLDecodingError)
         -> Checked
     {
         switch type {
@@ -165,9 +158,9 @@ package struct SelectionValidator: SelectionVisitor {
             guard case .object(var object) = value else {
                 throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")
             }
-            let place = slot.map { records!.place(for: object, of: selectionSet, at: $0) }
+            let place = slot.map { recorder!.place(for: object, of: selectionSet, at: $0) }
             let changed = try validate(&object, selections: selectionSet.__selections, in: selectionSet.__parentType, recordingAt: place)
-            return Checked(replacement: changed ? .object(object) : nil, stored: place.map { CacheNaming.reference(to: $0.key) } ?? value)
+            return Checked(replacement: changed ? .object(object) : nil, stored: place.map { recorder!.reference(to: $0) } ?? value)
         case .list(let element):
             guard case .array(let elements) = value else {
                 throw GraphQLDecodingError(message: "expected a list, found \(value.kindDescription)")
@@ -180,7 +173,7 @@ package struct SelectionValidator: SelectionVisitor {
             if recordsItems { stored.reserveCapacity(elements.count) }
             for (index, item) in elements.enumerated() {
                 do throws(GraphQLDecodingError) {
-                    let checked = try check(item, as: element, nullable: true, at: recordsItems ? slot?.item(index) : nil)
+                    let checked = try check(item, as: element, nullable: true, at: recordsItems ? slot.map { recorder!.item(index, of: $0) } : nil)
                     if let replaced = checked.replacement {
                         result[index] = replaced
                         changed = true
@@ -195,9 +188,66 @@ package struct SelectionValidator: SelectionVisitor {
     }
 }
 
+/// The response keys that selections select in an object of type `typename` under these
+/// variables.
+@_spi(Engine) public struct SelectedKeys: SelectionVisitor {
+    public let variables: JSONObject
+    @usableFromInline let typename: String?
+
+    @inlinable public init(variables: JSONObject, typename: String?) {
+        self.variables = variables
+        self.typename = typename
+    }
+
+    @inlinable public func typename(of _: Set<String>) -> String? { typename }
+
+    @inlinable public mutating func visit(_ field: Field, in keys: inout Set<String>) { keys.insert(field.responseKey) }
+}
+
+/// What a ``SelectionValidator`` hands the objects and fields it checks to: the engine's cache
+/// records. A `Place` is the record of one object being built, a `Slot` where one field's value
+/// goes in it.
+@_spi(Engine) public protocol ResponseRecorder {
+    /// The record being built for one object.
+    associatedtype Place
+    /// Where one value goes in a record.
+    associatedtype Slot
+
+    /// Where a field's value goes in `place`; `nil` when it goes nowhere (the record is the
+    /// object itself, or the answer's errors name the field).
+    mutating func slot(for field: Field, value: JSONValue, in place: inout Place) -> Slot?
+    /// The slot of item `index` of the list at `slot`.
+    func item(_ index: Int, of slot: Slot) -> Slot
+    /// The record of an object of `type` found at `slot`.
+    mutating func place(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> Place
+    /// Puts a checked value (objects as their references) at `slot` of `place`.
+    func store(_ value: JSONValue, at slot: Slot, in place: inout Place)
+    /// What a field holding the object recorded at `place` stores.
+    func reference(to place: Place) -> JSONValue
+    /// The object recorded at `place` is checked: `checked` is its data as validation left it.
+    mutating func finish(_ place: Place, checked: JSONObject)
+}
+
+/// A walk that only checks.
+@_spi(Engine) public enum NoRecorder: ResponseRecorder {
+    public func slot(for _: Field, value _: JSONValue, in place: inout Never) -> Never? {}
+    public func item(_: Int, of slot: Never) -> Never {}
+    public func place(for _: JSONObject, of _: any SelectionSet.Type, at slot: Never) -> Never {}
+    public func store(_: JSONValue, at slot: Never, in _: inout Never) {}
+    public func reference(to place: Never) -> JSONValue {}
+    public func finish(_ place: Never, checked _: JSONObject) {}
+}
+
+extension SelectionValidator where Recorder == NoRecorder {
+    /// A validator that only checks.
+    @inlinable public init(variables: JSONObject) {
+        self.init(variables: variables, recorder: nil)
+    }
+}
+
 extension OutputType {
     /// Whether values of this type hold objects (at any list depth).
-    package var holdsObjects: Bool {
+    @inlinable public var holdsObjects: Bool {
         switch self {
         case .nonNull(let inner), .list(let inner): return inner.holdsObjects
         case .scalar: return false

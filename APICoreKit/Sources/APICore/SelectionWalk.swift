@@ -1,6 +1,6 @@
 /// What follows a selection set through one object: validating a response
 /// and building its records in the same walk (``SelectionValidator``), reading records back
-/// (APICoreLive's `CacheReader`), finding where an increment goes (``SelectionPath``), building
+/// (APICoreLive's `CacheReader`), finding where an increment goes (APICoreSupport's `SelectionPath`), building
 /// data from mocks. ``walk(_:parent:in:)`` decides which selections apply to the object,
 /// the same way for all of them: fragments whose type condition its `__typename` satisfies,
 /// `@include`/`@skip` conditions that hold under the variables, and deferred fragments. The
@@ -117,7 +117,7 @@ extension Selection {
     /// Every field that `selections` select at their own level, in order, through every fragment
     /// and condition (deferred ones included): for what a selection set could hold, without an
     /// object's data to say which apply.
-    package static func fields(of selections: [Selection]) -> [Field] {
+    @_spi(Engine) public static func fields(of selections: [Selection]) -> [Field] {
         var visitor = EveryField()
         var fields: [Field] = []
         // Every branch applies, so the parent type is never compared with a condition.

@@ -23,7 +23,7 @@ public struct APISubscription<Element: Sendable>: AsyncSequence, Sendable {
     public let states: APIStream<SubscriptionState>
 
     /// What a subscription's producer feeds: values, states, and the end.
-    public struct Continuation: Sendable {
+    @_spi(Engine) public struct Continuation: Sendable {
         fileprivate let values: AsyncThrowingStream<Element, any Error>.Continuation
         fileprivate let stateContinuation: AsyncStream<SubscriptionState>.Continuation
 
@@ -46,7 +46,7 @@ public struct APISubscription<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// A subscription fed by `build`, which gets a continuation to yield to and finish.
-    public init(_ build: (Continuation) -> Void) {
+    @_spi(Engine) public init(_ build: (Continuation) -> Void) {
         var stateContinuation: AsyncStream<SubscriptionState>.Continuation?
         states = APIStream(bufferingPolicy: .bufferingNewest(16)) { stateContinuation = $0 }
         let (values, valueContinuation) = AsyncThrowingStream<Element, any Error>.makeStream()
@@ -56,7 +56,7 @@ public struct APISubscription<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// A subscription that throws `error` at once.
-    public static func failed(_ error: APIError) -> APISubscription {
+    @_spi(Engine) public static func failed(_ error: APIError) -> APISubscription {
         APISubscription { $0.finish(throwing: error) }
     }
 

@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Engine) @_spi(Generated) import APICore
 import Foundation
 
 /// Reading a GraphQL response, shared by every client in this package (the engine and the mock),

@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Engine) @_spi(Generated) import APICore
 import Foundation
 
 // What the engine and the persistent stores share: records as the normalized cache keeps them,

@@ -1,4 +1,4 @@
-@_spi(Tools) @_spi(Generated) import APICore
+@_spi(Engine) @_spi(Tools) @_spi(Generated) import APICore
 import Foundation
 
 /// The mock's cache (`client.cache`): the data written with `writeQuery`, kept per operation and
@@ -137,30 +137,6 @@ extension MockAPIClient {
         lock.withLock { recordedCacheOperations.append("remove \(key)") }
     }
 
-    /// Records `gc`; the mock keeps no records, so nothing is removed.
-    public func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection {
-        lock.withLock { recordedCacheOperations.append("gc") }
-        return CacheCollection()
-    }
-
-    /// Records `summary`; the mock keeps no records, so the summary is empty.
-    public func summary() async throws(APIError) -> CacheSummary {
-        lock.withLock { recordedCacheOperations.append("summary") }
-        return CacheSummary(records: 0, recordsByType: [:], oldest: nil, bytesOnDisk: nil, bytesInMemory: 0)
-    }
-
-    /// Records `inspect`; the mock keeps no records, so there is none.
-    public func inspect(_ key: String) async throws(APIError) -> CacheRecordDetails? {
-        lock.withLock { recordedCacheOperations.append("inspect \(key)") }
-        return nil
-    }
-
-    /// Records `keys`; the mock keeps no records, so there are none.
-    public func keys(matching pattern: String, limit: Int) async throws(APIError) -> [String] {
-        lock.withLock { recordedCacheOperations.append("keys \(pattern)") }
-        return []
-    }
-
     /// Forgets written queries and records `clear`.
     public func clear() async throws(APIError) {
         lock.withLock {
@@ -169,7 +145,7 @@ extension MockAPIClient {
         }
     }
 
-    /// The cache operations received, in order: `write <operation>`, `update <key>`, `remove <key>`, `gc`, `summary`, `clear`.
+    /// The cache operations received, in order: `write <operation>`, `update <key>`, `remove <key>`, `clear`.
     public var cacheOperations: [String] { lock.withLock { recordedCacheOperations } }
 
     /// Where written data is kept: the operation's name and its variables.

@@ -1,4 +1,4 @@
-import APICore
+@_spi(Engine) import APICore
 @testable import APICoreLive
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 @_spi(Generated) @testable import APICore
+import APICoreSupport
 @testable import APICoreLive
 import Foundation
 import Logging

@@ -1,4 +1,4 @@
-@_spi(Generated) @testable import APICore
+@_spi(Engine) @_spi(Generated) @testable import APICore
 import APICoreSupport
 @testable import APICoreLive
 import APICoreSQLite

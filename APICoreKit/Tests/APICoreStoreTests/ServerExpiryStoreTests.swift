@@ -1,4 +1,5 @@
-@_spi(Generated) @testable import APICore
+@_spi(Engine) @_spi(Generated) @testable import APICore
+import APICoreSupport
 @testable import APICoreLive
 import Foundation
 import Logging
@@ -28,11 +29,11 @@ struct ServerExpiryStoreTests {
         let now = Date(timeIntervalSince1970: 1_000_000)
         func expires(_ policy: ServerCachePolicy) throws -> [String: [String: Date]] {
             var recording = SelectionValidator(
-                variables: ["id": "1000"], records: CacheWriter(store: NormalizedStore(persistent: nil, logger: Logger(label: "test")))
+                variables: ["id": "1000"], recorder: CacheWriter(store: NormalizedStore(persistent: nil, logger: Logger(label: "test")))
                     .records(variables: ["id": "1000"], policy: policy, receivedAt: now))
             var data: JSONObject = ["human": ["__typename": "Human", "id": "1000", "name": "Luke Skywalker", "homePlanet": "Tatooine"]]
-            try recording.validate(&data, selections: AgedHumanData.__selections, in: AgedHumanData.__parentType, recordingAt: recording.records?.place(key: "QUERY_ROOT"))
-            return try #require(recording.records).expires
+            try recording.validate(&data, selections: AgedHumanData.__selections, in: AgedHumanData.__parentType, recordingAt: recording.recorder?.place(key: "QUERY_ROOT"))
+            return try #require(recording.recorder).expires
         }
         let declared = try expires(ServerCachePolicy())
         #expect(declared["QUERY_ROOT"]?.values.first == now.addingTimeInterval(20))
@@ -53,11 +54,11 @@ struct ServerExpiryStoreTests {
         /// expired (the first whole second), with `requestMaxAge`.
         func expiresAfter(_ policy: ServerCachePolicy, requestMaxAge: Duration? = nil) async -> Int? {
             var recording = SelectionValidator(
-                variables: ["id": "1000"], records: CacheWriter(store: store).records(variables: ["id": "1000"], policy: policy, receivedAt: clock.now))
+                variables: ["id": "1000"], recorder: CacheWriter(store: store).records(variables: ["id": "1000"], policy: policy, receivedAt: clock.now))
             var data: JSONObject = ["human": ["__typename": "Human", "id": "1000", "name": "Luke Skywalker", "homePlanet": "Tatooine"]]
-            let root = recording.records?.place(key: "QUERY_ROOT")
+            let root = recording.recorder?.place(key: "QUERY_ROOT")
             _ = try? recording.validate(&data, selections: HumanQuery.Data.__selections, in: HumanQuery.Data.__parentType, recordingAt: root)
-            await CacheWriter(store: store).write(records: recording.records?.records ?? [:], expires: recording.records?.expires ?? [:])
+            await CacheWriter(store: store).write(records: recording.recorder?.records ?? [:], expires: recording.recorder?.expires ?? [:])
             var elapsed = 0
             defer { clock.advance(by: -Double(elapsed)) }
             while elapsed < 100 {

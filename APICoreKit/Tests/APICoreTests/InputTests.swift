@@ -1,4 +1,5 @@
 @_spi(Generated) import APICore
+import APICoreSupport
 import StarWarsOperations
 import Testing
 

@@ -33,7 +33,7 @@ struct CacheShowCommand: AsyncParsableCommand {
     func run() async throws {
         try await LocalCache.run(global) { client, console in
             if let key { return try await Self.show(key, client: client, console: console, json: global.json, path: global.cacheURL.path) }
-            let summary = try await client.cache.summary()
+            let summary = try await client.maintenance().summary()
             if global.json {
                 return console.printJSON([
                     "path": .string(global.cacheURL.path), "records": .int(summary.records), "bytesOnDisk": .int(summary.bytesOnDisk ?? 0),
@@ -54,7 +54,7 @@ struct CacheShowCommand: AsyncParsableCommand {
 extension CacheShowCommand {
     /// One record, or an error that names the key and how to find keys.
     static func show(_ key: String, client: any APIClient, console: Console, json: Bool, path: String) async throws {
-        guard let record = try await client.cache.inspect(key) else {
+        guard let record = try await client.maintenance().inspect(key) else {
             throw CLIError("no record with the key '\(key)' in \(path); `pantry cache find <type or pattern>` lists the keys there are")
         }
         if json {
@@ -117,7 +117,7 @@ struct CacheFindCommand: AsyncParsableCommand {
     func run() async throws {
         try await LocalCache.run(global) { client, console in
             // One more than asked for says whether the list was cut.
-            let keys = try await client.cache.keys(matching: pattern, limit: limit + 1)
+            let keys = try await client.maintenance().keys(matching: pattern, limit: limit + 1)
             let shown = Array(keys.prefix(limit))
             if global.json {
                 return console.printJSON(["pattern": .string(pattern), "keys": .array(shown.map { .string($0) }), "more": .bool(keys.count > limit)])
@@ -145,8 +145,8 @@ struct CacheCollectCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await LocalCache.run(global) { client, console in
-            let before = try await client.cache.summary()
-            let collection = try await client.cache.collectGarbage(maxStaleness: .milliseconds(Int(maxStaleness * 1000)))
+            let before = try await client.maintenance().summary()
+            let collection = try await client.maintenance().collectGarbage(maxStaleness: .milliseconds(Int(maxStaleness * 1000)))
             if global.json {
                 return console.printJSON([
                     "expiredRecords": .int(collection.expiredRecords), "unreachableRecords": .int(collection.unreachableRecords),
@@ -167,9 +167,9 @@ struct CacheClearCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await LocalCache.run(global) { client, console in
-            let before = try await client.cache.summary()
+            let before = try await client.maintenance().summary()
             try await client.cache.clear()
-            let after = try await client.cache.summary()
+            let after = try await client.maintenance().summary()
             if global.json {
                 return console.printJSON([
                     "removedRecords": .int(before.records), "bytesBefore": .int(before.bytesOnDisk ?? 0), "bytesAfter": .int(after.bytesOnDisk ?? 0),
@@ -200,7 +200,7 @@ enum LocalCache {
                 restBaseURL: URL(string: "http://127.0.0.1/")!, cache: CacheConfiguration(storage: SQLiteCache.storage(at: url, logger: logger)),
                 logger: logger))
             // A file the cache cannot use leaves it in memory, with a warning already printed.
-            guard try await client.cache.summary().bytesOnDisk != nil else {
+            guard try await client.maintenance().summary().bytesOnDisk != nil else {
                 throw CLIError("the cache file at \(url.path) cannot be used (see the warning above); it is left as it is")
             }
             try await body(client, console)
@@ -217,5 +217,14 @@ enum LocalCache {
     /// `1.2 MB`, `512 KB`, `0 bytes`.
     static func bytes(_ count: Int) -> String {
         ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file)
+    }
+}
+
+extension APIClient {
+    /// The cache's maintenance side (`CacheMaintenance`): the local cache commands run on the
+    /// engine's own client, which always has one.
+    func maintenance() throws -> any CacheMaintenance {
+        guard let maintenance = cacheMaintenance else { throw CLIError("this client has no cache of its own to look into") }
+        return maintenance
     }
 }

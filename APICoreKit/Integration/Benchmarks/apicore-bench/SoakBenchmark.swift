@@ -82,12 +82,12 @@ enum SoakBenchmark {
                 }
                 offline.isOn.withLock { $0 = false }
                 await client.offlineQueue.replay()
-                let summary = try await client.cache.summary()
+                let summary = try await client.cacheMaintenance!.summary()
                 await tally.sawMemory(summary.recordsInMemory)
             }
-            if index % 5_000 == 0 { _ = try await client.cache.collectGarbage() }
+            if index % 5_000 == 0 { _ = try await client.cacheMaintenance!.collectGarbage() }
             if warmResident == 0, index >= operations / 10 {
-                _ = try await client.cache.collectGarbage()
+                _ = try await client.cacheMaintenance!.collectGarbage()
                 warmResident = residentBytes()
                 warmHeap = Int(malloc_statistics_in_use())
                 warmIndex = index
@@ -100,7 +100,7 @@ enum SoakBenchmark {
             }
         }
         let elapsed = clock.now - start
-        _ = try await client.cache.collectGarbage()
+        _ = try await client.cacheMaintenance!.collectGarbage()
         let endResident = residentBytes()
         let endHeap = Int(malloc_statistics_in_use())
         let requests = offline.sent.load(ordering: .relaxed) - warmRequests
@@ -111,7 +111,7 @@ enum SoakBenchmark {
             try await Task.sleep(for: .milliseconds(50))
             activity = await APICoreLive.activity(of: client)
         }
-        let summary = try await client.cache.summary()
+        let summary = try await client.cacheMaintenance!.summary()
 
         let report = await tally.report()
         print("soak-operations: \(operations)")

@@ -1,4 +1,5 @@
 @testable import APICore
+@testable import APICoreSupport
 @testable import APICoreLive
 import APICoreTestServer
 import Foundation
@@ -81,9 +82,9 @@ struct CachePolicyTests {
     func normalizedRecords() async throws {
         try await withCachingServer { _, client in
             _ = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))))
-            let root = try #require(try await client.cache.inspect(CacheNaming.queryRoot))
+            let root = try #require(try await client.cacheMaintenance!.inspect(CacheNaming.queryRoot))
             #expect(root.fields["hero(episode:\"EMPIRE\")"] == CacheNaming.reference(to: "Human:1000"))
-            let luke = try #require(try await client.cache.inspect("Human:1000"))
+            let luke = try #require(try await client.cacheMaintenance!.inspect("Human:1000"))
             #expect(luke.fields["name"] == "Luke Skywalker")
             #expect(luke.fields["friends"]?.arrayValue?.count == 4)
             // The friends selection has no id: each friend is stored under its path from Luke.
@@ -107,7 +108,7 @@ struct CachePolicyTests {
                 guard case .cacheMiss = error else { throw error }
             }
             _ = try await client.fetch(HeroNameQuery(episode: .null), cachePolicy: .networkOnly)
-            let root = try #require(try await client.cache.inspect(CacheNaming.queryRoot))
+            let root = try #require(try await client.cacheMaintenance!.inspect(CacheNaming.queryRoot))
             #expect(root.fields["hero"] == CacheNaming.reference(to: "Droid:2001"))
             #expect(root.fields["hero(episode:null)"] == CacheNaming.reference(to: "Droid:2001"))
             #expect(root.fields.count == 2)
@@ -125,7 +126,7 @@ struct CachePolicyTests {
         let cache = CacheConfiguration(keys: ["Human": { object in object["name"]?.stringValue }])
         try await withCachingServer(cache: cache) { _, client in
             _ = try await client.fetch(HumanQuery(id: "1000"))
-            #expect(try await client.cache.inspect("Human:Luke Skywalker") != nil)
+            #expect(try await client.cacheMaintenance!.inspect("Human:Luke Skywalker") != nil)
         }
     }
 

@@ -1,4 +1,5 @@
 @_spi(Generated) @testable import APICore
+@testable import APICoreSupport
 @testable import APICoreLive
 import APICoreSQLite
 import APICoreTestServer

@@ -1,4 +1,5 @@
 import APICore
+import APICoreLive
 import APICoreTestServer
 import StarWarsOperations
 import Testing
@@ -10,7 +11,7 @@ struct GarbageCollectionTests {
         try await withCachingServer { _, client in
             _ = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))))
             try await client.cache.updateRecord("Note:1") { $0["text"] = "orphan" }
-            let collection = try await client.cache.collectGarbage()
+            let collection = try await client.cacheMaintenance!.collectGarbage()
             #expect(collection.unreachableRecords == 1)
             #expect(collection.removedRecords == 1)
             let cached = try await client.fetch(HeroNameQuery(episode: .some(.init(.empire))), cachePolicy: .cacheOnly)

@@ -6,7 +6,7 @@ import Foundation
 import StarWarsOperations
 import Testing
 
-/// Looking into the cache (`client.cache.inspect`, `keys(matching:limit:)`), as `pantry cache show
+/// Looking into the cache (`client.cacheMaintenance?.inspect`, `keys(matching:limit:)`), as `pantry cache show
 /// <key>` and `pantry cache find` do.
 @Suite("Cache inspection")
 struct InspectionTests {
@@ -14,13 +14,13 @@ struct InspectionTests {
     func inspect() async throws {
         try await withCachingServer { _, client in
             _ = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly)
-            let luke = try #require(try await client.cache.inspect("Human:1000"))
+            let luke = try #require(try await client.cacheMaintenance!.inspect("Human:1000"))
             #expect(luke.typename == "Human")
             #expect(luke.fields["name"] == "Luke Skywalker")
             #expect(luke.fields["homePlanet"] == "Tatooine")
             #expect(luke.watchers.isEmpty)
             #expect(abs(luke.receivedAt.timeIntervalSinceNow) < 600)
-            let root = try #require(try await client.cache.inspect("QUERY_ROOT"))
+            let root = try #require(try await client.cacheMaintenance!.inspect("QUERY_ROOT"))
             #expect(root.fields.values.contains(["__ref": "Human:1000"]), "\(root.fields)")
 
             let watch = client.cache.watch(CharacterNameFragment.self, key: "Human:1000")
@@ -29,11 +29,11 @@ struct InspectionTests {
             let query = client.watch(GraphQLRequest(HumanQuery(id: "1000")), cachePolicy: .cacheOnly)
             var queryIterator = query.makeAsyncIterator()
             _ = try #require(await queryIterator.next()).get()
-            let watched = try await client.cache.inspect("Human:1000")
+            let watched = try await client.cacheMaintenance!.inspect("Human:1000")
             #expect(watched?.watchers == ["fragment CharacterNameFragment at Human:1000", "query Human"])
             // The root: the query's watcher reads its field there.
-            #expect(try await client.cache.inspect("QUERY_ROOT")?.watchers == ["query Human"])
-            #expect(try await client.cache.inspect("Human:404") == nil)
+            #expect(try await client.cacheMaintenance!.inspect("QUERY_ROOT")?.watchers == ["query Human"])
+            #expect(try await client.cacheMaintenance!.inspect("Human:404") == nil)
         }
     }
 
@@ -46,21 +46,21 @@ struct InspectionTests {
             _ = try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly)
             // R2-D2's friends, selected without their ids, are kept by path: humans all the same.
             let byPath = ["Droid:2001.friends.0", "Droid:2001.friends.1", "Droid:2001.friends.2"]
-            let humans = try await client.cache.keys(matching: "Human", limit: 10)
+            let humans = try await client.cacheMaintenance!.keys(matching: "Human", limit: 10)
             #expect(humans == byPath + ["Human:1000", "Human:1002", "Human:1003"], "\(humans)")
-            #expect(try await client.cache.keys(matching: "Human", limit: 2) == Array(byPath.prefix(2)))
-            #expect(try await client.cache.keys(matching: "Human:100*", limit: 10) == ["Human:1000", "Human:1002", "Human:1003"])
-            #expect(try await client.cache.keys(matching: "*:2001", limit: 10) == ["Droid:2001"])
-            #expect(try await client.cache.keys(matching: "*ROOT", limit: 10) == ["QUERY_ROOT"])
-            #expect(try await client.cache.keys(matching: "Human:1000", limit: 10) == ["Human:1000"])
-            #expect(try await client.cache.keys(matching: "Starship", limit: 10).isEmpty)
+            #expect(try await client.cacheMaintenance!.keys(matching: "Human", limit: 2) == Array(byPath.prefix(2)))
+            #expect(try await client.cacheMaintenance!.keys(matching: "Human:100*", limit: 10) == ["Human:1000", "Human:1002", "Human:1003"])
+            #expect(try await client.cacheMaintenance!.keys(matching: "*:2001", limit: 10) == ["Droid:2001"])
+            #expect(try await client.cacheMaintenance!.keys(matching: "*ROOT", limit: 10) == ["QUERY_ROOT"])
+            #expect(try await client.cacheMaintenance!.keys(matching: "Human:1000", limit: 10) == ["Human:1000"])
+            #expect(try await client.cacheMaintenance!.keys(matching: "Starship", limit: 10).isEmpty)
         }
         // Another client on the same file: the records come from disk.
         let reopened = APICoreLive.makeClient(APIClientConfiguration(
             restBaseURL: URL(string: "http://127.0.0.1:9/")!, cache: CacheConfiguration(storage: SQLiteCache.storage(at: file))))
-        #expect(try await reopened.cache.keys(matching: "Human:*", limit: 10) == ["Human:1000", "Human:1002", "Human:1003"])
-        #expect(try await reopened.cache.keys(matching: "Human", limit: 10).count == 6)
-        #expect(try await reopened.cache.inspect("Human:1003")?.fields["name"] == "Leia Organa")
+        #expect(try await reopened.cacheMaintenance!.keys(matching: "Human:*", limit: 10) == ["Human:1000", "Human:1002", "Human:1003"])
+        #expect(try await reopened.cacheMaintenance!.keys(matching: "Human", limit: 10).count == 6)
+        #expect(try await reopened.cacheMaintenance!.inspect("Human:1003")?.fields["name"] == "Leia Organa")
     }
 
     @Test("a field's server-given expiry is shown")
@@ -69,7 +69,7 @@ struct InspectionTests {
             let body = #"{"data":{"human":{"__typename":"Human","id":"1000","name":"Luke","homePlanet":null}}}"#
             server.respond("/graphql", with: [TestServer.Canned(status: 200, body: body, headers: ["Cache-Control": "max-age=60"])])
             _ = try await client.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly)
-            let luke = try #require(try await client.cache.inspect("Human:1000"))
+            let luke = try #require(try await client.cacheMaintenance!.inspect("Human:1000"))
             let expiry = try #require(luke.expires["name"])
             #expect(expiry.timeIntervalSince(luke.receivedAt) > 50 && expiry.timeIntervalSince(luke.receivedAt) <= 61)
         }

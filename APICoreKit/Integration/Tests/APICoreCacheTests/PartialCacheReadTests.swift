@@ -1,4 +1,5 @@
 @testable import APICore
+@testable import APICoreSupport
 @testable import APICoreLive
 import APICoreTestServer
 import Foundation
@@ -66,7 +67,7 @@ struct PartialCacheReadTests {
             // Han Solo, the first friend, loses his name (non-null): his item goes null, as `friends` allows.
             let hero = try #require(try await client.cache.readQuery(HeroNameQuery(episode: .some(.init(.empire))))?.hero)
             #expect(hero.friends?.first??.name == "Han Solo")
-            let heroRecord = try #require(try await client.cache.inspect("Human:1000"))
+            let heroRecord = try #require(try await client.cacheMaintenance!.inspect("Human:1000"))
             let firstFriend = try #require(heroRecord.fields["friends"]?.arrayValue?.first.flatMap(CacheNaming.referencedKey))
             try await client.cache.updateRecord(firstFriend) { $0["name"] = nil }
             var request = GraphQLRequest(HeroNameQuery(episode: .some(.init(.empire))))

@@ -1,4 +1,5 @@
 @testable import APICore
+@testable import APICoreSupport
 @testable import APICoreLive
 import APICoreTestServer
 import Foundation
@@ -19,7 +20,7 @@ struct PartialDataTests {
         try await withCachingServer { _, client in
             let error = await thrownError { () async throws(APIError) in try await client.fetch(HeroAndFailingQuery(), cachePolicy: .networkOnly) }
             #expect(error?.partialData(as: HeroAndFailingQuery.Data.self)?.hero?.name == "R2-D2")
-            let root = try #require(try await client.cache.inspect(CacheNaming.queryRoot))
+            let root = try #require(try await client.cacheMaintenance!.inspect(CacheNaming.queryRoot))
             #expect(root.fields["hero"] != nil)
             #expect(root.fields["failingField"] == nil)
             // The failed field was never known: the whole query is still a miss.
@@ -112,7 +113,7 @@ struct CaughtErrorTests {
             }
             #expect(error.path == ["failingField"])
             #expect(response.metadata.caughtErrors == [error] && response.metadata.source == .server)
-            let root = try #require(try await client.cache.inspect(CacheNaming.queryRoot))
+            let root = try #require(try await client.cacheMaintenance!.inspect(CacheNaming.queryRoot))
             #expect(root.fields["hero"] != nil)
             #expect(root.fields["failingField"] == nil, "a caught error never reaches the cache")
             // The failed field was never cached, so a query that needs it is still a miss.

@@ -1,4 +1,5 @@
-@_spi(Generated) import APICore
+@_spi(Engine) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// Reading and writing the cache directly: `client.cache` is the client itself.
@@ -80,7 +81,9 @@ extension LiveAPIClient: GraphQLCache {
     func clear() async throws(APIError) {
         await cacheWriter.removeAll()
     }
+}
 
+extension LiveAPIClient: CacheMaintenance {
     func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection {
         guard let store else { throw .invalidRequest("this client has no cache") }
         let collection = await store.collectGarbage(maxStaleness: maxStaleness)

@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Engine) @_spi(Generated) import APICore
 import APICoreSupport
 import Foundation
 
@@ -32,7 +32,7 @@ extension NormalizedStore {
 
     // MARK: Inspection
 
-    /// One record with its expiry and watchers, for ``GraphQLCache/inspect(_:)``; reading it
+    /// One record with its expiry and watchers, for ``CacheMaintenance/inspect(_:)``; reading it
     /// counts as a use.
     package func inspect(_ key: String) -> CacheRecordDetails? {
         guard let record = record(key) else { return nil }

@@ -1,4 +1,5 @@
-@_spi(Generated) import APICore
+@_spi(Engine) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// The one way into the cache. A server's answer (whole, with partial data, or in `@defer`
@@ -8,8 +9,8 @@ import Foundation
 /// for an ``Access``, which only this file makes.
 ///
 /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` checks data against its
-/// selections and builds its records in the same walk (``SelectionValidator`` with
-/// ``ResponseRecords``); the checked data is what the caller maps to its value, and
+/// selections and builds its records in the same walk (`SelectionValidator` with
+/// `ResponseRecords`); the checked data is what the caller maps to its value, and
 /// ``write(_:removingLayer:)`` merges the records into the store. Without a cache, data is still
 /// checked and nothing is recorded.
 package struct CacheWriter: Sendable {
@@ -72,10 +73,10 @@ package struct CacheWriter: Sendable {
     ) throws(GraphQLDecodingError) -> Checked<Data> {
         var checked = Checked<Data>(data: data, key: key, variables: variables, errors: errors, policy: policy)
         let recording = recording && store != nil
-        var validator = SelectionValidator(variables: variables, records: recording ? records(of: checked) : nil)
-        let root = validator.records?.place(key: key)
+        var validator = SelectionValidator(variables: variables, recorder: recording ? records(of: checked) : nil)
+        let root = validator.recorder?.place(key: key)
         try validator.validate(&checked.data, selections: Data.__selections, in: Data.__parentType, recordingAt: root)
-        guard let records = validator.records else { return checked }
+        guard let records = validator.recorder else { return checked }
         if mergingPages && ConnectionPages.appear(in: Data.self) {
             guard !records.hasUnidentifiedPageItems else {
                 // Recorded again from the merged list, in the write.
@@ -163,10 +164,10 @@ package struct CacheWriter: Sendable {
     /// `data` checked and recorded as `checked` was.
     private func recorded<Data>(_ data: JSONObject, like checked: Checked<Data>) throws(GraphQLDecodingError) -> ResponseRecords? {
         var object = data
-        var validator = SelectionValidator(variables: checked.variables, records: records(of: checked))
-        let root = validator.records?.place(key: checked.key)
+        var validator = SelectionValidator(variables: checked.variables, recorder: records(of: checked))
+        let root = validator.recorder?.place(key: checked.key)
         try validator.validate(&object, selections: Data.__selections, in: Data.__parentType, recordingAt: root)
-        return validator.records
+        return validator.recorder
     }
 
     /// Writes checked data if reading `selection` (without optimistic layers) still gives

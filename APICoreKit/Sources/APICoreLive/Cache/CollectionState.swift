@@ -1,4 +1,4 @@
-@_spi(Generated) import APICore
+@_spi(Engine) @_spi(Generated) import APICore
 import APICoreSupport
 import Foundation
 

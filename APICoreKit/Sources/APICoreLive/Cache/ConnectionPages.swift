@@ -1,4 +1,5 @@
-@_spi(Tools) @_spi(Generated) import APICore
+@_spi(Engine) @_spi(Generated) @_spi(Tools) import APICore
+import APICoreSupport
 import Foundation
 
 /// The pages of connection fields (``Field/pagination``), merged before they are written: the

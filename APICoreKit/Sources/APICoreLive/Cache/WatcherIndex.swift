@@ -1,4 +1,5 @@
 import APICore
+import APICoreSupport
 
 /// The cache's watchers and what they read: an index from each dependency (a record key, or one
 /// field of a root) to the watchers that read it, so that a write wakes only those, not a scan of

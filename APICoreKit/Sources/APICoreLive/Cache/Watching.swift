@@ -1,4 +1,5 @@
-@_spi(Generated) import APICore
+@_spi(Engine) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// Watchers for `LiveAPIClient`: of a query, the results of a cache policy, then the cache's data
@@ -55,7 +56,7 @@ extension LiveAPIClient {
     /// `changed` with `yieldsFirstRead`, and again whenever a record read changes and the data or
     /// whether it is optimistic differs from the read before (given as `previous`). With a client
     /// without a cache, nothing comes after `first`. Stopping the stream removes the watcher and
-    /// runs `onStop`. `label` says what is watched, for ``GraphQLCache/inspect(_:)``.
+    /// runs `onStop`. `label` says what is watched, for ``CacheMaintenance/inspect(_:)``.
     private func watchStore<Element: Sendable>(
         _ selection: CacheSelection, label: String, yieldsFirstRead: Bool = false,
         first: @escaping @Sendable (AsyncStream<Element>.Continuation) async -> Void,

@@ -22,7 +22,7 @@ public struct CacheConfiguration: Sendable {
     /// never a field an error's path names nor a `null` on the way to one (on by default).
     public var writesPartialData: Bool
     /// When the cache collects its garbage by itself; `nil` (the default) only when asked
-    /// (``GraphQLCache/collectGarbage(maxStaleness:)``).
+    /// (``CacheMaintenance/collectGarbage(maxStaleness:)``).
     public var garbageCollection: GarbageCollection?
     /// Whether a watched query that a cache change leaves incomplete (a record removed, evicted or
     /// collected) is fetched again from the server, once per loss, instead of yielding a cache miss
@@ -30,7 +30,7 @@ public struct CacheConfiguration: Sendable {
     /// error; one whose answer still leaves the query incomplete yields the miss.
     public var refetchesIncompleteWatches: Bool
 
-    /// When the cache collects its garbage by itself, as ``GraphQLCache/collectGarbage(maxStaleness:)``
+    /// When the cache collects its garbage by itself, as ``CacheMaintenance/collectGarbage(maxStaleness:)``
     /// does on demand.
     public struct GarbageCollection: Sendable, Hashable {
         /// Collect when the cache is first used after it was opened (what earlier launches left

@@ -1,4 +1,4 @@
-@_spi(Tools) @_spi(Generated) import APICore
+@_spi(Engine) @_spi(Tools) @_spi(Generated) import APICore
 import APICoreSupport
 import CoreMetrics
 import Foundation

@@ -1,4 +1,5 @@
-@_spi(Generated) import APICore
+@_spi(Engine) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 import Tracing
 
@@ -121,7 +122,7 @@ extension LiveAPIClient {
         // A part that completes nothing (data for a fragment still pending): nothing changes yet.
         if update.fulfilled.isEmpty { return validated }
         var validated = validated
-        var validator = SelectionValidator(variables: variables, records: cacheWriter.records(variables: variables, policy: policy))
+        var validator = SelectionValidator(variables: variables, recorder: cacheWriter.records(variables: variables, policy: policy))
         let rootKey = CacheNaming.rootKey(for: Operation.operationType)
         for fragment in update.fulfilled {
             guard let label = fragment.label,
@@ -131,7 +132,7 @@ extension LiveAPIClient {
                 case .object(let arrived)? = result.data.value(at: fragment.path)
             else { return nil }
             var keys: [String] = []
-            SelectionValidator.collectKeys(of: deferred.selections, into: &keys)
+            keys += Selection.fields(of: deferred.selections).map(\.responseKey)
             var object = target.object
             for key in keys where object[key] == nil {
                 object[key] = arrived[key]
@@ -140,7 +141,7 @@ extension LiveAPIClient {
             if keys.contains(where: { target.object[$0] != nil && $0 != "__typename" }) { return nil }
             // The record the fragment's fields go into, named as the object with them is.
             var place: ResponseRecords.Place?
-            if let builder = validator.records {
+            if let builder = validator.recorder {
                 var filled = validated
                 guard filled.replaceObject(at: fragment.path.components[...], with: object) else { return nil }
                 place = builder.recordKey(of: target, in: filled, rootKey: rootKey).map { builder.place(key: $0, at: fragment.path) }
@@ -154,7 +155,7 @@ extension LiveAPIClient {
             }
             guard validated.replaceObject(at: fragment.path.components[...], with: object) else { return nil }
         }
-        records = validator.records
+        records = validator.recorder
         return validated
     }
 }

@@ -1,4 +1,5 @@
-import APICore
+@_spi(Engine) import APICore
+import APICoreSupport
 import Foundation
 
 /// A GraphQL result delivered incrementally (`@defer`, `@stream`): the initial payload, then each

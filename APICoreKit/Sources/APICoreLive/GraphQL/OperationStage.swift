@@ -1,4 +1,4 @@
-@_spi(Tools) @_spi(Generated) import APICore
+@_spi(Engine) @_spi(Tools) @_spi(Generated) import APICore
 import Foundation
 
 /// The operation stage: what happens to an operation between the policy and the exchange. Queries

@@ -1,4 +1,4 @@
-@_spi(Tools) @_spi(Generated) import APICore
+@_spi(Engine) @_spi(Tools) @_spi(Generated) import APICore
 import Foundation
 
 /// Subscriptions over HTTP multipart, the protocol of Apollo Router (`subscriptionSpec=1.0`): one

@@ -1,4 +1,4 @@
-@_spi(Tools) import APICore
+@_spi(Engine) @_spi(Tools) import APICore
 
 /// A message from the server, checked against its protocol.
 package enum ServerMessage: Sendable, Equatable {

@@ -1,4 +1,19 @@
+@_spi(Generated) @_spi(Engine) @_spi(Tools) import APICore
 import Foundation
+
+extension Duration {
+    /// The duration in seconds.
+    package var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// The keys of the operation types' root records, which gain a field with every new query: the
+/// engine names records with them and a persistent store keeps these records field by field.
+package enum RootRecordKey {
+    package static let query = "QUERY_ROOT"
+    package static let mutation = "MUTATION_ROOT"
+    package static let subscription = "SUBSCRIPTION_ROOT"
+    package static let all = [query, mutation, subscription]
+}
 
 /// Cache keys and storage keys: how objects and fields are named in the normalized cache.
 package enum CacheNaming {
@@ -85,15 +100,15 @@ package enum CacheNaming {
     }
 }
 
-/// The cache's records of a response, built by ``SelectionValidator`` as it checks the data: one
-/// walk gives both. An object gets its own record under `Typename:key` (from a registered key
+/// The cache's records of a response, built by `SelectionValidator` as it checks the data (this is
+/// its ``ResponseRecorder``): one walk gives both. An object gets its own record under `Typename:key` (from a registered key
 /// function, else its key fields); an object without a key is stored under its path from the
 /// nearest keyed parent, and a field holding an object holds a reference to its record.
 ///
 /// A response with errors (partial data) leaves out the fields at the errors' paths, and a `null`
 /// on the way to one. Fields expire as the server's cache policy says, and as the schema's `@cacheControl` says (``Field/cacheMaxAge``)
 /// (``init(variables:keyFunctions:errors:expiry:expiryByPath:receivedAt:)``).
-package struct ResponseRecords {
+package struct ResponseRecords: ResponseRecorder {
     let variables: JSONObject
     let keyFunctions: [String: @Sendable (JSONObject) -> String?]
     /// The response paths (dotted) that errors name, and every prefix of them: a field at one of
@@ -159,7 +174,7 @@ package struct ResponseRecords {
 
     /// Where one value goes: the field's storage key in its record, the list indices down to the
     /// value, and what the value's objects inherit (their path in the response, their expiry).
-    struct Slot {
+    package struct Slot {
         let recordKey: String
         let storageKey: String
         /// The index in the innermost list, and those of the lists around it (kept apart so that
@@ -200,7 +215,9 @@ package struct ResponseRecords {
 
     /// Where a field's value goes in `place`; `nil` when an error names the field (or it is a
     /// `null` on the way to an error).
-    mutating func slot(for field: Field, value: JSONValue, in place: inout Place) -> Slot? {
+    package mutating func slot(for field: Field, value: JSONValue, in place: inout Place) -> Slot? {
+        // An object of plain leaves is its own record: nothing to place field by field.
+        if place.adopting { return nil }
         let fieldPath = place.responsePath.map { $0.isEmpty ? field.responseKey : "\($0).\(field.responseKey)" }
         if let fieldPath, erroredPaths.contains(fieldPath) || (value.isNull && erroredPrefixes.contains(fieldPath)) { return nil }
         let storageKey = CacheNaming.storageKey(field, variables: variables)
@@ -219,7 +236,7 @@ package struct ResponseRecords {
 
     /// The record of an object found at `slot`: its own key, or its path from the record that
     /// holds it.
-    mutating func place(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> Place {
+    package mutating func place(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> Place {
         let key = cacheKey(for: object, parent: type.__parentType) ?? itemKey(for: object, of: type, at: slot) ?? slot.pathKey
         // Without paths or expiry to note field by field, an object of plain leaves is its record.
         if !tracksPaths, slot.expiry == nil, plainLeafCount(of: type) == object.count {
@@ -270,6 +287,19 @@ package struct ResponseRecords {
                   field.cacheMaxAge == nil, !field.type.holdsObjects else { return nil }
         }
         return selections.count
+    }
+
+    package func item(_ index: Int, of slot: Slot) -> Slot { slot.item(index) }
+
+    package func store(_ value: JSONValue, at slot: Slot, in place: inout Place) { place.fields[slot.storageKey] = value }
+
+    package func reference(to place: Place) -> JSONValue { CacheNaming.reference(to: place.key) }
+
+    /// Adds the record of a checked object (the checked data itself when the record adopts it).
+    package mutating func finish(_ place: Place, checked: JSONObject) {
+        var place = place
+        if place.adopting { place.fields = checked }
+        add(place)
     }
 
     /// Adds a finished record. An object can hold itself (a hero among its own friends): what

@@ -1,16 +1,14 @@
+@_spi(Generated) @_spi(Engine) import APICore
+
 /// `@catch(to:)` at run time: which field of an operation catches each error of an answer, and the
 /// data the app reads once they are caught.
 ///
 /// A server that fails a field sets the nearest nullable position at or above it to `null` and
 /// names the field in the error's path. From that `null` up to the root, the first field whose
-/// metadata catches (``Field/catchTo``) takes the error: `.null` makes the field `null`, `.result`
-/// puts the error in the field (read as `Result.failure`). An error that no field catches, or that
-/// has no path, fails the operation as before, with the partial data.
+/// metadata catches (`Field.catchTo`) takes the error: `.null` makes the field `null`, `.result`
+/// puts the error in the field (``CaughtError``, read as `Result.failure`). An error that no field
+/// catches, or that has no path, fails the operation as before, with the partial data.
 package enum ErrorCatching {
-    /// The key of the object that stands for a caught error in data (`__` names are reserved by
-    /// GraphQL, so no server field can clash with it). It never reaches the cache.
-    package static let errorKey = "__caughtError"
-
     /// `data` with every error caught where the selections say, and the errors; `nil` when any
     /// error is not caught (or there are none to catch).
     package static func catching(_ errors: [GraphQLError], in data: JSONObject, selections: [Selection]) -> JSONObject? {
@@ -24,26 +22,11 @@ package enum ErrorCatching {
         // Outer catches first: an error caught further down inside a field another error nulls
         // has nowhere left to go, and the outer one wins.
         for caught in catches.sorted(by: { $0.path.count < $1.path.count }) {
-            let value: JSONValue = caught.to == .null ? .null : caughtValue(caught.error)
+            let value: JSONValue = caught.to == .null ? .null : CaughtError.value(of: caught.error)
             set(value, at: caught.path[...], in: &result)
         }
         return result.objectValue
     }
-
-    /// Whether `value` is a caught error, as ``catching(_:in:selections:)`` places it.
-    package static func isCaughtError(_ value: JSONValue) -> Bool {
-        if case .object(let object) = value, object.count == 1, object[errorKey] != nil { return true }
-        return false
-    }
-
-    /// The error a caught-error value holds.
-    package static func error(in value: JSONValue) -> GraphQLError? {
-        guard isCaughtError(value), let error = value[errorKey] else { return nil }
-        return GraphQLError(json: error)
-    }
-
-    /// The value that stands for `error` in the field that caught it.
-    package static func caughtValue(_ error: GraphQLError) -> JSONValue { .object([errorKey: error.jsonValue]) }
 
     /// The path of the field that catches an error at `path`, and how; `nil` when none does.
     private static func catcher(of path: [ResponsePath.Component], in data: JSONObject, selections: [Selection])
@@ -101,25 +84,6 @@ package enum ErrorCatching {
             target = .array(items)
         default:
             return  // the value above was nulled by an outer catch
-        }
-    }
-}
-
-extension Result: GraphQLOutputValue where Success: GraphQLOutputValue, Failure == GraphQLError {
-    /// A field caught with `@catch(to: RESULT)`: the error the server sent for it, or its value.
-    public init(_fieldValue value: JSONValue) throws(GraphQLDecodingError) {
-        if let error = ErrorCatching.error(in: value) {
-            self = .failure(error)
-        } else {
-            self = .success(try Success(_fieldValue: value))
-        }
-    }
-
-    /// The value's JSON, or the error in the place the server's would be caught.
-    public var _outputJSON: JSONValue {
-        switch self {
-        case .success(let value): return value._outputJSON
-        case .failure(let error): return ErrorCatching.caughtValue(error)
         }
     }
 }

@@ -1,3 +1,5 @@
+@_spi(Generated) @_spi(Engine) import APICore
+
 /// Where a response path leads in selection metadata: for incremental delivery, which applies an
 /// increment to the one object it concerns instead of reading the whole data again.
 package struct SelectionPath {
@@ -113,23 +115,6 @@ package struct SelectionPath {
 }
 
 extension JSONObject {
-    /// The value at `path`, through objects and lists.
-    package func value(at path: ResponsePath) -> JSONValue? {
-        var current = JSONValue.object(self)
-        for component in path.components {
-            switch (component, current) {
-            case (.field(let key), .object(let object)):
-                guard let next = object[key] else { return nil }
-                current = next
-            case (.index(let index), .array(let items)) where items.indices.contains(index):
-                current = items[index]
-            default:
-                return nil
-            }
-        }
-        return current
-    }
-
     /// Replaces the object at `path` by `object`; `false` when the path leads to no object.
     package mutating func replaceObject(at path: ArraySlice<ResponsePath.Component>, with object: JSONObject) -> Bool {
         guard !path.isEmpty else {
