@@ -33,15 +33,10 @@ public enum GraphQLEnum<T: EnumType>: Sendable, Hashable {
     }
 }
 
-extension GraphQLEnum: ExpressibleByStringLiteral, ExpressibleByExtendedGraphemeClusterLiteral,
-    ExpressibleByUnicodeScalarLiteral
-{
-    /// A string literal is read as a raw value.
+extension GraphQLEnum: ExpressibleByStringLiteral {
+    /// A string literal is read as a raw value (grapheme and scalar literals too, through the
+    /// standard library's defaults).
     public init(stringLiteral value: String) { self.init(rawValue: value) }
-    /// A grapheme literal is read as a raw value.
-    public init(extendedGraphemeClusterLiteral value: String) { self.init(rawValue: value) }
-    /// A scalar literal is read as a raw value.
-    public init(unicodeScalarLiteral value: String) { self.init(rawValue: value) }
 }
 
 /// Compares a received value with a known case: `hero.episode == .jedi`.

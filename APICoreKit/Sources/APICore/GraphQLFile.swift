@@ -42,7 +42,7 @@ public struct GraphQLFile: GraphQLInputValue, Hashable {
     }
 
     /// The bytes, read now for a file on disk.
-    public func contents() throws -> Data {
+    @_spi(Engine) public func contents() throws -> Data {
         switch source {
         case .data(let data): return data
         case .fileURL(let url): return try Data(contentsOf: url)

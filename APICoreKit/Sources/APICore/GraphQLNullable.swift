@@ -41,14 +41,9 @@ extension GraphQLNullable {
 extension GraphQLNullable: ExpressibleByStringLiteral, ExpressibleByExtendedGraphemeClusterLiteral,
     ExpressibleByUnicodeScalarLiteral
 where Wrapped: ExpressibleByStringLiteral {
-    /// A string literal is `.some`.
+    /// A string literal is `.some` (grapheme and scalar literals too, through the standard
+    /// library's defaults).
     public init(stringLiteral value: Wrapped.StringLiteralType) { self = .some(Wrapped(stringLiteral: value)) }
-    /// A grapheme literal is `.some`.
-    public init(extendedGraphemeClusterLiteral value: Wrapped.StringLiteralType) {
-        self = .some(Wrapped(stringLiteral: value))
-    }
-    /// A scalar literal is `.some`.
-    public init(unicodeScalarLiteral value: Wrapped.StringLiteralType) { self = .some(Wrapped(stringLiteral: value)) }
 }
 
 extension GraphQLNullable: ExpressibleByIntegerLiteral where Wrapped: ExpressibleByIntegerLiteral {

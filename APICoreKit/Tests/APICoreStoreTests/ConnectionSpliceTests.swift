@@ -209,7 +209,7 @@ struct WatcherMemoTests {
         // Pages put after the list grew it: some reads were handed on as what they added.
         #expect(grown > 0)
         await store.removeWatcher(id)
-        #expect(await store.transaction { @Sendable store in store.memos.isEmpty })
+        #expect(await store.transaction { @Sendable store in !store.watchers.hasMemos })
     }
 
     @Test("pages that grow the list are added to the watcher's keys; a write that also changes another field's object replaces them")

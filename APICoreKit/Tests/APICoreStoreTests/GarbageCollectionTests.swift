@@ -247,7 +247,7 @@ private func modelCollection(_ graph: (records: [String: JSONObject], expires: [
         guard reached.insert(key).inserted, let fields = records[key] else { continue }
         for (name, value) in fields {
             var referred: [String] = []
-            NormalizedStore.collectReferences(value, into: &referred)
+            Collector.collectReferences(value, into: &referred)
             if referred.allSatisfy({ records[$0] != nil }) {
                 pending += referred
             } else {
@@ -303,7 +303,7 @@ struct IncrementalCollectionTests {
         clock.advance(by: 3600)
         if sqlite { store = makeStore() }
         let (collection, slices) = await store.transaction { @Sendable store in
-            store.collectionSlice = units.map { CollectionSlice(maxUnits: $0) } ?? CollectionSlice(budget: .seconds(3600))
+            store.collector.slice = units.map { CollectionSlice(maxUnits: $0) } ?? CollectionSlice(budget: .seconds(3600))
             store.prepareCollection(maxStaleness: .zero)
             var slices = 1
             while true {
@@ -348,10 +348,10 @@ struct IncrementalCollectionTests {
             await CacheWriter(store: store).write(records: graph)
             await CacheWriter(store: store).write(records: Dictionary(uniqueKeysWithValues: orphans.map { ($0, ["__typename": "Orphan"] as JSONObject) }))
             let reachedPhase = await store.transaction { @Sendable store in
-                store.collectionSlice = CollectionSlice(maxUnits: 1)
+                store.collector.slice = CollectionSlice(maxUnits: 1)
                 store.prepareCollection(maxStaleness: .zero)
-                while store.collection?.phase != phase { _ = store.collectSlice() }
-                return store.collection?.phase
+                while store.collector.underWay?.phase != phase { _ = store.collectSlice() }
+                return store.collector.underWay?.phase
             }
             #expect(reachedPhase == phase)
             var kept: String?
@@ -390,7 +390,7 @@ struct IncrementalCollectionTests {
         let generated = randomGraph(seed: 7, size: 3_000)
         await CacheWriter(store: store).write(records: generated.records)
         await CacheWriter(store: store).write(records: graph)
-        await store.transaction { @Sendable store in store.collectionSlice = CollectionSlice(maxUnits: 16) }
+        await store.transaction { @Sendable store in store.collector.slice = CollectionSlice(maxUnits: 16) }
         async let collected = store.collectGarbage(maxStaleness: .zero)
         var reads = 0
         for round in 0..<200 {

@@ -23,9 +23,9 @@ struct SQLiteFileTests {
                 "Note:1": ["__typename": "Note", "text": "nobody refers to me"],
             ])
             await collecting.transaction { @Sendable store in
-                store.collectionSlice = CollectionSlice(maxUnits: 1)
+                store.collector.slice = CollectionSlice(maxUnits: 1)
                 store.prepareCollection(maxStaleness: .zero)
-                while store.collection?.phase != phase { _ = store.collectSlice() }
+                while store.collector.underWay?.phase != phase { _ = store.collectSlice() }
                 _ = store.collectSlice()
             }
             // Another process answers a query into the same file while the collection runs.

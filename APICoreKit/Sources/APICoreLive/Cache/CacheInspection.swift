@@ -43,7 +43,7 @@ extension NormalizedStore {
 
     /// The keys `pattern` names (a type name, or a key pattern with `*`), sorted, at most `limit`.
     package func keys(matching pattern: String, limit: Int) -> [String] {
-        for key in partialRoots { completeRoot(key) }
+        for key in persistence.partialRoots { completeRoot(key) }
         let matches: (CacheRecord) -> Bool
         if pattern.contains("*") || pattern.contains(":") {
             let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)

@@ -2,6 +2,62 @@
 import APICoreSupport
 import Foundation
 
+/// The store's collecting part: when it collects on its own (on open, after so many records
+/// written, as its configuration says), the collection under way, the task that runs its slices,
+/// and how long a slice may hold the store. The store's extension in GarbageCollection.swift does
+/// the work on the records; what it needs to remember between slices and collections is here.
+struct Collector {
+    /// The collections the configuration asks for; `nil`: only on demand.
+    let policy: CacheConfiguration.GarbageCollection?
+    /// Whether the collection on open is still to come.
+    private var collectsOnOpen: Bool
+    /// Records written since the last collection began.
+    private var writesSinceCollection = 0
+    /// The collection under way (taken out while a slice runs), and the task that runs its slices.
+    var underWay: IncrementalCollection?
+    var run: Task<CacheCollection, Never>?
+    /// How long a slice of a collection may hold the store.
+    var slice = CollectionSlice()
+
+    init(policy: CacheConfiguration.GarbageCollection?) {
+        self.policy = policy
+        self.collectsOnOpen = policy?.onOpen ?? false
+    }
+
+    /// Whether the collection on open is due (the cache's first use).
+    var isDueOnOpen: Bool { collectsOnOpen && policy != nil }
+
+    /// A collection begins: what was due is no longer.
+    mutating func begin(_ collection: IncrementalCollection) {
+        collectsOnOpen = false
+        writesSinceCollection = 0
+        underWay = collection
+    }
+
+    /// `written` went into the cache (or over it, in an optimistic layer): during a collection's
+    /// marking or sweep it stays, with what it refers to.
+    mutating func keep(_ written: [String: JSONObject]) {
+        underWay?.keep(written)
+    }
+
+    /// `count` records were written: answers why to collect now, when the policy asks for a
+    /// collection after so many.
+    mutating func countWritten(_ count: Int) -> String? {
+        writesSinceCollection += count
+        guard let limit = policy?.afterWrites, writesSinceCollection >= limit else { return nil }
+        return "after \(writesSinceCollection) records written"
+    }
+
+    /// The keys a field's value refers to, at any depth of lists.
+    static func collectReferences(_ value: JSONValue, into keys: inout [String]) {
+        if let key = CacheNaming.referencedKey(value) {
+            keys.append(key)
+        } else if case .array(let items) = value {
+            for item in items { collectReferences(item, into: &keys) }
+        }
+    }
+}
+
 /// A garbage collection under way (``NormalizedStore/collectGarbage(maxStaleness:)``): expired
 /// records and fields go, then what is reachable is marked, then the rest is swept; each phase
 /// goes through memory and then the persistent store a page at a time, across slices.
@@ -42,6 +98,18 @@ struct IncrementalCollection {
         let key: String
         var fields: [String]
         var chunk: JSONObject = [:]
+    }
+
+    /// What a write put in the cache during the marking or the sweep stays, with what it refers
+    /// to: marked (again: a record reached before the write may refer to new records now) before
+    /// anything more is swept. During the expiry phase nothing is marked yet.
+    mutating func keep(_ written: [String: JSONObject]) {
+        guard phase != .expiry else { return }
+        for (key, fields) in written {
+            pending.append(key)
+            for value in fields.values { Collector.collectReferences(value, into: &pending) }
+            reachable.remove(key)
+        }
     }
 
     init(startedAt: Date, maxStaleness: Duration, fieldDeadline: Date, memoryKeys: [String], persistent: Bool) {

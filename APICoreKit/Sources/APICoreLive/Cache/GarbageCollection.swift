@@ -17,13 +17,13 @@ extension NormalizedStore {
     /// milliseconds, so reads, writes and watchers go on between them; what is written meanwhile
     /// stays, with what it refers to. A collection asked for while one runs starts after it.
     package func collectGarbage(maxStaleness: Duration) async -> CacheCollection {
-        while let running = collectionRun { _ = await running.value }
+        while let running = collector.run { _ = await running.value }
         return await startCollection(maxStaleness: maxStaleness).value
     }
 
     /// Waits for the collection under way, if any (an automatic one runs on its own).
     package func collectionFinished() async {
-        while let running = collectionRun { _ = await running.value }
+        while let running = collector.run { _ = await running.value }
     }
 
     /// Starts a collection, which a task of its own runs slice by slice; answers the task.
@@ -31,19 +31,17 @@ extension NormalizedStore {
     private func startCollection(maxStaleness: Duration, priority: TaskPriority? = nil) -> Task<CacheCollection, Never> {
         prepareCollection(maxStaleness: maxStaleness)
         let task = Task(priority: priority) { await self.runSlices() }
-        collectionRun = task
+        collector.run = task
         return task
     }
 
     /// Sets up a collection, whose slices ``collectSlice()`` runs.
     func prepareCollection(maxStaleness: Duration) {
-        collectsOnOpen = false
-        writesSinceCollection = 0
-        absent = []
+        persistence.forgetAbsent()
         let startedAt = now()
-        collection = IncrementalCollection(
+        collector.begin(IncrementalCollection(
             startedAt: startedAt, maxStaleness: maxStaleness, fieldDeadline: startedAt.addingTimeInterval(-maxStaleness.seconds),
-            memoryKeys: Array(records.keys), persistent: persistence.isActive)
+            memoryKeys: Array(records.keys), persistent: persistence.isActive))
     }
 
     /// Runs the collection under way to its end, one slice per turn on the store.
@@ -58,11 +56,11 @@ extension NormalizedStore {
     /// the collection when it is done (an empty one when it was called off).
     func collectSlice() -> CacheCollection? {
         // Taken out for the slice, so that its sets are changed in place, not copied.
-        guard var state = collection.take() else {
-            collectionRun = nil
+        guard var state = collector.underWay.take() else {
+            collector.run = nil
             return CacheCollection()
         }
-        var clock = SliceClock(collectionSlice)
+        var clock = SliceClock(collector.slice)
         var done = false
         while !done && !clock.isUp {
             switch state.phase {
@@ -86,11 +84,10 @@ extension NormalizedStore {
         flush(&state)
         evictIfOverLimit()
         guard done else {
-            collection = state
+            collector.underWay = state
             return nil
         }
-        collection = nil
-        collectionRun = nil
+        collector.run = nil
         return state.result
     }
 
@@ -226,7 +223,7 @@ extension NormalizedStore {
         -> Int
     {
         referred.removeAll(keepingCapacity: true)
-        Self.collectReferences(value, into: &referred)
+        Collector.collectReferences(value, into: &referred)
         guard !referred.isEmpty else { return 0 }
         if persistence.isActive, referred.contains(where: { records[$0] == nil && !state.existing.contains($0) }) {
             let found = persistence.existing(referred.filter { records[$0] == nil && !state.existing.contains($0) })
@@ -256,7 +253,7 @@ extension NormalizedStore {
         for key in batch {
             if CacheNaming.isRoot(key) {
                 var names = Set(records[key]?.fields.keys ?? [:].keys)
-                if persistence.isActive, records[key] == nil || partialRoots.contains(key) { names.formUnion(persistence.fieldNames(of: key)) }
+                if persistence.isActive, records[key] == nil || persistence.isPartialRoot(key) { names.formUnion(persistence.fieldNames(of: key)) }
                 state.roots.append(IncrementalCollection.RootMarking(key: key, fields: Array(names)))
             } else if let record = records[key] ?? loaded[key] {
                 state.batch.append(record)
@@ -267,7 +264,7 @@ extension NormalizedStore {
         var unknown: [String] = []
         for record in state.batch {
             for value in record.fields.values {
-                Self.collectReferences(value, into: &unknown)
+                Collector.collectReferences(value, into: &unknown)
                 // Records with many references are asked about field by field.
                 if unknown.count > 4 * IncrementalCollection.page { return }
             }
@@ -327,44 +324,21 @@ extension NormalizedStore {
         notify(lost)
     }
 
-    /// During a collection's marking or sweep, what a write put in the cache stays, with what it
-    /// refers to (they are marked before anything more is swept).
-    func collectionNoteWritten(_ written: [String: JSONObject]) {
-        guard collection != nil, collection?.phase != .expiry else { return }
-        var keys: [String] = []
-        for (key, fields) in written {
-            keys.append(key)
-            for value in fields.values { Self.collectReferences(value, into: &keys) }
-        }
-        collection?.pending += keys
-        // Marked again: a record reached before the write may refer to new records now.
-        for key in written.keys { collection?.reachable.remove(key) }
-    }
-
     /// The collection on open, the first time the cache is used.
     func collectIfOpening() {
-        guard collectsOnOpen, let policy = garbageCollection else { return }
-        collectAutomatically(policy, because: "on open")
+        guard collector.isDueOnOpen else { return }
+        collectAutomatically(because: "on open")
     }
 
     /// Starts a collection the policy asks for, unless one runs; it goes on in slices between the
     /// store's other work.
-    func collectAutomatically(_ policy: CacheConfiguration.GarbageCollection, because reason: String) {
-        guard collectionRun == nil else { return }
+    func collectAutomatically(because reason: String) {
+        guard collector.run == nil, let policy = collector.policy else { return }
         let run = startCollection(maxStaleness: policy.maxStaleness, priority: .utility)
         let logger = logger
         Task(priority: .utility) {
             let collection = await run.value
             logger.debug("cache garbage collection \(reason): \(collection)")
-        }
-    }
-
-    /// The keys a field's value refers to, at any depth of lists.
-    static func collectReferences(_ value: JSONValue, into keys: inout [String]) {
-        if let key = CacheNaming.referencedKey(value) {
-            keys.append(key)
-        } else if case .array(let items) = value {
-            for item in items { collectReferences(item, into: &keys) }
         }
     }
 }

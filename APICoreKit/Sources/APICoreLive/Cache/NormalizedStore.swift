@@ -23,10 +23,13 @@ import Logging
 /// them. A layer leaves when its mutation is answered (in the same step as the answer is merged,
 /// so watchers wake once) or fails, and only that layer.
 ///
-/// The actor holds the records and their bookkeeping; its parts are values, each in its own file:
-/// ``WatcherIndex``, ``OptimisticLayers``, ``MemoryBudget``, ``PersistenceBridge``; garbage
-/// collection is in GarbageCollection.swift (its state in CollectionState.swift), the summary and
-/// inspection in CacheInspection.swift. Writes come through `CacheWriter`.
+/// The actor holds the records; everything else it knows is in its parts, values each in a file
+/// of its own: ``WatcherIndex`` (the watchers, what they read, and the memos of what they watch),
+/// ``OptimisticLayers``, ``MemoryBudget``, ``PersistenceBridge`` (the persistent store, and what
+/// memory knows of it: keys it lacks, roots held in part) and ``Collector`` (when to collect, the
+/// collection under way). The work on the records is in extensions beside it: reads in
+/// StoreReads.swift, garbage collection in GarbageCollection.swift, the summary and inspection in
+/// CacheInspection.swift. Writes come through `CacheWriter`.
 package actor NormalizedStore {
     /// A watcher's way to read again: it runs inside the store, with the store's records.
     package typealias Refresh = @Sendable (_ store: isolated NormalizedStore) -> ReadDependencies
@@ -50,28 +53,15 @@ package actor NormalizedStore {
             yield &memory.layers
         }
     }
-    /// Keys known to be in no store, so a miss does not ask SQLite again and again.
-    var absent: Set<String> = []
-    /// Root records of which memory holds only some fields; the rest are in the persistent store.
-    var partialRoots: Set<String> = []
     var persistence: PersistenceBridge
     let logger: Logger
     private let maxAgeByType: [String: Duration]
     let now: @Sendable () -> Date
-    let garbageCollection: CacheConfiguration.GarbageCollection?
-    /// Whether the collection on open is still to come.
-    var collectsOnOpen: Bool
-    var writesSinceCollection = 0
     /// What the records in memory cost against the memory limit; only with a limit.
     private var budget: MemoryBudget?
     var watchers = WatcherIndex()
-    /// The garbage collection under way, and the task that runs its slices.
-    var collection: IncrementalCollection?
-    var collectionRun: Task<CacheCollection, Never>?
-    /// How long a slice of a collection may hold the store.
-    package var collectionSlice = CollectionSlice()
-    /// The memo of each selection watchers watch, and how many watch it.
-    var memos: [ReadMemo.Selection: (memo: ReadMemo, watchers: Int)] = [:]
+    /// When the store collects its garbage, and the collection under way.
+    var collector: Collector
 
     /// How many times watchers have read the store again after a write (for the benchmark).
     package private(set) var rereadCount = 0
@@ -86,8 +76,7 @@ package actor NormalizedStore {
         self.persistence = PersistenceBridge(persistent, logger: logger)
         self.budget = memoryLimit.map(MemoryBudget.init(limit:))
         self.maxAgeByType = maxAgeByType
-        self.garbageCollection = garbageCollection
-        self.collectsOnOpen = garbageCollection?.onOpen ?? false
+        self.collector = Collector(policy: garbageCollection)
         self.logger = logger
         self.now = now
     }
@@ -101,20 +90,20 @@ package actor NormalizedStore {
             noteUse(of: key)
             return record
         }
-        guard persistence.isActive, !absent.contains(key) else { return nil }
+        guard persistence.mayHave(key) else { return nil }
         if let record = persistence.load([key])?[key] {
             keep(record)
             noteUse(of: key)
             return record
         }
-        absent.insert(key)
+        persistence.noteAbsent(key)
         return nil
     }
 
     /// One field of a record as the store has it. Of a root the persistent store holds, only that
     /// field is read (``record(_:)`` would read the whole root: every query's fields).
     package func storedField(_ name: String, of key: String) -> JSONValue? {
-        guard CacheNaming.isRoot(key), persistence.isActive, records[key] == nil || partialRoots.contains(key) else {
+        guard CacheNaming.isRoot(key), persistence.isActive, records[key] == nil || persistence.isPartialRoot(key) else {
             return record(key)?.fields[name]
         }
         // What memory has of a root is newer than the persistent store's.
@@ -190,7 +179,7 @@ package actor NormalizedStore {
                 if recordChanged { changed.insert(isRoot ? CacheNaming.anyField(of: key) : key) }
             } else {
                 // A root is written to without loading what the store has of it.
-                if isRoot, persistence.isActive, !absent.contains(key) { partialRoots.insert(key) }
+                if isRoot { persistence.notePartialRoot(key) }
                 // A record new to memory: its fields whole, without comparing them one by one.
                 record = CacheRecord(key: key, fields: fields, receivedAt: receivedAt, expires: expires[key] ?? [:])
                 keep(record)
@@ -199,7 +188,7 @@ package actor NormalizedStore {
                 }
                 changed.insert(isRoot ? CacheNaming.anyField(of: key) : key)
             }
-            if !absent.isEmpty { absent.remove(key) }
+            persistence.noteWritten(key)
             if persistence.isActive {
                 if isRoot {
                     touchedRoots.append(PersistenceBridge.changes(of: record, setting: fields.keys))
@@ -209,13 +198,10 @@ package actor NormalizedStore {
             }
         }
         persist(touched, fields: touchedRoots, removing: [])
-        if collection != nil { collectionNoteWritten(incoming) }
+        collector.keep(incoming)
         if let layer { changed.formUnion(layers.remove(layer)) }
         notify(changed)
-        writesSinceCollection += incoming.count
-        if let policy = garbageCollection, let limit = policy.afterWrites, writesSinceCollection >= limit {
-            collectAutomatically(policy, because: "after \(writesSinceCollection) records written")
-        }
+        if let reason = collector.countWritten(incoming.count) { collectAutomatically(because: reason) }
         evictIfOverLimit()
         return changed
     }
@@ -228,8 +214,8 @@ package actor NormalizedStore {
         guard fields != before else { return }
         let updated = CacheRecord(key: key, fields: fields, receivedAt: now())
         keep(updated)
-        if collection != nil { collectionNoteWritten([key: fields]) }
-        absent.remove(key)
+        collector.keep([key: fields])
+        persistence.noteWritten(key)
         if CacheNaming.isRoot(key) {
             let set = fields.filter { before[$0.key] != $0.value }.map(\.key)
             persist([], fields: [PersistenceBridge.changes(of: updated, setting: set, removing: before.keys.filter { fields[$0] == nil })], removing: [])
@@ -243,7 +229,7 @@ package actor NormalizedStore {
     /// Removes one record.
     package func remove(_ key: String, by _: CacheWriter.Access) {
         drop(key)
-        absent.insert(key)
+        persistence.noteAbsent(key)
         persist([], removing: [key])
         notify([key])
     }
@@ -252,12 +238,10 @@ package actor NormalizedStore {
     package func removeAll(by _: CacheWriter.Access) {
         let keys = Set(records.keys).union(watchers.dependencies).union(layers.keys)
         // A collection under way is called off: there is nothing left to collect.
-        collection = nil
+        collector.underWay = nil
         records = [:]
         layers.removeAll()
-        partialRoots = []
         budget?.removeAll()
-        absent = []
         persistence.removeAll()
         notify(keys)
     }
@@ -273,7 +257,7 @@ package actor NormalizedStore {
     /// Takes a record out of memory.
     func drop(_ key: String) {
         records[key] = nil
-        partialRoots.remove(key)
+        persistence.forgetPartialRoot(key)
         budget?.dropped(key)
     }
 
@@ -296,17 +280,17 @@ package actor NormalizedStore {
     /// objects and their children, not one per object.
     func preload(_ keys: [String], followingReferences: Bool = false) {
         guard persistence.isActive else { return }
-        var missing = keys.filter { records[$0] == nil && !absent.contains($0) }
+        var missing = keys.filter { records[$0] == nil && persistence.mayHave($0) }
         for level in 0..<(followingReferences ? 2 : 1) where !missing.isEmpty {
             guard let loaded = persistence.load(missing) else { return }
             for record in loaded.values { keep(record) }
-            for key in missing where loaded[key] == nil { absent.insert(key) }
+            for key in missing where loaded[key] == nil { persistence.noteAbsent(key) }
             guard followingReferences, level == 0 else { break }
             var referred: [String] = []
             for record in loaded.values {
-                for value in record.fields.values { Self.collectReferences(value, into: &referred) }
+                for value in record.fields.values { Collector.collectReferences(value, into: &referred) }
             }
-            missing = referred.filter { records[$0] == nil && !absent.contains($0) }
+            missing = referred.filter { records[$0] == nil && persistence.mayHave($0) }
         }
     }
 
@@ -314,8 +298,7 @@ package actor NormalizedStore {
     /// over its size bound trims those no watcher reads. With `since`, a record to remove that
     /// was received after then (another client of the persistent store wrote it) stays.
     func persist(_ records: [CacheRecord], fields: [FieldChanges] = [], removing keys: [String], unlessWrittenSince since: Date? = nil) {
-        let watchers = self.watchers
-        persistence.save(records, fields: fields, removing: keys, unlessWrittenSince: since, keeping: KeptRecords { watchers.isWatched($0) })
+        persistence.save(records, fields: fields, removing: keys, unlessWrittenSince: since, keeping: KeptRecords(watchers.isWatchedNow))
     }
 
     // MARK: Roots
@@ -323,7 +306,7 @@ package actor NormalizedStore {
     /// Loads what the persistent store has of a root that memory holds only in part, under what
     /// memory has (memory is never older).
     func completeRoot(_ key: String) {
-        guard partialRoots.remove(key) != nil, let stored = persistence.load([key])?[key] else { return }
+        guard persistence.forgetPartialRoot(key), let stored = persistence.load([key])?[key] else { return }
         var root = records[key] ?? stored
         root.fill(from: stored)
         keep(root)
@@ -334,7 +317,7 @@ package actor NormalizedStore {
     /// Lays `records` (fields by record key) over the cache until ``removeLayer(_:)``; answers the
     /// layer's id. Watchers of those records are told.
     package func addLayer(_ records: [String: JSONObject], by _: CacheWriter.Access) -> UInt64 {
-        if collection != nil { collectionNoteWritten(records) }
+        collector.keep(records)
         let id = layers.add(records)
         notify(Set(records.keys))
         return id
@@ -377,11 +360,7 @@ package actor NormalizedStore {
     package func addWatcher(
         dependencies: Set<String>, label: String = "watcher", selection: ReadMemo.Selection? = nil, refresh: @escaping Refresh
     ) -> UInt64 {
-        if let selection {
-            let kept = memos[selection] ?? (ReadMemo(), 0)
-            memos[selection] = (kept.memo, kept.watchers + 1)
-        }
-        return watchers.add(dependencies: dependencies, label: label, memo: selection, refresh: refresh)
+        watchers.add(dependencies: dependencies, label: label, memo: selection, refresh: refresh)
     }
 
     /// Registers a watcher of `selection` and reads it in the same step, so that no write falls
@@ -407,8 +386,7 @@ package actor NormalizedStore {
 
     /// Removes a watcher.
     package func removeWatcher(_ id: UInt64) {
-        guard let selection = watchers.remove(id), let kept = memos[selection] else { return }
-        memos[selection] = kept.watchers > 1 ? (kept.memo, kept.watchers - 1) : nil
+        watchers.remove(id)
     }
 
     /// How many records are in memory, and what they cost against the memory limit (0 without one).
@@ -423,7 +401,7 @@ package actor NormalizedStore {
         let woken = watchers.woken(by: changed)
         // The memos forget what changed before any watcher reads again (a memo depends only on
         // what its watchers read, so theirs are the memos to tell).
-        for id in woken { watchers.memo(of: id).flatMap { memos[$0]?.memo }?.forget(changed) }
+        for id in woken { watchers.memo(of: id)?.forget(changed) }
         for id in woken {
             guard let refresh = watchers.refresh(of: id) else { continue }
             rereadCount += 1

@@ -13,6 +13,11 @@ struct PersistenceBridge {
     /// The records used since the last save, for a persistent store that trims by use.
     private var usedSinceSave: Set<String> = []
     private var tracksUse: Bool
+    /// Keys known to be in no store, so that a miss does not ask the persistent store again and
+    /// again (forgotten when written, and when a collection begins).
+    private var absent: Set<String> = []
+    /// Roots of which memory holds only some fields; the rest are in the persistent store.
+    private(set) var partialRoots: Set<String> = []
 
     init(_ store: (any PersistentRecordStore)?, logger: Logger) {
         self.store = store
@@ -22,6 +27,32 @@ struct PersistenceBridge {
 
     /// Whether there is a persistent store (not set aside).
     var isActive: Bool { store != nil }
+
+    /// Whether the persistent store may have `key`: there is one, and it was not found lacking.
+    func mayHave(_ key: String) -> Bool { store != nil && !absent.contains(key) }
+
+    /// `key` is in no store.
+    mutating func noteAbsent(_ key: String) { absent.insert(key) }
+
+    /// `key` was written: it is no longer known absent.
+    mutating func noteWritten(_ key: String) {
+        if !absent.isEmpty { absent.remove(key) }
+    }
+
+    /// Forgets what was found absent (a collection begins; another client may have written since).
+    mutating func forgetAbsent() { absent = [] }
+
+    /// Memory starts to hold part of the root `key`, of which the persistent store may hold more.
+    mutating func notePartialRoot(_ key: String) {
+        if mayHave(key) { partialRoots.insert(key) }
+    }
+
+    /// Whether memory holds only part of the root `key`.
+    func isPartialRoot(_ key: String) -> Bool { partialRoots.contains(key) }
+
+    /// Memory holds the whole root `key` now, or none of it; answers whether it held a part.
+    @discardableResult
+    mutating func forgetPartialRoot(_ key: String) -> Bool { partialRoots.remove(key) != nil }
 
     /// The records of `keys` that the persistent store has; `nil` without one, or when it failed.
     mutating func load(_ keys: [String]) -> [String: CacheRecord]? {
@@ -78,6 +109,8 @@ struct PersistenceBridge {
     /// Removes every record.
     mutating func removeAll() {
         usedSinceSave = []
+        absent = []
+        partialRoots = []
         _ = attempt("clearing") { try $0.removeAll() }
     }
 
@@ -127,6 +160,7 @@ struct PersistenceBridge {
             self.store = nil
             tracksUse = false
             usedSinceSave = []
+            partialRoots = []
             return nil
         }
     }

@@ -21,7 +21,7 @@ extension NormalizedStore {
         // The memo holds what the records say, not the layers over them.
         // A memo holds what the records say, not the layers over them; a read with a maximum age or
         // a partial one is not the watchers' read.
-        let memo = memoKey.flatMap { memos[$0]?.memo }
+        let memo = memoKey.flatMap { watchers.memo(for: $0) }
         if withLayers { memo?.forgetAll() }
         let memoUsed = withLayers || partial || requestMaxAge != nil ? nil : memo
         // Nothing the last read read changed since: it is this read too.
@@ -95,18 +95,18 @@ extension NormalizedStore {
         return read(
             key: key, selections: Operation.Data.__selections, parent: Operation.Data.__parentType, variables: variables,
             requestMaxAge: requestMaxAge, partial: partial,
-            memoKey: memos.isEmpty ? nil : ReadMemo.Selection(key: key, type: ObjectIdentifier(Operation.Data.self), variables: variables))
+            memoKey: !watchers.hasMemos ? nil : ReadMemo.Selection(key: key, type: ObjectIdentifier(Operation.Data.self), variables: variables))
     }
 
     /// Before a read from a root: the fields its selections name that memory lacks, from the
     /// persistent store (a root not in memory at all starts as an empty part).
     private func loadRootFields(_ key: String, selections: [Selection], variables: JSONObject) {
-        guard persistence.isActive, !absent.contains(key) else { return }
+        guard persistence.mayHave(key) else { return }
         if records[key] == nil {
             keep(CacheRecord(key: key, fields: [:], receivedAt: .distantPast))
-            partialRoots.insert(key)
+            persistence.notePartialRoot(key)
         }
-        guard partialRoots.contains(key), var root = records[key] else { return }
+        guard persistence.isPartialRoot(key), var root = records[key] else { return }
         // Every field the selections could select at the root (loading one too many costs little;
         // one too few would be a miss).
         let missing = Selection.fields(of: selections).map { CacheNaming.storageKey($0, variables: variables) }.filter { root.fields[$0] == nil }

@@ -3,7 +3,7 @@ import APICoreSupport
 
 /// The cache's watchers and what they read: an index from each dependency (a record key, or one
 /// field of a root) to the watchers that read it, so that a write wakes only those, not a scan of
-/// all of them.
+/// all of them; and the ``ReadMemo`` of each selection watchers watch, kept while one does.
 struct WatcherIndex {
     private struct Watcher {
         var dependencies: Set<String>
@@ -17,6 +17,8 @@ struct WatcherIndex {
     private var watchers: [UInt64: Watcher] = [:]
     private var index: [String: Set<UInt64>] = [:]
     private var nextID: UInt64 = 0
+    /// The memo of each selection watchers watch, and how many watch it.
+    private var memos: [ReadMemo.Selection: (memo: ReadMemo, watchers: Int)] = [:]
 
     /// Registers a watcher that depends on `dependencies`, described by `label`, reading with the
     /// memo of a selection; answers its id.
@@ -24,6 +26,10 @@ struct WatcherIndex {
         dependencies: Set<String>, label: String, memo: ReadMemo.Selection?, refresh: @escaping NormalizedStore.Refresh
     ) -> UInt64 {
         nextID += 1
+        if let memo {
+            let kept = memos[memo] ?? (ReadMemo(), 0)
+            memos[memo] = (kept.memo, kept.watchers + 1)
+        }
         watchers[nextID] = Watcher(dependencies: dependencies, refresh: refresh, label: label, memo: memo)
         for key in dependencies { index[key, default: []].insert(nextID) }
         return nextID
@@ -59,12 +65,13 @@ struct WatcherIndex {
         watchers[id]?.dependencies = dependencies
     }
 
-    /// Removes a watcher; answers the selection whose memo it read with.
-    @discardableResult
-    mutating func remove(_ id: UInt64) -> ReadMemo.Selection? {
-        guard let watcher = watchers.removeValue(forKey: id) else { return nil }
+    /// Removes a watcher (and the memo of its selection, when it was the last to watch it).
+    mutating func remove(_ id: UInt64) {
+        guard let watcher = watchers.removeValue(forKey: id) else { return }
         for key in watcher.dependencies { unindex(key, id) }
-        return watcher.memo
+        if let selection = watcher.memo, let kept = memos[selection] {
+            memos[selection] = kept.watchers > 1 ? (kept.memo, kept.watchers - 1) : nil
+        }
     }
 
     private mutating func unindex(_ key: String, _ id: UInt64) {
@@ -75,6 +82,13 @@ struct WatcherIndex {
     /// Whether a watcher reads `key`.
     func isWatched(_ key: String) -> Bool { index[key] != nil }
 
+    /// ``isWatched(_:)`` as a function of its own, for work outside the store (a persistent store
+    /// that trims by use): it holds the index as it is now, not the watchers.
+    var isWatchedNow: @Sendable (String) -> Bool {
+        let index = index
+        return { index[$0] != nil }
+    }
+
     /// Whether no watcher depends on anything.
     var isEmpty: Bool { index.isEmpty }
 
@@ -84,8 +98,14 @@ struct WatcherIndex {
     /// How a watcher reads again, while it is registered.
     func refresh(of id: UInt64) -> NormalizedStore.Refresh? { watchers[id]?.refresh }
 
-    /// The selection whose memo a watcher reads with.
-    func memo(of id: UInt64) -> ReadMemo.Selection? { watchers[id]?.memo }
+    /// The memo a watcher reads with.
+    func memo(of id: UInt64) -> ReadMemo? { watchers[id]?.memo.flatMap { memos[$0]?.memo } }
+
+    /// The memo of a selection, while watchers watch it.
+    func memo(for selection: ReadMemo.Selection) -> ReadMemo? { memos[selection]?.memo }
+
+    /// Whether any watched selection has a memo (else reads need not name theirs).
+    var hasMemos: Bool { !memos.isEmpty }
 
     /// The watchers of the keys changed, oldest first. A root named whole (an update, a removal, a
     /// collection) wakes every watcher of any of its fields.
