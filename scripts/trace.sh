@@ -6,14 +6,15 @@ source "$(dirname "$0")/lib.sh"
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   cat <<USAGE
-usage: scripts/trace.sh [--files]
+usage: scripts/trace.sh [--files | --functions]
 
 Builds apicore-trace with code coverage (scratch path APICoreKit/.build-trace) and runs it twice
 per operation: up to one fetch(.networkOnly) with a normalized cache (or one subscription event
 over graphql-sse), after a first one that warms what is made once, and then with it, over an
 in-memory transport. The functions whose execution counts grew between the two runs are those the
 operation ran. Prints, for each, the number of APICoreKit source files with such a function
-(trace-fetch-files, trace-event-files, with the per-module split); --files lists them. The URLSession transport is
+(trace-fetch-files, trace-event-files, with the per-module split); --files lists them,
+--functions lists the functions each ran, by file. The URLSession transport is
 not in the count (an in-memory transport stands in; over URLSession add its two files,
 HTTP/URLSessionTransport.swift and HTTP/Deadline.swift).
 USAGE
@@ -45,6 +46,12 @@ files = sorted({name[len(sources):] for (function, name), count in end.items() i
 modules = collections.Counter(name.split("/", 1)[0] for name in files)
 split = ", ".join(f"{module} {count}" for module, count in sorted(modules.items()))
 print(f"trace-{operation}-files: {len(files)} ({split})")
+if listing == "--functions":
+    import subprocess
+    grown = sorted((name[len(sources):], function) for (function, name), count in end.items() if count > start.get((function, name), 0))
+    names = subprocess.run(["swift", "demangle", "--simplified"], input="\n".join(f for _, f in grown), capture_output=True, text=True).stdout.splitlines()
+    for (name, _), readable in zip(grown, names):
+        print(f"  {name}: {readable[:150]}")
 if listing == "--files":
     for name in files:
         print(f"  {name}")

@@ -169,7 +169,8 @@ final class Session: @unchecked Sendable {
         let cacheURL = options.cacheURL
         let folder = cacheURL.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            // Owner-only, as the files the client writes in it: the cache holds users' names and addresses.
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw CLIError(FileProblem.sentence(for: error, path: folder.path, doing: "create the cache folder") + " (choose another --cache)")
         }

@@ -36,10 +36,12 @@ final class Scratch {
 
 @Suite("pantry, end to end", .serialized)
 struct EndToEndTests {
-    @Test("demo walks through every capability, and a second run reads what the first persisted")
+    @Test("demo walks through every capability, and a second run reads what the first persisted; the files it writes are the owner's alone")
     func demoTwice() async throws {
         let scratch = try Scratch()
-        let first = await pantry(["demo", "--cache", scratch.cache])
+        // In a folder the demo creates: it and the cache are the owner's alone.
+        let cache = scratch.url.appendingPathComponent("pantry/cache.sqlite").path
+        let first = await pantry(["demo", "--cache", cache])
         #expect(first.code == 0, "\(first.output)")
         for expected in [
             "nothing cached yet", "logged in as alice@example.com [server", "Alice Martin <alice@example.com> [server",
@@ -57,8 +59,13 @@ struct EndToEndTests {
         #expect(shown.hasSuffix("[cache, optimistic]"), "\(first.output)")
         let confirmed = lines.first { $0.contains("the watcher shows the server's answer: Home · offline") } ?? ""
         #expect(confirmed.hasSuffix("[cache]"), "\(first.output)")
+        func mode(_ path: String) throws -> Int {
+            try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber).intValue & 0o777
+        }
+        #expect(try mode(cache) == 0o600)
+        #expect(try mode((cache as NSString).deletingLastPathComponent) == 0o700)
 
-        let second = await pantry(["demo", "--cache", scratch.cache])
+        let second = await pantry(["demo", "--cache", cache])
         #expect(second.code == 0, "\(second.output)")
         let persisted = second.output.components(separatedBy: "\n").first { $0.contains("households read before logging in") } ?? ""
         #expect(persisted.contains("Home ·"), "\(second.output)\n--- first run:\n\(first.output)")

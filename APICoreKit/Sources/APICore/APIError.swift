@@ -38,7 +38,8 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
     /// What a caller can do about this error.
     public var recovery: Recovery {
         switch self {
-        case .transport: return .retry
+        // A certificate or a downgrade refused is the same on the next attempt.
+        case .transport(let failure): return failure.kind == .secureConnectionFailed ? .fail : .retry
         case .cancelled: return .fail
         case .unauthorized: return .reauthenticate
         case .httpStatus(let failure):

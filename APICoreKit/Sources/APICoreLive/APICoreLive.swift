@@ -32,6 +32,8 @@ public enum APICoreLive {
     public static func makeClient(_ configuration: APIClientConfiguration, transport: any HTTPTransport) -> any APIClient {
         var transport = transport
         if let httpCache = configuration.httpCache { transport = CachingTransport(base: transport, cache: httpCache) }
+        // Above the cache, so that each hop is a request of its own to it.
+        transport = RedirectingTransport(base: transport)
         return LiveAPIClient(configuration: configuration, transport: transport)
     }
 }

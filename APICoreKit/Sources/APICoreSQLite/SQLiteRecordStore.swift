@@ -45,7 +45,9 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     var tracksUse: Bool { bound != nil }
 
     init(url: URL, bound: SizeBound? = nil) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // Owner-only: the folders it creates, the file and (as SQLite makes them like the file) its -wal and -shm.
+        try PrivateFiles.createFolder(url.deletingLastPathComponent())
+        try PrivateFiles.prepareDatabase(at: url)
         self.url = url
         self.bound = bound
         var configuration = Configuration()

@@ -158,6 +158,7 @@ struct APIErrorTests {
         #expect(APIError.httpStatus(HTTPFailure(statusCode: 404, headers: [:], body: .init(), url: nil)).recovery == .fail)
         #expect(APIError.unauthorized(HTTPFailure(statusCode: 401, headers: [:], body: .init(), url: nil)).recovery == .reauthenticate)
         #expect(APIError.transport(TransportFailure(kind: .timedOut, url: nil, underlying: "")).recovery == .retry)
+        #expect(APIError.transport(TransportFailure(kind: .secureConnectionFailed, url: nil, underlying: "")).recovery == .fail)
         #expect(APIError.cancelled.recovery == .fail)
         let unauthenticated = GraphQLFailure(
             errors: [GraphQLError(message: "who?", extensions: ["code": "UNAUTHENTICATED"])], partialData: nil, statusCode: 200,

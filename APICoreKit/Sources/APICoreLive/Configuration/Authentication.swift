@@ -1,4 +1,5 @@
 import APICore
+import APICoreSupport
 import Foundation
 
 /// An access token, and what is needed to get the next one.
@@ -78,10 +79,8 @@ public actor FileTokenStore: TokenStore {
     /// Writes the token, owner-only, creating the folder when needed; throws when it cannot.
     public func save(_ token: AuthToken) throws {
         let data = try JSONEncoder().encode(token)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
+        try PrivateFiles.createFolder(url.deletingLastPathComponent())
+        try PrivateFiles.write(data, to: url)
     }
 
     /// Removes the file.

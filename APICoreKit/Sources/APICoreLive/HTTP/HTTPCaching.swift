@@ -1,4 +1,5 @@
 @_spi(Tools) import APICore
+import APICoreSupport
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -173,7 +174,7 @@ final class HTTPCacheStore: Sendable {
         memoryCapacity = cache.memoryCapacity
         diskCapacity = cache.diskCapacity
         directory = cache.directory
-        if let directory { try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+        if let directory { try? PrivateFiles.createFolder(directory) }
     }
 
     func entry(for key: String) -> CachingTransport.Entry? {
@@ -196,7 +197,7 @@ final class HTTPCacheStore: Sendable {
         guard let file = file(for: key), diskCapacity > 0, let data = try? JSONEncoder().encode(Stored(key: key, entry: entry)),
             data.count <= diskCapacity
         else { return }
-        try? data.write(to: file, options: .atomic)
+        try? PrivateFiles.write(data, to: file)
         let name = file.lastPathComponent
         let evicted = memory.withLock { state -> [String] in
             var disk = state.disk ?? Self.scan(directory)

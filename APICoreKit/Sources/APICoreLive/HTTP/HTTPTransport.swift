@@ -16,7 +16,9 @@ public protocol HTTPTransport: Sendable {
     /// body follows in ``StreamedResponse/body``. Honour `request.timeout` (see
     /// ``TransportRequest``); a failure to connect or a cut connection is
     /// ``APIError/transport(_:)``, a deadline passed `.transport(.timedOut)`; cancelling the
-    /// calling task, or dropping a streamed body, ends the exchange.
+    /// calling task, or dropping a streamed body, ends the exchange. Answer a redirect (`3xx`) as it
+    /// came, without following it: the client follows redirects itself, by rules that keep the
+    /// app's credentials from other origins.
     func send(_ request: TransportRequest) async throws(APIError) -> StreamedResponse
 }
 

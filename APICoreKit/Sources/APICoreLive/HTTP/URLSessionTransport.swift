@@ -7,6 +7,10 @@ import Foundation
 
 /// The URLSession transport (FoundationNetworking on Linux).
 ///
+/// It follows no redirect: a `3xx` is answered as it came, and the client follows it itself
+/// (`RedirectingTransport`), because URLSession would send the request's `Authorization` and
+/// `Cookie` on to whatever origin the redirect names.
+///
 /// The timeout is our own deadline for the whole exchange, accurate to a few milliseconds on every
 /// platform, not URLSession's idle interval: a server that trickles bytes forever still times out. Cancelling the calling task cancels the
 /// `URLSessionTask` at once.
@@ -17,7 +21,7 @@ final class URLSessionTransport: HTTPTransport {
     private let streaming = StreamingDelegate()
 
     init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
-        session = URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
         streamingSession = URLSession(configuration: configuration, delegate: streaming, delegateQueue: nil)
     }
 
@@ -195,7 +199,18 @@ final class URLSessionTransport: HTTPTransport {
     }
 }
 
-/// Hands the head and the chunks of streaming exchanges to their readers, by task.
+/// Tells URLSession to follow no redirect: the task completes with the `3xx` itself.
+final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
+
+/// Hands the head and the chunks of streaming exchanges to their readers, by task; follows no
+/// redirect (as ``RedirectRefusal``).
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// One streaming exchange: its head, once, then its chunks; a deadline over all of it.
     final class Exchange: Sendable {
@@ -346,6 +361,13 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         exchange.received(URLSessionTransport.response(http, body: Data(), url: exchange.url), task: dataTask)
         completionHandler(.allow)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
