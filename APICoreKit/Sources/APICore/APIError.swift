@@ -212,6 +212,10 @@ public struct InvalidResponse: Sendable, Hashable, CustomStringConvertible {
         /// A batch of this many operations was not answered with an array of as many results
         /// (`HTTPBatching`): the server does not batch, or lost count.
         case notBatchAnswer(operations: Int)
+        /// The body (or one part or event of a stream) was larger than the client reads, `limit`
+        /// bytes (`maxResponseSize`, or a subscription's `maxMessageSize`): the client stopped
+        /// reading it there.
+        case tooLarge(limit: Int)
     }
 
     /// What was wrong.
@@ -243,6 +247,9 @@ public struct InvalidResponse: Sendable, Hashable, CustomStringConvertible {
             return prefix + "a batch of \(operations) operations was answered"
                 + (statusCode.map { " with HTTP \($0)" } ?? "") + " without an array of \(operations) results, so the server does not "
                 + "batch (turn HTTPBatching off, or allowsBatching off for this request): \(bodyExcerpt)"
+        case .tooLarge(let limit):
+            return prefix + "the answer is larger than the client's bound of \(limit) bytes; reading stopped there"
+                + (bodyExcerpt.isEmpty ? "" : " (\(bodyExcerpt))")
         }
     }
 }

@@ -51,7 +51,7 @@ final class LiveAPIClient: APIClient {
         self.transport = transport
         let configuredTracer = configuration.tracer
         batcher = configuration.batching.map {
-            HTTPBatcher(options: $0, transport: transport) { Self.withTraceContext($0, using: URLRequestInjector(), tracer: configuredTracer) }
+            HTTPBatcher(options: $0, transport: transport, maxResponseSize: configuration.maxResponseSize) { Self.withTraceContext($0, using: URLRequestInjector(), tracer: configuredTracer) }
         }
         inFlight = InFlightQueries(logger: configuration.logger)
         // What an earlier launch queued, with its optimistic layers laid before anything reads the cache.
@@ -246,7 +246,7 @@ final class LiveAPIClient: APIClient {
         let transport = self.transport
         let timeout = timeout ?? configuration.timeout
         return { [self] request throws(APIError) in
-            let response = try await transport.whole(withTraceContext(request), timeout: timeout)
+            let response = try await transport.whole(withTraceContext(request), timeout: timeout, limit: configuration.maxResponseSize)
             try Self.checkRESTStatus(response)
             return response
         }

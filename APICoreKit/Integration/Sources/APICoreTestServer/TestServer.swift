@@ -109,6 +109,9 @@ public final class TestServer: Sendable {
         var cutIncrementalAfter: Int?
         var incrementalPartDelay: Duration?
         var abandonedIncrementalAnswers = 0
+        /// Bytes written by `/flood` answers, and how many of them ended because the client left.
+        var floodBytes = 0
+        var floodsAbandoned = 0
         var subscriptionHeartbeat: Duration? = .seconds(5)
         var cutSubscriptionStreamsAfter: Int?
         var failSubscriptionStreamsAfter: Int?
@@ -250,6 +253,9 @@ public final class TestServer: Sendable {
 
     /// How many `@defer` answers the client stopped reading before their end.
     public var abandonedIncrementalAnswers: Int { state.withLock { $0.abandonedIncrementalAnswers } }
+
+    /// How many bytes `/flood` answers wrote, and how many of them the client left before their end.
+    public var flood: (bytes: Int, abandoned: Int) { state.withLock { ($0.floodBytes, $0.floodsAbandoned) } }
 
     /// The time between heartbeats of multipart subscription streams (5 s by default, as Apollo
     /// Router); `nil` sends none.

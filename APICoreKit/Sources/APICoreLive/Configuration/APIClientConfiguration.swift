@@ -24,6 +24,12 @@ public struct APIClientConfiguration: Sendable {
     /// The time a request may take, from sending to the end of the body, unless the request sets
     /// its own.
     public var timeout: Duration
+    /// The largest answer the client reads, in bytes: a body read whole, or one part of an
+    /// incremental (`@defer`, `@stream`) answer. Past it the client stops reading (the connection
+    /// is closed) and the request fails with `APIError.invalidResponse` of kind `.tooLarge`, so
+    /// that no server can make the app hold more. 64 MiB by default, far above any real answer;
+    /// a subscription's events have their own bound (`SubscriptionConfiguration.maxMessageSize`).
+    public var maxResponseSize: Int
     /// The middleware chain, outermost first.
     public var middlewares: [any Middleware]
     /// How queries travel.
@@ -95,12 +101,14 @@ public struct APIClientConfiguration: Sendable {
         clientAwareness: ClientAwareness? = nil,
         batching: HTTPBatching? = nil,
         httpCache: HTTPCache? = nil,
+        maxResponseSize: Int = 64 << 20,
         makeJSONEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
     ) {
         self.restBaseURL = restBaseURL
         self.graphQLURL = graphQLURL ?? restBaseURL.appendingPathComponent("graphql")
         self.defaultHeaders = defaultHeaders
         self.timeout = timeout
+        self.maxResponseSize = max(1, maxResponseSize)
         self.middlewares = middlewares
         self.queryMethod = queryMethod
         self.makeJSONEncoder = makeJSONEncoder

@@ -136,7 +136,7 @@ extension LiveAPIClient {
                 // The batch carries the trace context, once.
                 response = try await batcher.send(request, timeout: timeout, operationName: operationName)
             } else if reading == .whole {
-                response = try await transport.whole(self.withTraceContext(request), timeout: timeout)
+                response = try await transport.whole(self.withTraceContext(request), timeout: timeout, limit: configuration.maxResponseSize)
             } else {
                 let streamed = try await transport.streamed(self.withTraceContext(request), timeout: timeout, openEnded: reading == .openEnded)
                 response = streamed.head
@@ -144,7 +144,7 @@ extension LiveAPIClient {
                     response.read = .stream(streamed.chunks)
                     return response
                 }
-                response.body = try await ResponseBody.chunks(streamed.chunks).collect()
+                response.body = try await ResponseBody.chunks(streamed.chunks).collect(limit: configuration.maxResponseSize)
             }
             response.read = .payload(try GraphQLHTTP.classify(response, operationName: operationName, catching: selections))
             return response

@@ -40,9 +40,7 @@ enum IncrementalParts {
     }
 
     private static func tooLarge(_ size: Int, limit: Int, _ operationName: String) -> APIError {
-        .invalidResponse(InvalidResponse(
-            kind: .notGraphQLResponse, statusCode: nil, request: operationName,
-            bodyExcerpt: "a part of \(size) bytes or more, over the limit of \(limit)"))
+        ResponseBody.tooLarge(limit, what: "a multipart part of \(size) bytes or more", request: operationName)
     }
 
     private static func payload(of part: MultipartPart, operationName: String) throws(APIError) -> JSONObject? {

@@ -112,7 +112,8 @@ extension LiveAPIClient {
                     kind: .notGraphQLResponse, statusCode: response.statusCode, request: operation.name,
                     bodyExcerpt: "a \(response.mediaType ?? "streamed") answer, which only a subscription reads"))
             }
-            let payloads = IncrementalParts.payloads(of: chunks, boundary: boundary, operationName: operation.name)
+            let payloads = IncrementalParts.payloads(
+                of: chunks, boundary: boundary, operationName: operation.name, maxPartSize: configuration.maxResponseSize)
             var iterator = payloads.makeAsyncIterator()
             guard let first = try await iterator.next()?.get() else {
                 throw .transport(TransportFailure(kind: .connectionLost, url: response.url, underlying: "the incremental response ended before its first part"))

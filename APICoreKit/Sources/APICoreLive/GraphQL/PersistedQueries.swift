@@ -49,7 +49,7 @@ extension LiveAPIClient {
         case .invalidResponse(let failure):
             switch failure.kind {
             case .notJSON, .notGraphQLResponse: break
-            case .wrongShape, .noData, .notBatchAnswer: return nil
+            case .wrongShape, .noData, .notBatchAnswer, .tooLarge: return nil
             }
             return "does not know persisted queries (it answered a request without a document with a body that is not JSON"
                 + (failure.statusCode.map { ", HTTP \($0)" } ?? "") + ")"

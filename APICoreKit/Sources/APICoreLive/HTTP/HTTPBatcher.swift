@@ -13,6 +13,8 @@ import Foundation
 final class HTTPBatcher: Sendable {
     private let options: HTTPBatching
     private let transport: any HTTPTransport
+    /// The most bytes read of an answer (`APIClientConfiguration.maxResponseSize`).
+    private let maxResponseSize: Int
     /// Adds what every request sent carries (the trace context of the caller that sends it).
     private let prepare: @Sendable (URLRequest) -> URLRequest
 
@@ -42,7 +44,11 @@ final class HTTPBatcher: Sendable {
 
     private let state = Locked(State())
 
-    init(options: HTTPBatching, transport: any HTTPTransport, prepare: @escaping @Sendable (URLRequest) -> URLRequest = { $0 }) {
+    init(
+        options: HTTPBatching, transport: any HTTPTransport, maxResponseSize: Int = .max,
+        prepare: @escaping @Sendable (URLRequest) -> URLRequest = { $0 }
+    ) {
+        self.maxResponseSize = maxResponseSize
         self.options = options
         self.transport = transport
         self.prepare = prepare
@@ -58,7 +64,7 @@ final class HTTPBatcher: Sendable {
 
     /// The answer to `request`, sent in a batch with others when it can be.
     func send(_ request: URLRequest, timeout: Duration, operationName: String) async throws(APIError) -> TransportResponse {
-        guard Self.batchable(request), let body = request.httpBody else { return try await transport.whole(prepare(request), timeout: timeout) }
+        guard Self.batchable(request), let body = request.httpBody else { return try await transport.whole(prepare(request), timeout: timeout, limit: maxResponseSize) }
         if Task.isCancelled { throw .cancelled }
         let key = Key(url: request.url, headers: request.allHTTPHeaderFields ?? [:], timeout: timeout)
         let id = state.withLock { state -> UInt64 in
@@ -128,7 +134,7 @@ final class HTTPBatcher: Sendable {
         var results: [Result<TransportResponse, APIError>]
         if members.count == 1 {
             request.httpBody = members[0].body
-            results = [await LiveAPIClient.result { () async throws(APIError) in try await transport.whole(request, timeout: timeout) }]
+            results = [await LiveAPIClient.result { () async throws(APIError) in try await transport.whole(request, timeout: timeout, limit: maxResponseSize) }]
         } else {
             var body = Data("[".utf8)
             for (index, member) in members.enumerated() {
@@ -137,7 +143,7 @@ final class HTTPBatcher: Sendable {
             }
             body.append(UInt8(ascii: "]"))
             request.httpBody = body
-            switch await LiveAPIClient.result({ () async throws(APIError) in try await transport.whole(request, timeout: timeout) }) {
+            switch await LiveAPIClient.result({ () async throws(APIError) in try await transport.whole(request, timeout: timeout, limit: maxResponseSize) }) {
             case .success(let response): results = Self.split(response, into: members.count)
             case .failure(let error): results = Array(repeating: .failure(error), count: members.count)
             }

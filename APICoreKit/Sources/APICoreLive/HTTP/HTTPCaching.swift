@@ -32,13 +32,13 @@ final class CachingTransport: HTTPTransport {
     /// A body read whole goes through the cache; one that streams goes past it.
     func send(_ request: TransportRequest) async throws(APIError) -> StreamedResponse {
         guard request.readsWholeBody else { return try await base.send(request) }
-        return StreamedResponse(whole: try await cached(request.urlRequest, timeout: request.timeout))
+        return StreamedResponse(whole: try await cached(request.urlRequest, timeout: request.timeout, limit: request.maxBodySize))
     }
 
-    private func cached(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
+    private func cached(_ request: URLRequest, timeout: Duration, limit: Int) async throws(APIError) -> TransportResponse {
         let directives = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
         guard (request.httpMethod ?? "GET") == "GET", let url = request.url, !directives.noStore else {
-            return try await base.whole(request, timeout: timeout)
+            return try await base.whole(request, timeout: timeout, limit: limit)
         }
         let key = Self.key(for: request, url: url)
         let now = Date()
@@ -49,7 +49,7 @@ final class CachingTransport: HTTPTransport {
             if let etag = kept.headers["etag"] { sent.setValue(etag, forHTTPHeaderField: "If-None-Match") }
             if let modified = kept.headers["last-modified"] { sent.setValue(modified, forHTTPHeaderField: "If-Modified-Since") }
         }
-        let response = try await base.whole(sent, timeout: timeout)
+        let response = try await base.whole(sent, timeout: timeout, limit: limit)
         if response.statusCode == 304, var kept {
             // The kept answer, still good: its headers brought up to date, its age restarted.
             for (name, value) in response.headers where !["content-length", "content-type", "content-encoding"].contains(name) {

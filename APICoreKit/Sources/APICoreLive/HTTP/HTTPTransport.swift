@@ -36,13 +36,19 @@ public struct TransportRequest: Sendable {
     /// `text/event-stream`) the engine reads the parts as they arrive, and chunks should come as
     /// they do.
     public var readsWholeBody: Bool
+    /// With ``readsWholeBody``, the most bytes the engine reads of the body
+    /// (`APIClientConfiguration.maxResponseSize`): past them it stops reading, dropping the body
+    /// (which ends the exchange), and fails the request. A transport that reads a body whole itself
+    /// should stop there too, so that no server can make it hold more.
+    public var maxBodySize: Int
 
     /// A request for a transport.
-    public init(urlRequest: URLRequest, timeout: Duration, isOpenEnded: Bool = false, readsWholeBody: Bool = true) {
+    public init(urlRequest: URLRequest, timeout: Duration, isOpenEnded: Bool = false, readsWholeBody: Bool = true, maxBodySize: Int = .max) {
         self.urlRequest = urlRequest
         self.timeout = timeout
         self.isOpenEnded = isOpenEnded
         self.readsWholeBody = readsWholeBody
+        self.maxBodySize = maxBodySize
     }
 }
 
@@ -68,17 +74,29 @@ public enum ResponseBody: Sendable {
     /// stopping the iteration ends the exchange.
     case chunks(APIStream<Result<Data, APIError>>)
 
-    /// The whole body.
-    public func collect() async throws(APIError) -> Data {
+    /// The whole body, up to `limit` bytes: a longer one is
+    /// `APIError.invalidResponse` of kind `.tooLarge`, read no further (its chunks are dropped,
+    /// which ends the exchange).
+    public func collect(limit: Int = .max) async throws(APIError) -> Data {
         switch self {
         case .complete(let data):
+            guard data.count <= limit else { throw Self.tooLarge(limit) }
             return data
         case .chunks(let chunks):
             var body = Data()
-            for await chunk in chunks { body.append(try chunk.get()) }
+            for await chunk in chunks {
+                let bytes = try chunk.get()
+                guard bytes.count <= limit - body.count else { throw Self.tooLarge(limit) }
+                body.append(bytes)
+            }
             if Task.isCancelled { throw .cancelled }
             return body
         }
+    }
+
+    /// A body over `limit` bytes.
+    static func tooLarge(_ limit: Int, what: String = "", request: String? = nil, statusCode: Int? = nil) -> APIError {
+        .invalidResponse(InvalidResponse(kind: .tooLarge(limit: limit), statusCode: statusCode, request: request, bodyExcerpt: what))
     }
 
     /// The body's chunks (a complete body is one chunk).
@@ -105,11 +123,11 @@ extension StreamedResponse {
 }
 
 extension HTTPTransport {
-    /// The whole answer, its body read.
-    func whole(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
-        let answer = try await send(TransportRequest(urlRequest: request, timeout: timeout))
+    /// The whole answer, its body read up to `limit` bytes.
+    func whole(_ request: URLRequest, timeout: Duration, limit: Int = .max) async throws(APIError) -> TransportResponse {
+        let answer = try await send(TransportRequest(urlRequest: request, timeout: timeout, maxBodySize: limit))
         var response = answer.head
-        response.body = try await answer.body.collect()
+        response.body = try await answer.body.collect(limit: limit)
         return response
     }
 

@@ -16,18 +16,15 @@ import Foundation
 /// `URLSessionTask` at once.
 final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
-    /// A second session for answers read as they stream, whose delegate hands each chunk on.
-    private let streamingSession: URLSession
-    private let streaming = StreamingDelegate()
+    /// Hands each answer's head and chunks on as they arrive.
+    private let delegate = StreamingDelegate()
 
     init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
-        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
-        streamingSession = URLSession(configuration: configuration, delegate: streaming, delegateQueue: nil)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit {
         session.finishTasksAndInvalidate()
-        streamingSession.finishTasksAndInvalidate()
     }
 
     /// The session's configuration: ephemeral, without a URL cache (the client's HTTP cache is
@@ -43,94 +40,35 @@ final class URLSessionTransport: HTTPTransport {
         return configuration
     }
 
-    private enum Outcome: Sendable {
-        case pending
-        /// Sent; its deadline once armed.
-        case running(URLSessionDataTask, Deadline?)
-        case cancelled
-        case timedOut
-        case finished
-    }
-
     func send(_ request: TransportRequest) async throws(APIError) -> StreamedResponse {
-        guard request.readsWholeBody else {
-            return try await streamingTask(request.urlRequest, timeout: request.timeout, openEnded: request.isOpenEnded)
-        }
-        return StreamedResponse(whole: try await dataTask(request.urlRequest, timeout: request.timeout))
+        try await exchange(request)
     }
 
-    /// The whole answer, in one data task.
-    private func dataTask(_ request: URLRequest, timeout: Duration) async throws(APIError) -> TransportResponse {
+    /// The head as soon as it arrives, the body as it streams in, through the delegate: read whole
+    /// or not, every answer comes this way, so that a body is counted as it arrives and stopped
+    /// past the request's ``TransportRequest/maxBodySize`` (a completion handler would hold all of
+    /// an endless one).
+    private func exchange(_ transportRequest: TransportRequest) async throws(APIError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
-        var request = request
-        let seconds = Self.deadline(timeout, for: &request)
-        let state = Locked(Outcome.pending)
-        let url = request.url
-        let result: Result<TransportResponse, APIError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransportResponse, APIError>, Never>) in
-                let task = session.dataTask(with: request) { data, response, error in
-                    continuation.resume(returning: Self.outcome(data: data, response: response, error: error, url: url, state: state))
-                }
-                let startNow = state.withLock { outcome -> Bool in
-                    guard case .pending = outcome else { return false }
-                    outcome = .running(task, nil)
-                    return true
-                }
-                guard startNow else { return continuation.resume(returning: .failure(.cancelled)) }
-                task.resume()
-                let deadline = Deadline(after: seconds) {
-                    let running = state.withLock { outcome -> URLSessionDataTask? in
-                        guard case .running(let task, _) = outcome else { return nil }
-                        outcome = .timedOut
-                        return task
-                    }
-                    running?.cancel()
-                }
-                // Called off when the exchange ends, so no timer outlives its request.
-                let ended = state.withLock { outcome -> Bool in
-                    guard case .running(let task, nil) = outcome else { return true }
-                    outcome = .running(task, deadline)
-                    return false
-                }
-                if ended { deadline.cancel() }
-            }
-        } onCancel: {
-            let running = state.withLock { outcome -> URLSessionDataTask? in
-                switch outcome {
-                case .pending:
-                    outcome = .cancelled
-                    return nil
-                case .running(let task, let deadline):
-                    deadline?.cancel()
-                    outcome = .cancelled
-                    return task
-                case .cancelled, .timedOut, .finished:
-                    return nil
-                }
-            }
-            running?.cancel()
-        }
-        return try result.get()
-    }
-
-    /// The head as soon as it arrives, the body as it streams in, through the delegate.
-    private func streamingTask(_ request: URLRequest, timeout: Duration, openEnded: Bool) async throws(APIError) -> StreamedResponse {
-        if Task.isCancelled { throw .cancelled }
-        var request = request
-        let seconds = Self.deadline(timeout, for: &request)
+        var request = transportRequest.urlRequest
+        let openEnded = transportRequest.isOpenEnded
+        let seconds = Self.deadline(transportRequest.timeout, for: &request)
         // URLSession's interval is an idle timeout: out of the way of a stream that may be quiet
         // for long (its reader watches for silence).
         if openEnded { request.timeoutInterval = 7 * 24 * 3600 }
-        let task = streamingSession.dataTask(with: request)
-        let exchange = StreamingDelegate.Exchange(url: request.url)
-        streaming.register(exchange, for: task)
+        let task = session.dataTask(with: request)
+        var continuation: AsyncStream<Result<Data, APIError>>.Continuation!
+        let chunks = APIStream<Result<Data, APIError>> { continuation = $0 }
+        let exchange = StreamingDelegate.Exchange(
+            url: request.url, continuation: continuation, maxBodySize: transportRequest.readsWholeBody ? transportRequest.maxBodySize : .max)
+        delegate.register(exchange, for: task)
         exchange.start(task, deadline: seconds, headOnly: openEnded)
         let head = await withTaskCancellationHandler {
             await exchange.head()
         } onCancel: {
             exchange.cancel()
         }
-        return StreamedResponse(head: try head.get(), body: .chunks(exchange.chunks))
+        return StreamedResponse(head: try head.get(), body: .chunks(chunks))
     }
 
     /// The timeout in seconds, which our own deadline enforces. URLSession's interval only has to
@@ -148,30 +86,6 @@ final class URLSessionTransport: HTTPTransport {
             headers[String(describing: key)] = String(describing: value)
         }
         return TransportResponse(statusCode: http.statusCode, headers: headers, body: body, url: http.url ?? url)
-    }
-
-    private static func outcome(data: Data?, response: URLResponse?, error: (any Error)?, url: URL?, state: Locked<Outcome>)
-        -> Result<TransportResponse, APIError>
-    {
-        let final = state.withLock { outcome -> Outcome in
-            let seen = outcome
-            if case .running(_, let deadline) = outcome {
-                deadline?.cancel()
-                outcome = .finished
-            }
-            return seen
-        }
-        if case .cancelled = final { return .failure(.cancelled) }
-        if case .timedOut = final {
-            return .failure(.transport(TransportFailure(kind: .timedOut, url: url, underlying: timedOutText)))
-        }
-        if let error {
-            return .failure(map(error, url: url))
-        }
-        guard let http = response as? HTTPURLResponse else {
-            return .failure(.transport(TransportFailure(kind: .other, url: url, underlying: "the response is not HTTP")))
-        }
-        return .success(Self.response(http, body: data ?? Data(), url: url))
     }
 
     /// One wording for a timeout, whether our deadline or URLSession's fired first.
@@ -199,18 +113,8 @@ final class URLSessionTransport: HTTPTransport {
     }
 }
 
-/// Tells URLSession to follow no redirect: the task completes with the `3xx` itself.
-final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-}
-
-/// Hands the head and the chunks of streaming exchanges to their readers, by task; follows no
-/// redirect (as ``RedirectRefusal``).
+/// Hands the head and the chunks of each exchange to its reader, by task; follows no redirect (the
+/// task completes with the `3xx` itself).
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// One streaming exchange: its head, once, then its chunks; a deadline over all of it.
     final class Exchange: Sendable {
@@ -221,7 +125,9 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
 
         let url: URL?
-        let chunks: APIStream<Result<Data, APIError>>
+        /// The most bytes of body read; past them the exchange stops as too large.
+        private let maxBodySize: Int
+        private let bodyBytes = Locked(0)
         private let continuation: AsyncStream<Result<Data, APIError>>.Continuation
         private let phase = Locked<Phase>(.waiting([], task: nil))
         private let headResult = Locked<Result<TransportResponse, APIError>?>(nil)
@@ -230,10 +136,11 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         /// The deadline over the whole exchange, called off when it ends.
         private let deadline = Locked<Deadline?>(nil)
 
-        init(url: URL?) {
+        /// An exchange that yields the body to `continuation`. It does not keep the stream the reader
+        /// iterates: when the reader lets that go, the stream ends and its termination cancels the task.
+        init(url: URL?, continuation: AsyncStream<Result<Data, APIError>>.Continuation, maxBodySize: Int = .max) {
             self.url = url
-            var continuation: AsyncStream<Result<Data, APIError>>.Continuation!
-            chunks = APIStream { continuation = $0 }
+            self.maxBodySize = maxBodySize
             self.continuation = continuation
         }
 
@@ -306,7 +213,16 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             resolveHead(.success(response), next: .streaming(task))
         }
 
-        func received(_ data: Data) { continuation.yield(.success(data)) }
+        func received(_ data: Data) {
+            if maxBodySize < .max {
+                let total = bodyBytes.withLock { total in
+                    total += data.count
+                    return total
+                }
+                guard total <= maxBodySize else { return stop(ResponseBody.tooLarge(maxBodySize)) }
+            }
+            continuation.yield(.success(data))
+        }
 
         func completed(with error: (any Error)?) {
             let reason = stopReason.withLock { $0 }

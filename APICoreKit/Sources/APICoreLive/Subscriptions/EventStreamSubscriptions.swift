@@ -26,9 +26,8 @@ struct EventStreamSubscriptionChannel: StreamingHTTPChannel {
             do throws(ServerSentEventReader.TooLarge) {
                 events = try reader.append(bytes)
             } catch {
-                throw .invalidResponse(InvalidResponse(
-                    kind: .notGraphQLResponse, statusCode: head.statusCode, request: operation.name,
-                    bodyExcerpt: "an event of \(error.size) bytes or more, over the limit of \(error.limit)"))
+                throw ResponseBody.tooLarge(
+                    error.limit, what: "a server-sent event of \(error.size) bytes or more", request: operation.name, statusCode: head.statusCode)
             }
             for event in events {
                 switch event.type {
