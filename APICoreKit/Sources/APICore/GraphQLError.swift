@@ -69,7 +69,7 @@ public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension GraphQLError {
-    /// The error as JSON, as a server sends it: what ``init(json:)`` reads back (an offline
+    /// The error as JSON, as a server sends it: what `init(json:)` reads back (an offline
     /// queue's stored failures, errors that `@catch` put in data).
     @_spi(Engine) public var jsonValue: JSONValue {
         var object: JSONObject = ["message": .string(message), "extensions": .object(extensions)]

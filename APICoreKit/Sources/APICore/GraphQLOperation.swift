@@ -85,7 +85,7 @@ extension LocalCacheMutation {
     /// The variables as a JSON object: the ones left out are absent.
     public var variablesJSON: JSONObject { __variables.jsonObject }
     /// The variables with the document's default for each one left out, as a query with the same
-    /// variables would key its fields (``GraphQLOperation/coercedVariables``).
+    /// variables would key its fields (`coercedVariables`).
     @_spi(Engine) public var coercedVariables: JSONObject { InputDict.coerced(variablesJSON, defaults: Self.__variableDefaults) }
 }
 

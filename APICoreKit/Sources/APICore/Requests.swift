@@ -66,7 +66,7 @@ public struct RESTRequest<Value: Sendable>: Sendable {
     /// error. The middleware chain still sees the status as an `APIError` first, so a 401 still
     /// refreshes credentials and a 503 is still retried; only what the chain finally ends with
     /// comes back as a response (its status in ``ResponseMetadata/statusCode``), decoded by
-    /// ``decode``. Off by default; on for clients that read documented error answers themselves.
+    /// its decoding function. Off by default; on for clients that read documented error answers themselves.
     public var acceptsAnyStatus = false
     /// A timeout for this request, overriding the client's.
     public var timeout: Duration?

@@ -82,7 +82,7 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     /// (CoerceArgumentValues): `nil` when it is a variable with no value, so that the argument
     /// counts as not given (an explicit `null` stays `null`); in an object, a field whose variable
     /// has no value is left out; in a list, such an item is `null`. `variables` are the
-    /// operation's coerced ones (``GraphQLOperation/coercedVariables``), defaults applied.
+    /// operation's coerced ones (`coercedVariables`), defaults applied.
     public func resolved(with variables: JSONObject) -> JSONValue? {
         switch self {
         case .value(let value): return value

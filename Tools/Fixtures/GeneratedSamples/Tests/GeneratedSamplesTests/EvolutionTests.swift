@@ -1,4 +1,4 @@
-@_spi(Tools) import APICore
+@_spi(Engine) @_spi(Tools) import APICore
 import Evolution
 import Testing
 
