@@ -106,7 +106,7 @@ extension JSONValue {
     }
 
     /// Whether this is `null`.
-    public var isNull: Bool {
+    @inlinable public var isNull: Bool {
         if case .null = self { return true }
         return false
     }

@@ -128,7 +128,7 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     }
 
     /// The key under which the response holds the field: the alias, else the name.
-    public var responseKey: String { alias ?? name }
+    @inlinable public var responseKey: String { alias ?? name }
 
     /// Describes a field; `pagination` names the page arguments of a connection field, `keyArgs`
     /// the arguments of a field policy, `catchTo` what `@catch` makes of an error, `cacheMaxAge`
@@ -166,7 +166,7 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     }
 
     /// Whether the selection applies with these variables (a missing variable counts as false).
-    public func isSatisfied(by variables: JSONObject) -> Bool {
+    @inlinable public func isSatisfied(by variables: JSONObject) -> Bool {
         let value = variables[variable]?.boolValue ?? false
         return inverted ? !value : value
     }
@@ -208,7 +208,7 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
 
     /// Whether the server defers the fragment under these variables; when not, its data comes
     /// with the rest.
-    public func isActive(with variables: JSONObject) -> Bool { condition?.isSatisfied(by: variables) ?? true }
+    @inlinable public func isActive(with variables: JSONObject) -> Bool { condition?.isSatisfied(by: variables) ?? true }
 
     /// The key under which validated data lists the deferred fragments whose data has not
     /// arrived yet, by ``id``.

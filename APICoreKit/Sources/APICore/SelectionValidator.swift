@@ -105,7 +105,7 @@
                 object.fields[key] = replaced
                 object.changed = true
             }
-            if let slot { recorder!.store(checked.stored, at: slot, in: &object.record!) }
+            if let slot { Recorder.store(checked.stored, at: slot, in: &object.record!) }
         } catch {
             throw error.prefixed(by: .field(key))
         }
@@ -158,9 +158,10 @@
             guard case .object(var object) = value else {
                 throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")
             }
-            let place = slot.map { recorder!.place(for: object, of: selectionSet, at: $0) }
+            var place: Recorder.Place?
+            if let slot { place = recorder?.place(for: object, of: selectionSet, at: slot) }
             let changed = try validate(&object, selections: selectionSet.__selections, in: selectionSet.__parentType, recordingAt: place)
-            return Checked(replacement: changed ? .object(object) : nil, stored: place.map { recorder!.reference(to: $0) } ?? value)
+            return Checked(replacement: changed ? .object(object) : nil, stored: place.map { Recorder.reference(to: $0) } ?? value)
         case .list(let element):
             guard case .array(let elements) = value else {
                 throw GraphQLDecodingError(message: "expected a list, found \(value.kindDescription)")
@@ -173,7 +174,7 @@
             if recordsItems { stored.reserveCapacity(elements.count) }
             for (index, item) in elements.enumerated() {
                 do throws(GraphQLDecodingError) {
-                    let checked = try check(item, as: element, nullable: true, at: recordsItems ? slot.map { recorder!.item(index, of: $0) } : nil)
+                    let checked = try check(item, as: element, nullable: true, at: recordsItems ? slot.map { Recorder.item(index, of: $0) } : nil)
                     if let replaced = checked.replacement {
                         result[index] = replaced
                         changed = true
@@ -217,13 +218,13 @@
     /// object itself, or the answer's errors name the field).
     mutating func slot(for field: Field, value: JSONValue, in place: inout Place) -> Slot?
     /// The slot of item `index` of the list at `slot`.
-    func item(_ index: Int, of slot: Slot) -> Slot
+    static func item(_ index: Int, of slot: Slot) -> Slot
     /// The record of an object of `type` found at `slot`.
     mutating func place(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> Place
     /// Puts a checked value (objects as their references) at `slot` of `place`.
-    func store(_ value: JSONValue, at slot: Slot, in place: inout Place)
+    static func store(_ value: JSONValue, at slot: Slot, in place: inout Place)
     /// What a field holding the object recorded at `place` stores.
-    func reference(to place: Place) -> JSONValue
+    static func reference(to place: Place) -> JSONValue
     /// The object recorded at `place` is checked: `checked` is its data as validation left it.
     mutating func finish(_ place: Place, checked: JSONObject)
 }
@@ -231,10 +232,10 @@
 /// A walk that only checks.
 @_spi(Engine) public enum NoRecorder: ResponseRecorder {
     public func slot(for _: Field, value _: JSONValue, in place: inout Never) -> Never? {}
-    public func item(_: Int, of slot: Never) -> Never {}
+    public static func item(_: Int, of slot: Never) -> Never {}
     public func place(for _: JSONObject, of _: any SelectionSet.Type, at slot: Never) -> Never {}
-    public func store(_: JSONValue, at slot: Never, in _: inout Never) {}
-    public func reference(to place: Never) -> JSONValue {}
+    public static func store(_: JSONValue, at slot: Never, in _: inout Never) {}
+    public static func reference(to place: Never) -> JSONValue {}
     public func finish(_ place: Never, checked _: JSONObject) {}
 }
 

@@ -289,11 +289,11 @@ package struct ResponseRecords: ResponseRecorder {
         return selections.count
     }
 
-    package func item(_ index: Int, of slot: Slot) -> Slot { slot.item(index) }
+    package static func item(_ index: Int, of slot: Slot) -> Slot { slot.item(index) }
 
-    package func store(_ value: JSONValue, at slot: Slot, in place: inout Place) { place.fields[slot.storageKey] = value }
+    package static func store(_ value: JSONValue, at slot: Slot, in place: inout Place) { place.fields[slot.storageKey] = value }
 
-    package func reference(to place: Place) -> JSONValue { CacheNaming.reference(to: place.key) }
+    package static func reference(to place: Place) -> JSONValue { CacheNaming.reference(to: place.key) }
 
     /// Adds the record of a checked object (the checked data itself when the record adopts it).
     package mutating func finish(_ place: Place, checked: JSONObject) {
