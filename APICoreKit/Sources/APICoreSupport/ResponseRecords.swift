@@ -93,6 +93,15 @@ package enum CacheNaming {
     /// The reference to a record, as stored in a field.
     package static func reference(to key: String) -> JSONValue { .object([reference: .string(key)]) }
 
+    /// The keys a field's value refers to, at any depth of lists.
+    package static func collectReferences(_ value: JSONValue, into keys: inout [String]) {
+        if let key = referencedKey(value) {
+            keys.append(key)
+        } else if case .array(let items) = value {
+            for item in items { collectReferences(item, into: &keys) }
+        }
+    }
+
     /// The key a field holds a reference to.
     package static func referencedKey(_ value: JSONValue) -> String? {
         guard case .object(let object) = value, object.count == 1 else { return nil }

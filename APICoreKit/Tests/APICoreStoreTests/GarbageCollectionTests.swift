@@ -247,7 +247,7 @@ private func modelCollection(_ graph: (records: [String: JSONObject], expires: [
         guard reached.insert(key).inserted, let fields = records[key] else { continue }
         for (name, value) in fields {
             var referred: [String] = []
-            Collector.collectReferences(value, into: &referred)
+            CacheNaming.collectReferences(value, into: &referred)
             if referred.allSatisfy({ records[$0] != nil }) {
                 pending += referred
             } else {

@@ -236,11 +236,8 @@ enum Routes {
             return removed == nil ? plain(404, "no item \(id)") : Response(status: .noContent)
         }
 
-        // An answer that does not end (up to 2 GiB): `kind=json` a JSON body, `multipart` one
-        // multipart part, `sse` one server-sent event, each growing by 64 KiB writes until the client
-        // leaves.
-        router.on("/flood", method: .get, use: { request, _ in flood(request, state: state) })
-        router.on("/flood", method: .post, use: { request, _ in flood(request, state: state) })
+        router.on("/flood", method: .get, use: { request, _ in Flood.answer(request, state: state) })
+        router.on("/flood", method: .post, use: { request, _ in Flood.answer(request, state: state) })
 
         router.get("/echo") { request, _ in
             var headers: [String: String] = [:]
@@ -249,32 +246,6 @@ enum Routes {
             for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
             return try json(200, ["headers": headers, "query": query])
         }
-    }
-
-    static func flood(_ request: Request, state: Locked<TestServer.State>) -> Response {
-        let kind = request.uri.queryParameters.get("kind") ?? "json"
-        let (contentType, start) =
-            switch kind {
-            case "multipart": ("multipart/mixed; boundary=\"-\"; subscriptionSpec=1.0", "\r\n---\r\nContent-Type: application/json\r\n\r\n{\"payload\":\"")
-            case "sse": ("text/event-stream", "event: next\ndata: {\"data\":\"")
-            default: ("application/json", "{\"data\":{\"filler\":\"")
-            }
-        let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 << 10)
-        var response = Response(status: .ok, body: ResponseBody { writer in
-            do {
-                try await writer.write(ByteBuffer(string: start))
-                for _ in 0..<(2 << 30) / chunk.readableBytes {
-                    try await writer.write(chunk)
-                    state.withLock { $0.floodBytes += chunk.readableBytes }
-                }
-                try await writer.finish(nil)
-            } catch {
-                state.withLock { $0.floodsAbandoned += 1 }
-                throw error
-            }
-        })
-        response.headers[.contentType] = contentType
-        return response
     }
 
     /// A request refused before execution: its status, body and content type.

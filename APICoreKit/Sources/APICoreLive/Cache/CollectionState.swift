@@ -47,15 +47,6 @@ struct Collector {
         guard let limit = policy?.afterWrites, writesSinceCollection >= limit else { return nil }
         return "after \(writesSinceCollection) records written"
     }
-
-    /// The keys a field's value refers to, at any depth of lists.
-    static func collectReferences(_ value: JSONValue, into keys: inout [String]) {
-        if let key = CacheNaming.referencedKey(value) {
-            keys.append(key)
-        } else if case .array(let items) = value {
-            for item in items { collectReferences(item, into: &keys) }
-        }
-    }
 }
 
 /// A garbage collection under way (``NormalizedStore/collectGarbage(maxStaleness:)``): expired
@@ -107,7 +98,7 @@ struct IncrementalCollection {
         guard phase != .expiry else { return }
         for (key, fields) in written {
             pending.append(key)
-            for value in fields.values { Collector.collectReferences(value, into: &pending) }
+            for value in fields.values { CacheNaming.collectReferences(value, into: &pending) }
             reachable.remove(key)
         }
     }

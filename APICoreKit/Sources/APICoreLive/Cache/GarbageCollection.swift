@@ -223,7 +223,7 @@ extension NormalizedStore {
         -> Int
     {
         referred.removeAll(keepingCapacity: true)
-        Collector.collectReferences(value, into: &referred)
+        CacheNaming.collectReferences(value, into: &referred)
         guard !referred.isEmpty else { return 0 }
         if persistence.isActive, referred.contains(where: { records[$0] == nil && !state.existing.contains($0) }) {
             let found = persistence.existing(referred.filter { records[$0] == nil && !state.existing.contains($0) })
@@ -264,7 +264,7 @@ extension NormalizedStore {
         var unknown: [String] = []
         for record in state.batch {
             for value in record.fields.values {
-                Collector.collectReferences(value, into: &unknown)
+                CacheNaming.collectReferences(value, into: &unknown)
                 // Records with many references are asked about field by field.
                 if unknown.count > 4 * IncrementalCollection.page { return }
             }

@@ -288,7 +288,7 @@ package actor NormalizedStore {
             guard followingReferences, level == 0 else { break }
             var referred: [String] = []
             for record in loaded.values {
-                for value in record.fields.values { Collector.collectReferences(value, into: &referred) }
+                for value in record.fields.values { CacheNaming.collectReferences(value, into: &referred) }
             }
             missing = referred.filter { records[$0] == nil && persistence.mayHave($0) }
         }

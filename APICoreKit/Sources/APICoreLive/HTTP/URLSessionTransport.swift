@@ -40,15 +40,11 @@ final class URLSessionTransport: HTTPTransport {
         return configuration
     }
 
-    func send(_ request: TransportRequest) async throws(APIError) -> StreamedResponse {
-        try await exchange(request)
-    }
-
     /// The head as soon as it arrives, the body as it streams in, through the delegate: read whole
     /// or not, every answer comes this way, so that a body is counted as it arrives and stopped
     /// past the request's ``TransportRequest/maxBodySize`` (a completion handler would hold all of
     /// an endless one).
-    private func exchange(_ transportRequest: TransportRequest) async throws(APIError) -> StreamedResponse {
+    func send(_ transportRequest: TransportRequest) async throws(APIError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         var request = transportRequest.urlRequest
         let openEnded = transportRequest.isOpenEnded

@@ -1,0 +1,35 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `/flood`: an answer that does not end (up to 2 GiB), for the client's size bounds. `kind=json`
+/// is a JSON body, `multipart` one multipart part, `sse` one server-sent event, each growing by
+/// 64 KiB writes until the client leaves; the server counts the bytes written and the answers the
+/// client left (`TestServer.flood`).
+enum Flood {
+    static func answer(_ request: Request, state: Locked<TestServer.State>) -> Response {
+        let kind = request.uri.queryParameters.get("kind") ?? "json"
+        let (contentType, start) =
+            switch kind {
+            case "multipart": ("multipart/mixed; boundary=\"-\"; subscriptionSpec=1.0", "\r\n---\r\nContent-Type: application/json\r\n\r\n{\"payload\":\"")
+            case "sse": ("text/event-stream", "event: next\ndata: {\"data\":\"")
+            default: ("application/json", "{\"data\":{\"filler\":\"")
+            }
+        let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 << 10)
+        var response = Response(status: .ok, body: ResponseBody { writer in
+            do {
+                try await writer.write(ByteBuffer(string: start))
+                for _ in 0..<(2 << 30) / chunk.readableBytes {
+                    try await writer.write(chunk)
+                    state.withLock { $0.floodBytes += chunk.readableBytes }
+                }
+                try await writer.finish(nil)
+            } catch {
+                state.withLock { $0.floodsAbandoned += 1 }
+                throw error
+            }
+        })
+        response.headers[.contentType] = contentType
+        return response
+    }
+}
