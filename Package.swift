@@ -25,6 +25,7 @@ let package = Package(
     ],
     dependencies: [
         .package(path: "APICoreKit"),
+        .package(path: "APICoreKit/APICoreAsyncHTTPClient"),
         .package(path: "SharedKit"),
         .package(path: "UserKit"),
         .package(path: "ProductKit"),
@@ -45,6 +46,7 @@ let package = Package(
                 .product(name: "APICoreLive", package: "APICoreKit"),
                 .product(name: "APICoreSQLite", package: "APICoreKit"),
                 .product(name: "APICoreWebSocket", package: "APICoreKit"),
+                .product(name: "APICoreAsyncHTTPClient", package: "APICoreAsyncHTTPClient"),
                 .product(name: "DevServer", package: "Tools"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

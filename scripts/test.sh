@@ -8,7 +8,8 @@ usage() {
 usage: scripts/test.sh <package>
 
 Builds <package> with its tests (failing on any compiler warning in this repository's own
-sources), then runs 'swift test' in it.
+sources), then runs 'swift test' in it. For APICoreKit/Integration, the HTTP and subscription
+suites then run a second time over AsyncHTTPClient's transport (APICORE_TEST_TRANSPORT).
 
 packages: ${PACKAGES[*]/#./Pantry}   ("." or "Pantry" is the umbrella app)
 USAGE
@@ -48,4 +49,10 @@ if [ -n "$warnings" ]; then
 fi
 
 echo "== $1: test"
-(cd "$dir" && swift test --skip-build 2>&1)
+(cd "$dir" && swift test --skip-build 2>&1) || exit 1
+# The transport suite, run twice: the HTTP and subscription suites again over AsyncHTTPClient's
+# transport (the first run was over URLSession's).
+if [ "$dir" = "$ROOT/APICoreKit/Integration" ]; then
+  echo "== $1: test over AsyncHTTPClient"
+  (cd "$dir" && APICORE_TEST_TRANSPORT=asynchttpclient swift test --skip-build --filter 'APICoreLiveTests|APICoreSubscriptionTests' 2>&1)
+fi

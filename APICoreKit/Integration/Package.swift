@@ -19,6 +19,7 @@ let package = Package(
     ],
     dependencies: [
         .package(path: ".."),
+        .package(path: "../APICoreAsyncHTTPClient"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
@@ -30,6 +31,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        // A certificate authority made at test time (and for `pantry demo --tls`).
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -40,6 +46,8 @@ let package = Package(
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .target(
@@ -52,6 +60,10 @@ let package = Package(
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "APICoreLive", package: "APICoreKit"),
+                .product(name: "APICoreAsyncHTTPClient", package: "APICoreAsyncHTTPClient"),
             ]
         ),
         // The interop server's operations, generated from Interop/ (apollo-codegen-config.json).
@@ -97,6 +109,7 @@ let package = Package(
                 .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
                 .product(name: "APICoreWebSocket", package: "APICoreKit"), "APICoreTestServer", "StarWarsOperations",
                 .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "APICoreAsyncHTTPClient", package: "APICoreAsyncHTTPClient"),
             ]
         ),
         .testTarget(

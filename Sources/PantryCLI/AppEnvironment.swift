@@ -1,4 +1,5 @@
 import APICore
+import APICoreAsyncHTTPClient
 import APICoreLive
 import APICoreSQLite
 import APICoreWebSocket
@@ -54,6 +55,22 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "After the command, print the spans of its operations on standard error: where the time went.")
     var trace = false
+
+    @Option(help: ArgumentHelp("The HTTP client underneath: asynchttpclient (SwiftNIO: HTTP/2, connection pool) or urlsession (the platform's).", valueName: "name"))
+    var transport: HTTPClientChoice = .asynchttpclient
+
+    /// The HTTP clients the app can run over.
+    enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable {
+        case asynchttpclient, urlsession
+    }
+
+    /// A client for `configuration` over the chosen HTTP client.
+    func makeClient(_ configuration: APIClientConfiguration) -> any APIClient {
+        switch transport {
+        case .asynchttpclient: APICoreLive.makeClient(configuration, transport: AsyncHTTPClientTransport())
+        case .urlsession: APICoreLive.makeClient(configuration)
+        }
+    }
 
     /// The current console, set for these options (JSON, colour).
     func console() -> Console {
@@ -205,7 +222,7 @@ final class Session: @unchecked Sendable {
         configuration.tracer = tracer
         let session = Session(
             options: options, console: console, endpoint: endpoint, embedded: embedded, tokens: tokens,
-            client: APICoreLive.makeClient(configuration), tracer: tracer)
+            client: options.makeClient(configuration), tracer: tracer)
         if signIn, embedded != nil {
             try await console.step("logging in to the embedded server as \(demoEmail)") {
                 try await session.logIn(email: demoEmail, password: DevServer.password)

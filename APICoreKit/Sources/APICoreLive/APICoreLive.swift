@@ -21,8 +21,15 @@ public enum APICoreLive {
     /// as they are. Request timeouts stay the client's. Leave cookie handling off in it
     /// (`httpShouldSetCookies`) when the client authenticates with ``Authentication/cookies(_:)``,
     /// which sends and stores them itself.
-    public static func makeClient(_ configuration: APIClientConfiguration, sessionConfiguration: URLSessionConfiguration) -> any APIClient {
-        makeClient(configuration, transport: URLSessionTransport(configuration: sessionConfiguration))
+    ///
+    /// URLSession cannot honour a ``TLSTrust`` of the app's own (roots, pins): FoundationNetworking
+    /// on Linux has no way to add a root or check a key. Given one, the client refuses every
+    /// request with `APIError.transport(.secureConnectionFailed)` saying so, rather than connect
+    /// with the system's trust; use `AsyncHTTPClientTransport` (module `APICoreAsyncHTTPClient`).
+    public static func makeClient(
+        _ configuration: APIClientConfiguration, sessionConfiguration: URLSessionConfiguration, trust: TLSTrust = .system
+    ) -> any APIClient {
+        makeClient(configuration, transport: URLSessionTransport(configuration: sessionConfiguration, trust: trust))
     }
 
     /// Makes a client for `configuration` over `transport`, the app's own ``HTTPTransport``:

@@ -1,4 +1,5 @@
 @_spi(Engine) import APICore
+import APICoreLive
 import APICoreSupport
 import Foundation
 import Logging
@@ -7,6 +8,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 import NIOWebSocket
 
 /// The WebSocket client for subscriptions, on SwiftNIO (TLS by NIOSSL). It lives in its own module
@@ -22,10 +24,19 @@ import NIOWebSocket
 /// as a page served by the same host would; an `Origin` in the configuration's headers replaces
 /// it, and an empty one leaves it out. A server that answers the upgrade with an HTTP status
 /// instead of `101` fails the attempt with ``WebSocketFailure/Kind-swift.enum/handshakeRefused(status:reason:)``.
+///
+/// Over `wss://` it trusts the system's roots; ``transport(trusting:)`` trusts what a ``TLSTrust``
+/// names (a private CA's root, pinned keys) and refuses what it does not, before the upgrade
+/// request is sent.
 public enum APICoreWebSocket {
-    /// Opens subscription sockets with SwiftNIO.
-    public static let transport = WebSocketTransport { request throws(APIError) in
-        try await NIOWebSocketChannel.open(request)
+    /// Opens subscription sockets with SwiftNIO, trusting the system's roots over `wss://`.
+    public static let transport = transport(trusting: .system)
+
+    /// Opens subscription sockets with SwiftNIO, trusting what `trust` names over `wss://`.
+    public static func transport(trusting trust: TLSTrust) -> WebSocketTransport {
+        WebSocketTransport { request throws(APIError) in
+            try await NIOWebSocketChannel.open(request, trust: trust)
+        }
     }
 }
 
@@ -55,14 +66,14 @@ final class NIOWebSocketChannel: WebSocketChannel {
         (outgoing, outgoingSink) = AsyncStream.makeStream()
     }
 
-    static func open(_ request: WebSocketRequest) async throws(APIError) -> NIOWebSocketChannel {
+    static func open(_ request: WebSocketRequest, trust: TLSTrust) async throws(APIError) -> NIOWebSocketChannel {
         let socket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
         do {
-            socket = try await connect(request)
+            socket = try await connect(request, trust: trust)
         } catch let error as APIError {
             throw error
         } catch {
-            throw failure(error, url: request.url)
+            throw await NIOConnection.failure(error, url: request.url, trust: trust)
         }
         let channel = NIOWebSocketChannel(url: request.url)
         Task { await channel.run(socket, maxMessageSize: request.maxMessageSize) }
@@ -114,50 +125,71 @@ final class NIOWebSocketChannel: WebSocketChannel {
         var timedOut = false
     }
 
-    private static func connect(_ request: WebSocketRequest) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame> {
+    private static func connect(_ request: WebSocketRequest, trust: TLSTrust) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame> {
         let url = request.url
         let headers = try upgradeHeaders(for: request)
         let secure = url.scheme?.lowercased() == "wss"
         let host = url.host ?? ""
         let port = url.port ?? (secure ? 443 : 80)
         let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
-        let tls = secure ? try NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+        let tls = secure ? try NIOSSLContext(configuration: NIOConnection.configuration(for: trust)) : nil
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
         let maxFrameSize = max(1 << 14, min(request.maxMessageSize, Int(UInt32.max)))
         let timeout = TimeAmount.nanoseconds(Int64(min(request.handshakeTimeout / .nanoseconds(1), Double(Int64.max / 2))))
         let handshake = NIOLockedValueBox(Handshake())
 
+        /// The HTTP client pipeline that asks for the upgrade, and how it ends.
+        @Sendable func configureUpgrade(_ channel: any Channel) throws -> EventLoopFuture<Upgrade> {
+            let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    .upgraded(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
+                }
+            }
+            let configuration = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
+                upgradeRequestHead: head, upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture { .refused(handshake.withLockedValue { $0.refusal } ?? .badRequest) }
+                })
+            let result = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                configuration: NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration))
+            let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPClientUpgradeHandler<Upgrade>.self)
+            try channel.pipeline.syncOperations.addHandler(
+                ResponseStatusRecorder { status in handshake.withLockedValue { $0.refusal = status } }, position: .before(upgradeHandler))
+            return result
+        }
+
         let upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(timeout)
             .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
+                channel.eventLoop.makeCompletedFuture { () -> EventLoopFuture<Upgrade> in
                     handshake.withLockedValue { $0.channel = channel }
-                    if let tls {
-                        let serverName = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
-                    }
-                    let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            .upgraded(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
-                        }
-                    }
-                    let configuration = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
-                        upgradeRequestHead: head, upgraders: [upgrader],
-                        notUpgradingCompletionHandler: { channel in
-                            channel.eventLoop.makeCompletedFuture { .refused(handshake.withLockedValue { $0.refusal } ?? .badRequest) }
-                        })
-                    let result = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                        configuration: NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration))
-                    let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPClientUpgradeHandler<Upgrade>.self)
-                    try channel.pipeline.syncOperations.addHandler(
-                        ResponseStatusRecorder { status in handshake.withLockedValue { $0.refusal = status } },
-                        position: .before(upgradeHandler))
-                    // A server that accepts the connection but never answers the upgrade.
+                    // A server that accepts the connection but never finishes the TLS handshake or
+                    // never answers the upgrade.
                     let deadline = channel.eventLoop.scheduleTask(in: timeout) {
                         handshake.withLockedValue { $0.timedOut = true }
                         channel.close(promise: nil)
                     }
-                    result.whenComplete { _ in deadline.cancel() }
+                    let result: EventLoopFuture<Upgrade>
+                    if let tls {
+                        // The upgrade pipeline goes in once the TLS handshake is done and the pins
+                        // are checked: a server that fails them never sees the upgrade request.
+                        let secured = channel.eventLoop.makePromise(of: Void.self)
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: tls, serverHostname: NIOConnection.serverName(host)))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: secured))
+                        result = secured.futureResult.flatMapThrowing {
+                            let certificate = try channel.pipeline.syncOperations.nioSSL_peerCertificate()
+                            if let mismatch = NIOConnection.pinRefusal(certificate, trust: trust) { throw mismatch }
+                            return try configureUpgrade(channel)
+                        }.flatMap { $0 }
+                    } else {
+                        result = try configureUpgrade(channel)
+                    }
+                    result.whenComplete { outcome in
+                        deadline.cancel()
+                        // A connection that did not upgrade (refused pins, say) is not left open.
+                        if case .failure = outcome { channel.close(promise: nil) }
+                    }
                     return result
                 }
             }
@@ -221,7 +253,7 @@ final class NIOWebSocketChannel: WebSocketChannel {
                 }
             }
         } catch {
-            ending = (nil, Self.failure(error, url: url).description)
+            ending = (nil, NIOConnection.failure(error, url: url).description)
         }
         events.yield(.closed(code: ending.code, reason: ending.reason))
         events.finish()
@@ -284,21 +316,6 @@ final class NIOWebSocketChannel: WebSocketChannel {
         data.writeBytes(Array(reason.utf8.prefix(123)))
         return WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
     }
-
-    /// A connection error as an `APIError`.
-    static func failure(_ error: any Error, url: URL) -> APIError {
-        if let error = error as? APIError { return error }
-        let text = String(describing: error)
-        let lowered = text.lowercased()
-        let kind: TransportFailure.Kind =
-            if lowered.contains("refused") { .connectionRefused }
-            else if lowered.contains("timeout") || lowered.contains("timed out") { .timedOut }
-            else if lowered.contains("resolve") || lowered.contains("nxdomain") || lowered.contains("getaddrinfo") { .cannotFindHost }
-            else if lowered.contains("ssl") || lowered.contains("tls") || lowered.contains("certificate") { .secureConnectionFailed }
-            else if lowered.contains("reset") || lowered.contains("eof") || lowered.contains("closed") { .connectionLost }
-            else { .other }
-        return .transport(TransportFailure(kind: kind, url: url, underlying: text))
-    }
 }
 
 /// Notes the status of the upgrade answer, which NIO's upgrade handler keeps to itself when it is
@@ -319,5 +336,33 @@ private final class ResponseStatusRecorder: ChannelInboundHandler, RemovableChan
         } else {
             context.fireChannelRead(data)
         }
+    }
+}
+
+/// Completes `done` when the TLS handshake has finished, or fails it with what ended the
+/// connection first; then leaves the pipeline.
+private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let done: EventLoopPromise<Void>
+
+    init(done: EventLoopPromise<Void>) { self.done = done }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event {
+            done.succeed()
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        done.fail(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        done.fail(ChannelError.ioOnClosedChannel)
+        context.fireChannelInactive()
     }
 }

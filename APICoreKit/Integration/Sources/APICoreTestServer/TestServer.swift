@@ -124,21 +124,25 @@ public final class TestServer: Sendable {
         var graphQLLatency: Duration = .zero
         var getAnswerMaxAge: Int?
         var notModifiedCount = 0
+        /// Connections accepted (TCP, whatever the protocol on them).
+        var connections = 0
     }
 
     /// The port it listens on.
     public let port: Int
-    /// `http://127.0.0.1:<port>/`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+    /// The certificate it presents, when it speaks TLS.
+    public let security: Security?
+    /// `http://127.0.0.1:<port>/`, or `https://` when it speaks TLS.
+    public var baseURL: URL { URL(string: "\(security == nil ? "http" : "https")://127.0.0.1:\(port)/")! }
     /// The GraphQL endpoint.
     public var graphQLURL: URL { baseURL.appendingPathComponent("graphql") }
     /// The GraphQL endpoint that writes `@defer` answers in the 2022 format
     /// (`incremental: [{data, path, label}]`); ``graphQLURL`` writes the current one
     /// (`pending` / `incremental` / `completed`).
     public var graphQL2022URL: URL { baseURL.appendingPathComponent("graphql-2022") }
-    /// The GraphQL WebSocket endpoint, `ws://127.0.0.1:<port>/graphql`, speaking
-    /// `graphql-transport-ws` and `graphql-ws`.
-    public var webSocketURL: URL { URL(string: "ws://127.0.0.1:\(port)/graphql")! }
+    /// The GraphQL WebSocket endpoint, `ws://127.0.0.1:<port>/graphql` (`wss://` over TLS),
+    /// speaking `graphql-transport-ws` and `graphql-ws`.
+    public var webSocketURL: URL { URL(string: "\(security == nil ? "ws" : "wss")://127.0.0.1:\(port)/graphql")! }
 
     let state: Locked<State>
     let events: EventHub
@@ -146,8 +150,11 @@ public final class TestServer: Sendable {
     public let webSocket: GraphQLWebSocketServer
     private let task: Task<Void, any Error>
 
-    private init(port: Int, state: Locked<State>, events: EventHub, webSocket: GraphQLWebSocketServer, task: Task<Void, any Error>) {
+    private init(
+        port: Int, security: Security?, state: Locked<State>, events: EventHub, webSocket: GraphQLWebSocketServer, task: Task<Void, any Error>
+    ) {
         self.port = port
+        self.security = security
         self.state = state
         self.events = events
         self.webSocket = webSocket
@@ -155,8 +162,9 @@ public final class TestServer: Sendable {
     }
 
     /// Starts a server on a free loopback port (or on `port`, to stand in for one that stopped)
-    /// and returns once it accepts connections.
-    public static func start(port requested: Int = 0) async throws -> TestServer {
+    /// and returns once it accepts connections; with `security`, it speaks TLS (and HTTP/2 when
+    /// that asks for it).
+    public static func start(port requested: Int = 0, security: Security? = nil) async throws -> TestServer {
         let state = Locked(State())
         let events = EventHub()
         let schema = try StarWarsSchema.make(state: state, events: events)
@@ -169,9 +177,7 @@ public final class TestServer: Sendable {
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 1 << 20))) { request, _, _ in
-                webSocket.shouldUpgrade(request)
-            },
+            server: try server(webSocket: webSocket, security: security, state: state),
             configuration: .init(address: .hostname("127.0.0.1", port: requested), serverName: "APICoreTestServer"),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
@@ -186,12 +192,12 @@ public final class TestServer: Sendable {
             task.cancel()
             throw TestServerError.couldNotStart
         }
-        return TestServer(port: port, state: state, events: events, webSocket: webSocket, task: task)
+        return TestServer(port: port, security: security, state: state, events: events, webSocket: webSocket, task: task)
     }
 
     /// Runs `body` with a fresh server and stops the server after, whether `body` throws or not.
-    public static func with<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-        let server = try await start()
+    public static func with<T>(security: Security? = nil, _ body: (TestServer) async throws -> T) async throws -> T {
+        let server = try await start(security: security)
         do {
             let result = try await body(server)
             await server.stop()

@@ -12,7 +12,7 @@ struct BatchingTests {
     static let humans = ["1000": "Luke Skywalker", "1001": "Darth Vader", "1002": "Han Solo", "1003": "Leia Organa", "1004": "Wilhuff Tarkin"]
 
     static func client(_ server: TestServer, window: Duration, maxOperations: Int = 10, cache: Bool = false) -> any APIClient {
-        APICoreLive.makeClient(APIClientConfiguration(
+        makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, cache: cache ? CacheConfiguration() : nil, retryPolicy: nil, deduplicatesQueries: false,
             batching: HTTPBatching(window: window, maxOperations: maxOperations)))
     }
@@ -187,7 +187,7 @@ struct BatchingTests {
         let server = try await TestServer.start()
         let tokens = server.currentTokens
         let store = InMemoryTokenStore(AuthToken(accessToken: tokens.access, refreshToken: tokens.refresh))
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, cache: nil, authentication: bearer(store), retryPolicy: nil, deduplicatesQueries: false,
             batching: HTTPBatching(window: .seconds(600), maxOperations: 2)))
         server.expireAccessToken()

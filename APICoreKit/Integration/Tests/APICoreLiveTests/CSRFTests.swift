@@ -81,7 +81,7 @@ struct CSRFTests {
                 throw error
             }
         }
-        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, middlewares: [swap], retryPolicy: nil))
+        let client = makeTestClient(APIClientConfiguration(restBaseURL: server.baseURL, middlewares: [swap], retryPolicy: nil))
         _ = try? await client.send(RESTRequest<Item>.get("unused"))
         let (status, body) = try #require(answer.withLock { $0 })
         let refused = status == 400 && body.contains("Cross-Site Request Forgery")
@@ -93,9 +93,9 @@ struct CSRFTests {
     @Test("queries as GET, hashed queries as GET and uploads pass the rule: they name their operation")
     func clientPasses() async throws {
         let server = try await TestServer.start()
-        let get = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, queryMethod: .get, retryPolicy: nil))
+        let get = makeTestClient(APIClientConfiguration(restBaseURL: server.baseURL, queryMethod: .get, retryPolicy: nil))
         #expect(try await get.fetch(HeroNameQuery(), cachePolicy: .networkOnly).value.hero?.name == "R2-D2")
-        let persisted = APICoreLive.makeClient(APIClientConfiguration(
+        let persisted = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, retryPolicy: nil, persistedQueries: PersistedQueries(useGETForHashedQueries: true)))
         #expect(try await persisted.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly).value.human?.name == "Luke Skywalker")
         #expect(try await persisted.fetch(HumanQuery(id: "1000"), cachePolicy: .networkOnly).value.human?.name == "Luke Skywalker")
@@ -108,7 +108,7 @@ struct CSRFTests {
     @Test("with CSRF prevention off, a GET is refused with the server's words; custom headers go instead")
     func offAndCustom() async throws {
         let server = try await TestServer.start()
-        let off = APICoreLive.makeClient(APIClientConfiguration(
+        let off = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, queryMethod: .get, retryPolicy: nil, csrfPrevention: .off))
         let error = await apiError { () async throws(APIError) in try await off.fetch(HeroNameQuery(), cachePolicy: .networkOnly) }
         guard case .graphQL(let failure)? = error else {
@@ -118,7 +118,7 @@ struct CSRFTests {
         #expect(failure.errors.first?.message.contains("Cross-Site Request Forgery") == true)
 
         server.enforceCSRFPrevention(false)
-        let custom = APICoreLive.makeClient(APIClientConfiguration(
+        let custom = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, queryMethod: .get, retryPolicy: nil, csrfPrevention: .headers(["x-graphql-yoga-csrf": "1"])))
         _ = try await custom.fetch(HeroNameQuery(), cachePolicy: .networkOnly)
         let last = try #require(server.requests(to: "graphql").last)
@@ -130,7 +130,7 @@ struct CSRFTests {
     @Test("client awareness: the app's name and version on every GraphQL request, not on REST")
     func clientAwareness() async throws {
         let server = try await TestServer.start()
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, retryPolicy: nil, clientAwareness: ClientAwareness(name: "pantry-ios", version: "3.2.1 (420)")))
         _ = try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly)
         _ = try await client.perform(CreateReviewMutation(episode: nil, review: ReviewInput(stars: 4)))

@@ -13,7 +13,7 @@ struct DeferTests {
     ]
 
     func client(_ server: TestServer, url: URL, timeout: Duration = .seconds(30)) -> any APIClient {
-        APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, graphQLURL: url, timeout: timeout, retryPolicy: nil))
+        makeTestClient(APIClientConfiguration(restBaseURL: server.baseURL, graphQLURL: url, timeout: timeout, retryPolicy: nil))
     }
 
     /// R2-D2's friends: Luke, Han, Leia (humans); C-3PO is not among them, so every droid check

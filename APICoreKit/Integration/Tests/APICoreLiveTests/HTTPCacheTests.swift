@@ -11,7 +11,7 @@ import Testing
 @Suite("HTTP cache for GET queries")
 struct HTTPCacheTests {
     static func client(_ server: TestServer, normalizedCache: Bool = false, directory: URL? = nil) -> any APIClient {
-        return APICoreLive.makeClient(APIClientConfiguration(
+        return makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, queryMethod: .get, cache: normalizedCache ? CacheConfiguration() : nil, retryPolicy: nil,
             httpCache: HTTPCache(directory: directory)))
     }
@@ -93,7 +93,7 @@ struct HTTPCacheTests {
             _ = try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly)
             #expect(server.requests(to: "graphql").count == before + 2, "\(headers)")
         }
-        let post = APICoreLive.makeClient(APIClientConfiguration(
+        let post = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, cache: nil, retryPolicy: nil, httpCache: HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0)))
         server.respond("/graphql", with: [TestServer.Canned(status: 200, body: body, headers: ["Cache-Control": "max-age=600"])])
         let before = server.requests(to: "graphql").count

@@ -16,7 +16,7 @@ struct ObservabilityTests {
         let server = try await TestServer.start()
         let tokens = server.currentTokens
         let store = InMemoryTokenStore(AuthToken(accessToken: tokens.access, refreshToken: tokens.refresh))
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, logger: log.logger, authentication: bearer(store), retryPolicy: nil))
         _ = try await client.send(RESTRequest<[String: String]>.get("me"))
         server.expireAccessToken()
@@ -24,7 +24,7 @@ struct ObservabilityTests {
         let login = try await client.send(RESTRequest<Tokens>.post("auth/login", body: ["user": "ada", "password": "hunter2"]))
 
         let storage = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "apicore-log-\(UUID().uuidString)")
-        let cookieClient = APICoreLive.makeClient(APIClientConfiguration(
+        let cookieClient = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, logger: log.logger, authentication: .cookies(storage), retryPolicy: nil))
         _ = try await cookieClient.send(RESTRequest<JSONValue>.post("session/login", body: ["user": "ada"]))
         _ = try await cookieClient.send(RESTRequest<[String: String]>.get("session/me"))
@@ -48,7 +48,7 @@ struct ObservabilityTests {
     func metrics() async throws {
         let metrics = TestMetrics()
         let server = try await TestServer.start()
-        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, metricsFactory: metrics, retryPolicy: nil))
+        let client = makeTestClient(APIClientConfiguration(restBaseURL: server.baseURL, metricsFactory: metrics, retryPolicy: nil))
         _ = try await client.fetch(HumanQuery(id: "1000"))
         _ = try await client.fetch(HumanQuery(id: "1000"))
         server.respond("broken", status: 500, contentType: "text/plain", body: "boom")

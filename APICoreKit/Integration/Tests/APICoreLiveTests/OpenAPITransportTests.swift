@@ -21,7 +21,7 @@ struct OpenAPITransportTests {
     func roundTrip() async throws {
         try await TestServer.with { server in
             let trace = Trace()
-            let client = APICoreLive.makeClient(APIClientConfiguration(
+            let client = makeTestClient(APIClientConfiguration(
                 restBaseURL: server.baseURL, middlewares: [Tagging(name: "outer", trace: trace)], retryPolicy: nil))
             let items = Self.items(client)
 
@@ -60,7 +60,7 @@ struct OpenAPITransportTests {
     @Test("a 503 is retried by the client's retry policy before the generated client sees the answer")
     func retryOn503() async throws {
         try await TestServer.with { server in
-            let client = APICoreLive.makeClient(APIClientConfiguration(
+            let client = makeTestClient(APIClientConfiguration(
                 restBaseURL: server.baseURL, retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(10), jitter: 0)))
             let items = Self.items(client)
             let id = try await items.createItem(body: .json(.init(name: "Kettle", price: 24.5))).created.body.json.id
@@ -87,7 +87,7 @@ struct OpenAPITransportTests {
             let tokens = server.currentTokens
             let store = InMemoryTokenStore(AuthToken(accessToken: tokens.access, refreshToken: tokens.refresh))
             let refreshes = Counter()
-            let client = APICoreLive.makeClient(APIClientConfiguration(
+            let client = makeTestClient(APIClientConfiguration(
                 restBaseURL: server.baseURL, authentication: bearer(store, refreshCalls: refreshes), retryPolicy: nil))
             let items = Self.items(client)
             #expect(try await items.getMe().ok.body.json.name == "Ada")
@@ -107,7 +107,7 @@ struct OpenAPITransportTests {
 
     @Test("no server: the generated client's ClientError carries the client's APIError")
     func transportFailure() async throws {
-        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:9/")!, retryPolicy: nil))
+        let client = makeTestClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:9/")!, retryPolicy: nil))
         let error = await #expect(throws: ClientError.self) { try await Self.items(client).getItem(path: .init(id: "1")) }
         #expect(error?.operationID == "getItem")
         guard case .transport(let failure) = error?.apiError else { Issue.record("expected a transport error, got \(String(describing: error))"); return }
@@ -118,7 +118,7 @@ struct OpenAPITransportTests {
     func absoluteServerURL() async throws {
         try await TestServer.with { server in
             // The client's base URL points elsewhere; the generated client's server URL wins.
-            let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:9/")!, retryPolicy: nil))
+            let client = makeTestClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:9/")!, retryPolicy: nil))
             let items = Client(serverURL: server.baseURL, transport: APIClientTransport(client: client))
             let created = try await items.createItem(body: .json(.init(name: "Kettle", price: 1))).created.body.json
             #expect(created.name == "Kettle")

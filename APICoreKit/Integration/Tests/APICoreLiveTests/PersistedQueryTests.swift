@@ -8,7 +8,7 @@ import Testing
 @Suite("Automatic persisted queries")
 struct PersistedQueryTests {
     func client(_ server: TestServer, useGET: Bool = false) -> any APIClient {
-        APICoreLive.makeClient(APIClientConfiguration(
+        makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, retryPolicy: nil, persistedQueries: PersistedQueries(useGETForHashedQueries: useGET)))
     }
 
@@ -80,7 +80,7 @@ struct PersistedQueryTests {
         let server = try await TestServer.start()
         server.ignorePersistedQueries(answering: answer)
         let log = LogCapture()
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, logger: log.logger, retryPolicy: nil,
             persistedQueries: PersistedQueries(useGETForHashedQueries: useGET)))
         for id in ["1000", "1003", "1000"] {
@@ -115,7 +115,7 @@ struct PersistedQueryTests {
 @Suite("Persisted-only operations (a server locked to its safelist)")
 struct PersistedOnlyTests {
     func client(_ server: TestServer, useGET: Bool = false) -> any APIClient {
-        APICoreLive.makeClient(APIClientConfiguration(
+        makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, retryPolicy: nil, persistedQueries: .persistedOnly(useGET: useGET)))
     }
 

@@ -128,7 +128,7 @@ struct AuthenticationTests {
         let tokens = server.currentTokens
         let store = InMemoryTokenStore(AuthToken(accessToken: tokens.access, refreshToken: tokens.refresh))
         let calls = Counter()
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, cache: nil, authentication: bearer(store, refreshCalls: calls), retryPolicy: nil))
         #expect(try await client.send(RESTRequest<[String: String]>.get("me")).value == ["name": "Ada"])
         server.expireAccessToken()
@@ -158,7 +158,7 @@ struct AuthenticationTests {
         let server = try await TestServer.start()
         let tokens = server.currentTokens
         let store = InMemoryTokenStore(AuthToken(accessToken: tokens.access, refreshToken: tokens.refresh))
-        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, authentication: bearer(store), retryPolicy: nil))
+        let client = makeTestClient(APIClientConfiguration(restBaseURL: server.baseURL, authentication: bearer(store), retryPolicy: nil))
         server.expireAccessToken()
         server.failRefreshes()
         let error = await apiError { () async throws(APIError) in try await client.send(RESTRequest<[String: String]>.get("me")) }

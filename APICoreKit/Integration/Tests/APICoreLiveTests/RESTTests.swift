@@ -171,7 +171,7 @@ struct RESTTests {
     @Test("an absolute http(s) URL as the path is used as it is, not joined to the base URL")
     func absolutePath() async throws {
         try await TestServer.with { server in
-            let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:9/api/")!, retryPolicy: nil))
+            let client = makeTestClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:9/api/")!, retryPolicy: nil))
             let url = server.baseURL.appendingPathComponent("echo").absoluteString + "?page=2"
             let echoed = try await client.send(RESTRequest<JSONValue>.get(url))
             #expect(echoed.value["query"]?["page"] == "2")

@@ -53,7 +53,7 @@ struct RedactionTests {
     func hugeURLFailsFast() async throws {
         let log = LogCapture()
         let port = ClosingServer.unusedPort()
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: URL(string: "http://127.0.0.1:\(port)/")!, logger: log.logger, retryPolicy: nil))
         let start = ContinuousClock.now
         let error = await apiError { () async throws(APIError) in

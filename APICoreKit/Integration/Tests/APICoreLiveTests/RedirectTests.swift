@@ -21,7 +21,7 @@ struct RedirectTests {
         try await TestServer.with { other in
             try await TestServer.with { server in
                 server.respond("old-graphql", with: Self.redirect(307, to: other.graphQLURL))
-                let client = APICoreLive.makeClient(APIClientConfiguration(
+                let client = makeTestClient(APIClientConfiguration(
                     restBaseURL: server.baseURL, graphQLURL: server.baseURL.appendingPathComponent("old-graphql"),
                     defaultHeaders: Self.credentials, retryPolicy: nil))
                 let hero = try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly)
@@ -42,7 +42,7 @@ struct RedirectTests {
         try await TestServer.with { other in
             try await TestServer.with { server in
                 server.respond("moved", with: Self.redirect(302, to: other.baseURL.appendingPathComponent("echo")))
-                let client = APICoreLive.makeClient(APIClientConfiguration(
+                let client = makeTestClient(APIClientConfiguration(
                     restBaseURL: server.baseURL,
                     authentication: .bearer(BearerAuthentication(store: InMemoryTokenStore(AuthToken(accessToken: "secret-token"))) { stale, _ in stale }),
                     retryPolicy: nil))

@@ -13,7 +13,7 @@ struct StreamTests {
     static let friends = ["Han Solo", "Leia Organa", "C-3PO", "R2-D2"]
 
     func client(_ server: TestServer, format: Int) -> any APIClient {
-        APICoreLive.makeClient(APIClientConfiguration(
+        makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, graphQLURL: format == 0 ? server.graphQLURL : server.graphQL2022URL, retryPolicy: nil))
     }
 

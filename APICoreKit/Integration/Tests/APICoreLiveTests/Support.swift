@@ -31,7 +31,7 @@ func withServer<T>(
     _ body: (TestServer, any APIClient) async throws -> T
 ) async throws -> T {
     try await TestServer.with { server in
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: timeout, middlewares: middlewares,
             queryMethod: queryMethod, logger: logger, authentication: authentication, retryPolicy: retryPolicy))
         return try await body(server, client)

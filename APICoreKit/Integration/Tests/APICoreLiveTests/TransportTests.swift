@@ -8,7 +8,7 @@ import Testing
 @Suite("Transport failures, timeouts and cancellation")
 struct TransportTests {
     func client(_ url: String, timeout: Duration = .seconds(5)) -> any APIClient {
-        APICoreLive.makeClient(APIClientConfiguration(restBaseURL: URL(string: url)!, timeout: timeout, retryPolicy: nil))
+        makeTestClient(APIClientConfiguration(restBaseURL: URL(string: url)!, timeout: timeout, retryPolicy: nil))
     }
 
     func transportKind(_ error: APIError?) -> TransportFailure.Kind? {

@@ -10,7 +10,7 @@ struct UploadTests {
     @Test("two files, from memory and from disk, one in a list and one inside an input object, arrive byte for byte")
     func twoFiles() async throws {
         let server = try await TestServer.start()
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, graphQLURL: server.baseURL.appendingPathComponent("upload"), retryPolicy: nil))
         let binary = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })  // every byte value, CRLFs included
         let onDisk = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-upload-\(UUID().uuidString).txt")
@@ -37,7 +37,7 @@ struct UploadTests {
     @Test("a file that cannot be read is an invalid request, and nothing is sent")
     func unreadable() async throws {
         let server = try await TestServer.start()
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, graphQLURL: server.baseURL.appendingPathComponent("upload"), retryPolicy: nil))
         let missing = GraphQLFile(fileURL: URL(fileURLWithPath: "/nonexistent/apicore.bin"))
         do {

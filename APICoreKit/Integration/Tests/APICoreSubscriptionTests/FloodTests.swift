@@ -37,7 +37,7 @@ struct FloodTests {
             let limit = 1 << 20
             var flood = URLComponents(url: server.baseURL.appendingPathComponent("flood"), resolvingAgainstBaseURL: false)!
             flood.queryItems = [URLQueryItem(name: "kind", value: "json")]
-            let client = APICoreLive.makeClient(APIClientConfiguration(
+            let client = makeTestClient(APIClientConfiguration(
                 restBaseURL: server.baseURL, graphQLURL: flood.url!, timeout: .seconds(60), retryPolicy: nil, maxResponseSize: limit))
             let before = Self.residentBytes()
             do {
@@ -65,7 +65,7 @@ struct FloodTests {
             let limit = 1 << 20
             var flood = URLComponents(url: server.baseURL.appendingPathComponent("flood"), resolvingAgainstBaseURL: false)!
             flood.queryItems = [URLQueryItem(name: "kind", value: "multipart")]
-            let client = APICoreLive.makeClient(APIClientConfiguration(
+            let client = makeTestClient(APIClientConfiguration(
                 restBaseURL: server.baseURL, graphQLURL: flood.url!, timeout: .seconds(60), retryPolicy: nil, maxResponseSize: limit))
             do {
                 _ = try await client.fetch(HeroDeferredQuery(), cachePolicy: .networkOnly)
@@ -86,7 +86,7 @@ struct FloodTests {
             flood.queryItems = [URLQueryItem(name: "kind", value: channel == .multipart ? "multipart" : "sse")]
             var subscriptions = channel.configuration(url: flood.url!)
             subscriptions.maxMessageSize = limit
-            let client = APICoreLive.makeClient(APIClientConfiguration(
+            let client = makeTestClient(APIClientConfiguration(
                 restBaseURL: server.baseURL, timeout: .seconds(60), retryPolicy: nil, subscriptions: subscriptions))
             let before = Self.residentBytes()
             var failure: APIError?

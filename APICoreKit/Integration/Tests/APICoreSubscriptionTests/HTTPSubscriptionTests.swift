@@ -39,7 +39,7 @@ private func withHTTP<T>(
     try await TestServer.with { server in
         var subscriptions = channel.configuration(url: server.graphQLURL)
         adjust(&subscriptions)
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, timeout: .seconds(30), cache: cache, authentication: authentication, retryPolicy: nil,
             subscriptions: subscriptions))
         return try await body(server, client)
@@ -164,7 +164,7 @@ struct HTTPSubscriptionTests {
             #expect(await eventually { luke.values == ["Luke Skywalker"] })
             let renames = SubscriptionRecorder(client.subscribe(GraphQLRequest(CharacterRenamedSubscription()) { $0.characterRenamed.name }))
             #expect(await eventually { server.subscriberCount("characterRenamed") == 1 })
-            let other = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, cache: nil, retryPolicy: nil))
+            let other = makeTestClient(APIClientConfiguration(restBaseURL: server.baseURL, cache: nil, retryPolicy: nil))
             _ = try await other.perform(RenameCharacterMutation(id: "1000", name: "Red Five"))
             #expect(await renames.waitFor(1))
             #expect(await eventually { luke.values == ["Luke Skywalker", "Red Five"] })

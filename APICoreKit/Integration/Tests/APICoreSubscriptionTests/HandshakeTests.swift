@@ -19,7 +19,7 @@ struct HandshakeTests {
     ) -> any APIClient {
         let subscriptions = SubscriptionConfiguration(
             url: url, transport: APICoreWebSocket.transport, headers: headers, ackTimeout: .seconds(10), keepAlive: nil, reconnect: reconnect)
-        return APICoreLive.makeClient(APIClientConfiguration(
+        return makeTestClient(APIClientConfiguration(
             restBaseURL: restBaseURL ?? URL(string: "http://127.0.0.1:9/")!, timeout: .seconds(30), cache: nil, logger: Logger(label: "test"),
             authentication: authentication, retryPolicy: nil, subscriptions: subscriptions))
     }

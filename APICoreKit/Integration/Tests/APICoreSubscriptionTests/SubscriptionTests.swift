@@ -144,7 +144,7 @@ struct SubscriptionTests {
             #expect(await eventually { server.subscriberCount("characterRenamed") == 1 })
 
             // Another client renames Luke: only the subscription tells this one.
-            let other = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, cache: nil, retryPolicy: nil))
+            let other = makeTestClient(APIClientConfiguration(restBaseURL: server.baseURL, cache: nil, retryPolicy: nil))
             _ = try await other.perform(RenameCharacterMutation(id: "1000", name: "Red Five"))
             #expect(await renames.waitFor(1))
             #expect(await eventually { luke.values == ["Luke Skywalker", "Red Five"] })
@@ -174,7 +174,7 @@ struct SubscriptionTests {
 
     @Test("no subscription configuration is a clear error")
     func notConfigured() async throws {
-        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:1/")!))
+        let client = makeTestClient(APIClientConfiguration(restBaseURL: URL(string: "http://127.0.0.1:1/")!))
         let error = await subscriptionError(client.subscribe(CounterSubscription(to: 1)))
         guard case .invalidRequest(let reason)? = error else {
             Issue.record("expected invalidRequest, got \(String(describing: error))")

@@ -28,7 +28,7 @@ func withSubscriptions<T>(
             url: server.webSocketURL, subprotocol: subprotocol, transport: APICoreWebSocket.transport, ackTimeout: .seconds(30), keepAlive: nil,
             reconnect: quickReconnect)
         adjust(&subscriptions)
-        let client = APICoreLive.makeClient(APIClientConfiguration(
+        let client = makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, defaultHeaders: defaultHeaders, timeout: .seconds(30), cache: cache, logger: logger,
             authentication: authentication, retryPolicy: nil, persistedQueries: persistedQueries, subscriptions: subscriptions,
             clientAwareness: clientAwareness))

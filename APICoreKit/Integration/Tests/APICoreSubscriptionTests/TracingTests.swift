@@ -13,7 +13,7 @@ import Tracing
 @Suite("Tracing")
 struct TracingTests {
     static func client(_ server: TestServer, tracer: InMemoryTracer, retry: RetryPolicy? = nil, url: URL? = nil) -> any APIClient {
-        APICoreLive.makeClient(APIClientConfiguration(
+        makeTestClient(APIClientConfiguration(
             restBaseURL: server.baseURL, graphQLURL: url, timeout: .seconds(30), tracer: tracer, retryPolicy: retry,
             subscriptions: SubscriptionConfiguration(
                 url: server.webSocketURL, transport: APICoreWebSocket.transport, ackTimeout: .seconds(30), keepAlive: nil,

@@ -81,7 +81,7 @@ struct WebSocketOperationTests {
     @Test("a request that asks for the socket on a client without one is a clear error")
     func noSocket() async throws {
         let server = try await TestServer.start()
-        let client = APICoreLive.makeClient(APIClientConfiguration(restBaseURL: server.baseURL, retryPolicy: nil))
+        let client = makeTestClient(APIClientConfiguration(restBaseURL: server.baseURL, retryPolicy: nil))
         var request = GraphQLRequest(HeroNameQuery())
         request.usesWebSocket = true
         let error = await thrownError { () async throws(APIError) in try await client.fetch(request, cachePolicy: .networkOnly) }

@@ -18,9 +18,16 @@ final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     /// Hands each answer's head and chunks on as they arrive.
     private let delegate = StreamingDelegate()
+    /// Why every request is refused: a trust this transport cannot honour.
+    private let refusal: String?
 
-    init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
+    init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration, trust: TLSTrust = .system) {
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        refusal =
+            trust.isSystem
+            ? nil
+            : "URLSession's transport cannot honour a TLSTrust of the app's own (roots or pinned keys): FoundationNetworking "
+                + "has no way to add a root or check a key, so nothing is sent. Use AsyncHTTPClientTransport (APICoreAsyncHTTPClient)."
     }
 
     deinit {
@@ -46,6 +53,9 @@ final class URLSessionTransport: HTTPTransport {
     /// an endless one).
     func send(_ transportRequest: TransportRequest) async throws(APIError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
+        if let refusal {
+            throw .transport(TransportFailure(kind: .secureConnectionFailed, url: transportRequest.urlRequest.url, underlying: refusal))
+        }
         var request = transportRequest.urlRequest
         let openEnded = transportRequest.isOpenEnded
         let seconds = Self.deadline(transportRequest.timeout, for: &request)
