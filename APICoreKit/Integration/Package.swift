@@ -47,7 +47,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(

@@ -59,16 +59,22 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The HTTP client underneath: asynchttpclient (SwiftNIO: HTTP/2, connection pool) or urlsession (the platform's).", valueName: "name"))
     var transport: HTTPClientChoice = .asynchttpclient
 
+    @Flag(help: "The embedded dev server speaks HTTPS and WSS, with a certificate made for this run by an authority the client trusts for this run only.")
+    var tls = false
+
     /// The HTTP clients the app can run over.
     enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable {
         case asynchttpclient, urlsession
     }
 
-    /// A client for `configuration` over the chosen HTTP client.
-    func makeClient(_ configuration: APIClientConfiguration) -> any APIClient {
+    /// A client for `configuration` over the chosen HTTP client, trusting `trust` over TLS.
+    func makeClient(_ configuration: APIClientConfiguration, trust: TLSTrust = .system) -> any APIClient {
         switch transport {
-        case .asynchttpclient: APICoreLive.makeClient(configuration, transport: AsyncHTTPClientTransport())
-        case .urlsession: APICoreLive.makeClient(configuration)
+        case .asynchttpclient: APICoreLive.makeClient(configuration, transport: AsyncHTTPClientTransport(trust: trust))
+        case .urlsession:
+            // `validate()` refuses --tls with URLSession; a trust it cannot honour would fail each request.
+            trust.isSystem
+                ? APICoreLive.makeClient(configuration) : APICoreLive.makeClient(configuration, sessionConfiguration: .ephemeral, trust: trust)
         }
     }
 
@@ -83,6 +89,12 @@ struct GlobalOptions: ParsableArguments {
     func validate() throws {
         guard timeout > 0, timeout <= 3600 else {
             throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)")
+        }
+        if tls, endpoint != nil {
+            throw ValidationError("--tls is for the embedded dev server; leave out --endpoint (a server of your own is trusted by the system's roots)")
+        }
+        if tls, transport == .urlsession {
+            throw ValidationError("--tls needs --transport asynchttpclient: URLSession cannot trust the dev server's own certificate authority")
         }
         if let endpoint {
             guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
@@ -178,7 +190,9 @@ final class Session: @unchecked Sendable {
             // `validate()` parsed `given` as an http(s) URL with a host; a trailing "/" keeps it one.
             endpoint = URL(string: given.hasSuffix("/") ? given : given + "/")!
         } else {
-            let server = try await console.step("starting the embedded dev server") { try await DevServer.start() }
+            let server = try await console.step("starting the embedded dev server" + (options.tls ? " (HTTPS, a certificate made for this run)" : "")) {
+                try await DevServer.start(DevServer.Options(tls: options.tls))
+            }
             console.note(console.dim("  embedded dev server at \(server.baseURL.absoluteString)"))
             embedded = server
             endpoint = server.baseURL
@@ -209,6 +223,8 @@ final class Session: @unchecked Sendable {
         // A valid http(s) URL with its scheme swapped for ws(s) is a valid URL: neither `!` can fire.
         var webSocket = URLComponents(url: endpoint.appendingPathComponent("graphql"), resolvingAgainstBaseURL: false)!
         webSocket.scheme = endpoint.scheme == "https" ? "wss" : "ws"
+        // With --tls, the dev server's authority, made for this run, is trusted for this run only.
+        let trust = embedded?.certificateAuthorityPEM.map { TLSTrust(roots: [$0]) } ?? .system
         let tracer = options.trace ? InMemoryTracer(recordInjections: false, recordExtractions: false) : nil
         var configuration = APIClientConfiguration(
             restBaseURL: endpoint, timeout: .milliseconds(Int(options.timeout * 1000)),
@@ -218,11 +234,11 @@ final class Session: @unchecked Sendable {
                 guard let refreshToken = stale.refreshToken else { throw .unauthorized(HTTPFailure(statusCode: 401, headers: [:], body: Data(), url: nil)) }
                 return try await client.send(RESTRequest<TokenDTO>.post("auth/refresh", body: ["refreshToken": refreshToken])).value.token
             }),
-            subscriptions: SubscriptionConfiguration(url: webSocket.url!, transport: APICoreWebSocket.transport))
+            subscriptions: SubscriptionConfiguration(url: webSocket.url!, transport: APICoreWebSocket.transport(trusting: trust)))
         configuration.tracer = tracer
         let session = Session(
             options: options, console: console, endpoint: endpoint, embedded: embedded, tokens: tokens,
-            client: options.makeClient(configuration), tracer: tracer)
+            client: options.makeClient(configuration, trust: trust), tracer: tracer)
         if signIn, embedded != nil {
             try await console.step("logging in to the embedded server as \(demoEmail)") {
                 try await session.logIn(email: demoEmail, password: DevServer.password)

@@ -72,6 +72,23 @@ struct EndToEndTests {
         #expect(persisted.hasSuffix("[cache]"))
     }
 
+    @Test("demo --tls runs end to end over HTTPS and WSS with a certificate authority made and trusted for the run; --tls is refused where it cannot work")
+    func demoOverTLS() async throws {
+        let scratch = try Scratch()
+        let run = await pantry(["demo", "--tls", "--cache", scratch.cache])
+        #expect(run.code == 0, "\(run.output)")
+        for expected in [
+            "embedded dev server at https://", "logged in as alice@example.com [server", "event: member added",
+            "embedded server back at https://", "the queue replayed: the server took the rename",
+        ] {
+            #expect(run.output.contains(expected), "missing '\(expected)' in:\n\(run.output)")
+        }
+        let withEndpoint = await pantry(["demo", "--tls", "--endpoint", "https://127.0.0.1:9/", "--cache", scratch.cache])
+        #expect(withEndpoint.code != 0 && withEndpoint.output.contains("--tls is for the embedded dev server"), "\(withEndpoint.output)")
+        let overURLSession = await pantry(["demo", "--tls", "--transport", "urlsession", "--cache", scratch.cache])
+        #expect(overURLSession.code != 0 && overURLSession.output.contains("--tls needs --transport asynchttpclient"), "\(overURLSession.output)")
+    }
+
     @Test("logout sends the queued changes first, and drops, saying how many, those it cannot send")
     func logoutWithQueuedChanges() async throws {
         let scratch = try Scratch()

@@ -25,7 +25,7 @@ import NIOWebSocket
 /// it, and an empty one leaves it out. A server that answers the upgrade with an HTTP status
 /// instead of `101` fails the attempt with ``WebSocketFailure/Kind-swift.enum/handshakeRefused(status:reason:)``.
 ///
-/// Over `wss://` it trusts the system's roots; ``transport(trusting:)`` trusts what a ``TLSTrust``
+/// Over `wss://` it trusts the system's roots; ``transport(trusting:)`` trusts what a `TLSTrust`
 /// names (a private CA's root, pinned keys) and refuses what it does not, before the upgrade
 /// request is sent.
 public enum APICoreWebSocket {

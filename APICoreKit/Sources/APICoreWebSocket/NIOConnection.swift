@@ -9,7 +9,7 @@ import NIOSSL
 import X509
 
 /// Connections on SwiftNIO, for the WebSocket here and the AsyncHTTPClient transport: TLS as a
-/// ``TLSTrust`` says, and their failures as `APIError`s. What the trust refuses fails with
+/// `TLSTrust` says, and their failures as `APIError`s. What the trust refuses fails with
 /// `APIError.transport(.secureConnectionFailed)` naming why: another host's certificate, an
 /// expired one, a self-signed one, an unknown issuer, a key that matches no pin.
 @_spi(Engine) public enum NIOConnection {

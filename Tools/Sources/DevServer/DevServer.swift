@@ -3,6 +3,8 @@ import Foundation
 import GraphQL
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -65,16 +67,37 @@ public final class DevServer: Sendable {
         /// Whether introspection queries (`__schema`, `__type`) are answered; when not, they get
         /// a GraphQL error, as production servers that disable introspection answer.
         public var introspection: Bool
+        /// Whether it speaks HTTPS and WSS (HTTP/1.1), with a certificate for its host made at
+        /// start by an authority of its own, which a client trusts as its root
+        /// (``DevServer/certificateAuthorityPEM``).
+        public var tls: Bool
 
-        /// Loopback, a free port, no switches, no logs, introspection answered.
+        /// Loopback, a free port, no switches, no logs, introspection answered, plain HTTP.
         public init(port: Int = 0, host: String = "127.0.0.1", switches: Switches = Switches(),
-                    logger: Logger = Logger(label: "dev-server", factory: { _ in SwiftLogNoOpLogHandler() }), introspection: Bool = true)
+                    logger: Logger = Logger(label: "dev-server", factory: { _ in SwiftLogNoOpLogHandler() }), introspection: Bool = true,
+                    tls: Bool = false)
         {
             self.port = port
             self.host = host
             self.switches = switches
             self.logger = logger
             self.introspection = introspection
+            self.tls = tls
+        }
+    }
+
+    /// A certificate the server presents, and the authority that signed it.
+    struct Certificates: Sendable {
+        let authorityPEM: String
+        let chainPEM: String
+        let privateKeyPEM: String
+
+        init(host: String) throws {
+            let authority = try CertificateAuthority(name: "pantry dev server CA")
+            let issued = try authority.issue(for: [host, "localhost"])
+            authorityPEM = authority.certificatePEM
+            chainPEM = issued.chainPEM
+            privateKeyPEM = issued.privateKeyPEM
         }
     }
 
@@ -85,12 +108,18 @@ public final class DevServer: Sendable {
 
     /// The port it listens on.
     public let port: Int
-    /// `http://<host>:<port>/`.
+    /// `http://<host>:<port>/`, or `https://` with ``Options/tls``.
     public let baseURL: URL
+    /// With ``Options/tls``, the certificate (PEM) of the authority that signed the server's: the
+    /// root a client adds to trust it.
+    public var certificateAuthorityPEM: String? { certificates?.authorityPEM }
+    private let certificates: Certificates?
     /// The GraphQL endpoint.
     public var graphQLURL: URL { baseURL.appendingPathComponent("graphql") }
     /// The GraphQL WebSocket endpoint.
-    public var webSocketURL: URL { URL(string: baseURL.absoluteString.replacingOccurrences(of: "http://", with: "ws://") + "graphql")! }
+    public var webSocketURL: URL {
+        URL(string: baseURL.absoluteString.replacingOccurrences(of: "http", with: "ws", options: .anchored) + "graphql")!
+    }
     /// The WebSocket endpoint, for its records and behaviour switches.
     public let webSocket: GraphQLWebSocketServer
 
@@ -99,10 +128,14 @@ public final class DevServer: Sendable {
     private let task: Task<Void, any Error>
     private let dropper: Task<Void, Never>
 
-    private init(port: Int, host: String, state: Locked<DevState>, events: EventHub, webSocket: GraphQLWebSocketServer, task: Task<Void, any Error>) {
+    private init(
+        port: Int, host: String, certificates: Certificates?, state: Locked<DevState>, events: EventHub, webSocket: GraphQLWebSocketServer,
+        task: Task<Void, any Error>
+    ) {
         self.port = port
         self.events = events
-        baseURL = URL(string: "http://\(host):\(port)/")!
+        self.certificates = certificates
+        baseURL = URL(string: "\(certificates == nil ? "http" : "https")://\(host):\(port)/")!
         self.state = state
         self.webSocket = webSocket
         self.task = task
@@ -122,7 +155,7 @@ public final class DevServer: Sendable {
             $0.switches = options.switches
             $0.introspection = options.introspection
         }
-        return try await start(options, state: state, events: EventHub())
+        return try await start(options, certificates: options.tls ? try Certificates(host: options.host) : nil, state: state, events: EventHub())
     }
 
     /// A server on the same address with the same data, users and sessions as this one, which
@@ -130,10 +163,11 @@ public final class DevServer: Sendable {
     public func restarted() async throws -> DevServer {
         var options = Options(port: port, host: baseURL.host ?? "127.0.0.1", switches: switches, introspection: state.withLock { $0.introspection })
         options.port = port
-        return try await Self.start(options, state: state, events: events)
+        options.tls = certificates != nil
+        return try await Self.start(options, certificates: certificates, state: state, events: events)
     }
 
-    private static func start(_ options: Options, state: Locked<DevState>, events: EventHub) async throws -> DevServer {
+    private static func start(_ options: Options, certificates: Certificates?, state: Locked<DevState>, events: EventHub) async throws -> DevServer {
         let schema = try DevSchema.make(state: state, events: events)
         let webSocket = GraphQLWebSocketServer(schema: schema) { payload in
             guard let header = payload.strings["Authorization"] else { return false }
@@ -142,9 +176,16 @@ public final class DevServer: Sendable {
         let router = Router()
         DevRoutes.register(on: router, state: state, schema: schema, webSocket: webSocket)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        var server = HTTPServerBuilder.http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 1 << 20))) { request, _, _ in
+            webSocket.shouldUpgrade(request)
+        }
+        if let certificates {
+            server = try .tls(
+                server, tlsConfiguration: CertificateAuthority.serverConfiguration(chainPEM: certificates.chainPEM, privateKeyPEM: certificates.privateKeyPEM))
+        }
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 1 << 20))) { request, _, _ in webSocket.shouldUpgrade(request) },
+            server: server,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "pantry-dev-server"),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
@@ -160,7 +201,7 @@ public final class DevServer: Sendable {
             _ = await task.result
             throw DevServerError.couldNotStart(host: options.host, port: options.port, reason: "\(await task.result)")
         }
-        return DevServer(port: port, host: options.host, state: state, events: events, webSocket: webSocket, task: task)
+        return DevServer(port: port, host: options.host, certificates: certificates, state: state, events: events, webSocket: webSocket, task: task)
     }
 
     /// Stops the server and waits until its socket is closed.

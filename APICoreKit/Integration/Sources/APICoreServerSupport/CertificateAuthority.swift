@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOSSL
 import SwiftASN1
 import X509
 
@@ -79,6 +80,14 @@ public struct CertificateAuthority: Sendable {
             extensions: try serverExtensions(hosts), issuerPrivateKey: .init(key))
         let pem = try certificate.serializeAsPEM().pemString
         return Issued(certificate: certificate, privateKeyPEM: key.pemRepresentation, certificatePEM: pem, chainPEM: pem)
+    }
+
+    /// A server's TLS configuration presenting `chainPEM` (its own certificate first) with
+    /// `privateKeyPEM`.
+    public static func serverConfiguration(chainPEM: String, privateKeyPEM: String) throws -> TLSConfiguration {
+        let chain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
+        let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
     }
 
     /// The SHA-256 of `key`'s SubjectPublicKeyInfo (DER), base64, as `pin-sha256` values are written.

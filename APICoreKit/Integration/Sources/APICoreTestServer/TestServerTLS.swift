@@ -31,9 +31,7 @@ extension TestServer {
         }
 
         func configuration() throws -> TLSConfiguration {
-            let chain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
-            let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
-            return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            try CertificateAuthority.serverConfiguration(chainPEM: chainPEM, privateKeyPEM: privateKeyPEM)
         }
     }
 
