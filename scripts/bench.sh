@@ -11,7 +11,10 @@ usage: scripts/bench.sh <suite>...
 suites:
   e2e    a ~50 KB GraphQL query through APIClient vs a bare URLSession POST + JSONDecoder
          on the same loopback server: e2e-overhead-ratio (target <= 1.15),
-         e2e-requests-per-second (32 concurrent callers), and a decode-only breakdown
+         e2e-requests-per-second (32 concurrent callers), and a decode-only breakdown; then
+         over AsyncHTTPClient: e2e-ahc-overhead-ratio, our client over AsyncHTTPClientTransport
+         vs a bare AsyncHTTPClient POST + JSONDecoder (target <= 1.1), and
+         ahc-vs-urlsession-ratio, our client over AsyncHTTPClient / over URLSession
   codegen  a synthesized schema of 3,001 types and 200 operations: codegen-seconds,
          generated-lines, lines-per-selected-field, compile-seconds (debug build of the
          generated module alone)
@@ -62,7 +65,8 @@ suites:
          every GraphQL answer, batched (HTTPBatching's defaults) and unbatched, alternating rounds,
          medians: batching-ratio, batched time over unbatched with URLSession's default of 6
          HTTP/1.1 connections per host (target <= 0.25), and the same with 32 connections
-         (batching-ratio-32-connections), where unbatched requests do not queue;
+         (batching-ratio-32-connections), where unbatched requests do not queue, and over HTTP/2
+         (batching-ratio-http2: AsyncHTTPClient over TLS, every request on one connection);
          APICOREKIT_BATCH_LATENCY_MS sets the added latency (0 shows the fixed cost)
   json   JSON reading throughput on the same bytes in one run: APICore's reader (JSONTape: the
          text checked whole, numbers classified, a navigable tape, as simdjson's DOM is), APICore's
@@ -85,7 +89,8 @@ suites:
          URLSession keeps per request in the same run (Swift 6.3's FoundationNetworking leaks
          ~130 bytes a request on Linux), and soak-resident-growth-beyond-urlsession (target
          <= 1.10), the growth less that share; soak-heap-growth-bytes-per-operation, what the C heap holds
-         in use more at the end than after the warm-up, per operation (APICOREKIT_SOAK_CURVE=1:
+         in use more at the end than after the warm-up, per operation; APICOREKIT_SOAK_TRANSPORT=
+         asynchttpclient runs it over AsyncHTTPClient's transport (soak-transport says which) (APICOREKIT_SOAK_CURVE=1:
          resident and heap every twentieth). Where heap growth comes from: run it under heaptrack
          twice (APICOREKIT_SOAK_OPS=5000 and 20000) and compare, heaptrack_print -f big -d small.
          About 4 minutes.

@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -77,6 +78,9 @@ let package = Package(
                 .product(name: "APICoreSQLite", package: "APICoreKit"), .product(name: "APICoreWebSocket", package: "APICoreKit"),
                 "APICoreTestServer", "StarWarsOperations",
                 .product(name: "WSClient", package: "swift-websocket"), "MallocStatistics",
+                .product(name: "APICoreAsyncHTTPClient", package: "APICoreAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             path: "Benchmarks/apicore-bench"
         ),

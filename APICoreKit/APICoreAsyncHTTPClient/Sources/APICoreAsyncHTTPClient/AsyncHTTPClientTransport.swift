@@ -38,7 +38,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// A transport with a client of its own: HTTP/2 where the server offers it (`http2: false`
     /// keeps to HTTP/1.1), TLS trusting what `trust` names, at most `connectionsPerHost`
     /// HTTP/1.1 connections to a host.
-    public init(trust: TLSTrust = .system, http2: Bool = true, connectionsPerHost: Int = 8) {
+    public init(trust: TLSTrust = .system, http2: Bool = true, connectionsPerHost: Int = 32) {
         var configuration = HTTPClient.Configuration()
         let tls: TLSConfiguration?
         do {

@@ -1,4 +1,5 @@
 import APICore
+import APICoreAsyncHTTPClient
 import APICoreLive
 import APICoreTestServer
 import Foundation
@@ -15,7 +16,8 @@ import StarWarsOperations
 ///
 /// Batching saves round trips where requests queue for connections: the figure that counts is
 /// with URLSession's default of 6 HTTP/1.1 connections per host (Apple platforms); beside it, the
-/// same with 32 connections (the client's own session), where unbatched requests do not queue.
+/// same with 32 connections (the client's own session), where unbatched requests do not queue;
+/// and over HTTP/2 (AsyncHTTPClient, TLS), where every request shares one connection.
 enum BatchingBenchmark {
     static let queries = 20
     static let rounds = 9
@@ -52,6 +54,36 @@ enum BatchingBenchmark {
         let sizes = server.batchSizes
         print("batching-batches-per-round: \(sizes.count / ((rounds + 1) * 2))")
         await server.stop()
+        try await overHTTP2()
+    }
+
+    /// The same rounds over HTTP/2: a TLS server offering `h2`, AsyncHTTPClient's transport.
+    static func overHTTP2() async throws {
+        let authority = try CertificateAuthority()
+        let server = try await TestServer.start(security: .init(try authority.issue(for: ["127.0.0.1"]), http2: true))
+        server.addLatency(latency)
+        let trust = TLSTrust(roots: [authority.certificatePEM])
+        let plainTransport = AsyncHTTPClientTransport(trust: trust)
+        let batchedTransport = AsyncHTTPClientTransport(trust: trust)
+        let plain = makeClient(server.baseURL, transport: plainTransport, batching: nil)
+        let batched = makeClient(server.baseURL, transport: batchedTransport, batching: HTTPBatching())
+        var plainTimes: [Double] = []
+        var batchedTimes: [Double] = []
+        for round in 0...rounds {
+            let plainTime = try await time(plain)
+            let batchedTime = try await time(batched)
+            if round > 0 {
+                plainTimes.append(plainTime)
+                batchedTimes.append(batchedTime)
+            }
+        }
+        print("batching-unbatched-ms-http2: \(String(format: "%.1f", median(plainTimes) * 1000))")
+        print("batching-batched-ms-http2: \(String(format: "%.1f", median(batchedTimes) * 1000))")
+        print("batching-ratio-http2: \(String(format: "%.2f", median(batchedTimes) / median(plainTimes)))")
+        print("batching-http2-connections: \(server.connectionCount) (two clients)")
+        try await plainTransport.shutdown()
+        try await batchedTransport.shutdown()
+        await server.stop()
     }
 
     /// Seconds until all 20 queries are answered.
@@ -73,11 +105,17 @@ enum BatchingBenchmark {
     }
 
     static func makeClient(_ url: URL, session: URLSessionConfiguration, batching: HTTPBatching?) -> any APIClient {
-        APICoreLive.makeClient(
-            APIClientConfiguration(
-                restBaseURL: url, cache: nil, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), retryPolicy: nil,
-                deduplicatesQueries: false, batching: batching),
-            sessionConfiguration: session)
+        APICoreLive.makeClient(configuration(url, batching: batching), sessionConfiguration: session)
+    }
+
+    static func makeClient(_ url: URL, transport: any HTTPTransport, batching: HTTPBatching?) -> any APIClient {
+        APICoreLive.makeClient(configuration(url, batching: batching), transport: transport)
+    }
+
+    static func configuration(_ url: URL, batching: HTTPBatching?) -> APIClientConfiguration {
+        APIClientConfiguration(
+            restBaseURL: url, cache: nil, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), retryPolicy: nil,
+            deduplicatesQueries: false, batching: batching)
     }
 
     static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }

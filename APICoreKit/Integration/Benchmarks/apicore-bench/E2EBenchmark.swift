@@ -1,7 +1,11 @@
 @_spi(Engine) @_spi(Tools) import APICore
+import APICoreAsyncHTTPClient
 import APICoreLive
 import APICoreTestServer
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOFoundationCompat
 import StarWarsOperations
 
 #if canImport(FoundationNetworking)
@@ -12,7 +16,9 @@ import StarWarsOperations
 /// values; and `.networkOnly`, which also normalizes it into the memory cache)
 /// against a bare `URLSession` POST plus `JSONDecoder` of the same body, in the same run, against
 /// the same loopback server. The body is rendered once by the real GraphQL endpoint, then served
-/// as bytes, so that the server's own work is the same small constant for both.
+/// as bytes, so that the server's own work is the same small constant for both. The same again over
+/// AsyncHTTPClient: our client over `AsyncHTTPClientTransport` against a bare AsyncHTTPClient POST
+/// plus `JSONDecoder`, and our client over each transport.
 enum E2EBenchmark {
     struct Product: Decodable, Sendable {
         var id: String
@@ -55,27 +61,53 @@ enum E2EBenchmark {
             data.catalog.map { Product(id: $0.id, name: $0.name, description: $0.description, price: $0.price, tags: $0.tags) }
         }
         let bare = bareRequest(url, count: itemCount)
+        let ahcTransport = AsyncHTTPClientTransport()
+        let overAHC = APICoreLive.makeClient(
+            APIClientConfiguration(restBaseURL: server.baseURL, graphQLURL: url, deduplicatesQueries: false), transport: ahcTransport)
+        let ahc = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        defer { _ = ahc.shutdown() }
+        var bareAHC = HTTPClientRequest(url: url.absoluteString)
+        bareAHC.method = .POST
+        for (name, value) in bare.allHTTPHeaderFields ?? [:] { bareAHC.headers.add(name: name, value: value) }
+        bareAHC.body = .bytes(ByteBuffer(data: bare.httpBody ?? Data()))
+        let bareAHCRequest = bareAHC
 
         @Sendable func ours() async throws -> Int { try await client.fetch(request, cachePolicy: .noCache).value.count }
+        @Sendable func oursOverAHC() async throws -> Int { try await overAHC.fetch(request, cachePolicy: .noCache).value.count }
+        @Sendable func baselineAHC() async throws -> Int {
+            let response = try await ahc.execute(bareAHCRequest, timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 1 << 26)
+            return try JSONDecoder().decode(Envelope.self, from: body).data.catalog.count
+        }
         @Sendable func oursStoring() async throws -> Int { try await client.fetch(request, cachePolicy: .networkOnly).value.count }
         @Sendable func baseline() async throws -> Int {
             let (data, _) = try await session.data(for: bare)
             return try JSONDecoder().decode(Envelope.self, from: data).data.catalog.count
         }
 
-        let oursCount = try await ours()
-        let bareCount = try await baseline()
-        precondition(oursCount == itemCount && bareCount == itemCount, "both paths must read every item")
+        let counts = [try await ours(), try await baseline(), try await oursOverAHC(), try await baselineAHC()]
+        precondition(counts.allSatisfy { $0 == itemCount }, "every path must read every item")
         for _ in 0..<30 {
             _ = try await ours()
             _ = try await baseline()
+            _ = try await oursOverAHC()
+            _ = try await baselineAHC()
         }
 
         var oursTimes: [Double] = []
         var bareTimes: [Double] = []
         var storingTimes: [Double] = []
+        var oursAHCTimes: [Double] = []
+        var bareAHCTimes: [Double] = []
         let clock = ContinuousClock()
         for index in 0..<iterations {
+            if index % 2 == 0 {
+                oursAHCTimes.append(try await seconds(clock) { _ = try await oursOverAHC() })
+                bareAHCTimes.append(try await seconds(clock) { _ = try await baselineAHC() })
+            } else {
+                bareAHCTimes.append(try await seconds(clock) { _ = try await baselineAHC() })
+                oursAHCTimes.append(try await seconds(clock) { _ = try await oursOverAHC() })
+            }
             // Alternate which goes first so that neither always runs on a warmer connection.
             if index % 2 == 0 {
                 oursTimes.append(try await seconds(clock) { _ = try await ours() })
@@ -107,6 +139,7 @@ enum E2EBenchmark {
         let oursRPS = try await throughput(clock) { _ = try await ours() }
         let sharedRPS = try await throughput(clock) { _ = try await sharing.fetch(request, cachePolicy: .noCache) }
         let bareRPS = try await throughput(clock) { _ = try await baseline() }
+        let oursAHCRPS = try await throughput(clock) { _ = try await oursOverAHC() }
 
         print("e2e-response-bytes: \(rendered.count)")
         print("e2e-ours-median-ms: \(format(oursMedian * 1000))")
@@ -114,9 +147,15 @@ enum E2EBenchmark {
         print("e2e-overhead-ratio: \(format(oursMedian / bareMedian))")
         print("e2e-with-cache-write-ratio: \(format(median(storingTimes) / bareMedian))")
         print("e2e-decode-only-ratio: \(format(median(oursDecode) / median(bareDecode)))")
+        print("e2e-ahc-ours-median-ms: \(format(median(oursAHCTimes) * 1000))")
+        print("e2e-ahc-bare-median-ms: \(format(median(bareAHCTimes) * 1000))")
+        print("e2e-ahc-overhead-ratio: \(format(median(oursAHCTimes) / median(bareAHCTimes))) (target <= 1.1)")
+        print("ahc-vs-urlsession-ratio: \(format(median(oursAHCTimes) / oursMedian)) (our client over AsyncHTTPClient / over URLSession)")
         print("e2e-requests-per-second: \(format(oursRPS, digits: 0))")
         print("e2e-bare-requests-per-second: \(format(bareRPS, digits: 0))")
         print("e2e-deduplicated-requests-per-second: \(format(sharedRPS, digits: 0))")
+        print("e2e-ahc-requests-per-second: \(format(oursAHCRPS, digits: 0))")
+        try await ahcTransport.shutdown()
         await server.stop()
     }
 

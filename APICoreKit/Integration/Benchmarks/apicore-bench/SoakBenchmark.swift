@@ -1,5 +1,6 @@
-@_spi(Engine) import APICoreLive
 import APICore
+import APICoreAsyncHTTPClient
+@_spi(Engine) import APICoreLive
 import APICoreSQLite
 import APICoreTestServer
 import APICoreWebSocket
@@ -50,7 +51,10 @@ enum SoakBenchmark {
                 memoryLimit: .records(memoryBound)),
             logger: Logger(label: "soak") { _ in SwiftLogNoOpLogHandler() }, retryPolicy: nil)
         configuration.subscriptions = SubscriptionConfiguration(url: server.webSocketURL, transport: APICoreWebSocket.transport)
-        let client = APICoreLive.makeClient(configuration)
+        // APICOREKIT_SOAK_TRANSPORT=asynchttpclient: over AsyncHTTPClient instead of URLSession.
+        let overAHC = ProcessInfo.processInfo.environment["APICOREKIT_SOAK_TRANSPORT"] == "asynchttpclient"
+        let client = overAHC ? APICoreLive.makeClient(configuration, transport: AsyncHTTPClientTransport()) : APICoreLive.makeClient(configuration)
+        print("soak-transport: \(overAHC ? "asynchttpclient" : "urlsession")")
         client.offlineQueue.register(RenameCharacterMutation.self)
 
         let tally = Tally()

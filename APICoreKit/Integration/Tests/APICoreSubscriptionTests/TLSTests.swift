@@ -153,6 +153,25 @@ struct TLSTests {
         }
     }
 
+    @Test("a trust that cannot be used (a root that is no certificate, no root at all) fails each request as an invalid request naming it; nothing is sent")
+    func unusableTrust() async throws {
+        try await TestServer.with(security: .init(try Self.authority.issue(for: Self.loopback))) { server in
+            for (trust, words) in [
+                (TLSTrust(roots: [Self.authority.certificatePEM, "not a certificate"]), "TLSTrust.roots[1]"),
+                (TLSTrust(trustsSystemRoots: false), "trusts no root"),
+            ] {
+                let client = TestTransport.asyncHTTPClient.makeClient(Self.configuration(server), trust: trust)
+                let error = await thrownError { () async throws(APIError) in try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly) }
+                guard case .invalidRequest(let message)? = error else {
+                    Issue.record("expected an invalid request, got \(String(describing: error))")
+                    continue
+                }
+                #expect(message.contains(words), "\(message)")
+            }
+            #expect(server.connectionCount == 0)
+        }
+    }
+
     @Test("HTTP/2: 100 concurrent queries go over one connection")
     func http2OneConnection() async throws {
         let trust = TLSTrust(roots: [Self.authority.certificatePEM])
