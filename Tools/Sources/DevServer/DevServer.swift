@@ -4,7 +4,6 @@ import GraphQL
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -67,7 +66,7 @@ public final class DevServer: Sendable {
         /// Whether introspection queries (`__schema`, `__type`) are answered; when not, they get
         /// a GraphQL error, as production servers that disable introspection answer.
         public var introspection: Bool
-        /// Whether it speaks HTTPS and WSS (HTTP/1.1), with a certificate for its host made at
+        /// Whether it speaks HTTPS (HTTP/2 and HTTP/1.1 by ALPN) and WSS, with a certificate for its host made at
         /// start by an authority of its own, which a client trusts as its root
         /// (``DevServer/certificateAuthorityPEM``).
         public var tls: Bool
@@ -176,12 +175,14 @@ public final class DevServer: Sendable {
         let router = Router()
         DevRoutes.register(on: router, state: state, schema: schema, webSocket: webSocket)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        var server = HTTPServerBuilder.http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 1 << 20))) { request, _, _ in
-            webSocket.shouldUpgrade(request)
-        }
-        if let certificates {
-            server = try .tls(
-                server, tlsConfiguration: CertificateAuthority.serverConfiguration(chainPEM: certificates.chainPEM, privateKeyPEM: certificates.privateKeyPEM))
+        let tls = try certificates.map { try CertificateAuthority.serverConfiguration(chainPEM: $0.chainPEM, privateKeyPEM: $0.privateKeyPEM) }
+        // HTTP/1.1 with the WebSocket upgrade; over TLS, HTTP/2 beside it by ALPN.
+        let server = HTTPServerBuilder { responder in
+            let http1 = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(ws: .init(maxFrameSize: 1 << 20))) { request, _, _ in
+                webSocket.shouldUpgrade(request)
+            }
+            guard let tls else { return http1 }
+            return try SecureHTTPChannel(tls: tls, http1: http1, responder: responder)
         }
         let app = Application(
             router: router,

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdHTTP2
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
@@ -15,7 +14,7 @@ extension TestServer {
         public var chainPEM: String
         /// The server's private key, PEM.
         public var privateKeyPEM: String
-        /// Whether HTTP/2 is offered by ALPN (with HTTP/1.1 beside it, and no WebSocket upgrade).
+        /// Whether HTTP/2 is offered by ALPN, with HTTP/1.1 (and its WebSocket upgrade) beside it.
         public var http2: Bool
 
         /// TLS with `issued`'s certificate and key.
@@ -38,19 +37,19 @@ extension TestServer {
     /// How many connections the server accepted (TCP connections, whatever ran over them).
     public var connectionCount: Int { state.withLock { $0.connections } }
 
-    /// HTTP/1.1 with the WebSocket upgrade, over TLS when `security` says so, or HTTP/2 and
-    /// HTTP/1.1 by ALPN; each accepted connection counted.
+    /// HTTP/1.1 with the WebSocket upgrade, over TLS when `security` says so, with HTTP/2 beside
+    /// it by ALPN when that asks for it; each accepted connection counted.
     static func server(webSocket: GraphQLWebSocketServer, security: Security?, state: Locked<State>) throws -> HTTPServerBuilder {
         let tls = try security?.configuration()
         return HTTPServerBuilder { responder in
             let count: @Sendable () -> Void = { state.withLock { $0.connections += 1 } }
-            if let tls, security?.http2 == true {
-                return Counted(base: try HTTP2UpgradeChannel(tlsConfiguration: tls, responder: responder), count: count)
-            }
             let http1 = HTTP1WebSocketUpgradeChannel(
                 responder: responder, configuration: .init(ws: .init(maxFrameSize: 1 << 20))
             ) { request, _, _ in webSocket.shouldUpgrade(request) }
             guard let tls else { return Counted(base: http1, count: count) }
+            if security?.http2 == true {
+                return Counted(base: try SecureHTTPChannel(tls: tls, http1: http1, responder: responder), count: count)
+            }
             return Counted(base: try TLSChannel(http1, tlsConfiguration: tls), count: count)
         }
     }

@@ -172,11 +172,11 @@ struct TLSTests {
         }
     }
 
-    @Test("HTTP/2: 100 concurrent queries go over one connection")
+    @Test("HTTP/2: 100 concurrent queries go over one connection; the WebSocket beside them over HTTP/1.1 on the same port")
     func http2OneConnection() async throws {
         let trust = TLSTrust(roots: [Self.authority.certificatePEM])
         try await TestServer.with(security: .init(try Self.authority.issue(for: Self.loopback), http2: true)) { server in
-            var configuration = Self.configuration(server)
+            var configuration = Self.configuration(server, subscriptions: trust)
             configuration.deduplicatesQueries = false
             let client = TestTransport.asyncHTTPClient.makeClient(configuration, trust: trust)
             let names = try await withThrowingTaskGroup(of: String?.self) { group in
@@ -192,6 +192,10 @@ struct TLSTests {
             #expect(names.allSatisfy { $0 != nil })
             #expect(server.requests(to: "graphql").count == 100)
             #expect(server.connectionCount == 1)
+            var numbers: [Int] = []
+            for try await data in client.subscribe(CounterSubscription(to: 2)) { numbers.append(data.counter) }
+            #expect(numbers == [1, 2])
+            #expect(server.connectionCount == 2)
         }
     }
 }
