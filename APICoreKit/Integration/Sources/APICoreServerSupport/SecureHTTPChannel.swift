@@ -26,14 +26,19 @@ public struct SecureHTTPChannel<HTTP1: ServerChildChannel>: ServerChildChannel {
     private let context: NIOSSLContext
     private let http1: HTTP1
     private let http2: HTTP2Channel
+    private let onHTTP2Connection: @Sendable () -> Void
 
-    /// A channel presenting `tls`'s certificate, answering HTTP/2 with `responder` and HTTP/1.1 with `http1`.
-    public init(tls: TLSConfiguration, http1: HTTP1, responder: @escaping HTTPChannelHandler.Responder) throws {
+    /// A channel presenting `tls`'s certificate, answering HTTP/2 with `responder` and HTTP/1.1 with
+    /// `http1`; `onHTTP2Connection` is called for each connection that chose HTTP/2.
+    public init(
+        tls: TLSConfiguration, http1: HTTP1, responder: @escaping HTTPChannelHandler.Responder, onHTTP2Connection: @escaping @Sendable () -> Void = {}
+    ) throws {
         var tls = tls
         tls.applicationProtocols = ["h2", "http/1.1"]
         context = try NIOSSLContext(configuration: tls)
         self.http1 = http1
         http2 = HTTP2Channel(responder: responder)
+        self.onHTTP2Connection = onHTTP2Connection
     }
 
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -42,6 +47,7 @@ public struct SecureHTTPChannel<HTTP1: ServerChildChannel>: ServerChildChannel {
             let negotiation = NIOTypedApplicationProtocolNegotiationHandler<NIONegotiatedHTTPVersion<HTTP1.Value, HTTP2Channel.Value>> { result in
                 switch result {
                 case .negotiated("h2"):
+                    onHTTP2Connection()
                     return http2.setup(channel: channel, logger: logger).map { .http2($0) }
                 case .negotiated("http/1.1"), .fallback:
                     return http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
