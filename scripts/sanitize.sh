@@ -9,7 +9,8 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
 usage: scripts/sanitize.sh [thread|address]...
 
 Builds and runs the tests of APICoreKit and APICoreKit/Integration with --sanitize=thread (scratch folder .build-tsan) and
---sanitize=address (.build-asan); both by default. Prints 'sanitize <kind>: N passed, M failed'
+--sanitize=address (.build-asan); both by default. Integration's HTTP and subscription suites run a
+second time over AsyncHTTPClient's transport, as in scripts/test.sh. Prints 'sanitize <kind>: N passed, M failed'
 for each package, and any data race, memory error or leak report; exits 1 if either fails.
 USAGE
   exit 0
@@ -24,19 +25,29 @@ for kind in "${kinds[@]}"; do
     address) scratch=.build-asan ;;
     *) echo "sanitize.sh: unknown sanitizer '$kind' (thread or address)" >&2; exit 2 ;;
   esac
-  for package in APICoreKit APICoreKit/Integration; do
+  # Integration twice, as scripts/test.sh does: then its HTTP and subscription suites over
+  # AsyncHTTPClient's transport.
+  for run in APICoreKit APICoreKit/Integration APICoreKit/Integration:asynchttpclient; do
+    package=${run%%:*}
+    transport=urlsession
+    filter=()
+    if [ "$run" != "$package" ]; then
+      transport=${run#*:}
+      filter=(--filter 'APICoreLiveTests|APICoreSubscriptionTests')
+    fi
     log=$(mktemp)
     start=$SECONDS
-    echo "== sanitize $kind: build and test $package"
+    echo "== sanitize $kind: build and test $package (over $transport)"
     # Leaks are reported by AddressSanitizer at exit; APICoreKit/Tests/lsan.supp lists the reports
     # that are not ours, each with its reason.
-    (cd "$ROOT/$package" && TSAN_OPTIONS="halt_on_error=0" LSAN_OPTIONS="suppressions=$ROOT/APICoreKit/Tests/lsan.supp:print_suppressions=0" \
-      swift test --scratch-path "$scratch" --sanitize="$kind" 2>&1) >"$log"
+    (cd "$ROOT/$package" && APICORE_TEST_TRANSPORT=$transport TSAN_OPTIONS="halt_on_error=0" \
+      LSAN_OPTIONS="suppressions=$ROOT/APICoreKit/Tests/lsan.supp:print_suppressions=0" \
+      swift test --scratch-path "$scratch" --sanitize="$kind" "${filter[@]}" 2>&1) >"$log"
     code=$?
     passed=$(grep -cE '^✔ Test ".*" (with [0-9]+ test cases )?passed after' "$log" || true)
     failed=$(grep -cE '^✘ Test ".*" (with [0-9]+ test cases )?failed after' "$log" || true)
     reports=$(grep -cE 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" || true)
-    echo "sanitize $kind, $package: $passed passed, $failed failed, $reports sanitizer reports, exit $code, $((SECONDS - start))s"
+    echo "sanitize $kind, $package over $transport: $passed passed, $failed failed, $reports sanitizer reports, exit $code, $((SECONDS - start))s"
     if [ "$code" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$reports" -ne 0 ]; then
       status=1
       grep -E -A30 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" | head -200
