@@ -147,7 +147,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             let reader = Task {
                 do {
                     for try await var buffer in body {
-                        continuation.yield(.success(buffer.readData(length: buffer.readableBytes) ?? Data()))
+                        // A reader that let the stream go stops the request here at once, even before
+                        // this task's cancellation reaches AsyncHTTPClient's body.
+                        let chunk = buffer.readData(length: buffer.readableBytes) ?? Data()
+                        if case .terminated = continuation.yield(.success(chunk)) { break }
                     }
                 } catch {
                     if !Task.isCancelled { continuation.yield(.failure(await self.failure(error, url: url))) }
