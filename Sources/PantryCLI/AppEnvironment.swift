@@ -71,10 +71,8 @@ struct GlobalOptions: ParsableArguments {
     func makeClient(_ configuration: APIClientConfiguration, trust: TLSTrust = .system) -> any APIClient {
         switch transport {
         case .asynchttpclient: APICoreLive.makeClient(configuration, transport: AsyncHTTPClientTransport(trust: trust))
-        case .urlsession:
-            // `validate()` refuses --tls with URLSession; a trust it cannot honour would fail each request.
-            trust.isSystem
-                ? APICoreLive.makeClient(configuration) : APICoreLive.makeClient(configuration, sessionConfiguration: .ephemeral, trust: trust)
+        // `validate()` refuses --tls with URLSession, which would refuse each request.
+        case .urlsession: APICoreLive.makeClient(configuration, trust: trust)
         }
     }
 

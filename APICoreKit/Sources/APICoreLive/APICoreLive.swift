@@ -12,7 +12,14 @@ import Foundation
 public enum APICoreLive {
     /// Makes a client for `configuration`, over an ephemeral URLSession of its own.
     public static func makeClient(_ configuration: APIClientConfiguration) -> any APIClient {
-        makeClient(configuration, sessionConfiguration: URLSessionTransport.defaultConfiguration)
+        makeClient(configuration, trust: .system)
+    }
+
+    /// Makes a client for `configuration`, over an ephemeral URLSession of its own, asked to trust
+    /// `trust` over TLS: URLSession cannot honour a trust of the app's own (see
+    /// ``makeClient(_:sessionConfiguration:trust:)``), so the client then refuses every request.
+    public static func makeClient(_ configuration: APIClientConfiguration, trust: TLSTrust) -> any APIClient {
+        makeClient(configuration, sessionConfiguration: URLSessionTransport.defaultConfiguration, trust: trust)
     }
 
     /// Makes a client for `configuration` over a URLSession made from `sessionConfiguration`, the

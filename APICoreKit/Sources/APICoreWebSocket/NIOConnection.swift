@@ -65,7 +65,6 @@ import X509
     /// failed verification is looked at once more, in a second handshake that sends nothing, to
     /// say why).
     public static func failure(_ error: any Error, url: URL, trust: TLSTrust) async -> APIError {
-        if let error = error as? APIError { return error }
         let reason: String
         if let mismatch = error as? PinMismatch {
             reason = mismatch.description

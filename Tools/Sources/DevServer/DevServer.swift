@@ -88,15 +88,12 @@ public final class DevServer: Sendable {
     /// A certificate the server presents, and the authority that signed it.
     struct Certificates: Sendable {
         let authorityPEM: String
-        let chainPEM: String
-        let privateKeyPEM: String
+        let server: CertificateAuthority.Issued
 
         init(host: String) throws {
             let authority = try CertificateAuthority(name: "pantry dev server CA")
-            let issued = try authority.issue(for: [host, "localhost"])
             authorityPEM = authority.certificatePEM
-            chainPEM = issued.chainPEM
-            privateKeyPEM = issued.privateKeyPEM
+            server = try authority.issue(for: [host, "localhost"])
         }
     }
 
@@ -175,7 +172,7 @@ public final class DevServer: Sendable {
         let router = Router()
         DevRoutes.register(on: router, state: state, schema: schema, webSocket: webSocket)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let tls = try certificates.map { try CertificateAuthority.serverConfiguration(chainPEM: $0.chainPEM, privateKeyPEM: $0.privateKeyPEM) }
+        let tls = try certificates?.server.serverConfiguration()
         // HTTP/1.1 with the WebSocket upgrade; over TLS, HTTP/2 beside it by ALPN.
         let server = HTTPServerBuilder { responder in
             let http1 = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(ws: .init(maxFrameSize: 1 << 20))) { request, _, _ in

@@ -1,5 +1,5 @@
 @_spi(Engine) import APICore
-import APICoreLive
+@_spi(Engine) import APICoreLive
 @_spi(Engine) import APICoreWebSocket
 import AsyncHTTPClient
 import Foundation
@@ -125,14 +125,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let head = TransportResponse(statusCode: Int(response.status.code), headers: Self.headers(response.headers), body: Data(), url: url)
         if request.readsWholeBody {
             let limit = request.maxBodySize
-            if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > limit {
-                throw Self.tooLarge(limit, status: head.statusCode)
-            }
             do {
+                // Refuses a `Content-Length` over the bound before reading, and stops reading past it.
                 var buffer = try await response.body.collect(upTo: limit)
                 return StreamedResponse(head: head, body: .complete(buffer.readData(length: buffer.readableBytes) ?? Data()))
             } catch is NIOTooManyBytesError {
-                throw Self.tooLarge(limit, status: head.statusCode)
+                throw ResponseBody.tooLarge(limit, statusCode: head.statusCode)
             } catch {
                 throw await failure(error, url: url)
             }
@@ -216,7 +214,4 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return joined
     }
 
-    private static func tooLarge(_ limit: Int, status: Int) -> APIError {
-        .invalidResponse(InvalidResponse(kind: .tooLarge(limit: limit), statusCode: status, request: nil, bodyExcerpt: ""))
-    }
 }

@@ -33,23 +33,7 @@ enum BatchingBenchmark {
             session.requestCachePolicy = .reloadIgnoringLocalCacheData
             let plain = makeClient(server.baseURL, session: session, batching: nil)
             let batched = makeClient(server.baseURL, session: session, batching: HTTPBatching())
-            var plainTimes: [Double] = []
-            var batchedTimes: [Double] = []
-            for round in 0...rounds {
-                let plainTime = try await time(plain)
-                let batchedTime = try await time(batched)
-                // Round 0 opens the connections.
-                if round > 0 {
-                    plainTimes.append(plainTime)
-                    batchedTimes.append(batchedTime)
-                }
-            }
-            let suffix = connections == 6 ? "" : "-\(connections)-connections"
-            let plainMedian = median(plainTimes)
-            let batchedMedian = median(batchedTimes)
-            print("batching-unbatched-ms\(suffix): \(String(format: "%.1f", plainMedian * 1000))")
-            print("batching-batched-ms\(suffix): \(String(format: "%.1f", batchedMedian * 1000))")
-            print("batching-ratio\(suffix): \(String(format: "%.2f", batchedMedian / plainMedian))")
+            try await report(plain: plain, batched: batched, suffix: connections == 6 ? "" : "-\(connections)-connections")
         }
         let sizes = server.batchSizes
         print("batching-batches-per-round: \(sizes.count / ((rounds + 1) * 2))")
@@ -67,6 +51,16 @@ enum BatchingBenchmark {
         let batchedTransport = AsyncHTTPClientTransport(trust: trust)
         let plain = makeClient(server.baseURL, transport: plainTransport, batching: nil)
         let batched = makeClient(server.baseURL, transport: batchedTransport, batching: HTTPBatching())
+        try await report(plain: plain, batched: batched, suffix: "-http2")
+        print("batching-http2-connections: \(server.connectionCount) (two clients)")
+        try await plainTransport.shutdown()
+        try await batchedTransport.shutdown()
+        await server.stop()
+    }
+
+    /// Alternating rounds of `plain` and `batched` (round 0, which opens the connections, not
+    /// counted), then their medians and ratio, each name ending in `suffix`.
+    static func report(plain: any APIClient, batched: any APIClient, suffix: String) async throws {
         var plainTimes: [Double] = []
         var batchedTimes: [Double] = []
         for round in 0...rounds {
@@ -77,13 +71,11 @@ enum BatchingBenchmark {
                 batchedTimes.append(batchedTime)
             }
         }
-        print("batching-unbatched-ms-http2: \(String(format: "%.1f", median(plainTimes) * 1000))")
-        print("batching-batched-ms-http2: \(String(format: "%.1f", median(batchedTimes) * 1000))")
-        print("batching-ratio-http2: \(String(format: "%.2f", median(batchedTimes) / median(plainTimes)))")
-        print("batching-http2-connections: \(server.connectionCount) (two clients)")
-        try await plainTransport.shutdown()
-        try await batchedTransport.shutdown()
-        await server.stop()
+        let plainMedian = median(plainTimes)
+        let batchedMedian = median(batchedTimes)
+        print("batching-unbatched-ms\(suffix): \(String(format: "%.1f", plainMedian * 1000))")
+        print("batching-batched-ms\(suffix): \(String(format: "%.1f", batchedMedian * 1000))")
+        print("batching-ratio\(suffix): \(String(format: "%.2f", batchedMedian / plainMedian))")
     }
 
     /// Seconds until all 20 queries are answered.

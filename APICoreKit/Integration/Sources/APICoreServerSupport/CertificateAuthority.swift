@@ -24,6 +24,11 @@ public struct CertificateAuthority: Sendable {
         /// The certificate then its issuer's, PEM: what a server presents.
         public let chainPEM: String
 
+        /// A server's TLS configuration presenting ``chainPEM`` with the key.
+        public func serverConfiguration() throws -> TLSConfiguration {
+            try CertificateAuthority.serverConfiguration(chainPEM: chainPEM, privateKeyPEM: privateKeyPEM)
+        }
+
         /// The SHA-256 of the certificate's SubjectPublicKeyInfo, base64: its key's pin.
         public var publicKeyPin: String {
             CertificateAuthority.pin(of: certificate.publicKey)

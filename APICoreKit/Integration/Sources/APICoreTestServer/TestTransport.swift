@@ -21,9 +21,7 @@ public enum TestTransport: String, Sendable, CaseIterable {
     /// A client for `configuration` over this transport, trusting `trust` over TLS.
     public func makeClient(_ configuration: APIClientConfiguration, trust: TLSTrust = .system) -> any APIClient {
         switch self {
-        case .urlSession:
-            trust.isSystem
-                ? APICoreLive.makeClient(configuration) : APICoreLive.makeClient(configuration, sessionConfiguration: .ephemeral, trust: trust)
+        case .urlSession: APICoreLive.makeClient(configuration, trust: trust)
         case .asyncHTTPClient:
             APICoreLive.makeClient(configuration, transport: AsyncHTTPClientTransport(trust: trust))
         }

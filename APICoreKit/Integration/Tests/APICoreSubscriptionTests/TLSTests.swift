@@ -44,6 +44,12 @@ struct TLSTests {
         }
     }
 
+    /// The transport failure `error` is, if it is one.
+    static func transportFailure(_ error: APIError?) -> TransportFailure? {
+        if case .transport(let failure)? = error { return failure }
+        return nil
+    }
+
     static func configuration(_ server: TestServer, subscriptions trust: TLSTrust? = nil) -> APIClientConfiguration {
         APIClientConfiguration(
             restBaseURL: server.baseURL, defaultHeaders: credentials, timeout: .seconds(30),
@@ -73,10 +79,7 @@ struct TLSTests {
         try await TestServer.with(security: .init(try certificate.issued())) { server in
             let client = TestTransport.asyncHTTPClient.makeClient(Self.configuration(server), trust: trust)
             let error = await thrownError { () async throws(APIError) in try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly) }
-            guard case .transport(let failure)? = error else {
-                Issue.record("expected a transport error, got \(String(describing: error))")
-                return
-            }
+            let failure = try #require(Self.transportFailure(error), "expected a transport error, got \(String(describing: error))")
             #expect(failure.kind == .secureConnectionFailed)
             #expect(failure.underlying.contains(certificate.reason), "\(failure.underlying)")
             #expect(error?.recovery == .fail)
@@ -93,10 +96,7 @@ struct TLSTests {
         try await TestServer.with(security: .init(try certificate.issued())) { server in
             let client = TestTransport.asyncHTTPClient.makeClient(Self.configuration(server, subscriptions: trust), trust: trust)
             let error = await subscriptionError(client.subscribe(CounterSubscription(to: 1)))
-            guard case .transport(let failure)? = error else {
-                Issue.record("expected a transport error, got \(String(describing: error))")
-                return
-            }
+            let failure = try #require(Self.transportFailure(error), "expected a transport error, got \(String(describing: error))")
             #expect(failure.kind == .secureConnectionFailed)
             #expect(failure.underlying.contains(certificate.reason), "\(failure.underlying)")
             #expect(server.webSocketUpgradeHeaders.isEmpty)
@@ -117,20 +117,14 @@ struct TLSTests {
             let wrong = TLSTrust(roots: [Self.authority.certificatePEM], pinnedKeys: [backup])
             let refused = TestTransport.asyncHTTPClient.makeClient(Self.configuration(server, subscriptions: wrong), trust: wrong)
             let error = await thrownError { () async throws(APIError) in try await refused.fetch(HeroNameQuery(), cachePolicy: .networkOnly) }
-            guard case .transport(let failure)? = error else {
-                Issue.record("expected a transport error, got \(String(describing: error))")
-                return
-            }
+            let failure = try #require(Self.transportFailure(error), "expected a transport error, got \(String(describing: error))")
             #expect(failure.kind == .secureConnectionFailed)
             #expect(failure.underlying.contains(issued.publicKeyPin), "\(failure.underlying)")
             #expect(server.requests.count == requestsSoFar)
 
             let upgrades = server.webSocketUpgradeHeaders.count
             let socketError = await subscriptionError(refused.subscribe(CounterSubscription(to: 1)))
-            guard case .transport(let socketFailure)? = socketError else {
-                Issue.record("expected a transport error, got \(String(describing: socketError))")
-                return
-            }
+            let socketFailure = try #require(Self.transportFailure(socketError), "expected a transport error, got \(String(describing: socketError))")
             #expect(socketFailure.kind == .secureConnectionFailed)
             #expect(socketFailure.underlying.contains("pin"), "\(socketFailure.underlying)")
             #expect(server.webSocketUpgradeHeaders.count == upgrades)
@@ -143,10 +137,7 @@ struct TLSTests {
         try await TestServer.with(security: .init(try Self.authority.issue(for: Self.loopback))) { server in
             let client = TestTransport.urlSession.makeClient(Self.configuration(server), trust: trust)
             let error = await thrownError { () async throws(APIError) in try await client.fetch(HeroNameQuery(), cachePolicy: .networkOnly) }
-            guard case .transport(let failure)? = error else {
-                Issue.record("expected a transport error, got \(String(describing: error))")
-                return
-            }
+            let failure = try #require(Self.transportFailure(error), "expected a transport error, got \(String(describing: error))")
             #expect(failure.kind == .secureConnectionFailed)
             #expect(failure.underlying.contains("AsyncHTTPClientTransport"))
             #expect(server.connectionCount == 0)

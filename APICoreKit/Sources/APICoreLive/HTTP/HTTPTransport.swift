@@ -95,7 +95,7 @@ public enum ResponseBody: Sendable {
     }
 
     /// A body over `limit` bytes.
-    static func tooLarge(_ limit: Int, what: String = "", request: String? = nil, statusCode: Int? = nil) -> APIError {
+    @_spi(Engine) public static func tooLarge(_ limit: Int, what: String = "", request: String? = nil, statusCode: Int? = nil) -> APIError {
         .invalidResponse(InvalidResponse(kind: .tooLarge(limit: limit), statusCode: statusCode, request: request, bodyExcerpt: what))
     }
 
