@@ -17,7 +17,7 @@ fi
 
 codegen=$(codegen_binary) || exit 1
 status=0
-(cd "$ROOT" && "$codegen" split-schema --schema schema.graphqls --output . --check) || status=1
+(cd "$ROOT" && "$codegen" split-schema --schema schema.graphqls --output . $(split_config_args) --check) || status=1
 for target in "${GENERATED[@]}"; do
   (cd "$ROOT/$target" && "$codegen" generate --path apollo-codegen-config.json --check | sed "s|^|$target: |") || status=1
 done

@@ -28,7 +28,7 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=("${GENERATED[@]}")
 
 codegen=$(codegen_binary)
-(cd "$ROOT" && "$codegen" split-schema --schema schema.graphqls --output .)
+(cd "$ROOT" && "$codegen" split-schema --schema schema.graphqls --output . $(split_config_args))
 cp "$ROOT/schema.graphqls" "$ROOT/Tools/Sources/DevServer/schema.graphqls"
 for target in "${targets[@]}"; do
   echo "== $target"

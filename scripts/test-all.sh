@@ -14,7 +14,8 @@ to date (scripts/check-generated.sh),
 and, when schema.graphqls differs from HEAD (or the last commit changed it), that no kit breaks
 (scripts/schema-check.sh); then runs scripts/test.sh for every package:
 ${PACKAGES[*]/#./Pantry}
-then builds APICore's DocC documentation, failing on any DocC warning (scripts/docs.sh; the
+then the scripts' own tests (scripts/test-scripts.sh: new-kit.sh and test-affected.sh over scratch
+copies of the repository), then builds APICore's DocC documentation, failing on any DocC warning (scripts/docs.sh; the
 articles' samples are compiled with APICoreKit's tests), then checks the dev server's REST
 routes against their OpenAPI documents with schemathesis
 (scripts/openapi-conformance.sh, which installs it from PyPI into .build-venv),
@@ -27,61 +28,14 @@ USAGE
 fi
 
 require_buildable_root
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-failed_packages=()
-
-"$ROOT/scripts/check-paths.py" || failed_packages+=("paths outside the repository")
-"$ROOT/scripts/check-imports.sh" || failed_packages+=("imports")
-"$ROOT/scripts/check-generated.sh" || failed_packages+=("generated code")
+SUITE_NAME=test-all
+SUITE_CHECKS=(paths imports generated)
 # The schema change check, when schema.graphqls changed (in the working tree, or in the last commit).
 if ! git -C "$ROOT" diff --quiet HEAD -- schema.graphqls 2>/dev/null; then
-  "$ROOT/scripts/schema-check.sh" HEAD || failed_packages+=("schema change")
+  SUITE_CHECKS+=(schema:HEAD)
 elif git -C "$ROOT" rev-parse -q --verify HEAD~1 >/dev/null && ! git -C "$ROOT" diff --quiet HEAD~1 HEAD -- schema.graphqls; then
-  "$ROOT/scripts/schema-check.sh" HEAD~1 || failed_packages+=("schema change")
+  SUITE_CHECKS+=(schema:HEAD~1)
 fi
-
-for package in "${PACKAGES[@]}"; do
-  start=$SECONDS
-  if "$ROOT/scripts/test.sh" "$package" 2>&1 | tee -a "$log"; then
-    echo "== ${package/#./Pantry}: passed in $((SECONDS - start))s"
-  else
-    echo "== ${package/#./Pantry}: FAILED in $((SECONDS - start))s"
-    failed_packages+=("${package/#./Pantry}")
-  fi
-done
-
-start=$SECONDS
-if "$ROOT/scripts/docs.sh"; then
-  echo "== documentation: built in $((SECONDS - start))s"
-else
-  echo "== documentation: FAILED in $((SECONDS - start))s"
-  failed_packages+=("documentation")
-fi
-
-start=$SECONDS
-if "$ROOT/scripts/openapi-conformance.sh"; then
-  echo "== OpenAPI conformance: passed in $((SECONDS - start))s"
-else
-  echo "== OpenAPI conformance: FAILED in $((SECONDS - start))s"
-  failed_packages+=("OpenAPI conformance")
-fi
-
-start=$SECONDS
-if "$ROOT/scripts/fuzz.sh" all "${FUZZ_SECONDS:-30}"; then
-  echo "== fuzz: passed in $((SECONDS - start))s"
-else
-  echo "== fuzz: FAILED in $((SECONDS - start))s"
-  failed_packages+=("fuzz")
-fi
-
-passed=$(grep -cE '^✔ Test ".*" (with [0-9]+ test cases )?passed after' "$log" || true)
-failed=$(grep -cE '^✘ Test ".*" (with [0-9]+ test cases )?failed after' "$log" || true)
-echo
-if [ ${#failed_packages[@]} -gt 0 ]; then
-  # CI keeps only the end of the output: repeat what failed, and why, here.
-  grep -E '^✘ |recorded an issue|Expectation failed|error:' "$log" | cut -c1-400 | head -40
-  echo "test-all: failed: ${failed_packages[*]}"
-fi
-echo "tests: $passed passed, $failed failed"
-[ ${#failed_packages[@]} -eq 0 ]
+SUITE_PACKAGES=("${PACKAGES[@]}" scripts)
+SUITE_AFTER=(docs openapi fuzz)
+run_suite

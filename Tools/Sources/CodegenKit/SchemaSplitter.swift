@@ -26,6 +26,15 @@ public struct SchemaSplitter {
             self.prefixes = prefixes
         }
 
+        /// `{"kits": {...}, "sharedKit": "...", "prefixes": {...}}`, keys sorted, defaults left out.
+        public var json: String {
+            var object: [String: Any] = ["kits": kits]
+            if sharedKit != "SharedKit" { object["sharedKit"] = sharedKit }
+            if !prefixes.isEmpty { object["prefixes"] = prefixes }
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return String(decoding: data, as: UTF8.self) + "\n"
+        }
+
         /// Reads `{"kits": {...}, "sharedKit": "...", "prefixes": {...}}`.
         public static func load(from url: URL) throws(CodegenFailure) -> Configuration {
             guard let data = try? Data(contentsOf: url),
@@ -42,7 +51,8 @@ public struct SchemaSplitter {
                 prefixes: object["prefixes"] as? [String: String] ?? [:])
         }
 
-        func kit(for domain: String) -> String {
+        /// The folder of the domain's kit.
+        public func kit(for domain: String) -> String {
             kits[domain] ?? (domain.prefix(1).uppercased() + domain.dropFirst() + "Kit")
         }
     }
@@ -315,7 +325,7 @@ public struct SchemaSplitter {
     // MARK: Helpers
 
     /// A type definition, or the definition inside a type extension with the extension's place.
-    private static func typeDefinition(in definition: any Definition) -> (any TypeDefinition, extension: Location?)? {
+    static func typeDefinition(in definition: any Definition) -> (any TypeDefinition, extension: Location?)? {
         switch definition {
         case let type as any TypeDefinition: return (type, nil)
         case let ext as TypeExtensionDefinition: return (ext.definition, ext.loc)
@@ -349,7 +359,7 @@ public struct SchemaSplitter {
         return texts.map { " " + $0 }.joined()
     }
 
-    private static func directives(of type: any TypeDefinition) -> [Directive] {
+    static func directives(of type: any TypeDefinition) -> [Directive] {
         switch type {
         case let object as ObjectTypeDefinition: return object.directives
         case let interface as InterfaceTypeDefinition: return interface.directives
@@ -367,7 +377,7 @@ public struct SchemaSplitter {
         return configuration.prefixes.filter { name.hasPrefix($0.key) }.max { $0.key.count < $1.key.count }?.value
     }
 
-    private static func domain(of directives: [Directive]) -> String? {
+    static func domain(of directives: [Directive]) -> String? {
         guard let directive = directives.first(where: { $0.name.value == "domain" }),
             let value = directive.arguments.first(where: { $0.name.value == "name" })?.value as? StringValue
         else { return nil }

@@ -12,7 +12,7 @@ struct CodegenCommand: AsyncParsableCommand {
             Reads apollo-codegen-config.json with Apollo iOS 1.x's keys (see Tools/README.md for the \
             keys it understands and its own additions under "apicore").
             """,
-        subcommands: [Generate.self, Init.self, FetchSchema.self, SplitSchema.self, CheckSchema.self, CheckConfig.self]
+        subcommands: [Generate.self, Init.self, FetchSchema.self, SplitSchema.self, CheckSchema.self, CheckConfig.self, NewKit.self]
     )
 }
 
