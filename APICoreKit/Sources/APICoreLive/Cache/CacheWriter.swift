@@ -143,6 +143,20 @@ package struct CacheWriter: Sendable {
         }
     }
 
+    /// Writes several checked data in order, in one step on the store when none joins connection
+    /// pages (a subscription's events that arrived together); each one's watchers are told.
+    package func write<Data>(_ batch: [Checked<Data>]) async {
+        guard let store, let first = batch.first else { return }
+        guard batch.count > 1 else { return await write(first) }
+        guard batch.allSatisfy({ if case .none = $0.pages { true } else { false } }) else {
+            for checked in batch { await write(checked) }
+            return
+        }
+        await store.transaction { @Sendable store in
+            for checked in batch { store.merge(checked.records, expires: checked.expires, by: Self.access) }
+        }
+    }
+
     /// Writes a page whose items have no identity: the list the cache has, read, the page merged
     /// into it, and the whole recorded again.
     private func rereadingPages<Data>(_ checked: Checked<Data>, into store: NormalizedStore, removingLayer layer: UInt64?) async {

@@ -181,14 +181,18 @@ extension LiveAPIClient {
     private static func firstResult(of operation: OutgoingOperation, over channel: any SubscriptionChannel, url: URL?) async
         -> Result<JSONObject, APIError>
     {
-        for await event in channel.open(operation) {
-            switch event {
-            case .connected, .state: continue
-            case .payload(let payload): return .success(payload)
-            case .error(let error), .dropped(let error): return .failure(error)
-            case .complete:
-                return .failure(.invalidResponse(InvalidResponse(
-                    kind: .noData, statusCode: nil, request: operation.name, bodyExcerpt: "the server completed the operation without a result")))
+        let events = channel.open(operation)
+        defer { events.stop() }
+        while let batch = await events.next() {
+            for event in batch {
+                switch event {
+                case .connected, .state: continue
+                case .payload(let payload): return .success(payload)
+                case .error(let error), .dropped(let error): return .failure(error)
+                case .complete:
+                    return .failure(.invalidResponse(InvalidResponse(
+                        kind: .noData, statusCode: nil, request: operation.name, bodyExcerpt: "the server completed the operation without a result")))
+                }
             }
         }
         if Task.isCancelled { return .failure(.cancelled) }

@@ -43,63 +43,81 @@ struct ServerSentEventReader {
 
     init(maxEventSize: Int = .max) { self.maxEventSize = maxEventSize }
 
-    /// The events that `chunk` completes.
+    /// The events that `chunk` completes. The chunk is scanned in place: a line that lies whole
+    /// in it is read from it without a copy; only a line cut by the chunk's end is kept.
     mutating func append(_ chunk: Data) throws(TooLarge) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
-        var index = chunk.startIndex
+        let tooLarge = chunk.withUnsafeBytes { bytes in scan(bytes, into: &events) }
+        if let tooLarge { throw tooLarge }
+        return events
+    }
+
+    private mutating func scan(_ bytes: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) -> TooLarge? {
+        var index = 0
+        let count = bytes.count
         // A CR that ended the last chunk and an LF that opens this one are one line break.
-        if afterCR, index < chunk.endIndex, chunk[index] == 0x0A { index += 1 }
+        if afterCR, index < count, bytes[index] == 0x0A { index += 1 }
         afterCR = false
-        while index < chunk.endIndex {
-            guard let end = chunk[index...].firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) else {
-                line.append(contentsOf: chunk[index...])
-                if unreadCount > maxEventSize { throw TooLarge(size: unreadCount, limit: maxEventSize) }
-                break
+        while index < count {
+            var end = index
+            while end < count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+            let piece = UnsafeRawBufferPointer(rebasing: bytes[index..<end])
+            guard end < count else {
+                line.append(contentsOf: piece)
+                return unreadCount > maxEventSize ? TooLarge(size: unreadCount, limit: maxEventSize) : nil
             }
-            line.append(contentsOf: chunk[index..<end])
-            if unreadCount > maxEventSize { throw TooLarge(size: unreadCount, limit: maxEventSize) }
-            if let event = endLine() { events.append(event) }
+            if line.isEmpty {
+                if piece.count + data.count > maxEventSize { return TooLarge(size: piece.count + data.count, limit: maxEventSize) }
+                if let event = endLine(piece) { events.append(event) }
+            } else {
+                line.append(contentsOf: piece)
+                if unreadCount > maxEventSize { return TooLarge(size: unreadCount, limit: maxEventSize) }
+                // The line is read out of its buffer, which is emptied and kept for the next one.
+                var whole: [UInt8] = []
+                swap(&whole, &line)
+                if let event = whole.withUnsafeBytes({ endLine($0) }) { events.append(event) }
+                whole.removeAll(keepingCapacity: true)
+                swap(&whole, &line)
+            }
             index = end + 1
-            if chunk[end] == 0x0D {
-                if index == chunk.endIndex {
+            if bytes[end] == 0x0D {
+                if index == count {
                     afterCR = true
-                } else if chunk[index] == 0x0A {
+                } else if bytes[index] == 0x0A {
                     index += 1
                 }
             }
         }
-        return events
+        return nil
     }
 
     /// Bytes held for an event not yet ended.
     var unreadCount: Int { line.count + data.count }
 
-    private mutating func endLine() -> ServerSentEvent? {
-        defer { line.removeAll(keepingCapacity: true) }
+    private mutating func endLine(_ whole: UnsafeRawBufferPointer) -> ServerSentEvent? {
+        var line = whole[...]
         if !started {
             // A byte order mark may open the stream.
             started = true
-            if line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
+            if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
         }
-        guard !line.isEmpty else { return dispatch() }
-        if line[0] == UInt8(ascii: ":") { return nil }  // a comment
+        guard let first = line.first else { return dispatch() }
+        if first == UInt8(ascii: ":") { return nil }  // a comment
         let colon = line.firstIndex(of: UInt8(ascii: ":"))
-        let name = String(decoding: line[..<(colon ?? line.endIndex)], as: UTF8.self)
+        let name = line[..<(colon ?? line.endIndex)]
         var valueStart = colon.map { $0 + 1 } ?? line.endIndex
         if valueStart < line.endIndex, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
         let value = line[valueStart...]
-        switch name {
-        case "event":
-            type = String(decoding: value, as: UTF8.self)
-        case "data":
+        if name.elementsEqual("data".utf8) {
             if hasData { data.append(0x0A) }
             data.append(contentsOf: value)
             hasData = true
-        case "id":
+        } else if name.elementsEqual("event".utf8) {
+            type = String(decoding: value, as: UTF8.self)
+        } else if name.elementsEqual("id".utf8) {
             if !value.contains(0) { lastID = String(decoding: value, as: UTF8.self) }
-        default:
-            break  // `retry` and fields this reader does not know
         }
+        // `retry` and fields this reader does not know are ignored.
         return nil
     }
 

@@ -24,18 +24,18 @@ protocol StreamingHTTPChannel: SubscriptionChannel {
 }
 
 extension StreamingHTTPChannel {
-    func open(_ operation: OutgoingOperation) -> APIStream<ChannelEvent> {
-        APIStream { continuation in
-            let task = Task {
-                do throws(APIError) {
-                    try await exchange(operation) { continuation.yield($0) }
-                } catch {
-                    continuation.yield(.dropped(Task.isCancelled ? .cancelled : error))
-                }
-                continuation.finish()
+    func open(_ operation: OutgoingOperation) -> EventQueue<ChannelEvent> {
+        let events = EventQueue<ChannelEvent>()
+        let task = Task {
+            do throws(APIError) {
+                try await exchange(operation) { events.yield($0) }
+            } catch {
+                events.yield(.dropped(Task.isCancelled ? .cancelled : error))
             }
-            continuation.onTermination = { _ in task.cancel() }
+            events.finish()
         }
+        events.onStop { task.cancel() }
+        return events
     }
 
     /// One request through the client's exchange and the events of its answer. A server that

@@ -99,27 +99,44 @@ extension LiveAPIClient {
         while true {
             continuation.setState(.connecting)
             var lost: APIError?
-            events: for await event in channel.open(operation) {
-                switch event {
-                case .connected:
-                    attempts.connected()
-                    continuation.setState(.active)
-                case .state(let state):
-                    continuation.setState(state)
-                case .payload(let payload):
-                    try await traced("subscription event \(operation.name)", kind: .consumer) { _ throws(APIError) in
-                        let (value, checked) = try readEvent(payload, of: request)
-                        await cacheWriter.write(checked)
-                        continuation.yield(value)
+            let events = channel.open(operation)
+            defer { events.stop() }
+            reading: while let batch = await events.next() {
+                // Events that arrived together are read in order and written in one step; each is
+                // yielded after the write. What ends a batch early comes after those before it.
+                var read = EventBatch<Value, Subscription.Data>()
+                for event in batch {
+                    if case .payload(let payload) = event {
+                        do throws(APIError) {
+                            try await read.append(traced("subscription event \(operation.name)", kind: .consumer) { _ throws(APIError) in
+                                try readEvent(payload, of: request)
+                            })
+                            continue
+                        } catch {
+                            try await deliver(read, into: continuation)
+                            throw error
+                        }
                     }
-                case .error(let error):
-                    throw error
-                case .complete:
-                    return
-                case .dropped(let error):
-                    lost = error
-                    break events
+                    try await deliver(read, into: continuation)
+                    read = EventBatch()
+                    switch event {
+                    case .connected:
+                        attempts.connected()
+                        continuation.setState(.active)
+                    case .state(let state):
+                        continuation.setState(state)
+                    case .payload:
+                        break
+                    case .error(let error):
+                        throw error
+                    case .complete:
+                        return
+                    case .dropped(let error):
+                        lost = error
+                        break reading
+                    }
                 }
+                try await deliver(read, into: continuation)
             }
             if Task.isCancelled { throw .cancelled }
             let error = lost ?? .transport(TransportFailure(
@@ -137,6 +154,28 @@ extension LiveAPIClient {
                 throw .cancelled
             }
         }
+    }
+
+    /// Events read and checked, waiting for their one write.
+    struct EventBatch<Value, Data: SelectionSet> {
+        var values: [Value] = []
+        var checked: [CacheWriter.Checked<Data>] = []
+
+        mutating func append(_ event: (Value, CacheWriter.Checked<Data>)) {
+            values.append(event.0)
+            checked.append(event.1)
+        }
+    }
+
+    /// Writes a batch of events to the cache in one step (one span), in order, then yields each value.
+    private func deliver<Value, Data>(_ batch: EventBatch<Value, Data>, into continuation: APISubscription<Value>.Continuation) async throws(APIError) {
+        guard !batch.values.isEmpty else { return }
+        if cacheWriter.store != nil {
+            try await traced("cache write", attributes: { $0["apicore.records"] = batch.checked.reduce(0) { $0 + $1.records.count } }) { _ in
+                await cacheWriter.write(batch.checked)
+            }
+        }
+        for value in batch.values { continuation.yield(value) }
     }
 
     /// One `next` payload as a value and its data checked for the cache, read as every other

@@ -6,9 +6,9 @@ import Foundation
 /// says what happens to them; reading events, writing them to the cache, yielding them, states and
 /// reconnecting are the subscription loop's (`LiveAPIClient.subscribe`), written once for all.
 protocol SubscriptionChannel: Sendable {
-    /// Opens one operation: the stream says how it goes, and ends after `complete`, `error` or
-    /// `dropped`. Stopping the stream unsubscribes (or ends the request behind it).
-    func open(_ operation: OutgoingOperation) -> APIStream<ChannelEvent>
+    /// Opens one operation: the queue says how it goes, and ends after `complete`, `error` or
+    /// `dropped`. Stopping the queue unsubscribes (or ends the request behind it).
+    func open(_ operation: OutgoingOperation) -> EventQueue<ChannelEvent>
 }
 
 /// What a channel reports about one operation.

@@ -372,20 +372,18 @@ actor SubscriptionConnection {
 struct SocketSubscriptionChannel: SubscriptionChannel {
     let connection: SubscriptionConnection
 
-    func open(_ operation: OutgoingOperation) -> APIStream<ChannelEvent> {
-        APIStream { continuation in
-            let registration = Task {
-                await connection.subscribe(name: operation.name, payload: operation.payload) { event in
-                    continuation.yield(event)
-                    switch event {
-                    case .error, .complete, .dropped: continuation.finish()
-                    case .connected, .payload, .state: break
-                    }
+    func open(_ operation: OutgoingOperation) -> EventQueue<ChannelEvent> {
+        let events = EventQueue<ChannelEvent>()
+        let registration = Task {
+            await connection.subscribe(name: operation.name, payload: operation.payload) { event in
+                events.yield(event)
+                switch event {
+                case .error, .complete, .dropped: events.finish()
+                case .connected, .payload, .state: break
                 }
             }
-            continuation.onTermination = { _ in
-                Task { await connection.unsubscribe(await registration.value) }
-            }
         }
+        events.onStop { Task { await connection.unsubscribe(await registration.value) } }
+        return events
     }
 }

@@ -1,0 +1,103 @@
+@testable import APICoreLive
+import Foundation
+import Testing
+
+/// The queue between a subscription's channel and its loop: events that wait are taken together,
+/// in order; the producer never waits; stopping (or cancelling the consumer) tells the producer.
+@Suite("subscription event queue")
+struct EventQueueTests {
+    @Test("events yielded before the consumer asks come as one batch, in order; then it waits for the next")
+    func batches() async {
+        let queue = EventQueue<Int>()
+        for number in 1...5 { #expect(queue.yield(number)) }
+        #expect(await queue.next() == [1, 2, 3, 4, 5])
+        let consumer = Task { await queue.next() }
+        // Whether the consumer is already waiting or not, it gets the event, alone.
+        queue.yield(6)
+        #expect(await consumer.value == [6])
+    }
+
+    @Test("after finish, the events still waiting come, then nil; later yields are refused")
+    func finish() async {
+        let queue = EventQueue<Int>()
+        queue.yield(1)
+        queue.yield(2)
+        queue.finish()
+        #expect(!queue.yield(3))
+        #expect(await queue.next() == [1, 2])
+        #expect(await queue.next() == nil)
+        let waiting = EventQueue<Int>()
+        let consumer = Task { await waiting.next() }
+        waiting.finish()
+        #expect(await consumer.value == nil)
+    }
+
+    @Test("stop drops what waits, refuses later events and runs onStop once, even when set afterwards")
+    func stop() async {
+        let queue = EventQueue<Int>()
+        let stops = Locked(0)
+        queue.onStop { stops.withLock { $0 += 1 } }
+        queue.yield(1)
+        queue.stop()
+        queue.stop()
+        #expect(!queue.yield(2))
+        #expect(await queue.next() == nil)
+        #expect(stops.withLock { $0 } == 1)
+        let late = Locked(false)
+        queue.onStop { late.withLock { $0 = true } }
+        #expect(late.withLock { $0 })
+    }
+
+    @Test("cancelling the consumer while it waits answers nil and stops the queue")
+    func cancellation() async {
+        let queue = EventQueue<Int>()
+        let stopped = AsyncGate()
+        queue.onStop { stopped.open() }
+        let consumer = Task { await queue.next() }
+        consumer.cancel()
+        #expect(await consumer.value == nil)
+        await stopped.wait()
+        #expect(!queue.yield(1))
+    }
+
+    @Test("a producer on another task: every event, in order, whatever the batches")
+    func producerAndConsumer() async {
+        let queue = EventQueue<Int>()
+        let producer = Task {
+            for number in 0..<10_000 { queue.yield(number) }
+            queue.finish()
+        }
+        var received: [Int] = []
+        while let batch = await queue.next() {
+            #expect(!batch.isEmpty)
+            received += batch
+        }
+        await producer.value
+        #expect(received == Array(0..<10_000))
+    }
+}
+
+/// Opens once; `wait()` returns once it is open.
+private final class AsyncGate: Sendable {
+    private let state = Locked<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                if state.open { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
