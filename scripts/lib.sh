@@ -41,6 +41,18 @@ codegen_binary() {
   echo "$ROOT/Tools/.build/debug/apicore-codegen"
 }
 
+# Edits a file in place with sed's arguments (BSD sed, macOS's, has no `-i` without a suffix); the
+# file keeps its mode.
+edit_file() {
+  local file="$1" edited
+  shift
+  edited=$(mktemp) || return 1
+  sed "$@" "$file" > "$edited" && cat "$edited" > "$file"
+  local status=$?
+  rm -f "$edited"
+  return $status
+}
+
 # split-schema's options (run from the root): the split config, when a kit's folder is not <Domain>Kit (new-kit.sh writes it).
 split_config_args() {
   [ -f "$ROOT/schema-split.json" ] && echo "--config schema-split.json"
@@ -55,7 +67,7 @@ run_suite() {
   local log step package start passed failed
   local failed_steps=()
   log=$(mktemp)
-  for step in "${SUITE_CHECKS[@]}"; do
+  for step in ${SUITE_CHECKS[@]+"${SUITE_CHECKS[@]}"}; do
     case "$step" in
       paths) "$ROOT/scripts/check-paths.py" || failed_steps+=("paths outside the repository") ;;
       imports) "$ROOT/scripts/check-imports.sh" || failed_steps+=("imports") ;;
@@ -63,7 +75,7 @@ run_suite() {
       schema:*) "$ROOT/scripts/schema-check.sh" "${step#schema:}" || failed_steps+=("schema change") ;;
     esac
   done
-  for package in "${SUITE_PACKAGES[@]}"; do
+  for package in ${SUITE_PACKAGES[@]+"${SUITE_PACKAGES[@]}"}; do
     start=$SECONDS
     local command=("$ROOT/scripts/test.sh" "$package")
     # "scripts": the scripts' own tests (new-kit.sh, test-affected.sh over scratch repositories).
@@ -75,7 +87,7 @@ run_suite() {
       failed_steps+=("${package/#./Pantry}")
     fi
   done
-  for step in "${SUITE_AFTER[@]}"; do
+  for step in ${SUITE_AFTER[@]+"${SUITE_AFTER[@]}"}; do
     start=$SECONDS
     case "$step" in
       docs) set -- "documentation" "built" "$ROOT/scripts/docs.sh" ;;

@@ -74,14 +74,14 @@ roll_back() {
   exit 1
 }
 
-(cd "$ROOT" && "$codegen" new-kit --name "$name" --domain "$domain" --owner "$owner" "${types[@]}") || exit 2
+(cd "$ROOT" && "$codegen" new-kit --name "$name" --domain "$domain" --owner "$owner" ${types[@]+"${types[@]}"}) || exit 2
 
 # scripts/lib.sh: after the last kit in PACKAGES and GENERATED, at the end of KITS.
 last="${KITS[${#KITS[@]}-1]}"
-sed -i -E \
+edit_file "$ROOT/scripts/lib.sh" -E \
   -e "s#^(PACKAGES=\(.* )$last( |\))#\1$last $name\2#" \
   -e "s#^(KITS=\(.*)\)#\1 $name)#" \
-  -e "s#^(GENERATED=\(.* )$last( |\))#\1$last $name\2#" "$ROOT/scripts/lib.sh"
+  -e "s#^(GENERATED=\(.* )$last( |\))#\1$last $name\2#"
 (source "$ROOT/scripts/lib.sh"
  [[ " ${PACKAGES[*]} " == *" $name "* && " ${KITS[*]} " == *" $name "* && " ${GENERATED[*]} " == *" $name "* ]]) \
   || roll_back "could not add $name to PACKAGES, KITS and GENERATED in scripts/lib.sh (after $last)"
@@ -105,8 +105,8 @@ if [ $in_app -eq 1 ]; then
       }
     }' "$ROOT/Package.swift" > "$backup/Package.swift.new" && mv "$backup/Package.swift.new" "$ROOT/Package.swift" \
     || roll_back "could not find where the app's Package.swift lists its kits"
-  sed -i "s/\"tools\"\]/\"$lower\", \"tools\"]/" "$ROOT/Package.swift"
-  sed -i "s/|tools)/|$lower|tools)/" "$ROOT/scripts/lib.sh"
+  edit_file "$ROOT/Package.swift" "s/\"tools\"\]/\"$lower\", \"tools\"]/"
+  edit_file "$ROOT/scripts/lib.sh" "s/|tools)/|$lower|tools)/"
   grep -q "\"$lower\", \"tools\"\]" "$ROOT/Package.swift" && grep -q "|$lower|tools)" "$ROOT/scripts/lib.sh" \
     || roll_back "could not add '$lower' to the clone-folder checks (Package.swift, require_buildable_root in scripts/lib.sh)"
 fi

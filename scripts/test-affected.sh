@@ -52,7 +52,17 @@ git -C "$ROOT" rev-parse -q --verify "$base_ref^{commit}" >/dev/null \
 base=$(git -C "$ROOT" merge-base "$base_ref" HEAD) \
   || { echo "test-affected.sh: '$base_ref' and HEAD have no common ancestor" >&2; exit 2; }
 
-mapfile -t changed < <( (git -C "$ROOT" diff --name-only --no-renames "$base"; git -C "$ROOT" ls-files --others --exclude-standard) | sort -u)
+# (Written for bash 3.2, macOS's: no associative arrays, no mapfile.)
+changed=()
+while IFS= read -r file; do changed+=("$file"); done \
+  < <( (git -C "$ROOT" diff --name-only --no-renames "$base"; git -C "$ROOT" ls-files --others --exclude-standard) | sort -u)
+
+# The index of a package in PACKAGES.
+index_of() {
+  local i
+  for i in "${!PACKAGES[@]}"; do [ "${PACKAGES[$i]}" = "$1" ] && { echo "$i"; return; }; done
+  return 1
+}
 
 # The package a path is in: the longest package folder it is under; "." for the root's own files.
 owner_of() {
@@ -61,45 +71,47 @@ owner_of() {
     [ "$package" = "." ] && continue
     if [[ "$path" == "$package/"* && ${#package} -gt ${#best} ]] || [[ "$path" == "$package" ]]; then best="$package"; fi
   done
-  [ "$best" = "." ] || { echo "$best"; return; }
-  echo "."
+  echo "$best"
 }
 
-# Who depends on whom, from each package's `.package(path:)` entries.
-declare -A dependents=()
+# Who depends on whom, from each package's `.package(path:)` entries: dependents[i] lists those of
+# PACKAGES[i].
+dependents=()
 for package in "${PACKAGES[@]}"; do
   dir=$(package_dir "$package") || continue
   while IFS= read -r path; do
-    target=$(realpath -m --relative-to="$ROOT" "$dir/$path")
-    dependency=$(owner_of "$target")
-    [ "$dependency" = "$package" ] || dependents[$dependency]+="$package "
+    target=$(cd "$dir/$path" 2>/dev/null && pwd) || continue
+    dependency=$(owner_of "${target#"$ROOT"/}")
+    [ "$target" = "$ROOT" ] && dependency=.
+    [ "$dependency" = "$package" ] && continue
+    i=$(index_of "$dependency") && dependents[$i]="${dependents[$i]:-}$package "
   done < <(grep -oE '\.package\(path: *"[^"]+"' "$dir/Package.swift" | sed -E 's/.*"([^"]+)"/\1/')
 done
 
-declare -A reasons=()
-declare -A checks=()
-everything=0
+reasons=()  # reasons[i]: why PACKAGES[i] is tested
+check_imports=0 check_generated=0 everything=0
 add() {  # add <package> <reason>: the package, then whatever depends on it
-  local package="$1" reason="$2" dependent
-  [ -n "${reasons[$package]:-}" ] && return
-  reasons[$package]="$reason"
-  for dependent in ${dependents[$package]:-}; do add "$dependent" "depends on ${package/#./Pantry}"; done
+  local package="$1" reason="$2" dependent i
+  i=$(index_of "$package") || return
+  [ -n "${reasons[$i]:-}" ] && return
+  reasons[$i]="$reason"
+  for dependent in ${dependents[$i]:-}; do add "$dependent" "depends on ${package/#./Pantry}"; done
 }
 add_everything() {
-  local package
+  local i
   everything=1
-  for package in "${PACKAGES[@]}"; do [ -n "${reasons[$package]:-}" ] || reasons[$package]="$1"; done
+  for i in "${!PACKAGES[@]}"; do [ -n "${reasons[$i]:-}" ] || reasons[$i]="$1"; done
 }
 in_list() { local item="$1"; shift; [[ " $* " == *" $item "* ]]; }
 
 schema_changed=0
-for file in "${changed[@]}"; do
+for file in ${changed[@]+"${changed[@]}"}; do
   package=$(owner_of "$file")
   # Operations, slices, configs and what the generator wrote: the generated-code check applies.
   for generated in "${GENERATED[@]}"; do
-    [[ "$file" == "$generated/"* && "$file" =~ /(GraphQL|Generated|Mocks)/|/apollo-codegen-config\.json$ ]] && checks[generated]=1
+    [[ "$file" == "$generated/"* && "$file" =~ /(GraphQL|Generated|Mocks)/|/apollo-codegen-config\.json$ ]] && check_generated=1
   done
-  in_list "$package" "${KITS[@]}" && checks[imports]=1
+  in_list "$package" "${KITS[@]}" && check_imports=1
   case "$package" in
     APICoreKit) add_everything "$file changed: every package builds on APICoreKit" ;;
     Tools)
@@ -111,20 +123,20 @@ for file in "${changed[@]}"; do
     Tools/Fixtures/*) add "$package" "$file changed"; add Tools "its tests read $file" ;;
     .)
       case "$file" in
-        schema.graphqls|schema-split.json) schema_changed=1; checks[generated]=1 ;;
+        schema.graphqls|schema-split.json) schema_changed=1; check_generated=1 ;;
         Sources/*|Tests/*|Package.swift) add . "$file changed" ;;
         CODEOWNERS) add Tools "its schema-check tests read $file" ;;
         *.md) ;;
-        *) add_everything "$file changed: scripts, CI and shared material reach every package"; checks[imports]=1 ;;
+        *) add_everything "$file changed: scripts, CI and shared material reach every package" ;;
       esac ;;
     *) add "$package" "$file changed" ;;
   esac
 done
 
 # A schema change reaches the kits whose slices change: split the schema as it was and as it is.
+check_schema=0
 if [ $schema_changed -eq 1 ]; then
-  checks[generated]=1
-  git -C "$ROOT" cat-file -e "$base:schema.graphqls" 2>/dev/null && checks["schema:$base"]=1
+  git -C "$ROOT" cat-file -e "$base:schema.graphqls" 2>/dev/null && check_schema=1
   add Tools "schema.graphqls or schema-split.json changed: Tools' tests read the schema, the dev server serves it"
   codegen=$(codegen_binary) || { echo "test-affected.sh: cannot build apicore-codegen to split the schema" >&2; exit 1; }
   work=$(mktemp -d)
@@ -132,7 +144,7 @@ if [ $schema_changed -eq 1 ]; then
   split_schema() {  # split_schema <folder>: the schema (and split config) in <folder>, into <folder>/out
     local options=()
     [ -f "$1/schema-split.json" ] && options=(--config schema-split.json)
-    (cd "$1" && "$codegen" split-schema --schema schema.graphqls --output out "${options[@]}" >/dev/null)
+    (cd "$1" && "$codegen" split-schema --schema schema.graphqls --output out ${options[@]+"${options[@]}"} >/dev/null)
   }
   mkdir -p "$work/old" "$work/new"
   git -C "$ROOT" show "$base:schema.graphqls" > "$work/old/schema.graphqls" 2>/dev/null
@@ -158,24 +170,30 @@ fi
 # What to run, in the packages' own order.
 SUITE_NAME=test-affected
 SUITE_PACKAGES=()
-for package in "${PACKAGES[@]}"; do [ -n "${reasons[$package]:-}" ] && SUITE_PACKAGES+=("$package"); done
-# The scripts' own tests, when the scripts change (or everything does).
-[ $everything -eq 1 ] && SUITE_PACKAGES+=(scripts) && reasons[scripts]="${reasons[.]}"
+listed=()
+for i in "${!PACKAGES[@]}"; do
+  [ -n "${reasons[$i]:-}" ] || continue
+  SUITE_PACKAGES+=("${PACKAGES[$i]}")
+  listed+=("$(printf '  %-32s %s' "${PACKAGES[$i]/#./Pantry}" "${reasons[$i]}")")
+done
 SUITE_CHECKS=(paths)
 SUITE_AFTER=()
 if [ $everything -eq 1 ]; then
+  # The scripts' own tests too (new-kit.sh and test-affected.sh over scratch repositories).
+  SUITE_PACKAGES+=(scripts)
+  listed+=("$(printf '  %-32s %s' scripts "the scripts' own tests, as for every package")")
   SUITE_CHECKS+=(imports generated)
   SUITE_AFTER=(docs openapi fuzz)
 else
-  [ -n "${checks[imports]:-}" ] && SUITE_CHECKS+=(imports)
-  [ -n "${checks[generated]:-}" ] && SUITE_CHECKS+=(generated)
+  [ $check_imports -eq 1 ] && SUITE_CHECKS+=(imports)
+  [ $check_generated -eq 1 ] && SUITE_CHECKS+=(generated)
 fi
-[ -n "${checks["schema:$base"]:-}" ] && SUITE_CHECKS+=("schema:$base")
+[ $check_schema -eq 1 ] && SUITE_CHECKS+=("schema:$base")
 
-echo "test-affected: ${#changed[@]} file(s) changed since $base_ref (merge base ${base:0:10})"
-for package in "${SUITE_PACKAGES[@]}"; do printf '  %-32s %s\n' "${package/#./Pantry}" "${reasons[$package]}"; done
-[ ${#SUITE_PACKAGES[@]} -gt 0 ] || echo "  (no package)"
-echo "checks: ${SUITE_CHECKS[*]/#schema:*/schema} ${SUITE_AFTER[*]}"
+echo "test-affected: ${#changed[@]} file(s) changed since $base_ref (merge base $(echo "$base" | cut -c1-10))"
+if [ ${#listed[@]} -gt 0 ]; then printf '%s\n' "${listed[@]}"; else echo "  (no package)"; fi
+checks="${SUITE_CHECKS[*]} ${SUITE_AFTER[*]:-}"
+echo "checks: ${checks/schema:$base/schema}"
 [ $list -eq 1 ] && exit 0
 require_buildable_root
 run_suite

@@ -18,7 +18,10 @@ USAGE
 fi
 
 names=("$@")
-[ ${#names[@]} -gt 0 ] || mapfile -t names < <(cd "$ROOT/scripts/tests" && ls ./*-tests.sh | sed 's|^\./||; s|-tests\.sh$||')
+if [ $# -eq 0 ]; then
+  names=()
+  while IFS= read -r name; do names+=("$name"); done < <(cd "$ROOT/scripts/tests" && ls ./*-tests.sh | sed 's|^\./||; s|-tests\.sh$||')
+fi
 status=0
 for name in "${names[@]}"; do
   file="$ROOT/scripts/tests/$name-tests.sh"

@@ -15,8 +15,9 @@ failures=0
 scratch_repository() {
   local repo
   repo=$(mktemp -d "$SCRATCH_PARENT/repo.XXXXXX")
-  # (A file deleted in the working tree is still listed as tracked: tar skips it.)
-  (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard | tar -cf - --null --ignore-failed-read -T - 2>/dev/null) \
+  # (A file deleted in the working tree is still listed as tracked: it is left out.)
+  (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard \
+    | while IFS= read -r -d '' file; do [ -e "$file" ] && printf '%s\0' "$file"; done | tar -cf - --null -T -) \
     | tar -xf - -C "$repo"
   git -C "$repo" init -q -b main
   git -C "$repo" -c user.name=test -c user.email=test@example.com add -A
@@ -50,6 +51,9 @@ expect() {
   shift
   "$@" || { echo "Expectation failed: $description"; return 1; }
 }
+
+# replace <file> <perl substitution>: edits a file in place (the same with GNU and BSD tools).
+replace() { perl -pi -e "$2" "$1"; }
 
 # contains <text> <substring>
 contains() { [[ "$1" == *"$2"* ]] || { echo "expected to contain: $2"; echo "in: $1" | head -20; return 1; }; }

@@ -127,7 +127,7 @@ cook_kit() {
 schema_check() {
   local output status
   cd "$KITS_REPO" || return 1
-  sed -i '/"The recipes they wrote."/d; /^  recipeCount: Int!$/d; /^  title: String!$/d' schema.graphqls
+  replace schema.graphqls '$_ = "" if /"The recipes they wrote."|^  recipeCount: Int!$|^  title: String!$/' 
   output=$(scripts/schema-check.sh 2>&1)
   status=$?
   git checkout -q schema.graphqls
@@ -140,12 +140,12 @@ schema_check() {
 affected_run() {
   local output status
   cd "$KITS_REPO" || return 1
-  sed -i 's/^    @Test("maps `query Cook`/    \/\/ Changed.\n&/' CookKit/Tests/CookKitTests/CookServiceTests.swift
+  replace CookKit/Tests/CookKitTests/CookServiceTests.swift 's/^(    \@Test\("maps `query Cook`)/    \/\/ Changed.\n$1/' 
   output=$(scripts/test-affected.sh HEAD 2>&1) || { echo "$output" | tail -30; return 1; }
   contains "$output" "  CookKit " && contains "$output" "checks: paths imports" &&
     expect "only CookKit is tested" [ "$(echo "$output" | grep -c '^== .*: test$')" -eq 1 ] &&
     contains "$output" "tests: 2 passed, 0 failed" || return 1
-  sed -i 's/#expect(value == /#expect(value != /' CookKit/Tests/CookKitTests/CookServiceTests.swift
+  replace CookKit/Tests/CookKitTests/CookServiceTests.swift 's/#expect\(value == /#expect(value != /' 
   output=$(scripts/test-affected.sh HEAD 2>&1)
   status=$?
   git checkout -q CookKit

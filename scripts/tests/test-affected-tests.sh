@@ -57,11 +57,11 @@ test_case "CODEOWNERS reaches Tools, whose schema-check tests read it" \
 
 # A field added to Household changes HouseholdKit's slice alone.
 household_field() {
-  sed -i 's/^type Household implements Node @domain(name: "household") {$/&\n  nickname: String/' schema.graphqls
+  replace schema.graphqls 's/^(type Household implements Node \@domain\(name: "household"\) \{)$/$1\n  nickname: String/' 
 }
 # A field added to PageInfo changes the shared slice: SharedKit, so every kit.
 shared_field() {
-  sed -i 's/^type PageInfo @domain(name: "shared") {$/&\n  endCursor: String/' schema.graphqls
+  replace schema.graphqls 's/^(type PageInfo \@domain\(name: "shared"\) \{)$/$1\n  endCursor: String/' 
 }
 test_case "schema.graphqls reaches the kits whose slices change, Tools and the app, with the schema check" \
   reaches "HouseholdKit Tools Pantry" "paths generated schema" household_field
