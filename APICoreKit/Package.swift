@@ -84,7 +84,9 @@ let package = Package(
             ]
         ),
         // JSON reading throughput beside JSONSerialization and simdjson (scripts/bench.sh json).
-        .executableTarget(name: "apicore-json-bench", dependencies: ["APICore"], path: "Benchmarks/apicore-json-bench"),
+        .executableTarget(
+            name: "apicore-json-bench", dependencies: ["APICore"], path: "Benchmarks/apicore-json-bench",
+            exclude: ["GraphQL", "apollo-codegen-config.json"]),
         .executableTarget(
             name: "apicore-cache-bench",
             dependencies: [

@@ -60,7 +60,8 @@ suites:
          page through GraphQLPager (pages cached apart) over plain fetch(.networkOnly) calls
          (target <= 1.2), pager-merged-ratio for the same pages merged in the cache (a connection
          field), and with 5,000 items loaded, list-update-ms and list-update-merged-ms, from a
-         one-item change in the cache to the pager's list showing it
+         one-item change in the cache to the pager's list showing it; each figure the median of
+         11 runs (APICOREKIT_PAGINATION_RUNS), the runs' values sorted beside it
   batching  20 small queries issued together against the loopback server with 20 ms added to
          every GraphQL answer, batched (HTTPBatching's defaults) and unbatched, alternating rounds,
          medians: batching-ratio, batched time over unbatched with URLSession's default of 6
@@ -70,12 +71,13 @@ suites:
          APICOREKIT_BATCH_LATENCY_MS sets the added latency (0 shows the fixed cost)
   json   JSON reading throughput on the same bytes in one run: APICore's reader (JSONTape: the
          text checked whole, numbers classified, a navigable tape, as simdjson's DOM is), APICore's
-         tree (JSONParser.parse: the tape, then JSONValue built from it), JSONSerialization and
-         simdjson's DOM parse (C++, built here from Debian's libsimdjson-dev, installed with
+         tree (JSONParser.parse: the tape, then JSONValue built from it), bytes to checked typed
+         data (the tree checked against a generated query's selections with Data(validating:)),
+         JSONSerialization and simdjson's DOM parse (C++, built here from Debian's libsimdjson-dev, installed with
          apt-get when missing and allowed; without it the simdjson figures say n/a), on a
          GitHub-like answer of ~410 KB and 20 MB of the same shape written from a fixed seed:
-         json-*-mb-per-second, json-*-apicore-over-simdjson (target >= 0.25) and
-         json-*-apicore-tree-over-simdjson
+         json-*-mb-per-second, json-*-apicore-over-simdjson (target >= 0.25),
+         json-*-apicore-tree-over-simdjson and json-*-apicore-checked-over-simdjson (target >= 0.25)
   soak   100,000 mixed operations (APICOREKIT_SOAK_OPS to change) through one client with an SQLite
          cache and a memory bound of 2,000 records, eight at a time, against the loopback server in
          a child process (so resident memory is the client's): page and character queries under
@@ -101,9 +103,27 @@ USAGE
 for suite in "$@"; do
   case "$suite" in
     -h|--help) usage; exit 0 ;;
-    e2e|subscriptions|defer|pagination|batching|soak)
+    e2e|subscriptions|defer|batching|soak)
       swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
       "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" "$suite"
+      ;;
+    pagination)
+      # One run's ratio swings with the machine: the median of $APICOREKIT_PAGINATION_RUNS runs (11).
+      swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
+      runs=${APICOREKIT_PAGINATION_RUNS:-11}
+      outputs=$(for _ in $(seq "$runs"); do "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" pagination; echo "--"; done)
+      echo "$outputs" | awk -v runs="$runs" '
+        /^--$/ { run++; next }
+        /^[a-z0-9-]+: [0-9.]+$/ { name = substr($1, 1, length($1) - 1); values[name] = values[name] " " $2; if (!(name in seen)) { seen[name] = 1; order[++count] = name } }
+        END {
+          for (i = 1; i <= count; i++) {
+            n = split(values[order[i]], list, " ")
+            for (a = 1; a <= n; a++) for (b = a + 1; b <= n; b++) if (list[b] + 0 < list[a] + 0) { t = list[a]; list[a] = list[b]; list[b] = t }
+            all = ""
+            for (a = 1; a <= n; a++) all = all " " list[a]
+            printf "%s: %s (median of %d runs;%s)\n", order[i], list[int((n + 1) / 2)], n, all
+          }
+        }'
       ;;
     json)
       swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-json-bench >&2

@@ -1,6 +1,7 @@
 // apicore-json-bench: JSON reading throughput on the same bytes, in one run — APICore's reader
 // (`JSONTape`: the whole text checked, numbers classified, a navigable tape, as simdjson's DOM),
-// APICore's tree (`JSONParser.parse`: the tape, then `JSONValue` built from it), Foundation's
+// APICore's tree (`JSONParser.parse`: the tape, then `JSONValue` built from it), bytes to checked
+// typed data (the tree checked against a generated query's selections, `Data(validating:)`), Foundation's
 // JSONSerialization and, when `--simdjson <binary>` is given, simdjson's DOM parse
 // (scripts/bench.sh json builds that binary). Prints one `name: value` line per figure.
 //
@@ -51,16 +52,27 @@ func githubLikeAnswer(bytes: Int, seed: UInt64) -> Data {
         var comments: [String] = []
         for _ in 0..<random.below(12) {
             comments.append(
-                #"{"node":{"__typename":"IssueComment","id":"MDEyOklzc3VlQ29tbWVudD\#(random.below(1_000_000_000))","body":\#(string(prose(20 + random.below(120)))),"createdAt":"2019-0\#(1 + random.below(9))-1\#(random.below(10))T1\#(random.below(10)):2\#(random.below(10)):00Z","reactions":{"totalCount":\#(random.below(40))},"author":\#(author())}}"#)
+                #"{"__typename":"IssueCommentEdge","node":{"__typename":"IssueComment","id":"MDEyOklzc3VlQ29tbWVudD\#(random.below(1_000_000_000))","body":\#(string(prose(20 + random.below(120)))),"createdAt":"2019-0\#(1 + random.below(9))-1\#(random.below(10))T1\#(random.below(10)):2\#(random.below(10)):00Z","reactions":{"__typename":"ReactionConnection","totalCount":\#(random.below(40))},"author":\#(author())}}"#)
         }
         let issue =
-            #"{"node":{"__typename":"Issue","id":"MDU6SXNzdWU\#(random.below(1_000_000_000))","number":\#(number),"title":\#(string(prose(4 + random.below(10)))),"body":\#(string(prose(40 + random.below(200)))),"state":"\#(random.below(2) == 0 ? "OPEN" : "CLOSED")","createdAt":"2018-1\#(random.below(3))-0\#(1 + random.below(9))T0\#(random.below(10)):1\#(random.below(10)):3\#(random.below(10))Z","score":\#(Double(random.below(100_000)) / 1000),"author":\#(author()),"labels":{"nodes":[{"name":"bug","color":"d73a4a"}]},"comments":{"totalCount":\#(comments.count),"edges":[\#(comments.joined(separator: ","))]}}}"#
+            #"{"__typename":"IssueEdge","node":{"__typename":"Issue","id":"MDU6SXNzdWU\#(random.below(1_000_000_000))","number":\#(number),"title":\#(string(prose(4 + random.below(10)))),"body":\#(string(prose(40 + random.below(200)))),"state":"\#(random.below(2) == 0 ? "OPEN" : "CLOSED")","createdAt":"2018-1\#(random.below(3))-0\#(1 + random.below(9))T0\#(random.below(10)):1\#(random.below(10)):3\#(random.below(10))Z","score":\#(Double(random.below(100_000)) / 1000),"author":\#(author()),"labels":{"__typename":"LabelConnection","nodes":[{"__typename":"Label","name":"bug","color":"d73a4a"}]},"comments":{"__typename":"IssueCommentConnection","totalCount":\#(comments.count),"edges":[\#(comments.joined(separator: ","))]}}}"#
         issues.append(issue)
         size += issue.utf8.count + 1
         number += 1
     }
-    let text = #"{"data":{"repository":{"__typename":"Repository","name":"apollo-ios","issues":{"totalCount":\#(issues.count),"edges":[\#(issues.joined(separator: ","))]}}}}"#
+    let text = #"{"data":{"repository":{"__typename":"Repository","name":"apollo-ios","issues":{"__typename":"IssueConnection","totalCount":\#(issues.count),"edges":[\#(issues.joined(separator: ","))]}}}}"#
     return Data(text.utf8)
+}
+
+/// Bytes to checked typed data, as a client reads an answer: parsed, its `data` checked against
+/// the generated selections of `query IssuesAndComments` (GraphQL/, generated into Generated/).
+func checkedData(_ data: Data) throws -> IssuesAndCommentsQuery.Data {
+    guard case .object(let envelope) = try JSONParser.parse(data), let object = envelope["data"]?.objectValue else {
+        fatalError("the benchmark's answer has no data")
+    }
+    let checked = try IssuesAndCommentsQuery.Data(validating: object)
+    precondition(!checked.repository.issues.edges.isEmpty)
+    return checked
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -139,18 +151,22 @@ for input in inputs {
     var ours = Double.infinity
     var foundation = Double.infinity
     var tree = Double.infinity
+    var checked = Double.infinity
     for _ in 0..<3 {
         ours = min(ours, try best(input.rounds / 3) { _ = try JSONTape(reading: input.data) })
         tree = min(tree, try best(input.rounds / 3) { _ = try JSONParser.parse(input.data) })
+        checked = min(checked, try best(input.rounds / 3) { _ = try checkedData(input.data) })
         foundation = min(foundation, try best(input.rounds / 3) { _ = try JSONSerialization.jsonObject(with: input.data) })
     }
     print("json-\(input.name)-apicore-tree-mb-per-second: \(String(format: "%.1f", megabytes / tree))")
     print("json-\(input.name)-apicore-mb-per-second: \(String(format: "%.1f", megabytes / ours))")
+    print("json-\(input.name)-apicore-checked-mb-per-second: \(String(format: "%.1f", megabytes / checked))")
     print("json-\(input.name)-jsonserialization-mb-per-second: \(String(format: "%.1f", megabytes / foundation))")
     if let reference = simdjsonMBps[input.name] {
         print("json-\(input.name)-simdjson-mb-per-second: \(String(format: "%.1f", reference))")
         print("json-\(input.name)-apicore-over-simdjson: \(String(format: "%.3f", megabytes / ours / reference)) (target >= 0.25)")
         print("json-\(input.name)-apicore-tree-over-simdjson: \(String(format: "%.3f", megabytes / tree / reference))")
+        print("json-\(input.name)-apicore-checked-over-simdjson: \(String(format: "%.3f", megabytes / checked / reference)) (target >= 0.25)")
     } else {
         print("json-\(input.name)-simdjson-mb-per-second: n/a (no simdjson: scripts/bench.sh json builds it from libsimdjson-dev)")
     }
