@@ -299,7 +299,11 @@ struct IRBuilder {
         for field in ir.fields where !field.subContributions.isEmpty {
             // List fields are named for one element (`friends` → `Friend`); others as they are.
             let isList = field.definition.type.nullable.isList
-            let name = uniqueName(isList ? field.responseKey.upperFirst.singularized : field.responseKey.upperFirst, &usedNames)
+            var base = isList ? field.responseKey.upperFirst.singularized : field.responseKey.upperFirst
+            // A nested type named like a fragment would hide the fragment from the code inside it
+            // (`author { ...Author }`: its `Fragments` would name the nested type, not the fragment).
+            if fragments[base] != nil { base += "_" }
+            let name = uniqueName(base, &usedNames)
             if reusesFragmentTypes, let target = fragmentType(for: field, among: ir.fragments) {
                 field.fragmentType = (name, target)
             } else {

@@ -60,6 +60,28 @@ struct GeneratorTests {
         #expect(r.contains("var name: String {"))
     }
 
+    @Test("a field whose nested type would have a spread fragment's name gets another, so the fragment stays in sight")
+    func fragmentNamedLikeAField() throws {
+        let project = try Project(files: [
+            "schema.graphqls": """
+                type Query { issue: Issue! }
+                type Issue { title: String! author: User! }
+                type User { login: String! }
+                """,
+            "Q.graphql": """
+                fragment Author on User { login }
+                query Q { issue { title author { ...Author } } }
+                """,
+        ])
+        _ = try Codegen.run(configURL: project.configURL)
+        let q = try project.read("Generated/Operations/Queries/QQuery.graphql.swift")
+        // Before: `struct Author` inside `Issue`, whose `Fragments.author` then named itself.
+        #expect(q.contains("var author: Author_ {"), "\(q)")
+        #expect(q.contains("struct Author_: SelectionSet"), "\(q)")
+        #expect(q.contains("var author: Author { __data._toFragment() }"), "\(q)")
+        #expect(!q.contains("struct Author:"), "\(q)")
+    }
+
     @Test("custom scalars are a String typealias written once and never overwritten")
     func customScalars() throws {
         let project = try Project(files: [

@@ -5,7 +5,7 @@
 
 nonisolated struct IssuesAndCommentsQuery: GraphQLQuery {
     static var operationName: String { "IssuesAndComments" }
-    static var document: String { "query IssuesAndComments { repository { __typename name issues { __typename totalCount edges { __typename node { __typename id number title body state createdAt score author { __typename ...UserFields } labels { __typename nodes { __typename name color } } comments { __typename totalCount edges { __typename node { __typename id body createdAt reactions { __typename totalCount } author { __typename ...UserFields } } } } } } } } } fragment UserFields on User { __typename login avatarUrl url id }" }
+    static var document: String { "query IssuesAndComments { repository { __typename name issues { __typename totalCount edges { __typename node { __typename id number title body state createdAt score author { __typename ...Author } labels { __typename nodes { __typename name color } } comments { __typename totalCount edges { __typename node { __typename id body createdAt reactions { __typename totalCount } author { __typename ...Author } } } } } } } } } fragment Author on User { __typename login avatarUrl url id }" }
 
     init() {}
 
@@ -56,11 +56,11 @@ nonisolated struct IssuesAndCommentsQuery: GraphQLQuery {
                         var state: GraphQLEnum<GitHubAPI.IssueState> { __data["state"] }
                         var createdAt: String { __data["createdAt"] }
                         var score: Double { __data["score"] }
-                        var author: Author { __data["author"] }
+                        var author: Author_ { __data["author"] }
                         var labels: Labels { __data["labels"] }
                         var comments: Comments { __data["comments"] }
 
-                        struct Author: SelectionSet {
+                        struct Author_: SelectionSet {
                             let __data: DataDict
                             init(_dataDict: DataDict) { __data = _dataDict }
                             static var __parentType: ParentType { GitHubAPI.Objects.User }
@@ -75,7 +75,7 @@ nonisolated struct IssuesAndCommentsQuery: GraphQLQuery {
                             struct Fragments: Sendable {
                                 let __data: DataDict
                                 init(_dataDict: DataDict) { __data = _dataDict }
-                                var userFields: UserFields { __data._toFragment() }
+                                var author: Author { __data._toFragment() }
                             }
                         }
 
@@ -125,7 +125,7 @@ nonisolated struct IssuesAndCommentsQuery: GraphQLQuery {
                                     var body: String { __data["body"] }
                                     var createdAt: String { __data["createdAt"] }
                                     var reactions: Reactions { __data["reactions"] }
-                                    var author: Author { __data["author"] }
+                                    var author: Author_ { __data["author"] }
 
                                     struct Reactions: SelectionSet {
                                         let __data: DataDict
@@ -136,7 +136,7 @@ nonisolated struct IssuesAndCommentsQuery: GraphQLQuery {
                                         var totalCount: Int { __data["totalCount"] }
                                     }
 
-                                    struct Author: SelectionSet {
+                                    struct Author_: SelectionSet {
                                         let __data: DataDict
                                         init(_dataDict: DataDict) { __data = _dataDict }
                                         static var __parentType: ParentType { GitHubAPI.Objects.User }
@@ -151,7 +151,7 @@ nonisolated struct IssuesAndCommentsQuery: GraphQLQuery {
                                         struct Fragments: Sendable {
                                             let __data: DataDict
                                             init(_dataDict: DataDict) { __data = _dataDict }
-                                            var userFields: UserFields { __data._toFragment() }
+                                            var author: Author { __data._toFragment() }
                                         }
                                     }
                                 }
@@ -162,6 +162,6 @@ nonisolated struct IssuesAndCommentsQuery: GraphQLQuery {
             }
         }
 
-        private static let __table = Selection.parseTable(#"[[["repository","0!"]],[["__typename","1!"],["name","1!"],["issues","2!"]],[["__typename","1!"],["totalCount","3!"],["edges","[4!]!"]],[["__typename","1!"],["node","5!"]],[["__typename","1!"],["id","1!"],["number","3!"],["title","1!"],["body","1!"],["state","6!"],["createdAt","1!"],["score","7!"],["author","8!"],["labels","9!"],["comments","10!"]],[["__typename","1!"],["login","1!"],["avatarUrl","1!"],["url","1!"],["id","1!"]],[["__typename","1!"],["nodes","[11!]!"]],[["__typename","1!"],["name","1!"],["color","1!"]],[["__typename","1!"],["totalCount","3!"],["edges","[12!]!"]],[["__typename","1!"],["node","13!"]],[["__typename","1!"],["id","1!"],["body","1!"],["createdAt","1!"],["reactions","14!"],["author","15!"]],[["__typename","1!"],["totalCount","3!"]],[["__typename","1!"],["login","1!"],["avatarUrl","1!"],["url","1!"],["id","1!"]]]"#, Repository.self, String.self, Repository.Issues.self, Int.self, Repository.Issues.Edge.self, Repository.Issues.Edge.Node.self, GraphQLEnum<GitHubAPI.IssueState>.self, Double.self, Repository.Issues.Edge.Node.Author.self, Repository.Issues.Edge.Node.Labels.self, Repository.Issues.Edge.Node.Comments.self, Repository.Issues.Edge.Node.Labels.Node.self, Repository.Issues.Edge.Node.Comments.Edge.self, Repository.Issues.Edge.Node.Comments.Edge.Node.self, Repository.Issues.Edge.Node.Comments.Edge.Node.Reactions.self, Repository.Issues.Edge.Node.Comments.Edge.Node.Author.self)
+        private static let __table = Selection.parseTable(#"[[["repository","0!"]],[["__typename","1!"],["name","1!"],["issues","2!"]],[["__typename","1!"],["totalCount","3!"],["edges","[4!]!"]],[["__typename","1!"],["node","5!"]],[["__typename","1!"],["id","1!"],["number","3!"],["title","1!"],["body","1!"],["state","6!"],["createdAt","1!"],["score","7!"],["author","8!"],["labels","9!"],["comments","10!"]],[["__typename","1!"],["login","1!"],["avatarUrl","1!"],["url","1!"],["id","1!"]],[["__typename","1!"],["nodes","[11!]!"]],[["__typename","1!"],["name","1!"],["color","1!"]],[["__typename","1!"],["totalCount","3!"],["edges","[12!]!"]],[["__typename","1!"],["node","13!"]],[["__typename","1!"],["id","1!"],["body","1!"],["createdAt","1!"],["reactions","14!"],["author","15!"]],[["__typename","1!"],["totalCount","3!"]],[["__typename","1!"],["login","1!"],["avatarUrl","1!"],["url","1!"],["id","1!"]]]"#, Repository.self, String.self, Repository.Issues.self, Int.self, Repository.Issues.Edge.self, Repository.Issues.Edge.Node.self, GraphQLEnum<GitHubAPI.IssueState>.self, Double.self, Repository.Issues.Edge.Node.Author_.self, Repository.Issues.Edge.Node.Labels.self, Repository.Issues.Edge.Node.Comments.self, Repository.Issues.Edge.Node.Labels.Node.self, Repository.Issues.Edge.Node.Comments.Edge.self, Repository.Issues.Edge.Node.Comments.Edge.Node.self, Repository.Issues.Edge.Node.Comments.Edge.Node.Reactions.self, Repository.Issues.Edge.Node.Comments.Edge.Node.Author_.self)
     }
 }

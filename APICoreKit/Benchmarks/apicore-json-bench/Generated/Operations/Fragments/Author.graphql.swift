@@ -3,8 +3,8 @@
 
 @_spi(Generated) import APICore
 
-nonisolated struct UserFields: Fragment {
-    static var fragmentDefinition: String { "fragment UserFields on User { __typename login avatarUrl url id }" }
+nonisolated struct Author: Fragment {
+    static var fragmentDefinition: String { "fragment Author on User { __typename login avatarUrl url id }" }
     let __data: DataDict
     init(_dataDict: DataDict) { __data = _dataDict }
     static var __parentType: ParentType { GitHubAPI.Objects.User }
