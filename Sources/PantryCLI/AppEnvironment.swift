@@ -266,8 +266,10 @@ final class Session: @unchecked Sendable {
         options.cacheURL.deletingLastPathComponent().appendingPathComponent("token.json")
     }
 
-    /// Stops the embedded server, if any; with `--trace`, prints the spans.
+    /// Waits for the cache's writes to reach its file (they are written behind), stops the
+    /// embedded server, if any; with `--trace`, prints the spans.
     func close() async {
+        await recorder.cacheMaintenance?.persisted()
         await embedded?.stop()
         await restarted.withLock { $0 }?.stop()
         if let tracer { for line in SpanTree.lines(tracer.finishedSpans) { console.note(line) } }

@@ -44,6 +44,8 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
 
     var tracksUse: Bool { bound != nil }
 
+    var location: String? { url.standardizedFileURL.path }
+
     init(url: URL, bound: SizeBound? = nil) throws {
         // Owner-only: the folders it creates, the file and (as SQLite makes them like the file) its -wal and -shm.
         try PrivateFiles.createFolder(url.deletingLastPathComponent())

@@ -95,6 +95,14 @@ package protocol PersistentRecordStore: Sendable {
     func existing(_ keys: [String]) throws -> Set<String>
     /// The size of the store's files in bytes.
     func bytesOnDisk() -> Int
+    /// Where the store keeps its records (a file's path), so that two stores of the same place in
+    /// one process can wait for each other's writes; `nil` when it cannot be shared.
+    var location: String? { get }
+}
+
+extension PersistentRecordStore {
+    /// Not shared.
+    package var location: String? { nil }
 }
 
 /// A change to some fields of a root record, which the store keeps field by field so that a

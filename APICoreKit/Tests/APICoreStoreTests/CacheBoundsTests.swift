@@ -107,6 +107,8 @@ struct CacheBoundsTests {
             let main = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
             largest = max(largest, main)
         }
+        // Written behind the store: in the file once persisted() returns.
+        await store.persisted()
         #expect(largest <= bound, "the database file grew to \(largest) bytes")
         let onDisk = try #require(storage.persistent).bytesOnDisk()
         #expect(onDisk <= bound + bound / 2, "database, log and shared memory: \(onDisk) bytes")
@@ -131,6 +133,7 @@ struct CacheBoundsTests {
             await CacheWriter(store: store).write(records: ["QUERY_ROOT": ["page(n:\(page))": .array([CacheNaming.reference(to: "Item:\(page)")])], "Item:\(page)": item(page)])
         }
         await CacheWriter(store: store).update("QUERY_ROOT") { $0["page(n:7)"] = nil }
+        await store.persisted()
         let (fields, wholeRoots) = try await DatabaseQueue(path: file.path).read { db in
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_fields WHERE key = 'QUERY_ROOT'"),
@@ -148,6 +151,7 @@ struct CacheBoundsTests {
         // A collection after that sees the whole root: only the item the removed field reached goes,
         // in the file too.
         #expect(await cold.collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
+        await cold.persisted()
         #expect(try #require(SQLiteCache.storage(at: file).persistent).load(["Item:7", "Item:8"]).keys.sorted() == ["Item:8"])
 
         let reopened = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))

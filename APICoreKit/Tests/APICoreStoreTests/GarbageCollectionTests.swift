@@ -95,6 +95,7 @@ struct GarbageCollectionTests {
         let file = directory.url.appendingPathComponent("cache.sqlite")
         let writer = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
         await CacheWriter(store: writer).write(records: graph)
+        await writer.persisted()
         let earlier = try #require(SQLiteCache.storage(at: file).persistent)
         _ = try earlier.save(
             [CacheRecord(key: "Review:1", fields: ["__typename": "Review", "stars": 5], receivedAt: Date())],
@@ -103,6 +104,7 @@ struct GarbageCollectionTests {
         let collector = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
         // The notes, the mutation root, and the review only it reached; Human:1 stays (the query root reaches it).
         #expect(await collector.collectGarbage(maxStaleness: .zero).unreachableRecords == 4)
+        await collector.persisted()
         let left = try #require(SQLiteCache.storage(at: file).persistent).loadAll().map(\.key)
         #expect(Set(left) == ["QUERY_ROOT", "Human:1", "Human:2", "Droid:1"])
     }
@@ -116,6 +118,7 @@ struct GarbageCollectionTests {
         // A new store: nothing in memory, everything in the file.
         let collector = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
         #expect(await collector.collectGarbage(maxStaleness: .zero).unreachableRecords == 2)
+        await collector.persisted()
         let reader = try #require(SQLiteCache.storage(at: file).persistent)
         let left = try reader.loadAll().map(\.key)
         #expect(Set(left) == ["QUERY_ROOT", "Human:1", "Human:2", "Droid:1"])
@@ -153,6 +156,7 @@ struct GarbageCollectionTests {
         #expect(await store.record("QUERY_ROOT") != nil)
         _ = await store.read(key: "QUERY_ROOT", selections: [], parent: .object("Query"), variables: [:], requestMaxAge: nil)
         await store.collectionFinished()
+        await store.persisted()
         #expect(await store.record("Note:1") == nil)
         #expect(try #require(SQLiteCache.storage(at: file).persistent).load(["Note:1", "Human:1"]).keys.sorted() == ["Human:1"])
         // Nine orphans written: not yet; the tenth record written triggers a collection.
@@ -313,6 +317,7 @@ struct IncrementalCollectionTests {
         }
         var left: [String: JSONObject] = [:]
         if sqlite {
+            await store.persisted()
             for record in try #require(SQLiteCache.storage(at: file).persistent).loadAll() { left[record.key] = record.fields }
         } else {
             for key in graph.records.keys {

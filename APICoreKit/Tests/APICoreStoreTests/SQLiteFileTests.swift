@@ -28,16 +28,20 @@ struct SQLiteFileTests {
                 while store.collector.underWay?.phase != phase { _ = store.collectSlice() }
                 _ = store.collectSlice()
             }
-            // Another process answers a query into the same file while the collection runs.
-            await CacheWriter(store: client()).write(records: [
+            // Another process answers a query into the same file while the collection runs (its
+            // write in the file once it is persisted).
+            let other = client()
+            await CacheWriter(store: other).write(records: [
                 "QUERY_ROOT": ["households": [CacheNaming.reference(to: "Household:1")]], "Household:1": ["__typename": "Household", "name": "Home"],
             ])
+            await other.persisted()
             let collection = await collecting.transaction { @Sendable store in
                 while true {
                     if let done = store.collectSlice() { return done }
                 }
             }
             #expect(collection.unreachableRecords == 1, "\(phase): the note")
+            await collecting.persisted()
             let left = try #require(SQLiteCache.storage(at: file).persistent).load(["QUERY_ROOT", "Human:1", "Household:1", "Note:1"])
             #expect(left["Household:1"]?.fields["name"] == "Home", "\(phase): the other client's record was swept")
             #expect(left["QUERY_ROOT"]?.fields["households"] == [CacheNaming.reference(to: "Household:1")], "\(phase)")

@@ -204,6 +204,8 @@ enum LocalCache {
                 throw CLIError("the cache file at \(url.path) cannot be used (see the warning above); it is left as it is")
             }
             try await body(client, console)
+            // Removals and collections are written behind the cache: in the file before the process ends.
+            await client.cacheMaintenance?.persisted()
         } catch let error as ExitCode {
             throw error
         } catch {

@@ -105,4 +105,8 @@ extension LiveAPIClient: CacheMaintenance {
         guard let store else { throw .invalidRequest("this client has no cache") }
         return await store.keys(matching: pattern, limit: limit)
     }
+
+    func persisted() async {
+        await store?.persisted()
+    }
 }

@@ -30,9 +30,18 @@ public protocol CacheMaintenance: Sendable {
     /// (`Household`, the records whose `__typename` it is) or a key pattern where `*` stands for any
     /// run of characters (`Household:hh-*`, `*ROOT`). The persistent store's records are all read.
     func keys(matching pattern: String, limit: Int) async throws(APIError) -> [String]
+
+    /// Returns once every cache write so far is in the persistent store. A write returns (and its
+    /// watchers see it) as soon as memory holds it, and reaches the persistent store a moment
+    /// later, in order; a process killed in between loses that moment's writes, never the file.
+    /// Call it before a process that wrote exits, or when an app goes to the background.
+    func persisted() async
 }
 
 extension CacheMaintenance {
+    /// Nothing to wait for: a cache without a persistent store, or one that writes at once.
+    public func persisted() async {}
+
     /// Collects garbage allowing no staleness: every record past its type's maximum age goes.
     public func collectGarbage() async throws(APIError) -> CacheCollection {
         try await collectGarbage(maxStaleness: .zero)

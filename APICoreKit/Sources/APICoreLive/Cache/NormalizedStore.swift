@@ -335,6 +335,14 @@ package actor NormalizedStore {
     /// How many watchers read the store and how many optimistic layers lie over it, in one step.
     func activity() -> (watchers: Int, layers: Int) { (watchers.counts.watchers, layerCount) }
 
+    /// Returns once the persistent store has every write so far (they are written behind the store);
+    /// a failure of the writer is said in the log then, not at the next use.
+    package func persisted() async {
+        let writer = persistence.writer
+        await writer?.written()
+        persistence.takeWriterOutcome()
+    }
+
     // MARK: Transactions
 
     /// Runs `work` on the store with nothing else in between.

@@ -3,12 +3,15 @@ import APICoreSupport
 import Foundation
 import Logging
 
-/// The normalized store's way to its persistent store (SQLite). A failure of the persistent store
-/// sets it aside, said once in the log, and the cache goes on in memory only: every call here is
-/// then a no-op, and none throws. It also gathers the records reads used since the last save, for
-/// a persistent store that trims by use.
+/// The normalized store's way to its persistent store (SQLite). Saves go to a ``PersistentWriter``
+/// that writes them behind the store; reads of what it has not written yet wait for it. A failure
+/// of the persistent store sets it aside, said once in the log, and the cache goes on in memory
+/// only: every call here is then a no-op, and none throws. It also gathers the records reads used
+/// since the last save, for a persistent store that trims by use.
 struct PersistenceBridge {
     private var store: (any PersistentRecordStore)?
+    /// Writes the saves behind the store.
+    private(set) var writer: PersistentWriter?
     private let logger: Logger
     /// The records used since the last save, for a persistent store that trims by use.
     private var usedSinceSave: Set<String> = []
@@ -20,7 +23,10 @@ struct PersistenceBridge {
     private(set) var partialRoots: Set<String> = []
 
     init(_ store: (any PersistentRecordStore)?, logger: Logger) {
+        // What another client of the same file in this process still has to write is there first.
+        PersistentWriter.waitForWriters(of: store?.location)
         self.store = store
+        self.writer = store.map { PersistentWriter(store: $0) }
         self.tracksUse = store?.tracksUse ?? false
         self.logger = logger
     }
@@ -56,12 +62,12 @@ struct PersistenceBridge {
 
     /// The records of `keys` that the persistent store has; `nil` without one, or when it failed.
     mutating func load(_ keys: [String]) -> [String: CacheRecord]? {
-        attempt("reading") { try $0.load(keys) }
+        attempt("reading", keys: keys) { try $0.load(keys) }
     }
 
     /// The fields `names` of the record `key`, as far as the persistent store has them.
     mutating func loadFields(_ names: [String], of key: String) -> CacheRecord? {
-        attempt("reading") { try $0.loadFields(names, of: key) } ?? nil
+        attempt("reading", keys: [key]) { try $0.loadFields(names, of: key) } ?? nil
     }
 
     /// Every record of the persistent store (none without one).
@@ -106,13 +112,16 @@ struct PersistenceBridge {
         return attempt("collecting garbage") { try $0.existing(keys) } ?? []
     }
 
-    /// Removes every record.
+    /// Removes every record (what the writer had queued is written first, then removed).
     mutating func removeAll() {
         usedSinceSave = []
         absent = []
         partialRoots = []
         _ = attempt("clearing") { try $0.removeAll() }
     }
+
+    /// Returns once the writer has written every save queued so far.
+    func written() async { await writer?.written() }
 
     /// A record read, for a store that trims by use.
     mutating func noteUse(of key: String) {
@@ -129,12 +138,29 @@ struct PersistenceBridge {
         guard store != nil, !(records.isEmpty && fields.isEmpty && keys.isEmpty && usedSinceSave.isEmpty) else { return }
         let used = Array(usedSinceSave)
         usedSinceSave = []
-        let trimmed = attempt("writing") { try $0.save(records, fields: fields, removing: keys, unlessWrittenSince: since, used: used, keeping: keeping) }
-        if let trimmed, trimmed > 0 { logger.debug("the persistent cache trimmed \(trimmed) least recently used records to stay within its size") }
+        guard takeWriterOutcome(), let writer else { return }
+        writer.enqueue(PersistentWriter.Save(
+            records: records, fields: fields, removing: keys, unlessWrittenSince: since, used: used, keeping: keeping))
+    }
+
+    /// What the writer met since the last call: records it trimmed (logged), or a failure, which
+    /// sets the persistent store aside as a failed call here does. Answers whether the store is
+    /// still there.
+    @discardableResult
+    mutating func takeWriterOutcome() -> Bool {
+        guard let writer else { return store != nil }
+        let (failure, trimmed) = writer.takeOutcome()
+        if trimmed > 0 { logger.debug("the persistent cache trimmed \(trimmed) least recently used records to stay within its size") }
+        guard let failure else { return store != nil }
+        setAside(while: "writing", failure)
+        return false
     }
 
     /// The size of the persistent store's files, when it has them.
-    func bytesOnDisk() -> Int? { store?.bytesOnDisk() }
+    func bytesOnDisk() -> Int? {
+        writer?.waitUntilWritten()
+        return store?.bytesOnDisk()
+    }
 
     /// A root record's change for the persistent store, which keeps roots field by field: the
     /// fields `set` with their values and expiry, and the fields removed.
@@ -149,19 +175,31 @@ struct PersistenceBridge {
     }
 
     /// `body` on the persistent store; `nil` without one, or when it threw (then it is set aside).
-    private mutating func attempt<T>(_ action: String, _ body: (any PersistentRecordStore) throws -> T) -> T? {
-        guard let store else { return nil }
+    /// It reads what the writer has written: with `keys`, after the saves still queued for them;
+    /// without, after every save queued (a scan, a removal).
+    private mutating func attempt<T>(_ action: String, keys: [String]? = nil, _ body: (any PersistentRecordStore) throws -> T) -> T? {
+        guard takeWriterOutcome(), let store else { return nil }
+        if let writer, keys.map({ writer.isPending($0) }) ?? true {
+            writer.waitUntilWritten()
+            guard takeWriterOutcome() else { return nil }
+        }
         do {
             return try body(store)
         } catch {
-            logger.warning(
-                "The persistent cache failed while \(action) and is set aside; the cache goes on in memory only.",
-                metadata: ["error": "\(error)"])
-            self.store = nil
-            tracksUse = false
-            usedSinceSave = []
-            partialRoots = []
+            setAside(while: action, error)
             return nil
         }
+    }
+
+    /// After a failure: the cache goes on in memory only, as the log says once.
+    private mutating func setAside(while action: String, _ error: any Error) {
+        logger.warning(
+            "The persistent cache failed while \(action) and is set aside; the cache goes on in memory only.",
+            metadata: ["error": "\(error)"])
+        store = nil
+        writer = nil
+        tracksUse = false
+        usedSinceSave = []
+        partialRoots = []
     }
 }
