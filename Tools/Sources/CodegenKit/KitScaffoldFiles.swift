@@ -17,11 +17,11 @@ extension KitScaffold.Plan {
             "\(sources)/Mapping.swift": mapping,
             "\(kit)/Tests/\(kit)Tests/\(request.base)ServiceTests.swift": tests,
             "\(kit)/README.md": readme,
-            "\(kit)/CHANGELOG.md": "# \(kit) changelog\n\n## Unreleased\n\n- First version (scripts/new-kit.sh): `query \(query.operationName)` mapped to `\(model_)` by `\(request.base)Service`.\n",
+            "\(kit)/CHANGELOG.md": "# \(kit) changelog\n\n## Unreleased\n\n- First version (scripts/new-kit.sh): `query \(query.operationName)` mapped to `\(modelName)` by `\(request.base)Service`.\n",
         ]
     }
 
-    private var model_: String { query.typeName }
+    private var modelName: String { query.typeName }
     private var method: String { SwiftNames.identifier(query.field) }
     private var fragmentProperty: String { query.fragmentName.prefix(1).lowercased() + query.fragmentName.dropFirst() }
 
@@ -39,7 +39,7 @@ extension KitScaffold.Plan {
     /// What the service returns for the root field: the model, an optional one, or an array (a
     /// missing list is empty, missing items are dropped).
     private var returnType: String {
-        query.returns.nullable.isList ? "[\(model_)]" : query.returns.isNonNull ? model_ : model_ + "?"
+        query.returns.nullable.isList ? "[\(modelName)]" : query.returns.isNonNull ? modelName : modelName + "?"
     }
 
     private var parameters: String {
@@ -53,9 +53,9 @@ extension KitScaffold.Plan {
     /// `data.field` mapped to the service's return type.
     private var mapped: String {
         let value = "data.\(SwiftNames.identifier(query.field))"
-        let make = "\(model_)($0.fragments.\(fragmentProperty))"
+        let make = "\(modelName)($0.fragments.\(fragmentProperty))"
         guard query.returns.nullable.isList, let element = query.returns.nullable.listElement else {
-            return query.returns.isNonNull ? "\(model_)(\(value).fragments.\(fragmentProperty))" : "\(value).map { \(make) }"
+            return query.returns.isNonNull ? "\(modelName)(\(value).fragments.\(fragmentProperty))" : "\(value).map { \(make) }"
         }
         let list = query.returns.isNonNull ? value : "(\(value) ?? [])"
         return element.isNonNull ? "\(list).map { \(make) }" : "\(list).compactMap { $0.map { \(make) } }"
@@ -148,7 +148,7 @@ extension KitScaffold.Plan {
         let assignments = query.fields.map { "        self.\(SwiftNames.identifier($0.name)) = \(SwiftNames.identifier($0.name))\n" }.joined()
         return """
             /// A \(query.typeName) of the \(request.domain) domain, as the kit's callers see it.
-            public struct \(model_): Sendable, Hashable {
+            public struct \(modelName): Sendable, Hashable {
             \(properties)
                 /// Creates a \(query.typeName).
                 public init(\(parameters)) {
@@ -195,7 +195,7 @@ extension KitScaffold.Plan {
     private var mapping: String {
         let arguments = query.fields.map { "\($0.name): details.\(SwiftNames.identifier($0.name))" }.joined(separator: ", ")
         return """
-            extension \(model_) {
+            extension \(modelName) {
                 /// The model of what `fragment \(query.fragmentName)` selects.
                 init(_ details: \(query.fragmentName)) {
                     self.init(\(arguments))
@@ -222,7 +222,7 @@ extension KitScaffold.Plan {
 
     private var tests: String {
         let object = "[\"__typename\": \"\(query.concreteType)\", " + query.fields.map { "\"\($0.name)\": \(Self.sample($0.type, field: $0.name))" }.joined(separator: ", ") + "]"
-        let expected = "\(model_)(" + query.fields.map { "\($0.name): \(Self.sample($0.type, field: $0.name))" }.joined(separator: ", ") + ")"
+        let expected = "\(modelName)(" + query.fields.map { "\($0.name): \(Self.sample($0.type, field: $0.name))" }.joined(separator: ", ") + ")"
         let isList = query.returns.nullable.isList
         let answer = isList ? "[\(object)]" : object
         let call = "\(query.operationName.prefix(1).lowercased() + query.operationName.dropFirst())"
@@ -284,7 +284,7 @@ extension KitScaffold.Plan {
         """
         # \(request.name)
 
-        The \(request.domain) domain: `\(model_)`, the `\(request.base)Repository` protocol and `\(request.base)Service`, which
+        The \(request.domain) domain: `\(modelName)`, the `\(request.base)Repository` protocol and `\(request.base)Service`, which
         implements it over `APIClient` with the generated operations in `GraphQL/Operations/` (`\(query.operationName)`).
 
         Owner: \(request.owner) (see `CODEOWNERS`).
