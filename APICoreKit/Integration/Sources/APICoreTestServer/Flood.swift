@@ -17,15 +17,22 @@ enum Flood {
             }
         let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 << 10)
         var response = Response(status: .ok, body: ResponseBody { writer in
+            var written = 0
             do {
                 try await writer.write(ByteBuffer(string: start))
                 for _ in 0..<(2 << 30) / chunk.readableBytes {
                     try await writer.write(chunk)
+                    written += chunk.readableBytes
                     state.withLock { $0.floodBytes += chunk.readableBytes }
                 }
+                state.withLock { $0.floodLargest = max($0.floodLargest, written) }
                 try await writer.finish(nil)
             } catch {
-                state.withLock { $0.floodsAbandoned += 1 }
+                // What the answer wrote is counted before it counts as left.
+                state.withLock {
+                    $0.floodLargest = max($0.floodLargest, written)
+                    $0.floodsAbandoned += 1
+                }
                 throw error
             }
         })

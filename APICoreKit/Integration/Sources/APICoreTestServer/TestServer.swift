@@ -112,6 +112,8 @@ public final class TestServer: Sendable {
         /// Bytes written by `/flood` answers, and how many of them ended because the client left.
         var floodBytes = 0
         var floodsAbandoned = 0
+        /// The most one `/flood` answer wrote.
+        var floodLargest = 0
         var subscriptionHeartbeat: Duration? = .seconds(5)
         var cutSubscriptionStreamsAfter: Int?
         var failSubscriptionStreamsAfter: Int?
@@ -260,8 +262,9 @@ public final class TestServer: Sendable {
     /// How many `@defer` answers the client stopped reading before their end.
     public var abandonedIncrementalAnswers: Int { state.withLock { $0.abandonedIncrementalAnswers } }
 
-    /// How many bytes `/flood` answers wrote, and how many of them the client left before their end.
-    public var flood: (bytes: Int, abandoned: Int) { state.withLock { ($0.floodBytes, $0.floodsAbandoned) } }
+    /// How many bytes `/flood` answers wrote, the most one of them wrote, and how many of them the
+    /// client left before their end.
+    public var flood: (bytes: Int, largest: Int, abandoned: Int) { state.withLock { ($0.floodBytes, $0.floodLargest, $0.floodsAbandoned) } }
 
     /// The time between heartbeats of multipart subscription streams (5 s by default, as Apollo
     /// Router); `nil` sends none.

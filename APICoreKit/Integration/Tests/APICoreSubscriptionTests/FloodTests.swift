@@ -22,10 +22,11 @@ struct FloodTests {
     /// client left: socket buffers, a chunk in flight, allocator slack. Far below what an unbounded
     /// client would take (2 GiB).
     static let slack = 256 << 20
-    /// What the server may have written, in all, when the client cut its answers: each would run
-    /// to 2 GiB uncut, so staying under 1 GiB shows every one was cut. What the server writes before
-    /// it sees the client leave grows with the machine's load (70-300 MB on a loaded 2-core machine,
-    /// 540 MB once under a full test run), so the bound is wide.
+    /// What one answer may have written when the client cut it: uncut, it runs to 2 GiB, so staying
+    /// under 1 GiB shows it was cut. What the server writes before it sees the client leave depends
+    /// on the machine and its load (70-310 MB an answer with both cores busy; over AsyncHTTPClient,
+    /// up to 745 MB once under a full test run), so the bound is wide; it is for each answer, not
+    /// their sum (1.49 GB for two once).
     static let writtenBound = 1 << 30
 
     static func expectTooLarge(_ error: APIError?, limit: Int, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -60,7 +61,7 @@ struct FloodTests {
             if let before, let after = Self.residentBytes() { #expect(after - before < Self.slack, "resident memory grew by \(after - before) bytes") }
             // The client closed both connections: the server's writes stopped long before 2 GiB each.
             #expect(await eventually { server.flood.abandoned == 2 })
-            #expect(server.flood.bytes < Self.writtenBound)
+            #expect(server.flood.largest < Self.writtenBound, "one answer wrote \(server.flood.largest) bytes")
         }
     }
 
@@ -79,7 +80,7 @@ struct FloodTests {
                 Self.expectTooLarge(error as? APIError, limit: limit)
             }
             #expect(await eventually { server.flood.abandoned == 1 })
-            #expect(server.flood.bytes < Self.writtenBound)
+            #expect(server.flood.largest < Self.writtenBound, "one answer wrote \(server.flood.largest) bytes")
         }
     }
 
@@ -103,7 +104,7 @@ struct FloodTests {
             Self.expectTooLarge(failure, limit: limit)
             if let before, let after = Self.residentBytes() { #expect(after - before < Self.slack, "resident memory grew by \(after - before) bytes") }
             #expect(await eventually { server.flood.abandoned == 1 })
-            #expect(server.flood.bytes < Self.writtenBound)
+            #expect(server.flood.largest < Self.writtenBound, "one answer wrote \(server.flood.largest) bytes")
         }
     }
 }
