@@ -43,10 +43,15 @@ final class SubscriptionRecorder<Value: Sendable>: Sendable {
         case failed(APIError)
     }
 
-    private final class Box: Sendable {
-        let seen = Mutex<(values: [Value], states: [SubscriptionState], end: End?)>(([], [], nil))
-        func withLock<T: Sendable>(_ body: (inout sending (values: [Value], states: [SubscriptionState], end: End?)) -> sending T) -> T {
-            seen.withLock(body)
+    /// An NSLock, not a `Mutex`: ThreadSanitizer sees a pthread mutex's ordering, and on Linux not
+    /// that of `Mutex` (a futex it does not intercept), which it then reported as a race here.
+    private final class Box: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: (values: [Value], states: [SubscriptionState], end: End?) = ([], [], nil)
+        func withLock<T>(_ body: (inout (values: [Value], states: [SubscriptionState], end: End?)) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&seen)
         }
     }
 
