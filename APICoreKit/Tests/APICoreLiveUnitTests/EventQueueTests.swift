@@ -51,12 +51,12 @@ struct EventQueueTests {
     @Test("cancelling the consumer while it waits answers nil and stops the queue")
     func cancellation() async {
         let queue = EventQueue<Int>()
-        let stopped = AsyncGate()
-        queue.onStop { stopped.open() }
+        let stopped = Locked(false)
+        queue.onStop { stopped.withLock { $0 = true } }
         let consumer = Task { await queue.next() }
         consumer.cancel()
         #expect(await consumer.value == nil)
-        await stopped.wait()
+        #expect(stopped.withLock { $0 })  // told before the consumer saw the end
         #expect(!queue.yield(1))
     }
 
@@ -74,30 +74,5 @@ struct EventQueueTests {
         }
         await producer.value
         #expect(received == Array(0..<10_000))
-    }
-}
-
-/// Opens once; `wait()` returns once it is open.
-private final class AsyncGate: Sendable {
-    private let state = Locked<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func open() {
-        let waiting = state.withLock { state in
-            state.open = true
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state in
-                if state.open { return true }
-                state.waiting.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
     }
 }

@@ -76,8 +76,8 @@ final class EventQueue<Element: Sendable>: Sendable {
         }
     }
 
-    /// The consumer stops: events yielded from now on are dropped, a waiting ``next()`` answers
-    /// `nil`, and `onStop` runs (once).
+    /// The consumer stops: events yielded from now on are dropped, `onStop` runs (once), and then a
+    /// waiting ``next()`` answers `nil`.
     func stop() {
         let (waiter, action) = state.withLock { state -> (CheckedContinuation<[Element]?, Never>?, (@Sendable () -> Void)?) in
             guard !state.stopped else { return (nil, nil) }
@@ -89,7 +89,8 @@ final class EventQueue<Element: Sendable>: Sendable {
             }
             return (state.waiter, state.onStop)
         }
-        waiter?.resume(returning: nil)
+        // The producer is told first: a consumer that sees `nil` knows it has been.
         action?()
+        waiter?.resume(returning: nil)
     }
 }
