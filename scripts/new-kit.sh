@@ -50,7 +50,7 @@ done
 [ -n "$name" ] || { echo "new-kit.sh: the kit's name is missing" >&2; usage >&2; exit 2; }
 [ -n "$domain" ] || { echo "new-kit.sh: --domain is missing" >&2; usage >&2; exit 2; }
 [ -n "$owner" ] || { echo "new-kit.sh: --owner is missing" >&2; usage >&2; exit 2; }
-for taken in "${PACKAGES[@]}" "${KITS[@]}"; do
+for taken in "${PACKAGES[@]}"; do
   [ "$taken" != "$name" ] || { echo "new-kit.sh: '$name' is already a package of this repository" >&2; exit 2; }
 done
 

@@ -82,7 +82,6 @@ for package in "${PACKAGES[@]}"; do
   while IFS= read -r path; do
     target=$(cd "$dir/$path" 2>/dev/null && pwd) || continue
     dependency=$(owner_of "${target#"$ROOT"/}")
-    [ "$target" = "$ROOT" ] && dependency=.
     [ "$dependency" = "$package" ] && continue
     i=$(index_of "$dependency") && dependents[$i]="${dependents[$i]:-}$package "
   done < <(grep -oE '\.package\(path: *"[^"]+"' "$dir/Package.swift" | sed -E 's/.*"([^"]+)"/\1/')

@@ -48,7 +48,8 @@ struct NewKit: ParsableCommand {
             // split-schema may have written the domain's slice already (GraphQL/Schema/): anything else is a kit.
             let folder = root.appendingPathComponent(name)
             let existing = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
-            if existing.contains(where: { !"GraphQL/Schema".hasPrefix($0) && !$0.hasPrefix("GraphQL/Schema/") }) {
+            let slice: Set<String> = ["GraphQL", "GraphQL/Schema"]
+            if existing.contains(where: { !slice.contains($0) && !$0.hasPrefix("GraphQL/Schema/") }) {
                 throw CodegenFailure([Diagnostic(file: name, message: "'\(name)' already exists; a new kit needs a name of its own")])
             }
             let splitURL = URL(fileURLWithPath: splitConfig)

@@ -120,9 +120,6 @@ struct PersistenceBridge {
         _ = attempt("clearing") { try $0.removeAll() }
     }
 
-    /// Returns once the writer has written every save queued so far.
-    func written() async { await writer?.written() }
-
     /// A record read, for a store that trims by use.
     mutating func noteUse(of key: String) {
         if tracksUse { usedSinceSave.insert(key) }
