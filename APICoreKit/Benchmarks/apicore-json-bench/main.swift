@@ -1,14 +1,15 @@
 // apicore-json-bench: JSON reading throughput on the same bytes, in one run — APICore's reader
 // (`JSONTape`: the whole text checked, numbers classified, a navigable tape, as simdjson's DOM),
 // APICore's tree (`JSONParser.parse`: the tape, then `JSONValue` built from it), bytes to checked
-// typed data (the tree checked against a generated query's selections, `Data(validating:)`), Foundation's
+// typed data (the tape checked against a generated query's selections and kept as the data, as the
+// engine reads an answer; and, beside it, the tree checked, as data from elsewhere is), Foundation's
 // JSONSerialization and, when `--simdjson <binary>` is given, simdjson's DOM parse
 // (scripts/bench.sh json builds that binary). Prints one `name: value` line per figure.
 //
 // The inputs are written once per run from a fixed seed: a GitHub-like answer of about 410 KB
 // (issues with their comments, authors, bodies of prose with escapes and non-ASCII text, like
 // GitHub's IssuesAndCommentsForRepository), and 20 MB of the same shape.
-@_spi(Tools) import APICore
+@_spi(Tools) @_spi(Engine) import APICore
 import Foundation
 
 /// A fixed-seed generator, so that every run reads the same bytes.
@@ -64,9 +65,18 @@ func githubLikeAnswer(bytes: Int, seed: UInt64) -> Data {
     return Data(text.utf8)
 }
 
-/// Bytes to checked typed data, as a client reads an answer: parsed, its `data` checked against
-/// the generated selections of `query IssuesAndComments` (GraphQL/, generated into Generated/).
+/// Bytes to checked typed data, as a client reads an answer: read onto a tape, its `data` checked
+/// there against the generated selections of `query IssuesAndComments` (GraphQL/, generated into
+/// Generated/).
 func checkedData(_ data: Data) throws -> IssuesAndCommentsQuery.Data {
+    guard let object = try JSONTape(reading: data).root["data"] else { fatalError("the benchmark's answer has no data") }
+    let checked = try IssuesAndCommentsQuery.Data(validating: object)
+    precondition(!checked.repository.issues.edges.isEmpty)
+    return checked
+}
+
+/// The same through a tree: parsed into `JSONValue`, then checked.
+func checkedTreeData(_ data: Data) throws -> IssuesAndCommentsQuery.Data {
     guard case .object(let envelope) = try JSONParser.parse(data), let object = envelope["data"]?.objectValue else {
         fatalError("the benchmark's answer has no data")
     }
@@ -152,21 +162,25 @@ for input in inputs {
     var foundation = Double.infinity
     var tree = Double.infinity
     var checked = Double.infinity
+    var checkedTree = Double.infinity
     for _ in 0..<3 {
         ours = min(ours, try best(input.rounds / 3) { _ = try JSONTape(reading: input.data) })
         tree = min(tree, try best(input.rounds / 3) { _ = try JSONParser.parse(input.data) })
         checked = min(checked, try best(input.rounds / 3) { _ = try checkedData(input.data) })
+        checkedTree = min(checkedTree, try best(input.rounds / 3) { _ = try checkedTreeData(input.data) })
         foundation = min(foundation, try best(input.rounds / 3) { _ = try JSONSerialization.jsonObject(with: input.data) })
     }
     print("json-\(input.name)-apicore-tree-mb-per-second: \(String(format: "%.1f", megabytes / tree))")
     print("json-\(input.name)-apicore-mb-per-second: \(String(format: "%.1f", megabytes / ours))")
     print("json-\(input.name)-apicore-checked-mb-per-second: \(String(format: "%.1f", megabytes / checked))")
+    print("json-\(input.name)-apicore-checked-tree-mb-per-second: \(String(format: "%.1f", megabytes / checkedTree))")
     print("json-\(input.name)-jsonserialization-mb-per-second: \(String(format: "%.1f", megabytes / foundation))")
     if let reference = simdjsonMBps[input.name] {
         print("json-\(input.name)-simdjson-mb-per-second: \(String(format: "%.1f", reference))")
         print("json-\(input.name)-apicore-over-simdjson: \(String(format: "%.3f", megabytes / ours / reference)) (target >= 0.25)")
         print("json-\(input.name)-apicore-tree-over-simdjson: \(String(format: "%.3f", megabytes / tree / reference))")
         print("json-\(input.name)-apicore-checked-over-simdjson: \(String(format: "%.3f", megabytes / checked / reference)) (target >= 0.25)")
+        print("json-\(input.name)-apicore-checked-tree-over-simdjson: \(String(format: "%.3f", megabytes / checkedTree / reference))")
     } else {
         print("json-\(input.name)-simdjson-mb-per-second: n/a (no simdjson: scripts/bench.sh json builds it from libsimdjson-dev)")
     }

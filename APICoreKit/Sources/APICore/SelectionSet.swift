@@ -94,7 +94,7 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
 }
 
 /// A field in a selection set.
-@_spi(Generated) public struct Field: Sendable {
+@_spi(Generated) public final class Field: Sendable {
     /// The schema name.
     public let name: String
     /// The alias, when the operation gives one.
@@ -229,35 +229,6 @@ public enum Deferred<Fragment: SelectionSet>: Sendable, Hashable {
     }
 }
 
-/// The data of one selection set: the response's JSON object for it, checked against its
-/// metadata before any accessor reads it.
-@_spi(Generated) public struct DataDict: Sendable, Hashable {
-    /// The object's fields by response key.
-    public var _data: JSONObject
-
-    /// Wraps an object that was already validated.
-    public init(_data: JSONObject) { self._data = _data }
-
-    /// Reads a field (the response was validated against the same metadata, so this cannot fail
-    /// for generated accessors), or replaces it (for local cache mutations).
-    public subscript<T: GraphQLOutputValue>(_ key: String) -> T {
-        get { read(key) }
-        set { _data[key] = newValue._outputJSON }
-    }
-
-    func read<T: GraphQLOutputValue>(_ key: String) -> T {
-        do throws(GraphQLDecodingError) {
-            return try T(_fieldValue: _data[key] ?? .null)
-        } catch {
-            // Data from outside (a server, the cache, a socket) reaches an accessor only through
-            // `SelectionSet(validating:variables:)` or the cache reader, which check every field an
-            // accessor can read, under the conditions it is read under, and remove any field that
-            // a condition left out. Only hand-built `DataDict`s that bypass both can get here.
-            preconditionFailure("APICore: a validated selection set could not read \(error.prefixed(by: .field(key))); the generated code and its metadata disagree")
-        }
-    }
-}
-
 /// Generated data: a struct per selection set, with accessors that read its `DataDict`.
 ///
 /// Its metadata and data (`__parentType`, `__selections`, `__data`) are for generated code and the
@@ -293,7 +264,7 @@ extension SelectionSet {
     }
 
     /// The `__typename` of the object, when the response carries it.
-    public var __typename: String? { __data._data["__typename"]?.stringValue }
+    public var __typename: String? { __data.typename }
 
     // Equatable and Hashable as Swift would derive them for the one stored property, written once
     // here: a module of generated structs then compiles about 15 % faster, no struct having its
@@ -337,22 +308,8 @@ extension SelectionSet {
     /// A deferred fragment under `@include`/`@skip`: `nil` when the condition left it out.
     @_spi(Generated) public func _deferredIfIncluded<T: SelectionSet>(_ id: String) -> Deferred<T>? {
         if case .pending = __data._deferred(id) as Deferred<T> { return .pending }
-        return (try? T(validating: __data._data)).map { .fulfilled($0) }
+        return __data.validated(as: T.self).map { .fulfilled($0) }
     }
-}
-
-extension DataDict {
-    /// The deferred fragment `id` of this object: pending while validation listed it as such.
-    @_spi(Generated) public func _deferred<T: SelectionSet>(_ id: String) -> Deferred<T> {
-        if case .array(let pending)? = _data[Deferral.pendingKey], pending.contains(.string(id)) { return .pending }
-        return .fulfilled(T(_dataDict: self))
-    }
-
-    /// A named fragment that always applies where it is spread, read by a generated `Fragments`.
-    @_spi(Generated) public func _toFragment<T: Fragment>() -> T { T(_dataDict: self) }
-
-    /// A named fragment spread under `@include`/`@skip`: present when its fields are.
-    @_spi(Generated) public func _asConditionalFragment<T: Fragment>() -> T? { try? T(validating: _data) }
 }
 
 /// A named fragment: its definition text travels with every operation that spreads it.

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The data of one selection set: the response's JSON object for it, checked against its
+/// metadata before any accessor reads it. The object is a tree, or still on the tape the answer
+/// was read into (``SelectionSet/init(validating:variables:)-(JSONTape.Value,_)``): accessors read
+/// the tape, and the first change makes a tree of it.
+@_spi(Generated) public struct DataDict: Sendable, Hashable {
+    /// Where the object is.
+    enum Storage: Sendable {
+        case tree(JSONObject)
+        case tape(JSONTape.Value)
+    }
+
+    var storage: Storage
+
+    /// The object's fields by response key (built from the tape, when the data is still there).
+    public var _data: JSONObject {
+        get {
+            switch storage {
+            case .tree(let object): return object
+            case .tape(let value): return value.jsonValue.objectValue ?? [:]
+            }
+        }
+        set { storage = .tree(newValue) }
+    }
+
+    /// Whether the object is still on its tape.
+    var isOnTape: Bool {
+        if case .tape = storage { return true }
+        return false
+    }
+
+    /// Wraps an object that was already validated.
+    public init(_data: JSONObject) { self.storage = .tree(_data) }
+
+    /// Wraps an object of a tape that was already validated.
+    init(tape value: JSONTape.Value) { self.storage = .tape(value) }
+
+    /// Reads a field (the response was validated against the same metadata, so this cannot fail
+    /// for generated accessors), or replaces it (for local cache mutations).
+    public subscript<T: GraphQLOutputValue>(_ key: String) -> T {
+        get { read(key) }
+        set { _data[key] = newValue._outputJSON }
+    }
+
+    func read<T: GraphQLOutputValue>(_ key: String) -> T {
+        do throws(GraphQLDecodingError) {
+            switch storage {
+            case .tree(let object):
+                return try T(_fieldValue: object[key] ?? .null)
+            case .tape(let object):
+                let value = object[key]
+                if let shape = T.self as? any TapeReadable.Type { return try shape.init(tape: value) as! T }
+                return try T(_fieldValue: value?.jsonValue ?? .null)
+            }
+        } catch {
+            // Data from outside (a server, the cache, a socket) reaches an accessor only through
+            // `SelectionSet(validating:variables:)` or the cache reader, which check every field an
+            // accessor can read, under the conditions it is read under, and remove any field that
+            // a condition left out. Only hand-built `DataDict`s that bypass both can get here.
+            preconditionFailure("APICore: a validated selection set could not read \(error.prefixed(by: .field(key))); the generated code and its metadata disagree")
+        }
+    }
+
+    /// The object's `__typename`, when it has one.
+    var typename: String? {
+        switch storage {
+        case .tree(let object): return object["__typename"]?.stringValue
+        case .tape(let object): return object["__typename"]?.stringValue
+        }
+    }
+
+    /// The same data checked against another selection set (`nil` when it does not pass).
+    func validated<T: SelectionSet>(as _: T.Type) -> T? {
+        switch storage {
+        case .tree(let object): return try? T(validating: object)
+        case .tape(let object): return try? T(validating: object)
+        }
+    }
+
+    /// Equal when their objects are.
+    public static func == (lhs: DataDict, rhs: DataDict) -> Bool { lhs._data == rhs._data }
+
+    /// Hashes the object, as ``==(_:_:)`` compares it.
+    public func hash(into hasher: inout Hasher) { hasher.combine(_data) }
+}
+
+/// A field shape that reads an object of a tape as it is (a selection set, and optionals and
+/// lists of them): the tape is read as far as an accessor goes, never made a tree.
+protocol TapeReadable {
+    /// Reads the shape from a validated value (`nil`: the field is absent, read as null).
+    init(tape value: JSONTape.Value?) throws(GraphQLDecodingError)
+}
+
+extension _ObjectValue: TapeReadable {
+    init(tape value: JSONTape.Value?) throws(GraphQLDecodingError) {
+        guard let value, value.kind == .object else { throw GraphQLDecodingError(message: "expected an object") }
+        self.init(_boxing: T(_dataDict: DataDict(tape: value)))
+    }
+}
+
+extension Optional: TapeReadable where Wrapped: TapeReadable {
+    init(tape value: JSONTape.Value?) throws(GraphQLDecodingError) {
+        guard let value, value.kind != .null else {
+            self = nil
+            return
+        }
+        self = try Wrapped(tape: value)
+    }
+}
+
+extension Array: TapeReadable where Element: TapeReadable {
+    init(tape value: JSONTape.Value?) throws(GraphQLDecodingError) {
+        guard let value, value.kind == .array else { throw GraphQLDecodingError(message: "expected a list") }
+        var elements: [Element] = []
+        elements.reserveCapacity(value.count)
+        for element in value.elements { elements.append(try Element(tape: element)) }
+        self = elements
+    }
+}
+
+extension DataDict {
+    /// The deferred fragment `id` of this object: pending while validation listed it as such.
+    @_spi(Generated) public func _deferred<T: SelectionSet>(_ id: String) -> Deferred<T> {
+        // Data checked on a tape had nothing pending (the tree's walk takes deferred fragments).
+        if case .tree(let object) = storage, case .array(let pending)? = object[Deferral.pendingKey], pending.contains(.string(id)) {
+            return .pending
+        }
+        return .fulfilled(T(_dataDict: self))
+    }
+
+    /// A named fragment that always applies where it is spread, read by a generated `Fragments`.
+    @_spi(Generated) public func _toFragment<T: Fragment>() -> T { T(_dataDict: self) }
+
+    /// A named fragment spread under `@include`/`@skip`: present when its fields are.
+    @_spi(Generated) public func _asConditionalFragment<T: Fragment>() -> T? { validated(as: T.self) }
+}

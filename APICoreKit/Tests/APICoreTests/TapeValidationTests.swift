@@ -1,0 +1,165 @@
+@_spi(Engine) @_spi(Generated) @_spi(Tools) @testable import APICore
+import Foundation
+import StarWarsOperations
+import Testing
+
+/// Checks `object` both ways: as a tree, and written out, read onto a tape and checked there.
+/// Both must agree on the outcome (the same error, or equal data); the tape's data is returned
+/// with the tree's.
+private func bothWays<T: SelectionSet>(
+    _: T.Type, _ object: JSONObject, variables: JSONObject = [:], sourceLocation: SourceLocation = #_sourceLocation
+) throws -> (tree: T, tape: T)? {
+    let bytes = Data(JSONSerializer.string(.object(object)).utf8)
+    let tree = Result { () throws(GraphQLDecodingError) in try T(validating: object, variables: variables) }
+    let tape = Result { () throws(GraphQLDecodingError) in try T(validating: try! JSONTape(reading: bytes).root, variables: variables) }
+    switch (tree, tape) {
+    case (.success(let tree), .success(let tape)):
+        #expect(tree == tape, "the tape's data differs from the tree's", sourceLocation: sourceLocation)
+        #expect(tree.hashValue == tape.hashValue, sourceLocation: sourceLocation)
+        return (tree, tape)
+    case (.failure(let treeError), .failure(let tapeError)):
+        #expect(treeError == tapeError, sourceLocation: sourceLocation)
+        return nil
+    default:
+        Issue.record("the tree says \(tree), the tape \(tape)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+@Suite("Checking answers on their tape")
+struct TapeValidationTests {
+    @Test("every combination of variables and hostile values: the tape and the tree agree, error for error, field for field")
+    func combinations() throws {
+        let hostileValues: [JSONValue?] = [nil, .null, 7, "text", ["x": 1], [1, "a"], true, 1.5, "\u{e9}\\\"\n"]
+        let friendsValues: [JSONValue?] = hostileValues + [JSONValue.array([["__typename": "Human", "name": "Han"], .null])]
+        var decoded = 0
+        var onTape = 0
+        for withName in [false, true] {
+            for skipFriends in [false, true] {
+                for typename in ["Droid", "Human", "Wookiee"] {
+                    for name in hostileValues + ["R2-D2"] {
+                        for friends in friendsValues {
+                            for primaryFunction in hostileValues + ["Astromech"] {
+                                var hero: JSONObject = ["__typename": .string(typename)]
+                                hero["name"] = name
+                                hero["friends"] = friends
+                                hero["primaryFunction"] = primaryFunction
+                                let variables: JSONObject = ["withName": .bool(withName), "skipFriends": .bool(skipFriends)]
+                                guard let (tree, tape) = try bothWays(HeroConditionalQuery.Data.self, ["hero": .object(hero)], variables: variables)
+                                else { continue }
+                                decoded += 1
+                                if tape.__data.isOnTape { onTape += 1 }
+                                #expect(tape.hero?.name == tree.hero?.name)
+                                #expect(tape.hero?.friends == tree.hero?.friends)
+                                #expect(tape.hero?.friends?.map { $0?.name } == tree.hero?.friends?.map { $0?.name })
+                                #expect(tape.hero?.asDroid?.primaryFunction == tree.hero?.asDroid?.primaryFunction)
+                                #expect(tape.hero?.asDroid?.friends?.count == tree.hero?.asDroid?.friends?.count)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(decoded > 100)
+        // Fields a condition left out but the server sent go to the tree, which removes them;
+        // the rest stays on the tape.
+        #expect(onTape > 0 && onTape < decoded)
+    }
+
+    @Test("a key written twice reads as its last, escaped keys match, and numbers read as the tree reads them")
+    func keysAndNumbers() throws {
+        let text = #"{"hero":{"__typename":"Droid","appearsIn":["JEDI"],"appearsIn":["EMPIRE","NEWHOPE"],"na\u006de":"R2"}}"#
+        let data = try ConditionalHero(validating: JSONTape(reading: text).root, variables: ["withName": true])
+        #expect(data.__data.isOnTape)
+        #expect(data.hero?.heroDetails.appearsIn == [.case(.empire), .case(.newHope)])
+        #expect(data.hero?.name == "R2")
+        let wrongLast = #"{"hero":{"__typename":"Droid","appearsIn":["JEDI"],"appearsIn":7}}"#
+        #expect(throws: GraphQLDecodingError(path: ["hero", "appearsIn"], message: "expected a list, found a number")) {
+            try ConditionalHero(validating: JSONTape(reading: wrongLast).root)
+        }
+        // An integral double is an Int, -0 is 0, a fraction is refused: as the tree says.
+        for (literal, expected) in [("2.0", 2 as Int?), ("-0", 0), ("1.5", nil), ("1e400", nil), ("\"3\"", nil)] {
+            let tape = try JSONTape(reading: #"{"id":"1","name":"n","primaryFunction":"p","friends":[],"appearsIn":[],"height":\#(literal)}"#)
+            let checked = try? CountedHero(validating: tape.root)
+            #expect(checked?.height == expected, "height \(literal)")
+        }
+    }
+
+    @Test("a caught error stays in its field for the accessor; a deferred fragment goes to the tree's walk, which lists it pending")
+    func caughtAndDeferred() throws {
+        let caught = #"{"hero":{"__typename":"Human","name":"Luke"},"failingField":{"__caughtError":{"message":"boom"}}}"#
+        let data = try HeroAndCaughtQuery.Data(validating: JSONTape(reading: caught).root)
+        #expect(data.hero?.name == "Luke")
+        guard case .failure(let error) = data.failingField else {
+            Issue.record("the caught error was not read")
+            return
+        }
+        #expect(error.message == "boom")
+        let plain = try HeroAndCaughtQuery.Data(validating: JSONTape(reading: #"{"hero":null,"failingField":"ok"}"#).root)
+        #expect(plain.__data.isOnTape)
+        #expect(plain.failingField == .success("ok"))
+
+        let pending = try LateHero(validating: JSONTape(reading: #"{"name":"Luke"}"#).root, variables: ["late": true])
+        #expect(!pending.__data.isOnTape)
+        #expect(pending.details == .pending)
+        let arrived = try LateHero(validating: JSONTape(reading: #"{"name":"Luke","height":1.72}"#).root, variables: ["late": true])
+        #expect(arrived.details.value?.height == 1.72)
+        #expect(throws: GraphQLDecodingError(path: ["height"], message: "expected a number, found a string")) {
+            try LateHero(validating: JSONTape(reading: #"{"name":"Luke","height":"tall"}"#).root, variables: ["late": true])
+        }
+        let notDeferred = try LateHero(validating: JSONTape(reading: #"{"name":"Luke","height":1.72}"#).root, variables: ["late": false])
+        #expect(notDeferred.__data.isOnTape)
+        #expect(notDeferred.details.value?.height == 1.72)
+    }
+
+    @Test("data on a tape changes like any other: the first change makes it a tree, equal to the tree's")
+    func changing() throws {
+        let text = #"{"hero":{"__typename":"Droid","appearsIn":["JEDI"]}}"#
+        var onTape = try ConditionalHero(validating: JSONTape(reading: text).root)
+        let tree = try ConditionalHero(validating: JSONParser.parse(text).objectValue!)
+        #expect(onTape == tree)
+        #expect(onTape.jsonObject == tree.jsonObject)
+        var changed = onTape.__data
+        changed["extra"] = "x"
+        #expect(!changed.isOnTape)
+        #expect(changed._data["extra"] == "x")
+        #expect(onTape.__data.isOnTape)
+        onTape = ConditionalHero(_dataDict: changed)
+        #expect(onTape != tree)
+        #expect(throws: GraphQLDecodingError(message: "expected an object, found an array")) {
+            try ConditionalHero(validating: JSONTape(reading: "[]").root)
+        }
+    }
+}
+
+/// `{ id name primaryFunction friends appearsIn height }` with `height: Int`, to read numbers.
+private struct CountedHero: RootSelectionSet {
+    let __data: DataDict
+    init(_dataDict: DataDict) { __data = _dataDict }
+    static let __parentType = ParentType.object("Droid")
+    static let __selections: [Selection] = [
+        .field(Field("id", .nonNull(.scalar(String.self)))),
+        .field(Field("height", .nonNull(.scalar(Int.self)))),
+    ]
+    var height: Int { __data["height"] }
+}
+
+/// `{ name ... @defer(if: $late) { height } }`.
+private struct LateHero: RootSelectionSet {
+    let __data: DataDict
+    init(_dataDict: DataDict) { __data = _dataDict }
+    static let __parentType = ParentType.object("Human")
+    static let __selections: [Selection] = [
+        .field(Field("name", .nonNull(.scalar(String.self)))),
+        .deferred(Deferral("details", label: "details", if: .include(if: "late")), [.inlineFragment(Details.self)]),
+    ]
+    var details: Deferred<Details> { _deferred("details") }
+
+    struct Details: SelectionSet {
+        let __data: DataDict
+        init(_dataDict: DataDict) { __data = _dataDict }
+        static let __parentType = ParentType.object("Human")
+        static let __selections: [Selection] = [.field(Field("height", .nonNull(.scalar(Double.self))))]
+        var height: Double { __data["height"] }
+    }
+}
