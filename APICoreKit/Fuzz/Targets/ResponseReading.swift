@@ -5,8 +5,8 @@ import FuzzStarWarsAPI
 import Foundation
 import StarWarsOperations
 
-/// A response body read as the engine reads it (parse, envelope, validation with the variables),
-/// then every accessor of the generated data as an app reads them, then normalized into records
+/// A response body read as the engine reads it (parse, envelope, validation with the variables,
+/// on the tape and as a tree, which must agree), then every accessor of the generated data as an app reads them, then normalized into records
 /// and read back from them as a cache hit is. Input: one byte choosing the operation, one whose
 /// bits give the Boolean variables of its `@include`/`@skip` conditions, then the body.
 enum ResponseReading {
@@ -51,12 +51,26 @@ enum ResponseReading {
         do throws(APIError) {
             guard case .data(let data?) = try GraphQLResponseReading.read(parsed, statusCode: 200, operationName: Operation.operationName)
             else { return }
-            object = data
+            object = data.tree
         } catch {
             guard case .graphQL(let failure) = error, let partial = failure.partialData else { return }
             object = partial
         }
-        guard let data = try? Operation.Data(validating: object, variables: variables) else { return }
+        // The tape: the engine checks an answer where the reader left it; it must agree with the
+        // tree's check, error for error, and its data must read the same.
+        let onTape: Result<Operation.Data, GraphQLDecodingError>? = (try? JSONTape(reading: body)).flatMap { tape in
+            guard case .data(.tape(let value)?)? = try? GraphQLResponseReading.read(tape.root, statusCode: 200, operationName: "") else { return nil }
+            return Result { () throws(GraphQLDecodingError) in try Operation.Data(validating: value, variables: variables) }
+        }
+        let inTree = Result { () throws(GraphQLDecodingError) in try Operation.Data(validating: object, variables: variables) }
+        if let onTape {
+            switch (inTree, onTape) {
+            case (.success(let tree), .success(let tape)) where tree == tape: AccessorReader(variables: variables).read(tape)
+            case (.failure(let treeError), .failure(let tapeError)) where treeError == tapeError: break
+            default: fatalError("fuzz invariant broken: \(Operation.operationName): the tape's check says \(onTape), the tree's \(inTree)")
+            }
+        }
+        guard case .success(let data) = inTree else { return }
         AccessorReader(variables: variables).read(data)
 
         // The cache: the walk that checks data and builds its records checks it as validation

@@ -16,7 +16,7 @@ enum WebSocketMessages {
             case .success(.next(let id, let payload)):
                 check(!id.isEmpty, "a next message without an id was accepted")
                 for operation in subscriptions {
-                    ResponseReading.read(JSONSerializer.data(.object(payload)), as: operation, conditionBits: 0)
+                    ResponseReading.read(JSONSerializer.data(.object(payload.tree)), as: operation, conditionBits: 0)
                 }
             case .success(.error(let id, let errors)):
                 check(!id.isEmpty, "an error message without an id was accepted")

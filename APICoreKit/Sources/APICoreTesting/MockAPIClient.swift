@@ -295,7 +295,7 @@ public final class MockAPIClient: APIClient, GraphQLCache, OfflineMutationQueue,
         case .data(nil):
             throw .invalidResponse(InvalidResponse(kind: .noData, statusCode: 200, request: name, bodyExcerpt: HTTPFailure.excerpt(of: body)))
         case .data(let data?):
-            let value = try request.value(from: data, statusCode: 200, body: body)
+            let value = try request.value(from: data.tree, statusCode: 200, body: body)
             return Response(value: value, metadata: metadata(name))
         }
     }

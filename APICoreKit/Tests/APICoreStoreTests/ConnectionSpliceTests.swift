@@ -115,7 +115,7 @@ struct ConnectionSpliceTests {
                 let checked = try writer.check(data, as: Data.self, at: CacheNaming.queryRoot, variables: variables, mergingPages: true)
                 if case .splicing = checked.pages { #expect(splices) } else if position != .first { #expect(!splices) }
                 await writer.write(checked)
-                model = model.map { ConnectionPages(variables: variables).merge(checked.data, into: $0, selections: Data.__selections) } ?? checked.data
+                model = model.map { ConnectionPages(variables: variables).merge(checked.data._data, into: $0, selections: Data.__selections) } ?? checked.data._data
                 let read = await store.read(
                     key: CacheNaming.queryRoot, selections: Data.__selections, parent: Data.__parentType, variables: variables, requestMaxAge: nil
                 ).data

@@ -35,8 +35,9 @@ package struct CacheWriter: Sendable {
 
     /// Data checked against the selections of `Data`, and the records it makes under `key`.
     package struct Checked<Data: SelectionSet>: Sendable {
-        /// The data, checked (fields that conditions left out removed, pending fragments listed).
-        package var data: JSONObject
+        /// The data, checked (fields that conditions left out removed, pending fragments listed):
+        /// a tree when records were built from it, else possibly still on the answer's tape.
+        package var data: DataDict
         /// The records, by key.
         package var records: [String: JSONObject] = [:]
         /// When the records' fields expire, by record key and storage key.
@@ -71,11 +72,13 @@ package struct CacheWriter: Sendable {
         _ data: JSONObject, as _: Data.Type, at key: String, variables: JSONObject, errors: [GraphQLError] = [],
         policy: ServerCachePolicy = .none, mergingPages: Bool = false, recording: Bool = true
     ) throws(GraphQLDecodingError) -> Checked<Data> {
-        var checked = Checked<Data>(data: data, key: key, variables: variables, errors: errors, policy: policy)
+        var checked = Checked<Data>(data: DataDict(_data: data), key: key, variables: variables, errors: errors, policy: policy)
         let recording = recording && store != nil
         var validator = SelectionValidator(variables: variables, recorder: recording ? records(of: checked) : nil)
         let root = validator.recorder?.place(key: key)
-        try validator.validate(&checked.data, selections: Data.__selections, in: Data.__parentType, recordingAt: root)
+        var object = data
+        try validator.validate(&object, selections: Data.__selections, in: Data.__parentType, recordingAt: root)
+        checked.data = DataDict(_data: object)
         guard let records = validator.recorder else { return checked }
         if mergingPages && ConnectionPages.appear(in: Data.self) {
             guard !records.hasUnidentifiedPageItems else {
@@ -83,12 +86,26 @@ package struct CacheWriter: Sendable {
                 checked.pages = .rereading
                 return checked
             }
-            let splices = ConnectionPages(variables: variables).splices(in: checked.data, selections: Data.__selections, at: key, records: records)
+            let splices = ConnectionPages(variables: variables).splices(in: object, selections: Data.__selections, at: key, records: records)
             if !splices.isEmpty { checked.pages = .splicing(splices) }
         }
         checked.records = records.records
         checked.expires = records.expires
         return checked
+    }
+
+    /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` for data as it was read:
+    /// when no records are built from it, data still on its tape is checked there and stays there
+    /// (no tree is made of it); otherwise the walk that records goes over its tree.
+    package func check<Data: SelectionSet>(
+        _ data: ReadObject, as _: Data.Type, at key: String, variables: JSONObject, errors: [GraphQLError] = [],
+        policy: ServerCachePolicy = .none, mergingPages: Bool = false, recording: Bool = true
+    ) throws(GraphQLDecodingError) -> Checked<Data> {
+        guard case .tape(let value) = data, !(recording && store != nil) else {
+            return try check(data.tree, as: Data.self, at: key, variables: variables, errors: errors, policy: policy, mergingPages: mergingPages, recording: recording)
+        }
+        let checked = try Data(validating: value, variables: variables)
+        return Checked(data: checked.__data, key: key, variables: variables, errors: errors, policy: policy)
     }
 
     /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` for data built or changed
@@ -161,7 +178,7 @@ package struct CacheWriter: Sendable {
     /// into it, and the whole recorded again.
     private func rereadingPages<Data>(_ checked: Checked<Data>, into store: NormalizedStore, removingLayer layer: UInt64?) async {
         await store.transaction { @Sendable store in
-            var data = checked.data
+            var data = checked.data._data
             if let existing = store.read(
                 key: checked.key, selections: Data.__selections, parent: Data.__parentType, variables: checked.variables, requestMaxAge: nil,
                 layered: false
@@ -170,7 +187,7 @@ package struct CacheWriter: Sendable {
             }
             // Both were checked against the same selections, so the merged data passes; were it not
             // to, the page alone is written.
-            let merged = (try? recorded(data, like: checked)) ?? (try? recorded(checked.data, like: checked))
+            let merged = (try? recorded(data, like: checked)) ?? (try? recorded(checked.data._data, like: checked))
             store.merge(merged?.records ?? [:], expires: merged?.expires ?? [:], removingLayer: layer, by: Self.access)
         }
     }

@@ -156,7 +156,7 @@ extension LiveAPIClient {
     private func send(_ operation: OutgoingOperation, over socket: SubscriptionConnection) async throws(APIError) -> Exchanged {
         let url = configuration.subscriptions?.url
         let timeout = operation.timeout ?? configuration.timeout
-        let outcome = await withTaskGroup(of: Result<JSONObject, APIError>?.self) { group in
+        let outcome = await withTaskGroup(of: Result<ReadObject, APIError>?.self) { group in
             group.addTask { await Self.firstResult(of: operation, over: SocketSubscriptionChannel(connection: socket), url: url) }
             group.addTask {
                 do {
@@ -179,7 +179,7 @@ extension LiveAPIClient {
     /// The first result the channel gives for `operation`; leaving the stream then unsubscribes
     /// (a `complete` to the server, unless it completed first).
     private static func firstResult(of operation: OutgoingOperation, over channel: any SubscriptionChannel, url: URL?) async
-        -> Result<JSONObject, APIError>
+        -> Result<ReadObject, APIError>
     {
         let events = channel.open(operation)
         defer { events.stop() }
@@ -202,16 +202,16 @@ extension LiveAPIClient {
     /// One GraphQL result that is not a whole HTTP body (an incremental answer's first part, a
     /// WebSocket `next`, a subscription event): its data with the errors its `@catch` fields
     /// caught; its errors otherwise, or no data, are thrown.
-    static func payload(of result: JSONObject, statusCode: Int?, operationName: String, catching selections: [Selection]) throws(APIError)
+    static func payload(of result: ReadObject, statusCode: Int?, operationName: String, catching selections: [Selection]) throws(APIError)
         -> GraphQLPayload
     {
         let extensions = result["extensions"]?.objectValue
-        switch try GraphQLResponseReading.read(.object(result), statusCode: statusCode, operationName: operationName, catching: selections) {
+        switch try GraphQLResponseReading.read(result, statusCode: statusCode, operationName: operationName, catching: selections) {
         case .data(let whole?): return GraphQLPayload(data: whole, extensions: extensions)
-        case .caught(let partial, let errors): return GraphQLPayload(data: partial, caughtErrors: errors, extensions: extensions)
+        case .caught(let partial, let errors): return GraphQLPayload(data: .tree(partial), caughtErrors: errors, extensions: extensions)
         case .data(nil), .notGraphQL:
             throw .invalidResponse(InvalidResponse(
-                kind: .noData, statusCode: statusCode, request: operationName, bodyExcerpt: JSONSerializer.string(.object(result))))
+                kind: .noData, statusCode: statusCode, request: operationName, bodyExcerpt: JSONSerializer.string(.object(result.tree))))
         }
     }
 }

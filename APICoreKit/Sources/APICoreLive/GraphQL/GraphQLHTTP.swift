@@ -163,9 +163,9 @@ enum GraphQLHTTP {
         if status == 401 {
             throw .unauthorized(HTTPFailure(statusCode: status, headers: response.headers, body: response.body, url: response.url))
         }
-        let parsed: JSONValue
+        let parsed: JSONTape
         do throws(JSONParseError) {
-            parsed = try JSONParser.parse(response.body)
+            parsed = try JSONTape(reading: response.body)
         } catch {
             if success {
                 throw .invalidResponse(InvalidResponse(
@@ -174,11 +174,11 @@ enum GraphQLHTTP {
             }
             throw httpError(response)
         }
-        let extensions = parsed["extensions"]?.objectValue
-        switch try GraphQLResponseReading.read(parsed, statusCode: status, operationName: operationName, catching: selections) {
+        let extensions = parsed.root["extensions"]?.jsonValue.objectValue
+        switch try GraphQLResponseReading.read(parsed.root, statusCode: status, operationName: operationName, catching: selections) {
         case .caught(let data, let errors):
             guard success else { throw httpError(response) }
-            return GraphQLPayload(data: data, caughtErrors: errors, extensions: extensions)
+            return GraphQLPayload(data: .tree(data), caughtErrors: errors, extensions: extensions)
         case .notGraphQL:
             guard success else { throw httpError(response) }
             throw .invalidResponse(InvalidResponse(

@@ -213,7 +213,7 @@ extension LiveAPIClient {
         }
         guard let incremental = answer.incremental else { return ServerResults(first: response) }
         return ServerResults(first: response, later: try IncrementalResults(
-            client: self, request: request, answer: answer, incremental: incremental, first: response, validated: checked.data,
+            client: self, request: request, answer: answer, incremental: incremental, first: response, validated: checked.data._data,
             storing: storing, since: start))
     }
 
@@ -235,9 +235,9 @@ extension LiveAPIClient {
 
     /// The server's data, validated already, mapped, with the exchange's metadata.
     func respond<Operation: GraphQLOperation, Value>(
-        _ request: GraphQLRequest<Operation, Value>, validated: JSONObject, answer: ServerAnswer, since start: ContinuousClock.Instant
+        _ request: GraphQLRequest<Operation, Value>, validated: DataDict, answer: ServerAnswer, since start: ContinuousClock.Instant
     ) throws(APIError) -> Response<Value> {
-        let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: validated)))
+        let value = try request.value(of: Operation.Data(_dataDict: validated))
         var metadata = metadata(
             for: answer.response, operationName: Operation.operationName, since: start, extensions: answer.extensions,
             caughtErrors: answer.caughtErrors)
@@ -274,7 +274,7 @@ extension LiveAPIClient {
     /// same walk (unless not `recording`): `errors` are those of partial data, `policy` what the
     /// server said of caching it.
     func check<Operation: GraphQLOperation, Value>(
-        _ data: JSONObject, of request: GraphQLRequest<Operation, Value>, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none,
+        _ data: ReadObject, of request: GraphQLRequest<Operation, Value>, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none,
         recording: Bool = true, response: TransportResponse?
     ) throws(APIError) -> CacheWriter.Checked<Operation.Data> {
         do throws(GraphQLDecodingError) {
@@ -295,7 +295,7 @@ extension LiveAPIClient {
         _ data: JSONObject, errors: [GraphQLError], for request: GraphQLRequest<Operation, Value>
     ) async {
         do throws(APIError) {
-            await cacheWriter.write(try check(data, of: request, errors: errors, response: nil))
+            await cacheWriter.write(try check(.tree(data), of: request, errors: errors, response: nil))
         } catch {
             configuration.logger.debug("\(Operation.operationName): partial data not cached, it does not fit the selection: \(error)")
         }

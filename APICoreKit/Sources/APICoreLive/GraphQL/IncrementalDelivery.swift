@@ -93,12 +93,12 @@ struct IncrementalResults<Operation: GraphQLOperation, Value: Sendable> {
             if storing, let records { await client.cacheWriter.write(records: records.records, expires: records.expires) }
         } else {
             let checked = try client.check(
-                caught ?? result.data, of: request, errors: caught == nil ? update.errors : result.errors, policy: answer.cachePolicy,
+                .tree(caught ?? result.data), of: request, errors: caught == nil ? update.errors : result.errors, policy: answer.cachePolicy,
                 recording: storing, response: answer.response)
-            validated = checked.data
+            validated = checked.data._data
             if storing { await client.cacheWriter.write(checked) }
         }
-        latest = try client.respond(request, validated: validated, answer: answer, since: start)
+        latest = try client.respond(request, validated: DataDict(_data: validated), answer: answer, since: start)
         if caught != nil { latest.metadata.caughtErrors = result.errors }
         guard update.errors.isEmpty || caught != nil else {
             return .failure(.graphQL(GraphQLFailure(

@@ -1,4 +1,5 @@
 @_spi(Engine) @_spi(Tools) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// The operation stage: what happens to an operation between the policy and the exchange. Queries
@@ -10,7 +11,7 @@ extension LiveAPIClient {
     /// for incremental delivery, the first payload and the parts still to come.
     struct ServerAnswer: Sendable {
         var response: TransportResponse
-        var data: JSONObject
+        var data: ReadObject
         var incremental: Incremental?
         /// What the server said about caching the answer.
         var cachePolicy: ServerCachePolicy
@@ -118,7 +119,7 @@ extension LiveAPIClient {
             guard let first = try await iterator.next()?.get() else {
                 throw .transport(TransportFailure(kind: .connectionLost, url: response.url, underlying: "the incremental response ended before its first part"))
             }
-            let payload = try Self.payload(of: first, statusCode: response.statusCode, operationName: operation.name, catching: operation.catching)
+            let payload = try Self.payload(of: .tree(first), statusCode: response.statusCode, operationName: operation.name, catching: operation.catching)
             return ServerAnswer(
                 response: response, data: payload.data, incremental: Incremental(initial: first, later: payloads),
                 cachePolicy: ServerCachePolicy(headers: response.headers, extensions: payload.extensions), caughtErrors: payload.caughtErrors)

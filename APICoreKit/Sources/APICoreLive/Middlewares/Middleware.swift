@@ -1,4 +1,5 @@
 import APICore
+import APICoreSupport
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -50,15 +51,15 @@ enum BodyRead: Sendable {
 /// One GraphQL result as the engine reads it: the data, the errors that `@catch` fields caught
 /// (in their places in the data already), and the `extensions`.
 struct GraphQLPayload: Sendable {
-    /// The `data` object, errors caught in place.
-    var data: JSONObject
+    /// The `data` object, errors caught in place: on its tape while nothing has asked for a tree.
+    var data: ReadObject
     /// The errors that fields with `@catch` caught.
     var caughtErrors: [GraphQLError] = []
     /// The result's `extensions`.
     var extensions: JSONObject?
 
     /// A payload.
-    init(data: JSONObject, caughtErrors: [GraphQLError] = [], extensions: JSONObject? = nil) {
+    init(data: ReadObject, caughtErrors: [GraphQLError] = [], extensions: JSONObject? = nil) {
         self.data = data
         self.caughtErrors = caughtErrors
         self.extensions = extensions

@@ -79,7 +79,7 @@ extension LiveAPIClient: OfflineMutationQueue {
         let operation = OutgoingOperation(
             name: stored.operationName, type: .mutation, document: stored.document, variables: stored.variables,
             headers: [QueuedMutation.idempotencyKeyHeader: stored.id], isIdempotent: true)
-        return try await read(try await exchange(operation, over: .http(graphQLRoute(for: operation))), of: operation).data
+        return try await read(try await exchange(operation, over: .http(graphQLRoute(for: operation))), of: operation).data.tree
     }
 
     /// What an exchange says of the network: an answer means the server can be reached (and

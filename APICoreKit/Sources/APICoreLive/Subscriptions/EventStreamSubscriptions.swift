@@ -1,4 +1,5 @@
 @_spi(Engine) @_spi(Tools) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 
 /// Subscriptions over server-sent events, as graphql-sse's distinct connections mode says: one
@@ -46,15 +47,15 @@ struct EventStreamSubscriptionChannel: StreamingHTTPChannel {
     }
 
     /// A `next` event's data: a JSON object, or an error that says what came instead.
-    private func result(of event: ServerSentEvent, operation: OutgoingOperation, statusCode: Int) throws(APIError) -> JSONObject {
-        let parsed: JSONValue
+    private func result(of event: ServerSentEvent, operation: OutgoingOperation, statusCode: Int) throws(APIError) -> ReadObject {
+        let parsed: JSONTape
         do throws(JSONParseError) {
-            parsed = try JSONParser.parse(event.data)
+            parsed = try JSONTape(reading: event.data)
         } catch {
             throw .invalidResponse(InvalidResponse(
                 kind: .notJSON(error), statusCode: statusCode, request: operation.name, bodyExcerpt: HTTPFailure.excerpt(of: event.data)))
         }
-        guard case .object(let result) = parsed else {
+        guard let result = ReadObject(parsed) else {
             throw .invalidResponse(InvalidResponse(
                 kind: .notGraphQLResponse, statusCode: statusCode, request: operation.name, bodyExcerpt: HTTPFailure.excerpt(of: event.data)))
         }

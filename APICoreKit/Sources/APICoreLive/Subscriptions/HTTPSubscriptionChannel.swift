@@ -57,7 +57,7 @@ extension StreamingHTTPChannel {
         }
         switch exchanged.body {
         case .payload(let payload):
-            emit(.payload(["data": .object(payload.data)]))
+            emit(.payload(.tree(["data": .object(payload.data.tree)])))
             return emit(.complete)
         case .streaming(let chunks):
             guard Self.streams(exchanged.response) else {

@@ -24,7 +24,7 @@ struct MultipartSubscriptionChannel: StreamingHTTPChannel {
         for await next in parts {
             let part = try next.get()
             guard let payload = part["payload"] else {
-                emit(.payload(part))  // a plain result
+                emit(.payload(.tree(part)))  // a plain result
                 continue
             }
             guard case .object(let result) = payload else {
@@ -36,7 +36,7 @@ struct MultipartSubscriptionChannel: StreamingHTTPChannel {
                 }
                 return emit(.error(.graphQL(GraphQLFailure(errors: errors, partialData: nil, statusCode: head.statusCode, operationName: operation.name))))
             }
-            emit(.payload(result))
+            emit(.payload(.tree(result)))
         }
         if Task.isCancelled { throw .cancelled }
         emit(.complete)

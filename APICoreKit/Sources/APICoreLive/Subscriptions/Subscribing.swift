@@ -1,4 +1,5 @@
 @_spi(Engine) @_spi(Tools) @_spi(Generated) import APICore
+import APICoreSupport
 import Foundation
 import Tracing
 
@@ -183,7 +184,7 @@ extension LiveAPIClient {
     /// with errors no field catches is delivered all the same when it has the selection set's
     /// shape (the errors are logged, and the fields they name are not cached); otherwise the
     /// errors are thrown.
-    func readEvent<Subscription: GraphQLSubscription, Value>(_ result: JSONObject, of request: GraphQLRequest<Subscription, Value>)
+    func readEvent<Subscription: GraphQLSubscription, Value>(_ result: ReadObject, of request: GraphQLRequest<Subscription, Value>)
         throws(APIError) -> (Value, CacheWriter.Checked<Subscription.Data>)
     {
         let checked: CacheWriter.Checked<Subscription.Data>
@@ -193,11 +194,11 @@ extension LiveAPIClient {
             checked = try check(payload.data, of: request, errors: payload.caughtErrors, response: nil)
         } catch {
             guard case .graphQL(let failure) = error, let partial = failure.partialData,
-                let partialChecked = try? check(partial, of: request, errors: failure.errors, response: nil)
+                let partialChecked = try? check(.tree(partial), of: request, errors: failure.errors, response: nil)
             else { throw error }
             configuration.logger.warning("\(Subscription.operationName): event delivered with field errors: \(failure)")
             checked = partialChecked
         }
-        return (try request.value(of: Subscription.Data(_dataDict: DataDict(_data: checked.data))), checked)
+        return (try request.value(of: Subscription.Data(_dataDict: checked.data)), checked)
     }
 }

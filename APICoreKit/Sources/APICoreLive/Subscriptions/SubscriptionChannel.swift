@@ -1,4 +1,5 @@
 import APICore
+import APICoreSupport
 import Foundation
 
 /// One way subscriptions reach the server: a WebSocket shared by every operation, or one streamed
@@ -15,8 +16,9 @@ protocol SubscriptionChannel: Sendable {
 enum ChannelEvent: Sendable {
     /// The operation is subscribed: events flow.
     case connected
-    /// One result of the operation: `data`, `errors`, `extensions`.
-    case payload(JSONObject)
+    /// One result of the operation: `data`, `errors`, `extensions` (on the tape it was read
+    /// into, when the channel read it whole).
+    case payload(ReadObject)
     /// The server ended the operation with an error; the subscription ends with it.
     case error(APIError)
     /// The server completed the operation.

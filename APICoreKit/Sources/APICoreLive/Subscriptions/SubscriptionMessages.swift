@@ -1,4 +1,5 @@
 @_spi(Engine) @_spi(Tools) import APICore
+import APICoreSupport
 
 /// A message from the server, checked against its protocol.
 package enum ServerMessage: Sendable, Equatable {
@@ -8,8 +9,8 @@ package enum ServerMessage: Sendable, Equatable {
     case ping
     /// `pong`, or the legacy `ka` keep-alive.
     case keepAlive
-    /// `next` (legacy `data`): one result of an operation.
-    case next(id: String, payload: JSONObject)
+    /// `next` (legacy `data`): one result of an operation, on the tape the message was read into.
+    case next(id: String, payload: ReadObject)
     /// `error`: the operation failed and is over.
     case error(id: String, errors: [GraphQLError])
     /// `complete`: the server ended the operation.
@@ -41,23 +42,38 @@ package enum SubscriptionWire {
     static let pong = #"{"type":"pong"}"#
 
     /// Reads one message; a message that breaks the protocol gives a sentence saying how.
+    /// A result's payload stays on the message's tape; the rest of the message is made a tree.
     package static func parse(_ text: String, protocol subprotocol: SubscriptionProtocol) -> Result<ServerMessage, Invalid> {
-        let json: JSONValue
+        let tape: JSONTape
         do {
-            json = try JSONParser.parse(text)
+            tape = try JSONTape(reading: text)
         } catch {
             return .failure(Invalid("Message is not JSON (\(error))"))
         }
-        guard case .object(let message) = json else {
-            return .failure(Invalid("Message is expected to be an object, but got \(kind(of: json))"))
+        guard tape.root.kind == .object else {
+            return .failure(Invalid("Message is expected to be an object, but got \(kind(of: tape.root.jsonValue))"))
         }
-        guard case .string(let type)? = message["type"], !type.isEmpty else {
+        guard let type = tape.root["type"]?.stringValue, !type.isEmpty else {
             return .failure(Invalid("Message is missing the 'type' property"))
         }
-        switch subprotocol {
-        case .graphQLTransportWS: return parseTransportWS(type: type, message)
-        case .graphQLWS: return parseLegacy(type: type, message)
+        var message: JSONObject = [:]
+        var result: JSONTape.Value?
+        for (key, value) in tape.root.members {
+            if key == "payload" { result = nil }  // a key written twice is its last
+            if key == "payload", value.kind == .object, type == "next" || type == "data" {
+                result = value
+                message[key] = .object([:])  // read from the tape
+            } else {
+                message[key] = value.jsonValue
+            }
         }
+        let parsed: Result<ServerMessage, Invalid>
+        switch subprotocol {
+        case .graphQLTransportWS: parsed = parseTransportWS(type: type, message)
+        case .graphQLWS: parsed = parseLegacy(type: type, message)
+        }
+        if case .success(.next(let id, _)) = parsed, let result { return .success(.next(id: id, payload: .tape(result))) }
+        return parsed
     }
 
     package struct Invalid: Error, Equatable {
@@ -77,7 +93,7 @@ package enum SubscriptionWire {
                 guard case .object(let payload)? = message["payload"] else {
                     return .failure(Invalid(#""next" message expects the 'payload' property to be an object, but got \#(kind(of: message["payload"]))"#))
                 }
-                return .success(.next(id: id, payload: payload))
+                return .success(.next(id: id, payload: .tree(payload)))
             }
         case "error":
             return operationID(type, message).flatMap { id in
@@ -108,7 +124,7 @@ package enum SubscriptionWire {
                 guard case .object(let payload)? = message["payload"] else {
                     return .failure(Invalid(#""data" message expects the 'payload' property to be an object, but got \#(kind(of: message["payload"]))"#))
                 }
-                return .success(.next(id: id, payload: payload))
+                return .success(.next(id: id, payload: .tree(payload)))
             }
         case "error":
             // subscriptions-transport-ws sends one error object; some servers send an array.
