@@ -48,12 +48,88 @@ import Foundation
         case object
     }
 
-    /// The text read: strings and number literals point into it.
-    let text: Data
-    /// Two words per value.
-    let words: [UInt64]
-    /// Strings that had escapes, unescaped.
-    let unescaped: [UInt8]
+    /// What the tape holds, shared by every ``Value`` of it (a value is one reference and an index).
+    final class Storage: Sendable {
+        /// The text read: strings and number literals point into it.
+        let text: Data
+        /// Two words per value.
+        let words: [UInt64]
+        /// Strings that had escapes, unescaped.
+        let unescaped: [UInt8]
+
+        init(text: Data, words: [UInt64], unescaped: [UInt8]) {
+            self.text = text
+            self.words = words
+            self.unescaped = unescaped
+        }
+
+        /// Runs `body` over the tape's buffers.
+        @inline(__always)
+        func reading<Result>(_ body: (Buffers) -> Result) -> Result {
+            text.withUnsafeBytes { raw in
+                unescaped.withUnsafeBufferPointer { unescaped in
+                    words.withUnsafeBufferPointer { words in
+                        body(Buffers(words: words, text: raw.bindMemory(to: UInt8.self), unescaped: unescaped))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The tape's buffers, for a walk over it without a copy or a check per access.
+    struct Buffers {
+        let words: UnsafeBufferPointer<UInt64>
+        let text: UnsafeBufferPointer<UInt8>
+        let unescaped: UnsafeBufferPointer<UInt8>
+
+        @inline(__always) func kind(_ index: Int) -> Kind { Kind(rawValue: UInt8(words[index] >> 56))! }
+
+        /// The index after the value at `index` (after its last member, for a container).
+        @inline(__always) func end(_ index: Int) -> Int {
+            let first = words[index]
+            return UInt8(first >> 56) >= Kind.array.rawValue ? Int(first & JSONTape.payloadMask) : index + 2
+        }
+
+        /// The string at `index` (a string's word), decoded.
+        @inline(__always) func string(at index: Int) -> String {
+            let first = words[index]
+            let base = UInt8(first >> 56) == Kind.string.rawValue ? text.baseAddress! : unescaped.baseAddress!
+            return String(decoding: UnsafeBufferPointer(start: base + Int(first & JSONTape.payloadMask), count: Int(words[index + 1])), as: UTF8.self)
+        }
+
+        /// The member of the object at `object` whose key is `key`'s bytes (its last, when the
+        /// key is written twice).
+        @inline(__always) func member(_ key: UnsafeBufferPointer<UInt8>, of object: Int) -> Int? {
+            var found: Int?
+            var cursor = object + 2
+            let stop = Int(words[object] & JSONTape.payloadMask)
+            while cursor < stop {
+                let first = words[cursor]
+                let value = cursor + 2
+                if Int(words[cursor + 1]) == key.count {
+                    if key.isEmpty {
+                        found = value
+                    } else {
+                        let base = UInt8(first >> 56) == Kind.string.rawValue ? text.baseAddress! : unescaped.baseAddress!
+                        let bytes = base + Int(first & JSONTape.payloadMask)
+                        // Keys of one length mostly differ in their first byte: no call for those.
+                        if bytes.pointee == key[0] && memcmp(bytes, key.baseAddress!, key.count) == 0 { found = value }
+                    }
+                }
+                cursor = end(value)
+            }
+            return found
+        }
+
+        /// ``member(_:of:)`` by name.
+        @inline(__always) func member(_ key: String, of object: Int) -> Int? {
+            if let found = key.utf8.withContiguousStorageIfAvailable({ member($0, of: object) }) { return found }
+            var key = key
+            return key.withUTF8 { member($0, of: object) }
+        }
+    }
+
+    let storage: Storage
 
     /// Reads a complete JSON document; the error says what is wrong and where.
     public init(reading data: Data) throws(JSONParseError) {
@@ -67,9 +143,7 @@ import Foundation
             }
         }
         let (words, unescaped) = try result.get()
-        self.text = data
-        self.words = words
-        self.unescaped = unescaped
+        storage = Storage(text: data, words: words, unescaped: unescaped)
     }
 
     /// Reads a complete JSON document given as text.
@@ -83,33 +157,20 @@ import Foundation
     }
 
     /// The document's value: index 0.
-    public var root: Value { Value(tape: self, index: 0) }
+    public var root: Value { Value(storage: storage, index: 0) }
 
     /// A value on the tape: its kind, its scalar, or its members, read without building a tree.
     public struct Value: Sendable {
-        let tape: JSONTape
+        let storage: Storage
         let index: Int
 
         /// What kind of value this is.
-        public var kind: Kind { Kind(rawValue: UInt8(tape.words[index] >> 56))! }
-
-        /// The payload of the first word.
-        var payload: Int { Int(tape.words[index] & JSONTape.payloadMask) }
-        /// The second word.
-        var second: UInt64 { tape.words[index + 1] }
-
-        /// The index of the value after this one (after its last member, for a container).
-        var end: Int {
-            switch kind {
-            case .array, .object: return payload
-            default: return index + 2
-            }
-        }
+        public var kind: Kind { Kind(rawValue: UInt8(storage.words[index] >> 56))! }
 
         /// The number of elements of an array or members of an object; 0 for other values.
         public var count: Int {
             switch kind {
-            case .array, .object: return Int(second)
+            case .array, .object: return Int(storage.words[index + 1])
             default: return 0
             }
         }
@@ -117,42 +178,41 @@ import Foundation
         /// The string, or `nil` when this is not a string.
         public var stringValue: String? {
             switch kind {
-            case .string:
-                return tape.text.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[payload..<payload + Int(second)]), as: UTF8.self) }
-            case .escapedString:
-                return tape.unescaped.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[payload..<payload + Int(second)]), as: UTF8.self) }
-            default:
-                return nil
+            case .string, .escapedString: return storage.reading { $0.string(at: index) }
+            default: return nil
             }
         }
 
         /// The elements of an array, in order; empty for other values.
         public var elements: [Value] {
             guard kind == .array else { return [] }
-            var result: [Value] = []
-            result.reserveCapacity(count)
-            var cursor = index + 2
-            while cursor < payload {
-                let element = Value(tape: tape, index: cursor)
-                result.append(element)
-                cursor = element.end
+            return storage.reading { buffers in
+                var result: [Value] = []
+                result.reserveCapacity(Int(buffers.words[index + 1]))
+                var cursor = index + 2
+                let stop = buffers.end(index)
+                while cursor < stop {
+                    result.append(Value(storage: storage, index: cursor))
+                    cursor = buffers.end(cursor)
+                }
+                return result
             }
-            return result
         }
 
         /// The members of an object, in the order written; empty for other values.
         public var members: [(key: String, value: Value)] {
             guard kind == .object else { return [] }
-            var result: [(key: String, value: Value)] = []
-            result.reserveCapacity(count)
-            var cursor = index + 2
-            while cursor < payload {
-                let key = Value(tape: tape, index: cursor).stringValue ?? ""
-                let value = Value(tape: tape, index: cursor + 2)
-                result.append((key, value))
-                cursor = value.end
+            return storage.reading { buffers in
+                var result: [(key: String, value: Value)] = []
+                result.reserveCapacity(Int(buffers.words[index + 1]))
+                var cursor = index + 2
+                let stop = buffers.end(index)
+                while cursor < stop {
+                    result.append((buffers.string(at: cursor), Value(storage: storage, index: cursor + 2)))
+                    cursor = buffers.end(cursor + 2)
+                }
+                return result
             }
-            return result
         }
 
         /// The member named `key` of an object (its last, when the key is written twice), or `nil`.
@@ -160,44 +220,18 @@ import Foundation
         /// place of what is wrong.
         public subscript(key: String) -> Value? {
             guard kind == .object else { return nil }
-            var found: Value?
             // Only a key written with invalid UTF-8 reads as one holding U+FFFD, so only then
             // are keys compared as strings rather than as bytes.
-            let repaired = key.unicodeScalars.contains("\u{FFFD}")
-            var bytes = key
-            bytes.withUTF8 { wanted in
-                var cursor = index + 2
-                while cursor < payload {
-                    let name = Value(tape: tape, index: cursor)
-                    let value = Value(tape: tape, index: cursor + 2)
-                    if name.hasBytes(wanted) || (repaired && name.stringValue == key) { found = value }
-                    cursor = value.end
-                }
-            }
-            return found
-        }
-
-        /// Whether this string's UTF-8 is `wanted`, compared without making a `String`.
-        func hasBytes(_ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
-            let length = Int(second)
-            guard length == wanted.count else { return false }
-            let compare = { (bytes: UnsafeRawBufferPointer) in
-                length == 0 || memcmp(bytes.baseAddress! + payload, wanted.baseAddress!, length) == 0
-            }
-            return kind == .escapedString ? tape.unescaped.withUnsafeBytes(compare) : tape.text.withUnsafeBytes(compare)
+            if key.unicodeScalars.contains("\u{FFFD}") { return members.last { $0.key == key }?.value }
+            return storage.reading { $0.member(key, of: index) }.map { Value(storage: storage, index: $0) }
         }
 
         /// The value as a ``JSONValue`` tree.
         public var jsonValue: JSONValue {
-            tape.text.withUnsafeBytes { raw in
-                let text = raw.bindMemory(to: UInt8.self)
-                return tape.unescaped.withUnsafeBufferPointer { unescaped in
-                    tape.words.withUnsafeBufferPointer { words in
-                        var builder = TreeBuilder(words: words, text: text, unescaped: unescaped)
-                        var cursor = index
-                        return builder.value(at: &cursor)
-                    }
-                }
+            storage.reading { buffers in
+                var builder = TreeBuilder(buffers: buffers)
+                var cursor = index
+                return builder.value(at: &cursor)
             }
         }
     }
@@ -214,20 +248,13 @@ extension JSONValue {
 
 /// Builds ``JSONValue`` from a tape: containers sized once, strings decoded from the text.
 private struct TreeBuilder {
-    let words: UnsafeBufferPointer<UInt64>
-    let text: UnsafeBufferPointer<UInt8>
-    let unescaped: UnsafeBufferPointer<UInt8>
-
-    @inline(__always)
-    func string(_ first: UInt64, _ second: UInt64) -> String {
-        let offset = Int(first & JSONTape.payloadMask)
-        let base = first >> 56 == UInt64(JSONTape.Kind.string.rawValue) ? text.baseAddress! : unescaped.baseAddress!
-        return String(decoding: UnsafeBufferPointer(start: base + offset, count: Int(second)), as: UTF8.self)
-    }
+    let buffers: JSONTape.Buffers
 
     mutating func value(at cursor: inout Int) -> JSONValue {
+        let words = buffers.words
         let first = words[cursor]
         let second = words[cursor + 1]
+        let at = cursor
         cursor += 2
         switch JSONTape.Kind(rawValue: UInt8(first >> 56)) {
         case .null: return .null
@@ -237,8 +264,8 @@ private struct TreeBuilder {
         case .double: return .double(Double(bitPattern: second))
         case .number:
             let offset = Int(first & JSONTape.payloadMask)
-            return .number(JSONNumber(unchecked: String(decoding: UnsafeBufferPointer(rebasing: text[offset..<offset + Int(second)]), as: UTF8.self)))
-        case .string, .escapedString: return .string(string(first, second))
+            return .number(JSONNumber(unchecked: String(decoding: UnsafeBufferPointer(rebasing: buffers.text[offset..<offset + Int(second)]), as: UTF8.self)))
+        case .string, .escapedString: return .string(buffers.string(at: at))
         case .array:
             var array: [JSONValue] = []
             array.reserveCapacity(Int(second))
@@ -247,7 +274,7 @@ private struct TreeBuilder {
         case .object:
             var object = JSONObject(minimumCapacity: Int(second))
             for _ in 0..<Int(second) {
-                let key = string(words[cursor], words[cursor + 1])
+                let key = buffers.string(at: cursor)
                 cursor += 2
                 object[key] = value(at: &cursor)
             }

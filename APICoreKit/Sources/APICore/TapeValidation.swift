@@ -13,69 +13,26 @@ import Foundation
 /// `__pending` member a server might send is never read as the engine's list.)
 struct TapeCheck: SelectionVisitor {
     let variables: JSONObject
-    let tape: JSONTape
-    let words: UnsafeBufferPointer<UInt64>
-    let text: UnsafeBufferPointer<UInt8>
-    let unescaped: UnsafeBufferPointer<UInt8>
+    let storage: JSONTape.Storage
+    let tape: JSONTape.Buffers
     /// Set when the answer needs what only the tree's walk does.
     var needsTree = false
 
-    /// Runs `body` with a check over `tape`'s buffers.
-    static func over<Result>(_ tape: JSONTape, variables: JSONObject, _ body: (inout TapeCheck) -> Result) -> Result {
-        tape.text.withUnsafeBytes { raw in
-            tape.unescaped.withUnsafeBufferPointer { unescaped in
-                tape.words.withUnsafeBufferPointer { words in
-                    var check = TapeCheck(
-                        variables: variables, tape: tape, words: words, text: raw.bindMemory(to: UInt8.self), unescaped: unescaped)
-                    return body(&check)
-                }
-            }
+    /// Runs `body` with a check over `storage`'s buffers.
+    static func over<Result>(_ storage: JSONTape.Storage, variables: JSONObject, _ body: (inout TapeCheck) -> Result) -> Result {
+        storage.reading { buffers in
+            var check = TapeCheck(variables: variables, storage: storage, tape: buffers)
+            return body(&check)
         }
     }
 
     // MARK: The tape
 
-    @inline(__always) func kind(_ index: Int) -> JSONTape.Kind { JSONTape.Kind(rawValue: UInt8(words[index] >> 56))! }
+    @inline(__always) func kind(_ index: Int) -> JSONTape.Kind { tape.kind(index) }
 
-    /// The index after the value at `index` (after its last member, for a container).
-    @inline(__always) func end(_ index: Int) -> Int {
-        let first = words[index]
-        let raw = UInt8(first >> 56)
-        return raw >= JSONTape.Kind.array.rawValue ? Int(first & JSONTape.payloadMask) : index + 2
-    }
+    @inline(__always) func member(_ key: String, of object: Int) -> Int? { tape.member(key, of: object) }
 
-    /// The member of the object at `object` named by `key`'s bytes (the last, when written twice).
-    @inline(__always) func member(_ key: UnsafeBufferPointer<UInt8>, of object: Int) -> Int? {
-        var found: Int?
-        var cursor = object + 2
-        let stop = Int(words[object] & JSONTape.payloadMask)
-        while cursor < stop {
-            let first = words[cursor]
-            let value = cursor + 2
-            if Int(words[cursor + 1]) == key.count {
-                if key.isEmpty {
-                    found = value
-                } else {
-                    let base = UInt8(first >> 56) == JSONTape.Kind.string.rawValue ? text.baseAddress! : unescaped.baseAddress!
-                    let bytes = base + Int(first & JSONTape.payloadMask)
-                    // Keys of one length mostly differ in their first byte: no call for those.
-                    if bytes.pointee == key[0] && memcmp(bytes, key.baseAddress!, key.count) == 0 { found = value }
-                }
-            }
-            cursor = end(value)
-        }
-        return found
-    }
-
-    @inline(__always) func member(_ key: String, of object: Int) -> Int? {
-        if let found = key.utf8.withContiguousStorageIfAvailable({ member($0, of: object) }) { return found }
-        var key = key
-        return key.withUTF8 { member($0, of: object) }
-    }
-
-    func string(at index: Int) -> String? { JSONTape.Value(tape: tape, index: index).stringValue }
-
-    func jsonValue(at index: Int) -> JSONValue { JSONTape.Value(tape: tape, index: index).jsonValue }
+    func jsonValue(at index: Int) -> JSONValue { JSONTape.Value(storage: storage, index: index).jsonValue }
 
     func kindDescription(_ index: Int) -> String {
         switch kind(index) {
@@ -96,7 +53,10 @@ struct TapeCheck: SelectionVisitor {
         try walk(selections, parent: parent, in: &object)
     }
 
-    func typename(of object: Int) -> String? { member("__typename", of: object).flatMap(string(at:)) }
+    func typename(of object: Int) -> String? {
+        guard let value = member("__typename", of: object), kind(value) == .string || kind(value) == .escapedString else { return nil }
+        return tape.string(at: value)
+    }
 
     mutating func visit(_ field: Field, in object: inout Int) throws(GraphQLDecodingError) {
         let key = field.responseKey
@@ -142,7 +102,7 @@ struct TapeCheck: SelectionVisitor {
                 throw GraphQLDecodingError(message: "expected a list, found \(kindDescription(value))")
             }
             var cursor = value + 2
-            let stop = end(value)
+            let stop = tape.end(value)
             var index = 0
             while cursor < stop {
                 do throws(GraphQLDecodingError) {
@@ -150,7 +110,7 @@ struct TapeCheck: SelectionVisitor {
                 } catch {
                     throw error.prefixed(by: .index(index))
                 }
-                cursor = end(cursor)
+                cursor = tape.end(cursor)
                 index += 1
             }
         }
@@ -179,7 +139,7 @@ extension SelectionSet {
         }
         // Up to the first error the walks agree; past something only the tree's walk does (a
         // deferred fragment it checks whole, say), the tree's says what is wrong first.
-        let (needsTree, failure) = TapeCheck.over(value.tape, variables: variables) { check in
+        let (needsTree, failure) = TapeCheck.over(value.storage, variables: variables) { check in
             do throws(GraphQLDecodingError) {
                 try check.validate(value.index, selections: Self.__selections, in: Self.__parentType)
                 return (check.needsTree, GraphQLDecodingError?.none)

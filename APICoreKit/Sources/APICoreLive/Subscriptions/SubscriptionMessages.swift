@@ -42,7 +42,7 @@ package enum SubscriptionWire {
     static let pong = #"{"type":"pong"}"#
 
     /// Reads one message; a message that breaks the protocol gives a sentence saying how.
-    /// A result's payload stays on the message's tape; the rest of the message is made a tree.
+    /// A result's payload stays on the message's tape; any other message is made a tree.
     package static func parse(_ text: String, protocol subprotocol: SubscriptionProtocol) -> Result<ServerMessage, Invalid> {
         let tape: JSONTape
         do {
@@ -56,24 +56,17 @@ package enum SubscriptionWire {
         guard let type = tape.root["type"]?.stringValue, !type.isEmpty else {
             return .failure(Invalid("Message is missing the 'type' property"))
         }
-        var message: JSONObject = [:]
-        var result: JSONTape.Value?
-        for (key, value) in tape.root.members {
-            if key == "payload" { result = nil }  // a key written twice is its last
-            if key == "payload", value.kind == .object, type == "next" || type == "data" {
-                result = value
-                message[key] = .object([:])  // read from the tape
-            } else {
-                message[key] = value.jsonValue
-            }
+        // A result, the message nearly every one is: its payload stays on the tape.
+        if type == (subprotocol == .graphQLTransportWS ? "next" : "data"), let id = tape.root["id"]?.stringValue, !id.isEmpty,
+           let payload = tape.root["payload"], payload.kind == .object
+        {
+            return .success(.next(id: id, payload: .tape(payload)))
         }
-        let parsed: Result<ServerMessage, Invalid>
+        guard case .object(let message) = tape.root.jsonValue else { return .failure(Invalid("Message is expected to be an object")) }
         switch subprotocol {
-        case .graphQLTransportWS: parsed = parseTransportWS(type: type, message)
-        case .graphQLWS: parsed = parseLegacy(type: type, message)
+        case .graphQLTransportWS: return parseTransportWS(type: type, message)
+        case .graphQLWS: return parseLegacy(type: type, message)
         }
-        if case .success(.next(let id, _)) = parsed, let result { return .success(.next(id: id, payload: .tape(result))) }
-        return parsed
     }
 
     package struct Invalid: Error, Equatable {
