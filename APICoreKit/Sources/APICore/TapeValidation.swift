@@ -47,10 +47,74 @@ struct TapeCheck: SelectionVisitor {
 
     // MARK: The walk
 
-    /// Checks the object at `object` against `selections`.
-    mutating func validate(_ object: Int, selections: [Selection], in parent: ParentType) throws(GraphQLDecodingError) {
-        var object = object
-        try walk(selections, parent: parent, in: &object)
+    /// Checks the object at `object` against the selection set `plan` was made of: field by
+    /// field from the plan when it is flat, else through the selection walk.
+    mutating func validate(_ object: Int, plan: TapePlan) throws(GraphQLDecodingError) {
+        guard let entries = plan.entries else {
+            var object = object
+            try walk(plan.selections, parent: plan.parent, in: &object)
+            return
+        }
+        let layers = plan.layers
+        for entry in entries {
+            guard let value = tape.member(entry.key, of: object) else {
+                let key = entry.field.responseKey
+                throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
+            }
+            if entry.field.catchTo == .result, kind(value) == .object, CaughtError.isCaughtError(jsonValue(at: value)) { continue }
+            do throws(GraphQLDecodingError) {
+                try check(value, layer: entry.type, of: layers, nullable: true)
+            } catch {
+                throw error.prefixed(by: .field(entry.field.responseKey))
+            }
+        }
+    }
+
+    /// Checks one value against the type that starts at `layer`.
+    mutating func check(_ value: Int, layer: Int, of layers: UnsafeBufferPointer<TapePlan.Layer>, nullable: Bool) throws(GraphQLDecodingError) {
+        let kind = kind(value)
+        switch layers[layer] {
+        case .nonNull:
+            if kind == .null { throw GraphQLDecodingError(message: "null for a non-null field") }
+            return try check(value, layer: layer + 1, of: layers, nullable: false)
+        case _ where nullable && kind == .null:
+            return
+        case .string:
+            if kind == .string || kind == .escapedString { return }
+            _ = try String(_fieldValue: jsonValue(at: value))
+        case .anyString:
+            if kind == .string || kind == .escapedString { return }
+            // As `GraphQLEnum(_fieldValue:)` says it.
+            throw GraphQLDecodingError(message: "expected an enum value (a string), found \(kindDescription(value))")
+        case .int:
+            if kind == .int { return }
+            _ = try Int(_fieldValue: jsonValue(at: value))
+        case .double:
+            if kind == .int || kind == .double { return }
+            _ = try Double(_fieldValue: jsonValue(at: value))
+        case .bool:
+            if kind == .true || kind == .false { return }
+            _ = try Bool(_fieldValue: jsonValue(at: value))
+        case .scalar(let scalar):
+            _ = try scalar.init(_fieldValue: jsonValue(at: value))
+        case .object(let plan):
+            guard kind == .object else { throw GraphQLDecodingError(message: "expected an object, found \(kindDescription(value))") }
+            try validate(value, plan: plan.takeUnretainedValue())
+        case .list:
+            guard kind == .array else { throw GraphQLDecodingError(message: "expected a list, found \(kindDescription(value))") }
+            var cursor = value + 2
+            let stop = tape.end(value)
+            var index = 0
+            while cursor < stop {
+                do throws(GraphQLDecodingError) {
+                    try check(cursor, layer: layer + 1, of: layers, nullable: true)
+                } catch {
+                    throw error.prefixed(by: .index(index))
+                }
+                cursor = tape.end(cursor)
+                index += 1
+            }
+        }
     }
 
     func typename(of object: Int) -> String? {
@@ -96,7 +160,7 @@ struct TapeCheck: SelectionVisitor {
             guard kind(value) == .object else {
                 throw GraphQLDecodingError(message: "expected an object, found \(kindDescription(value))")
             }
-            try validate(value, selections: selectionSet.__selections, in: selectionSet.__parentType)
+            try validate(value, plan: TapePlan.of(selectionSet))
         case .list(let element):
             guard kind(value) == .array else {
                 throw GraphQLDecodingError(message: "expected a list, found \(kindDescription(value))")
@@ -141,7 +205,7 @@ extension SelectionSet {
         // deferred fragment it checks whole, say), the tree's says what is wrong first.
         let (needsTree, failure) = TapeCheck.over(value.storage, variables: variables) { check in
             do throws(GraphQLDecodingError) {
-                try check.validate(value.index, selections: Self.__selections, in: Self.__parentType)
+                try check.validate(value.index, plan: TapePlan.of(Self.self))
                 return (check.needsTree, GraphQLDecodingError?.none)
             } catch {
                 return (check.needsTree, error)

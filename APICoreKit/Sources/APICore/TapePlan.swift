@@ -1,0 +1,137 @@
+import Foundation
+
+/// A selection set made ready for ``TapeCheck``: its fields in order, each with the UTF-8 of its
+/// response key and its type as a flat list of layers, so that checking an object of it reads no
+/// `Selection`, `OutputType` or `String` (and retains nothing) per field. Made once per selection
+/// set and kept for the life of the process, as the generated metadata it is made from is.
+///
+/// Only a selection set whose every selection applies to every object of its type can be made
+/// flat: fields, and fragments on the type itself. One with a condition (`@include`, `@skip`,
+/// `@defer`) or a fragment on a narrower type is walked by `TapeCheck`'s selection walk, field by
+/// field; the objects below it have plans of their own.
+final class TapePlan: @unchecked Sendable {
+    /// One layer of a field's type, outside in: `[nonNull, list, object]` is `[T]!`.
+    enum Layer {
+        case nonNull
+        case list
+        case string
+        case int
+        case double
+        case bool
+        /// An enum: any string.
+        case anyString
+        /// A custom scalar, asked.
+        case scalar(any GraphQLOutputValue.Type)
+        case object(Unmanaged<TapePlan>)
+    }
+
+    /// One field: the UTF-8 of its response key, where its type starts in ``layers``, and the
+    /// field (for its name in an error, and `@catch`).
+    struct Entry {
+        let key: UnsafeBufferPointer<UInt8>
+        let type: Int
+        unowned(unsafe) let field: Field
+    }
+
+    /// The selections, for a selection set walked field by field.
+    let selections: [Selection]
+    let parent: ParentType
+    /// The fields, when the selection set is flat; `nil` otherwise.
+    @exclusivity(unchecked) private(set) var entries: UnsafeBufferPointer<Entry>?
+    @exclusivity(unchecked) private(set) var layers = UnsafeBufferPointer<Layer>(start: nil, count: 0)
+    /// What the plan holds on to: its fields.
+    private var fields: [Field] = []
+
+    private init(_ type: any SelectionSet.Type) {
+        selections = type.__selections
+        parent = type.__parentType
+    }
+
+    /// The plan of `type`, made on first use.
+    static func of(_ type: any SelectionSet.Type) -> TapePlan {
+        lock.lock()
+        defer { lock.unlock() }
+        return plan(of: type)
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var plans: [ObjectIdentifier: TapePlan] = [:]
+
+    /// Under the lock: the plan, and those of the objects below it (a plan is registered before
+    /// its fields are read, so a selection set that holds itself finds it).
+    private static func plan(of type: any SelectionSet.Type) -> TapePlan {
+        if let known = plans[ObjectIdentifier(type)] { return known }
+        let plan = TapePlan(type)
+        plans[ObjectIdentifier(type)] = plan
+        guard let fields = flat(plan.selections, parent: plan.parent) else { return plan }
+        var layers: [Layer] = []
+        var entries: [(key: [UInt8], type: Int, field: Field)] = []
+        for field in fields {
+            entries.append((Array(field.responseKey.utf8), layers.count, field))
+            append(field.type, to: &layers)
+        }
+        plan.fields = fields
+        plan.layers = UnsafeBufferPointer(immortalCopyOf: layers)
+        plan.entries = UnsafeBufferPointer(immortalCopyOf: entries.map { entry in
+            Entry(key: UnsafeBufferPointer(immortalCopyOf: entry.key), type: entry.type, field: entry.field)
+        })
+        return plan
+    }
+
+    /// The fields of selections that apply to every object of `parent`, in walk order; `nil` when
+    /// one does not.
+    private static func flat(_ selections: [Selection], parent: ParentType) -> [Field]? {
+        var fields: [Field] = []
+        for selection in selections {
+            switch selection {
+            case .field(let field):
+                fields.append(field)
+            case .inlineFragment(let type):
+                guard type.__parentType.name == parent.name, let inner = flat(type.__selections, parent: parent) else { return nil }
+                fields += inner
+            case .fragment(let type):
+                guard type.__parentType.name == parent.name, let inner = flat(type.__selections, parent: parent) else { return nil }
+                fields += inner
+            case .conditional, .deferred:
+                return nil
+            }
+        }
+        return fields
+    }
+
+    private static func append(_ type: OutputType, to layers: inout [Layer]) {
+        switch type {
+        case .nonNull(let inner):
+            layers.append(.nonNull)
+            append(inner, to: &layers)
+        case .list(let inner):
+            layers.append(.list)
+            append(inner, to: &layers)
+        case .object(let selectionSet):
+            layers.append(.object(Unmanaged.passUnretained(plan(of: selectionSet))))
+        case .scalar(let scalar):
+            switch ObjectIdentifier(scalar) {
+            case ObjectIdentifier(String.self): layers.append(.string)
+            case ObjectIdentifier(Int.self): layers.append(.int)
+            case ObjectIdentifier(Double.self): layers.append(.double)
+            case ObjectIdentifier(Bool.self): layers.append(.bool)
+            default: layers.append(scalar is any AcceptsEveryString.Type ? .anyString : .scalar(scalar))
+            }
+        }
+    }
+}
+
+/// A leaf type that reads every string as a value of its own (a generated enum keeps an unknown
+/// name), and nothing else.
+protocol AcceptsEveryString {}
+
+extension GraphQLEnum: AcceptsEveryString {}
+
+extension UnsafeBufferPointer {
+    /// A copy of `elements` that is never freed: for what lives as long as the process.
+    fileprivate init(immortalCopyOf elements: [Element]) {
+        let copy = UnsafeMutableBufferPointer<Element>.allocate(capacity: Swift.max(elements.count, 1))
+        _ = copy.initialize(from: elements)
+        self.init(start: copy.baseAddress, count: elements.count)
+    }
+}
