@@ -89,6 +89,17 @@ enum ResponseReading {
             fatalError("fuzz invariant broken: \(Operation.operationName): building records changed the checked data")
         }
         let records = recording.recorder?.records ?? [:]
+        // The same records from the walk over the tape, when the answer stays on it.
+        if case .success? = onTape, let tape = try? JSONTape(reading: body),
+           case .data(.tape(let value)?)? = try? GraphQLResponseReading.read(tape.root, statusCode: 200, operationName: "")
+        {
+            var onTapeRecords: ResponseRecords? = ResponseRecords(variables: variables, keyFunctions: [:])
+            let root = onTapeRecords?.place(key: CacheNaming.rootKey(for: Operation.operationType))
+            let checked = try? TapeCheck.check(value, as: Operation.Data.self, variables: variables, recorder: &onTapeRecords, at: root)
+            if checked != nil, onTapeRecords?.records != records {
+                fatalError("fuzz invariant broken: \(Operation.operationName): the tape's records differ from the tree's")
+            }
+        }
         var reader = CacheReader(
             variables: variables, now: Date(), lookup: { key in records[key].map { CacheRecord(key: key, fields: $0, receivedAt: .distantPast) } },
             isExpired: { _ in false })

@@ -34,7 +34,7 @@ import Foundation
     public init(_data: JSONObject) { self.storage = .tree(_data) }
 
     /// Wraps an object of a tape that was already validated.
-    init(tape value: JSONTape.Value) { self.storage = .tape(value) }
+    @usableFromInline init(tape value: JSONTape.Value) { self.storage = .tape(value) }
 
     /// Reads a field (the response was validated against the same metadata, so this cannot fail
     /// for generated accessors), or replaces it (for local cache mutations).

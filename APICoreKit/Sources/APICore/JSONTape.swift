@@ -49,13 +49,13 @@ import Foundation
     }
 
     /// What the tape holds, shared by every ``Value`` of it (a value is one reference and an index).
-    final class Storage: Sendable {
+    @usableFromInline final class Storage: Sendable {
         /// The text read: strings and number literals point into it.
-        let text: Data
+        @usableFromInline let text: Data
         /// Two words per value.
-        let words: [UInt64]
+        @usableFromInline let words: [UInt64]
         /// Strings that had escapes, unescaped.
-        let unescaped: [UInt8]
+        @usableFromInline let unescaped: [UInt8]
 
         init(text: Data, words: [UInt64], unescaped: [UInt8]) {
             self.text = text
@@ -64,7 +64,7 @@ import Foundation
         }
 
         /// Runs `body` over the tape's buffers.
-        @inline(__always)
+        @inlinable
         func reading<Result>(_ body: (Buffers) -> Result) -> Result {
             text.withUnsafeBytes { raw in
                 unescaped.withUnsafeBufferPointer { unescaped in
@@ -77,21 +77,27 @@ import Foundation
     }
 
     /// The tape's buffers, for a walk over it without a copy or a check per access.
-    struct Buffers {
-        let words: UnsafeBufferPointer<UInt64>
-        let text: UnsafeBufferPointer<UInt8>
-        let unescaped: UnsafeBufferPointer<UInt8>
+    @usableFromInline struct Buffers {
+        @usableFromInline let words: UnsafeBufferPointer<UInt64>
+        @usableFromInline let text: UnsafeBufferPointer<UInt8>
+        @usableFromInline let unescaped: UnsafeBufferPointer<UInt8>
 
-        @inline(__always) func kind(_ index: Int) -> Kind { Kind(rawValue: UInt8(words[index] >> 56))! }
+        @inlinable init(words: UnsafeBufferPointer<UInt64>, text: UnsafeBufferPointer<UInt8>, unescaped: UnsafeBufferPointer<UInt8>) {
+            self.words = words
+            self.text = text
+            self.unescaped = unescaped
+        }
+
+        @inlinable func kind(_ index: Int) -> Kind { Kind(rawValue: UInt8(words[index] >> 56))! }
 
         /// The index after the value at `index` (after its last member, for a container).
-        @inline(__always) func end(_ index: Int) -> Int {
+        @inlinable func end(_ index: Int) -> Int {
             let first = words[index]
             return UInt8(first >> 56) >= Kind.array.rawValue ? Int(first & JSONTape.payloadMask) : index + 2
         }
 
         /// The string at `index` (a string's word), decoded.
-        @inline(__always) func string(at index: Int) -> String {
+        @inlinable func string(at index: Int) -> String {
             let first = words[index]
             let base = UInt8(first >> 56) == Kind.string.rawValue ? text.baseAddress! : unescaped.baseAddress!
             return String(decoding: UnsafeBufferPointer(start: base + Int(first & JSONTape.payloadMask), count: Int(words[index + 1])), as: UTF8.self)
@@ -99,7 +105,7 @@ import Foundation
 
         /// The member of the object at `object` whose key is `key`'s bytes (its last, when the
         /// key is written twice).
-        @inline(__always) func member(_ key: UnsafeBufferPointer<UInt8>, of object: Int) -> Int? {
+        @inlinable func member(_ key: UnsafeBufferPointer<UInt8>, of object: Int) -> Int? {
             var found: Int?
             var cursor = object + 2
             let stop = Int(words[object] & JSONTape.payloadMask)
@@ -122,14 +128,14 @@ import Foundation
         }
 
         /// ``member(_:of:)`` by name.
-        @inline(__always) func member(_ key: String, of object: Int) -> Int? {
+        @inlinable func member(_ key: String, of object: Int) -> Int? {
             if let found = key.utf8.withContiguousStorageIfAvailable({ member($0, of: object) }) { return found }
             var key = key
             return key.withUTF8 { member($0, of: object) }
         }
     }
 
-    let storage: Storage
+    @usableFromInline let storage: Storage
 
     /// Reads a complete JSON document; the error says what is wrong and where.
     public init(reading data: Data) throws(JSONParseError) {
@@ -161,8 +167,13 @@ import Foundation
 
     /// A value on the tape: its kind, its scalar, or its members, read without building a tree.
     public struct Value: Sendable {
-        let storage: Storage
-        let index: Int
+        @usableFromInline let storage: Storage
+        @usableFromInline let index: Int
+
+        @inlinable init(storage: Storage, index: Int) {
+            self.storage = storage
+            self.index = index
+        }
 
         /// What kind of value this is.
         public var kind: Kind { Kind(rawValue: UInt8(storage.words[index] >> 56))! }
@@ -236,7 +247,7 @@ import Foundation
         }
     }
 
-    static let payloadMask: UInt64 = (1 << 56) - 1
+    @usableFromInline static let payloadMask: UInt64 = (1 << 56) - 1
 }
 
 extension JSONValue {

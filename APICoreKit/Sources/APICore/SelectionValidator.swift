@@ -44,7 +44,7 @@
     ) throws(GraphQLDecodingError) -> Bool {
         var visited = Visited(fields: object, record: place)
         try walk(selections, parent: parent, in: &visited)
-        if let place = visited.record { recorder?.finish(place, checked: visited.fields) }
+        if let place = visited.record { recorder?.finish(place, checked: TreeObject(visited.fields)) }
         if !visited.pending.isEmpty || visited.fields[Deferral.pendingKey] != nil {
             // Listed afresh each time, so data validated again (a cache write) says what it holds now.
             visited.fields[Deferral.pendingKey] = visited.pending.isEmpty ? nil : .array(visited.pending)
@@ -77,7 +77,7 @@
         } catch where error.isMissingField {
             return false
         }
-        if let place = visited.record { recorder?.finish(place, checked: visited.fields) }
+        if let place = visited.record { recorder?.finish(place, checked: TreeObject(visited.fields)) }
         let before = visited.fields[Deferral.pendingKey]?.arrayValue ?? []
         let now = before.filter { $0 != .string(deferral.id) } + visited.pending
         visited.fields[Deferral.pendingKey] = now.isEmpty ? nil : .array(now)
@@ -98,7 +98,7 @@
         // Where the value goes in the object's record (nowhere when the walk records nothing, or
         // when the recorder says so).
         var slot: Recorder.Slot?
-        if object.record != nil { slot = recorder?.slot(for: field, value: value, in: &object.record!) }
+        if object.record != nil { slot = recorder?.slot(for: field, isNull: value.isNull, in: &object.record!) }
         do throws(GraphQLDecodingError) {
             let checked = try check(value, as: field.type, nullable: true, at: slot)
             if let replaced = checked.replacement {
@@ -159,7 +159,7 @@
                 throw GraphQLDecodingError(message: "expected an object, found \(value.kindDescription)")
             }
             var place: Recorder.Place?
-            if let slot { place = recorder?.place(for: object, of: selectionSet, at: slot) }
+            if let slot { place = recorder?.place(for: TreeObject(object), of: selectionSet, at: slot) }
             let changed = try validate(&object, selections: selectionSet.__selections, in: selectionSet.__parentType, recordingAt: place)
             return Checked(replacement: changed ? .object(object) : nil, stored: place.map { Recorder.reference(to: $0) } ?? value)
         case .list(let element):
@@ -215,28 +215,59 @@
     associatedtype Slot
 
     /// Where a field's value goes in `place`; `nil` when it goes nowhere (the record is the
-    /// object itself, or the answer's errors name the field).
-    mutating func slot(for field: Field, value: JSONValue, in place: inout Place) -> Slot?
+    /// object itself, or the answer's errors name the field; `isNull`: its value is null).
+    mutating func slot(for field: Field, isNull: Bool, in place: inout Place) -> Slot?
     /// The slot of item `index` of the list at `slot`.
     static func item(_ index: Int, of slot: Slot) -> Slot
-    /// The record of an object of `type` found at `slot`.
-    mutating func place(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> Place
+    /// The record of an object of `type` found at `slot`: a tree's object, or a tape's.
+    mutating func place<Object: RecordedObject>(for object: Object, of type: any SelectionSet.Type, at slot: Slot) -> Place
     /// Puts a checked value (objects as their references) at `slot` of `place`.
     static func store(_ value: JSONValue, at slot: Slot, in place: inout Place)
     /// What a field holding the object recorded at `place` stores.
     static func reference(to place: Place) -> JSONValue
     /// The object recorded at `place` is checked: `checked` is its data as validation left it.
-    mutating func finish(_ place: Place, checked: JSONObject)
+    mutating func finish<Object: RecordedObject>(_ place: Place, checked: Object)
+}
+
+/// An object a ``ResponseRecorder`` is handed: a tree's (`JSONObject`) or one still on its
+/// ``JSONTape``. What a recorder reads of it: members (key fields, `__typename`), a member
+/// object (a Relay edge's `node`), how many members it has, and, for a record that is the object
+/// itself, the whole of it.
+@_spi(Engine) public protocol RecordedObject {
+    /// The member named `key`, as a value.
+    subscript(member key: String) -> JSONValue? { get }
+    /// The member named `key`, when it is an object.
+    func object(_ key: String) -> Self?
+    /// How many members it has (a key written twice counts twice).
+    var memberCount: Int { get }
+    /// The object as a tree.
+    var tree: JSONObject { get }
+}
+
+/// A tree's object, as a ``RecordedObject``.
+@_spi(Engine) public struct TreeObject: RecordedObject {
+    /// The object.
+    public let tree: JSONObject
+
+    /// Wraps `tree`.
+    @inlinable public init(_ tree: JSONObject) { self.tree = tree }
+
+    /// The member.
+    @inlinable public subscript(member key: String) -> JSONValue? { tree[key] }
+    /// The member object.
+    @inlinable public func object(_ key: String) -> TreeObject? { tree[key]?.objectValue.map(TreeObject.init) }
+    /// How many members.
+    @inlinable public var memberCount: Int { tree.count }
 }
 
 /// A walk that only checks.
 @_spi(Engine) public enum NoRecorder: ResponseRecorder {
-    public func slot(for _: Field, value _: JSONValue, in place: inout Never) -> Never? {}
+    public func slot(for _: Field, isNull _: Bool, in place: inout Never) -> Never? {}
     public static func item(_: Int, of slot: Never) -> Never {}
-    public func place(for _: JSONObject, of _: any SelectionSet.Type, at slot: Never) -> Never {}
+    public func place<Object: RecordedObject>(for _: Object, of _: any SelectionSet.Type, at slot: Never) -> Never {}
     public static func store(_: JSONValue, at slot: Never, in _: inout Never) {}
     public static func reference(to place: Never) -> JSONValue {}
-    public func finish(_ place: Never, checked _: JSONObject) {}
+    public func finish<Object: RecordedObject>(_ place: Never, checked _: Object) {}
 }
 
 extension SelectionValidator where Recorder == NoRecorder {

@@ -9,46 +9,67 @@ import Foundation
 /// flat: fields, and fragments on the type itself. One with a condition (`@include`, `@skip`,
 /// `@defer`) or a fragment on a narrower type is walked by `TapeCheck`'s selection walk, field by
 /// field; the objects below it have plans of their own.
-final class TapePlan: @unchecked Sendable {
+@_spi(Engine) public final class TapePlan: @unchecked Sendable {
     /// One layer of a field's type, outside in: `[nonNull, list, object]` is `[T]!`.
-    enum Layer {
+    public enum Layer {
+        /// Not null: the layer after it is the value's.
         case nonNull
+        /// A list: the layer after it is its items'.
         case list
+        /// `String` or `ID`.
         case string
+        /// `Int`.
         case int
+        /// `Float`.
         case double
+        /// `Boolean`.
         case bool
         /// An enum: any string.
         case anyString
         /// A custom scalar, asked.
         case scalar(any GraphQLOutputValue.Type)
+        /// An object, checked with its own plan.
         case object(Unmanaged<TapePlan>)
     }
 
     /// One field: the UTF-8 of its response key, where its type starts in ``layers``, and the
     /// field (for its name in an error, and `@catch`).
-    struct Entry {
-        let key: UnsafeBufferPointer<UInt8>
-        let type: Int
-        unowned(unsafe) let field: Field
+    public struct Entry {
+        /// The UTF-8 of the response key.
+        public let key: UnsafeBufferPointer<UInt8>
+        /// Where the field's type starts in ``TapePlan/layers``.
+        public let type: Int
+        /// The field.
+        public unowned(unsafe) let field: Field
+
+        init(key: UnsafeBufferPointer<UInt8>, type: Int, field: Field) {
+            self.key = key
+            self.type = type
+            self.field = field
+        }
     }
 
-    /// The selections, for a selection set walked field by field.
-    let selections: [Selection]
-    let parent: ParentType
+    /// The selection set, and its selections for a walk field by field.
+    public let type: any SelectionSet.Type
+    /// The selections.
+    public let selections: [Selection]
+    /// The type they are selected on.
+    public let parent: ParentType
     /// The fields, when the selection set is flat; `nil` otherwise.
-    @exclusivity(unchecked) private(set) var entries: UnsafeBufferPointer<Entry>?
-    @exclusivity(unchecked) private(set) var layers = UnsafeBufferPointer<Layer>(start: nil, count: 0)
+    @exclusivity(unchecked) public private(set) var entries: UnsafeBufferPointer<Entry>?
+    /// The fields' types, layer by layer.
+    @exclusivity(unchecked) public private(set) var layers = UnsafeBufferPointer<Layer>(start: nil, count: 0)
     /// What the plan holds on to: its fields.
     private var fields: [Field] = []
 
     private init(_ type: any SelectionSet.Type) {
+        self.type = type
         selections = type.__selections
         parent = type.__parentType
     }
 
     /// The plan of `type`, made on first use.
-    static func of(_ type: any SelectionSet.Type) -> TapePlan {
+    public static func of(_ type: any SelectionSet.Type) -> TapePlan {
         lock.lock()
         defer { lock.unlock() }
         return plan(of: type)
@@ -117,6 +138,32 @@ final class TapePlan: @unchecked Sendable {
             case ObjectIdentifier(Bool.self): layers.append(.bool)
             default: layers.append(scalar is any AcceptsEveryString.Type ? .anyString : .scalar(scalar))
             }
+        }
+    }
+}
+
+extension TapePlan {
+    /// Whether the type that starts at `layer` holds objects (at any list depth).
+    @inlinable public static func holdsObjects(_ layers: UnsafeBufferPointer<Layer>, from layer: Int) -> Bool {
+        var layer = layer
+        while true {
+            switch layers[layer] {
+            case .nonNull, .list: layer += 1
+            case .object: return true
+            default: return false
+            }
+        }
+    }
+
+    /// Whether a value of `kind` is one the built-in `scalar` reads as it is, without asking it.
+    @inlinable public static func holds(_ kind: JSONTape.Kind, _ scalar: any GraphQLOutputValue.Type) -> Bool {
+        let type = ObjectIdentifier(scalar)
+        switch kind {
+        case .string, .escapedString: return type == ObjectIdentifier(String.self)
+        case .int: return type == ObjectIdentifier(Int.self) || type == ObjectIdentifier(Double.self)
+        case .double: return type == ObjectIdentifier(Double.self)
+        case .true, .false: return type == ObjectIdentifier(Bool.self)
+        default: return false
         }
     }
 }

@@ -3,38 +3,84 @@ import Foundation
 /// Checks data where the reader left it, on its ``JSONTape``: the same rules as
 /// ``SelectionValidator``, with no tree built for the answer. Each selected field is found among
 /// its object's members by comparing key bytes, and a leaf is checked by its kind on the tape (a
-/// `String` field is a string there; only a custom scalar or enum is read into a value to ask it).
-/// What passes is wrapped as it is: the ``DataDict`` reads the tape.
+/// `String` field is a string there; only a custom scalar is read into a value to ask it). What
+/// passes is wrapped as it is: the ``DataDict`` reads the tape.
+///
+/// With a ``ResponseRecorder``, the same walk hands the recorder what it checks (the engine's
+/// cache records), as the tree's does: checked data and records in one pass over the tape. Only
+/// leaves and the objects a record is made of become values.
 ///
 /// What this walk does not do, it hands back to the tree's: an object with a field that a
 /// condition left out but the server sent anyway (the tree removes it), a deferred fragment (the
-/// tree lists what is pending). Those answers are checked by ``SelectionValidator`` over the
-/// tree, as before, with the same errors. (Data on a tape has no deferred fragment pending, so a
-/// `__pending` member a server might send is never read as the engine's list.)
-struct TapeCheck: SelectionVisitor {
-    let variables: JSONObject
-    let storage: JSONTape.Storage
-    let tape: JSONTape.Buffers
+/// tree lists what is pending). Those answers are checked (and recorded) by
+/// ``SelectionValidator`` over the tree, as before, with the same errors. (Data on a tape has no
+/// deferred fragment pending, so a `__pending` member a server might send is never read as the
+/// engine's list.)
+///
+/// Public behind `@_spi(Engine)` and inlinable, as ``SelectionValidator`` is, so that the
+/// engine's recorder is specialized into the walk.
+@_spi(Engine) public struct TapeCheck<Recorder: ResponseRecorder>: SelectionVisitor {
+    public let variables: JSONObject
+    @usableFromInline let storage: JSONTape.Storage
+    @usableFromInline let tape: JSONTape.Buffers
+    /// What the walk records from what it checks; `nil` when it only checks.
+    public var recorder: Recorder?
     /// Set when the answer needs what only the tree's walk does.
-    var needsTree = false
+    @usableFromInline var needsTree = false
 
-    /// Runs `body` with a check over `storage`'s buffers.
-    static func over<Result>(_ storage: JSONTape.Storage, variables: JSONObject, _ body: (inout TapeCheck) -> Result) -> Result {
-        storage.reading { buffers in
-            var check = TapeCheck(variables: variables, storage: storage, tape: buffers)
-            return body(&check)
+    /// One object as the walk goes: where it is on the tape, and the record its fields go into.
+    public struct Visited {
+        @usableFromInline let index: Int
+        @usableFromInline var record: Recorder.Place?
+
+        @inlinable init(index: Int, record: Recorder.Place?) {
+            self.index = index
+            self.record = record
         }
+    }
+
+    @inlinable init(variables: JSONObject, storage: JSONTape.Storage, tape: JSONTape.Buffers, recorder: Recorder?) {
+        self.variables = variables
+        self.storage = storage
+        self.tape = tape
+        self.recorder = recorder
+    }
+
+    /// Checks the object at `value` against `Data`'s selections, recording it at `place`; `nil`
+    /// when the answer is one for the tree's walk (nothing recorded then counts: begin again over
+    /// the tree). The recorder is handed back with what it recorded.
+    @inlinable public static func check<Data: SelectionSet>(
+        _ value: JSONTape.Value, as _: Data.Type, variables: JSONObject, recorder: inout Recorder?, at place: Recorder.Place?
+    ) throws(GraphQLDecodingError) -> Data? {
+        guard value.kind == .object else {
+            throw GraphQLDecodingError(message: "expected an object, found \(value.jsonValue.kindDescription)")
+        }
+        let storage = value.storage
+        let given = recorder
+        // Up to the first error the walks agree; past something only the tree's walk does (a
+        // deferred fragment it checks whole, say), the tree's says what is wrong first.
+        let (needsTree, failure, recorded) = storage.reading { buffers in
+            var check = TapeCheck(variables: variables, storage: storage, tape: buffers, recorder: given)
+            do throws(GraphQLDecodingError) {
+                try check.validate(value.index, plan: TapePlan.of(Data.self), recordingAt: place)
+                return (check.needsTree, GraphQLDecodingError?.none, check.recorder)
+            } catch {
+                return (check.needsTree, error, check.recorder)
+            }
+        }
+        if needsTree { return nil }
+        if let failure { throw failure }
+        recorder = recorded
+        return Data(_dataDict: DataDict(tape: value))
     }
 
     // MARK: The tape
 
-    @inline(__always) func kind(_ index: Int) -> JSONTape.Kind { tape.kind(index) }
+    @inlinable func kind(_ index: Int) -> JSONTape.Kind { tape.kind(index) }
 
-    @inline(__always) func member(_ key: String, of object: Int) -> Int? { tape.member(key, of: object) }
+    @inlinable func jsonValue(at index: Int) -> JSONValue { JSONTape.Value(storage: storage, index: index).jsonValue }
 
-    func jsonValue(at index: Int) -> JSONValue { JSONTape.Value(storage: storage, index: index).jsonValue }
-
-    func kindDescription(_ index: Int) -> String {
+    @inlinable func kindDescription(_ index: Int) -> String {
         switch kind(index) {
         case .null: return "null"
         case .true, .false: return "a Boolean"
@@ -45,150 +91,187 @@ struct TapeCheck: SelectionVisitor {
         }
     }
 
+    @inlinable func isCaughtError(_ value: Int) -> Bool {
+        kind(value) == .object && CaughtError.isCaughtError(jsonValue(at: value))
+    }
+
     // MARK: The walk
 
-    /// Checks the object at `object` against the selection set `plan` was made of: field by
-    /// field from the plan when it is flat, else through the selection walk.
-    mutating func validate(_ object: Int, plan: TapePlan) throws(GraphQLDecodingError) {
-        guard let entries = plan.entries else {
-            var object = object
-            try walk(plan.selections, parent: plan.parent, in: &object)
-            return
+    /// Checks the object at `object` against the selection set `plan` was made of, recording it
+    /// at `place`: field by field from the plan when it is flat, else through the selection walk.
+    @inlinable mutating func validate(_ object: Int, plan: TapePlan, recordingAt place: Recorder.Place?) throws(GraphQLDecodingError) {
+        var visited = Visited(index: object, record: place)
+        if let entries = plan.entries {
+            let layers = plan.layers
+            for entry in entries {
+                guard let value = tape.member(entry.key, of: object) else {
+                    let key = entry.field.responseKey
+                    throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
+                }
+                if entry.field.catchTo == .result, isCaughtError(value) { continue }
+                var slot: Recorder.Slot?
+                if visited.record != nil {
+                    let isNull = kind(value) == .null
+                    slot = recorder?.slot(for: entry.field, isNull: isNull, in: &visited.record!)
+                }
+                do throws(GraphQLDecodingError) {
+                    let stored = try check(value, layer: entry.type, of: layers, nullable: true, at: slot)
+                    if let slot, let stored { Recorder.store(stored, at: slot, in: &visited.record!) }
+                } catch {
+                    throw error.prefixed(by: .field(entry.field.responseKey))
+                }
+            }
+        } else {
+            try walk(plan.selections, parent: plan.parent, in: &visited)
         }
-        let layers = plan.layers
-        for entry in entries {
-            guard let value = tape.member(entry.key, of: object) else {
-                let key = entry.field.responseKey
-                throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
-            }
-            if entry.field.catchTo == .result, kind(value) == .object, CaughtError.isCaughtError(jsonValue(at: value)) { continue }
-            do throws(GraphQLDecodingError) {
-                try check(value, layer: entry.type, of: layers, nullable: true)
-            } catch {
-                throw error.prefixed(by: .field(entry.field.responseKey))
-            }
+        if let place = visited.record {
+            let checked = JSONTape.Value(storage: storage, index: object)
+            recorder?.finish(place, checked: checked)
         }
     }
 
-    /// Checks one value against the type that starts at `layer`.
-    mutating func check(_ value: Int, layer: Int, of layers: UnsafeBufferPointer<TapePlan.Layer>, nullable: Bool) throws(GraphQLDecodingError) {
+    /// Checks one value against the type that starts at `layer`; with `slot`, records the objects
+    /// in it and answers what its record stores (objects as their references).
+    @inlinable mutating func check(
+        _ value: Int, layer: Int, of layers: UnsafeBufferPointer<TapePlan.Layer>, nullable: Bool, at slot: Recorder.Slot?
+    ) throws(GraphQLDecodingError) -> JSONValue? {
         let kind = kind(value)
         switch layers[layer] {
         case .nonNull:
             if kind == .null { throw GraphQLDecodingError(message: "null for a non-null field") }
-            return try check(value, layer: layer + 1, of: layers, nullable: false)
+            return try check(value, layer: layer + 1, of: layers, nullable: false, at: slot)
         case _ where nullable && kind == .null:
-            return
+            return slot == nil ? nil : .null
         case .string:
-            if kind == .string || kind == .escapedString { return }
-            _ = try String(_fieldValue: jsonValue(at: value))
+            if kind != .string && kind != .escapedString { _ = try String(_fieldValue: jsonValue(at: value)) }
         case .anyString:
-            if kind == .string || kind == .escapedString { return }
-            // As `GraphQLEnum(_fieldValue:)` says it.
-            throw GraphQLDecodingError(message: "expected an enum value (a string), found \(kindDescription(value))")
+            if kind != .string && kind != .escapedString {
+                // As `GraphQLEnum(_fieldValue:)` says it.
+                throw GraphQLDecodingError(message: "expected an enum value (a string), found \(kindDescription(value))")
+            }
         case .int:
-            if kind == .int { return }
-            _ = try Int(_fieldValue: jsonValue(at: value))
+            if kind != .int { _ = try Int(_fieldValue: jsonValue(at: value)) }
         case .double:
-            if kind == .int || kind == .double { return }
-            _ = try Double(_fieldValue: jsonValue(at: value))
+            if kind != .int && kind != .double { _ = try Double(_fieldValue: jsonValue(at: value)) }
         case .bool:
-            if kind == .true || kind == .false { return }
-            _ = try Bool(_fieldValue: jsonValue(at: value))
+            if kind != .true && kind != .false { _ = try Bool(_fieldValue: jsonValue(at: value)) }
         case .scalar(let scalar):
             _ = try scalar.init(_fieldValue: jsonValue(at: value))
         case .object(let plan):
             guard kind == .object else { throw GraphQLDecodingError(message: "expected an object, found \(kindDescription(value))") }
-            try validate(value, plan: plan.takeUnretainedValue())
+            let set = plan.takeUnretainedValue()
+            var place: Recorder.Place?
+            if let slot {
+                let object = JSONTape.Value(storage: storage, index: value)
+                place = recorder?.place(for: object, of: set.type, at: slot)
+            }
+            try validate(value, plan: set, recordingAt: place)
+            return place.map { Recorder.reference(to: $0) }
         case .list:
             guard kind == .array else { throw GraphQLDecodingError(message: "expected a list, found \(kindDescription(value))") }
+            // A list of leaves is stored as it came; one of objects as their references.
+            let recordsItems = slot != nil && TapePlan.holdsObjects(layers, from: layer + 1)
+            var stored: [JSONValue] = []
             var cursor = value + 2
             let stop = tape.end(value)
             var index = 0
             while cursor < stop {
                 do throws(GraphQLDecodingError) {
-                    try check(cursor, layer: layer + 1, of: layers, nullable: true)
+                    let item = try check(cursor, layer: layer + 1, of: layers, nullable: true, at: recordsItems ? slot.map { Recorder.item(index, of: $0) } : nil)
+                    if recordsItems { stored.append(item ?? .null) }
                 } catch {
                     throw error.prefixed(by: .index(index))
                 }
                 cursor = tape.end(cursor)
                 index += 1
             }
+            if recordsItems { return .array(stored) }
         }
+        return slot == nil ? nil : jsonValue(at: value)
     }
 
-    func typename(of object: Int) -> String? {
-        guard let value = member("__typename", of: object), kind(value) == .string || kind(value) == .escapedString else { return nil }
+    // MARK: The selection walk, for selection sets that are not flat
+
+    @inlinable public func typename(of object: Visited) -> String? {
+        guard let value = tape.member("__typename", of: object.index), kind(value) == .string || kind(value) == .escapedString else { return nil }
         return tape.string(at: value)
     }
 
-    mutating func visit(_ field: Field, in object: inout Int) throws(GraphQLDecodingError) {
+    @inlinable public mutating func visit(_ field: Field, in object: inout Visited) throws(GraphQLDecodingError) {
         let key = field.responseKey
-        guard let value = member(key, of: object) else {
+        guard let value = tape.member(key, of: object.index) else {
             throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
         }
-        if field.catchTo == .result, kind(value) == .object, CaughtError.isCaughtError(jsonValue(at: value)) { return }
+        if field.catchTo == .result, isCaughtError(value) { return }
+        var slot: Recorder.Slot?
+        if object.record != nil {
+            let isNull = kind(value) == .null
+            slot = recorder?.slot(for: field, isNull: isNull, in: &object.record!)
+        }
         do throws(GraphQLDecodingError) {
-            try check(value, as: field.type, nullable: true)
+            let stored = try check(value, as: field.type, nullable: true, at: slot)
+            if let slot, let stored { Recorder.store(stored, at: slot, in: &object.record!) }
         } catch {
             throw error.prefixed(by: .field(key))
         }
     }
 
     /// A field a condition left out is the tree's to remove, when the server sent it.
-    mutating func leaveOut(_ selections: [Selection], in object: inout Int) {
-        for field in Selection.fields(of: selections) where member(field.responseKey, of: object) != nil {
+    @inlinable public mutating func leaveOut(_ selections: [Selection], in object: inout Visited) {
+        for field in Selection.fields(of: selections) where tape.member(field.responseKey, of: object.index) != nil {
             needsTree = true
         }
     }
 
     /// The tree lists what is pending.
-    mutating func visitDeferred(_: Deferral, selections _: [Selection], parent _: ParentType, in _: inout Int) {
+    @inlinable public mutating func visitDeferred(_: Deferral, selections _: [Selection], parent _: ParentType, in _: inout Visited) {
         needsTree = true
     }
 
-    mutating func check(_ value: Int, as type: OutputType, nullable: Bool) throws(GraphQLDecodingError) {
+    /// ``check(_:layer:of:nullable:at:)`` for a type met in the selection walk.
+    @inlinable mutating func check(_ value: Int, as type: OutputType, nullable: Bool, at slot: Recorder.Slot?) throws(GraphQLDecodingError)
+        -> JSONValue?
+    {
         switch type {
         case .nonNull(let inner):
             if kind(value) == .null { throw GraphQLDecodingError(message: "null for a non-null field") }
-            try check(value, as: inner, nullable: false)
+            return try check(value, as: inner, nullable: false, at: slot)
         case _ where nullable && kind(value) == .null:
-            return
+            return slot == nil ? nil : .null
         case .scalar(let scalar):
-            if !Self.holds(kind(value), scalar) { _ = try scalar.init(_fieldValue: jsonValue(at: value)) }
+            if !TapePlan.holds(kind(value), scalar) { _ = try scalar.init(_fieldValue: jsonValue(at: value)) }
+            return slot == nil ? nil : jsonValue(at: value)
         case .object(let selectionSet):
             guard kind(value) == .object else {
                 throw GraphQLDecodingError(message: "expected an object, found \(kindDescription(value))")
             }
-            try validate(value, plan: TapePlan.of(selectionSet))
+            var place: Recorder.Place?
+            if let slot {
+                let object = JSONTape.Value(storage: storage, index: value)
+                place = recorder?.place(for: object, of: selectionSet, at: slot)
+            }
+            try validate(value, plan: TapePlan.of(selectionSet), recordingAt: place)
+            return place.map { Recorder.reference(to: $0) } ?? (slot == nil ? nil : jsonValue(at: value))
         case .list(let element):
             guard kind(value) == .array else {
                 throw GraphQLDecodingError(message: "expected a list, found \(kindDescription(value))")
             }
+            let recordsItems = slot != nil && element.holdsObjects
+            var stored: [JSONValue] = []
             var cursor = value + 2
             let stop = tape.end(value)
             var index = 0
             while cursor < stop {
                 do throws(GraphQLDecodingError) {
-                    try check(cursor, as: element, nullable: true)
+                    let item = try check(cursor, as: element, nullable: true, at: recordsItems ? slot.map { Recorder.item(index, of: $0) } : nil)
+                    if recordsItems { stored.append(item ?? .null) }
                 } catch {
                     throw error.prefixed(by: .index(index))
                 }
                 cursor = tape.end(cursor)
                 index += 1
             }
-        }
-    }
-
-    /// Whether a value of `kind` is one the built-in `scalar` reads as it is, without asking it.
-    @inline(__always) static func holds(_ kind: JSONTape.Kind, _ scalar: any GraphQLOutputValue.Type) -> Bool {
-        let type = ObjectIdentifier(scalar)
-        switch kind {
-        case .string, .escapedString: return type == ObjectIdentifier(String.self)
-        case .int: return type == ObjectIdentifier(Int.self) || type == ObjectIdentifier(Double.self)
-        case .double: return type == ObjectIdentifier(Double.self)
-        case .true, .false: return type == ObjectIdentifier(Bool.self)
-        default: return false
+            return recordsItems ? .array(stored) : (slot == nil ? nil : jsonValue(at: value))
         }
     }
 }
@@ -198,24 +281,22 @@ extension SelectionSet {
     /// tape kept as the data (no tree built): ``init(validating:variables:)`` for an answer still
     /// on its tape, with the same rules and errors.
     @_spi(Engine) public init(validating value: JSONTape.Value, variables: JSONObject = [:]) throws(GraphQLDecodingError) {
-        guard value.kind == .object else {
-            throw GraphQLDecodingError(message: "expected an object, found \(value.jsonValue.kindDescription)")
-        }
-        // Up to the first error the walks agree; past something only the tree's walk does (a
-        // deferred fragment it checks whole, say), the tree's says what is wrong first.
-        let (needsTree, failure) = TapeCheck.over(value.storage, variables: variables) { check in
-            do throws(GraphQLDecodingError) {
-                try check.validate(value.index, plan: TapePlan.of(Self.self))
-                return (check.needsTree, GraphQLDecodingError?.none)
-            } catch {
-                return (check.needsTree, error)
-            }
-        }
-        if let failure, !needsTree { throw failure }
-        if needsTree {
-            try self.init(validating: value.jsonValue.objectValue ?? [:], variables: variables)
+        var none: NoRecorder?
+        if let checked = try TapeCheck.check(value, as: Self.self, variables: variables, recorder: &none, at: nil) {
+            self = checked
         } else {
-            self.init(_dataDict: DataDict(tape: value))
+            try self.init(validating: value.jsonValue.objectValue ?? [:], variables: variables)
         }
     }
+}
+
+extension JSONTape.Value: RecordedObject {
+    /// The member, as a value.
+    @inlinable public subscript(member key: String) -> JSONValue? { self[key]?.jsonValue }
+    /// The member, when it is an object.
+    @inlinable public func object(_ key: String) -> JSONTape.Value? { self[key].flatMap { $0.kind == .object ? $0 : nil } }
+    /// How many members (a key written twice counts twice).
+    @inlinable public var memberCount: Int { count }
+    /// The object as a tree.
+    @inlinable public var tree: JSONObject { jsonValue.objectValue ?? [:] }
 }

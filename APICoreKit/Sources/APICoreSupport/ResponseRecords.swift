@@ -224,11 +224,11 @@ package struct ResponseRecords: ResponseRecorder {
 
     /// Where a field's value goes in `place`; `nil` when an error names the field (or it is a
     /// `null` on the way to an error).
-    package mutating func slot(for field: Field, value: JSONValue, in place: inout Place) -> Slot? {
+    package mutating func slot(for field: Field, isNull: Bool, in place: inout Place) -> Slot? {
         // An object of plain leaves is its own record: nothing to place field by field.
         if place.adopting { return nil }
         let fieldPath = place.responsePath.map { $0.isEmpty ? field.responseKey : "\($0).\(field.responseKey)" }
-        if let fieldPath, erroredPaths.contains(fieldPath) || (value.isNull && erroredPrefixes.contains(fieldPath)) { return nil }
+        if let fieldPath, erroredPaths.contains(fieldPath) || (isNull && erroredPrefixes.contains(fieldPath)) { return nil }
         let storageKey = CacheNaming.storageKey(field, variables: variables)
         var expiry = place.expiry
         if let fieldPath, let hinted = expiryByPath[fieldPath] { expiry = min(expiry ?? hinted, hinted) }
@@ -245,23 +245,23 @@ package struct ResponseRecords: ResponseRecorder {
 
     /// The record of an object found at `slot`: its own key, or its path from the record that
     /// holds it.
-    package mutating func place(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> Place {
+    package mutating func place<Object: RecordedObject>(for object: Object, of type: any SelectionSet.Type, at slot: Slot) -> Place {
         let key = cacheKey(for: object, parent: type.__parentType) ?? itemKey(for: object, of: type, at: slot) ?? slot.pathKey
         // Without paths or expiry to note field by field, an object of plain leaves is its record.
-        if !tracksPaths, slot.expiry == nil, plainLeafCount(of: type) == object.count {
+        if !tracksPaths, slot.expiry == nil, plainLeafCount(of: type) == object.memberCount {
             return Place(key: key, responsePath: nil, expiry: nil, adopting: true)
         }
         return Place(
-            key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: object.count),
+            key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: object.memberCount),
             isConnection: slot.isPaged && slot.index == nil)
     }
 
     /// The key of a connection's list item without a key of its own: `list.<key of its node>` (a
     /// Relay edge), the same whatever its index. `nil` elsewhere, and for an item without such a
     /// node (then keyed by index, and noted in ``hasUnidentifiedPageItems``).
-    private mutating func itemKey(for object: JSONObject, of type: any SelectionSet.Type, at slot: Slot) -> String? {
+    private mutating func itemKey<Object: RecordedObject>(for object: Object, of type: any SelectionSet.Type, at slot: Slot) -> String? {
         guard slot.keysItemsByIdentity, slot.index != nil else { return nil }
-        guard slot.outerIndices.isEmpty, let node = nodeField(of: type), case .object(let value)? = object["node"],
+        guard slot.outerIndices.isEmpty, let node = nodeField(of: type), let value = object.object("node"),
               let nodeType = node.type.selectionSet,
               let nodeKey = cacheKey(for: value, parent: nodeType.__parentType)
         else {
@@ -305,9 +305,9 @@ package struct ResponseRecords: ResponseRecorder {
     package static func reference(to place: Place) -> JSONValue { CacheNaming.reference(to: place.key) }
 
     /// Adds the record of a checked object (the checked data itself when the record adopts it).
-    package mutating func finish(_ place: Place, checked: JSONObject) {
+    package mutating func finish<Object: RecordedObject>(_ place: Place, checked: Object) {
         var place = place
-        if place.adopting { place.fields = checked }
+        if place.adopting { place.fields = checked.tree }
         add(place)
     }
 
@@ -339,7 +339,7 @@ package struct ResponseRecords: ResponseRecorder {
                 value = items[index]
             }
             guard case .object(let next) = value, let selectionSet = step.field.type.selectionSet else { return nil }
-            key = cacheKey(for: next, parent: selectionSet.__parentType)
+            key = cacheKey(for: TreeObject(next), parent: selectionSet.__parentType)
                 ?? step.indices.reduce("\(key).\(CacheNaming.storageKey(step.field, variables: variables))") { "\($0).\($1)" }
             object = next
         }
@@ -348,12 +348,12 @@ package struct ResponseRecords: ResponseRecorder {
 
     /// `Typename:value` from the key function or key fields of the object's runtime type
     /// (`__typename`), whatever type the field declares, when the object has them.
-    package func cacheKey(for object: JSONObject, parent: ParentType) -> String? {
-        let typename = object["__typename"]?.stringValue ?? parent.name
+    package func cacheKey<Object: RecordedObject>(for object: Object, parent: ParentType) -> String? {
+        let typename = object[member: "__typename"]?.stringValue ?? parent.name
         if !keyFunctions.isEmpty, let function = keyFunctions[typename] {
-            return function(object).map { "\(typename):\($0)" }
+            return function(object.tree).map { "\(typename):\($0)" }
         }
         let keyFields = parent.keyFields(forTypename: typename)
-        return keyFields.isEmpty ? nil : CacheNaming.objectKey(typename, keyValues: keyFields.map { object[$0] })
+        return keyFields.isEmpty ? nil : CacheNaming.objectKey(typename, keyValues: keyFields.map { object[member: $0] })
     }
 }

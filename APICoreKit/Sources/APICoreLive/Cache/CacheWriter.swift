@@ -95,17 +95,29 @@ package struct CacheWriter: Sendable {
     }
 
     /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` for data as it was read:
-    /// when no records are built from it, data still on its tape is checked there and stays there
-    /// (no tree is made of it); otherwise the walk that records goes over its tree.
+    /// data still on its tape is checked there, and its records (with a store) built in the same
+    /// walk; the data stays on the tape. A server's page of a connection, and an answer only the
+    /// tree's walk takes (a deferred fragment, a field a condition left out but sent), go over
+    /// the tree.
     package func check<Data: SelectionSet>(
         _ data: ReadObject, as _: Data.Type, at key: String, variables: JSONObject, errors: [GraphQLError] = [],
         policy: ServerCachePolicy = .none, mergingPages: Bool = false, recording: Bool = true
     ) throws(GraphQLDecodingError) -> Checked<Data> {
-        guard case .tape(let value) = data, !(recording && store != nil) else {
+        let recording = recording && store != nil
+        guard case .tape(let value) = data, !(recording && mergingPages && ConnectionPages.appear(in: Data.self)) else {
             return try check(data.tree, as: Data.self, at: key, variables: variables, errors: errors, policy: policy, mergingPages: mergingPages, recording: recording)
         }
-        let checked = try Data(validating: value, variables: variables)
-        return Checked(data: checked.__data, key: key, variables: variables, errors: errors, policy: policy)
+        var records = recording ? self.records(variables: variables, errors: errors, policy: policy) : nil
+        let root = records?.place(key: key)
+        guard let checked = try TapeCheck.check(value, as: Data.self, variables: variables, recorder: &records, at: root) else {
+            return try check(value.tree, as: Data.self, at: key, variables: variables, errors: errors, policy: policy, recording: recording)
+        }
+        var result = Checked<Data>(data: checked.__data, key: key, variables: variables, errors: errors, policy: policy)
+        if let records {
+            result.records = records.records
+            result.expires = records.expires
+        }
+        return result
     }
 
     /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` for data built or changed

@@ -86,7 +86,7 @@ package struct ConnectionPages {
                 let splice = Splice(record: key, field: storageKey, position: position(of: field))
                 if splice.position != .first, !found.contains(splice) { found.append(splice) }
             } else if case .object(let nested) = value, let type = field.type.selectionSet {
-                let nestedKey = records.cacheKey(for: nested, parent: type.__parentType) ?? "\(key).\(storageKey)"
+                let nestedKey = records.cacheKey(for: TreeObject(nested), parent: type.__parentType) ?? "\(key).\(storageKey)"
                 collect(nested, selections: type.__selections, at: nestedKey, records: records, into: &found)
             }
         }
