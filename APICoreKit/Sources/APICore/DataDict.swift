@@ -83,7 +83,13 @@ import Foundation
     }
 
     /// Equal when their objects are.
-    public static func == (lhs: DataDict, rhs: DataDict) -> Bool { lhs._data == rhs._data }
+    public static func == (lhs: DataDict, rhs: DataDict) -> Bool {
+        // The same object of the same tape needs no tree to compare.
+        if case .tape(let left) = lhs.storage, case .tape(let right) = rhs.storage, left.storage === right.storage, left.index == right.index {
+            return true
+        }
+        return lhs._data == rhs._data
+    }
 
     /// Hashes the object, as ``==(_:_:)`` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(_data) }
