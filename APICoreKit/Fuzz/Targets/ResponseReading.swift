@@ -95,8 +95,8 @@ enum ResponseReading {
         {
             var onTapeRecords: ResponseRecords? = ResponseRecords(variables: variables, keyFunctions: [:])
             let root = onTapeRecords?.place(key: CacheNaming.rootKey(for: Operation.operationType))
-            let checked = try? TapeCheck.check(value, as: Operation.Data.self, variables: variables, recorder: &onTapeRecords, at: root)
-            if checked != nil, onTapeRecords?.records != records {
+            let checked = try? TapeCheck.check(value, plan: TapePlan.of(Operation.Data.self), variables: variables, recorder: &onTapeRecords, at: root)
+            if checked == true, onTapeRecords?.records != records {
                 fatalError("fuzz invariant broken: \(Operation.operationName): the tape's records differ from the tree's")
             }
         }

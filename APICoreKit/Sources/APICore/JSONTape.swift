@@ -238,13 +238,7 @@ import Foundation
         }
 
         /// The value as a ``JSONValue`` tree.
-        public var jsonValue: JSONValue {
-            storage.reading { buffers in
-                var builder = TreeBuilder(buffers: buffers)
-                var cursor = index
-                return builder.value(at: &cursor)
-            }
-        }
+        public var jsonValue: JSONValue { storage.reading { $0.jsonValue(at: index) } }
     }
 
     @usableFromInline static let payloadMask: UInt64 = (1 << 56) - 1
@@ -257,12 +251,15 @@ extension JSONValue {
     }
 }
 
-/// Builds ``JSONValue`` from a tape: containers sized once, strings decoded from the text.
-private struct TreeBuilder {
-    let buffers: JSONTape.Buffers
+extension JSONTape.Buffers {
+    /// The value at `index` as a ``JSONValue`` tree: containers sized once, strings decoded from
+    /// the text.
+    @usableFromInline func jsonValue(at index: Int) -> JSONValue {
+        var cursor = index
+        return value(at: &cursor)
+    }
 
-    mutating func value(at cursor: inout Int) -> JSONValue {
-        let words = buffers.words
+    private func value(at cursor: inout Int) -> JSONValue {
         let first = words[cursor]
         let second = words[cursor + 1]
         let at = cursor
@@ -275,8 +272,8 @@ private struct TreeBuilder {
         case .double: return .double(Double(bitPattern: second))
         case .number:
             let offset = Int(first & JSONTape.payloadMask)
-            return .number(JSONNumber(unchecked: String(decoding: UnsafeBufferPointer(rebasing: buffers.text[offset..<offset + Int(second)]), as: UTF8.self)))
-        case .string, .escapedString: return .string(buffers.string(at: at))
+            return .number(JSONNumber(unchecked: String(decoding: UnsafeBufferPointer(rebasing: text[offset..<offset + Int(second)]), as: UTF8.self)))
+        case .string, .escapedString: return .string(string(at: at))
         case .array:
             var array: [JSONValue] = []
             array.reserveCapacity(Int(second))
@@ -285,7 +282,7 @@ private struct TreeBuilder {
         case .object:
             var object = JSONObject(minimumCapacity: Int(second))
             for _ in 0..<Int(second) {
-                let key = buffers.string(at: cursor)
+                let key = string(at: cursor)
                 cursor += 2
                 object[key] = value(at: &cursor)
             }

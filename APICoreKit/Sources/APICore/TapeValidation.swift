@@ -46,12 +46,14 @@ import Foundation
         self.recorder = recorder
     }
 
-    /// Checks the object at `value` against `Data`'s selections, recording it at `place`; `nil`
-    /// when the answer is one for the tree's walk (nothing recorded then counts: begin again over
-    /// the tree). The recorder is handed back with what it recorded.
-    @inlinable public static func check<Data: SelectionSet>(
-        _ value: JSONTape.Value, as _: Data.Type, variables: JSONObject, recorder: inout Recorder?, at place: Recorder.Place?
-    ) throws(GraphQLDecodingError) -> Data? {
+    /// Checks the object at `value` against the selection set of `plan` (``TapePlan/of(_:)``),
+    /// recording it at `place`: `false` when the answer is one for the tree's walk (nothing
+    /// recorded then counts: begin again over the tree). The recorder is handed back with what
+    /// it recorded. Not generic over the selection set, so that a caller that knows its recorder
+    /// has the walk specialized for it.
+    @inlinable public static func check(
+        _ value: JSONTape.Value, plan: TapePlan, variables: JSONObject, recorder: inout Recorder?, at place: Recorder.Place?
+    ) throws(GraphQLDecodingError) -> Bool {
         guard value.kind == .object else {
             throw GraphQLDecodingError(message: "expected an object, found \(value.jsonValue.kindDescription)")
         }
@@ -62,23 +64,23 @@ import Foundation
         let (needsTree, failure, recorded) = storage.reading { buffers in
             var check = TapeCheck(variables: variables, storage: storage, tape: buffers, recorder: given)
             do throws(GraphQLDecodingError) {
-                try check.validate(value.index, plan: TapePlan.of(Data.self), recordingAt: place)
+                try check.validate(value.index, plan: plan, recordingAt: place)
                 return (check.needsTree, GraphQLDecodingError?.none, check.recorder)
             } catch {
                 return (check.needsTree, error, check.recorder)
             }
         }
-        if needsTree { return nil }
+        if needsTree { return false }
         if let failure { throw failure }
         recorder = recorded
-        return Data(_dataDict: DataDict(tape: value))
+        return true
     }
 
     // MARK: The tape
 
     @inlinable func kind(_ index: Int) -> JSONTape.Kind { tape.kind(index) }
 
-    @inlinable func jsonValue(at index: Int) -> JSONValue { JSONTape.Value(storage: storage, index: index).jsonValue }
+    @inlinable func jsonValue(at index: Int) -> JSONValue { tape.jsonValue(at: index) }
 
     @inlinable func kindDescription(_ index: Int) -> String {
         switch kind(index) {
@@ -125,7 +127,7 @@ import Foundation
             try walk(plan.selections, parent: plan.parent, in: &visited)
         }
         if let place = visited.record {
-            let checked = JSONTape.Value(storage: storage, index: object)
+            let checked = TapeObject(buffers: tape, index: object)
             recorder?.finish(place, checked: checked)
         }
     }
@@ -162,7 +164,7 @@ import Foundation
             let set = plan.takeUnretainedValue()
             var place: Recorder.Place?
             if let slot {
-                let object = JSONTape.Value(storage: storage, index: value)
+                let object = TapeObject(buffers: tape, index: value)
                 place = recorder?.place(for: object, of: set.type, at: slot)
             }
             try validate(value, plan: set, recordingAt: place)
@@ -247,7 +249,7 @@ import Foundation
             }
             var place: Recorder.Place?
             if let slot {
-                let object = JSONTape.Value(storage: storage, index: value)
+                let object = TapeObject(buffers: tape, index: value)
                 place = recorder?.place(for: object, of: selectionSet, at: slot)
             }
             try validate(value, plan: TapePlan.of(selectionSet), recordingAt: place)
@@ -282,21 +284,39 @@ extension SelectionSet {
     /// on its tape, with the same rules and errors.
     @_spi(Engine) public init(validating value: JSONTape.Value, variables: JSONObject = [:]) throws(GraphQLDecodingError) {
         var none: NoRecorder?
-        if let checked = try TapeCheck.check(value, as: Self.self, variables: variables, recorder: &none, at: nil) {
-            self = checked
+        if try TapeCheck.check(value, plan: TapePlan.of(Self.self), variables: variables, recorder: &none, at: nil) {
+            self.init(_dataDict: DataDict(tape: value))
         } else {
             try self.init(validating: value.jsonValue.objectValue ?? [:], variables: variables)
         }
     }
+
+    /// Wraps the object at `value` of a tape that ``TapeCheck`` checked against this selection set.
+    @_spi(Engine) public init(checkedOnTape value: JSONTape.Value) {
+        self.init(_dataDict: DataDict(tape: value))
+    }
 }
 
-extension JSONTape.Value: RecordedObject {
+/// An object of a tape as a recorder reads it, during a walk over the tape's buffers (it holds
+/// them, so it does not outlive the walk).
+@_spi(Engine) public struct TapeObject: RecordedObject {
+    @usableFromInline let buffers: JSONTape.Buffers
+    @usableFromInline let index: Int
+
+    @inlinable init(buffers: JSONTape.Buffers, index: Int) {
+        self.buffers = buffers
+        self.index = index
+    }
+
     /// The member, as a value.
-    @inlinable public subscript(member key: String) -> JSONValue? { self[key]?.jsonValue }
+    @inlinable public subscript(member key: String) -> JSONValue? { buffers.member(key, of: index).map { buffers.jsonValue(at: $0) } }
     /// The member, when it is an object.
-    @inlinable public func object(_ key: String) -> JSONTape.Value? { self[key].flatMap { $0.kind == .object ? $0 : nil } }
+    @inlinable public func object(_ key: String) -> TapeObject? {
+        guard let member = buffers.member(key, of: index), buffers.kind(member) == .object else { return nil }
+        return TapeObject(buffers: buffers, index: member)
+    }
     /// How many members (a key written twice counts twice).
-    @inlinable public var memberCount: Int { count }
+    @inlinable public var memberCount: Int { Int(buffers.words[index + 1]) }
     /// The object as a tree.
-    @inlinable public var tree: JSONObject { jsonValue.objectValue ?? [:] }
+    @inlinable public var tree: JSONObject { buffers.jsonValue(at: index).objectValue ?? [:] }
 }

@@ -20,8 +20,8 @@ private func recordsBothWays<T: SelectionSet>(
     var onTape: ResponseRecords? = fresh()
     let root = onTape?.place(key: "QUERY_ROOT")
     let tape = try JSONTape(reading: JSONSerializer.string(.object(object)))
-    let checked = try TapeCheck.check(tape.root, as: T.self, variables: variables, recorder: &onTape, at: root)
-    return (validator.recorder!, checked == nil ? nil : onTape)
+    let checked = try TapeCheck.check(tape.root, plan: TapePlan.of(T.self), variables: variables, recorder: &onTape, at: root)
+    return (validator.recorder!, checked ? onTape : nil)
 }
 
 @Suite("Recording answers on their tape")

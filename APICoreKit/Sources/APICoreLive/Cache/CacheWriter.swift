@@ -109,10 +109,10 @@ package struct CacheWriter: Sendable {
         }
         var records = recording ? self.records(variables: variables, errors: errors, policy: policy) : nil
         let root = records?.place(key: key)
-        guard let checked = try TapeCheck.check(value, as: Data.self, variables: variables, recorder: &records, at: root) else {
-            return try check(value.tree, as: Data.self, at: key, variables: variables, errors: errors, policy: policy, recording: recording)
+        guard try TapeCheck.check(value, plan: TapePlan.of(Data.self), variables: variables, recorder: &records, at: root) else {
+            return try check(data.tree, as: Data.self, at: key, variables: variables, errors: errors, policy: policy, recording: recording)
         }
-        var result = Checked<Data>(data: checked.__data, key: key, variables: variables, errors: errors, policy: policy)
+        var result = Checked<Data>(data: Data(checkedOnTape: value).__data, key: key, variables: variables, errors: errors, policy: policy)
         if let records {
             result.records = records.records
             result.expires = records.expires
