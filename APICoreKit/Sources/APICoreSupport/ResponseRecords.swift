@@ -245,6 +245,8 @@ package struct ResponseRecords: ResponseRecorder {
 
     /// The record of an object found at `slot`: its own key, or its path from the record that
     /// holds it.
+    @_specialize(where Object == TreeObject)
+    @_specialize(where Object == TapeObject)
     package mutating func place<Object: RecordedObject>(for object: Object, of type: any SelectionSet.Type, at slot: Slot) -> Place {
         let key = cacheKey(for: object, parent: type.__parentType) ?? itemKey(for: object, of: type, at: slot) ?? slot.pathKey
         // Without paths or expiry to note field by field, an object of plain leaves is its record.
@@ -259,6 +261,8 @@ package struct ResponseRecords: ResponseRecorder {
     /// The key of a connection's list item without a key of its own: `list.<key of its node>` (a
     /// Relay edge), the same whatever its index. `nil` elsewhere, and for an item without such a
     /// node (then keyed by index, and noted in ``hasUnidentifiedPageItems``).
+    @_specialize(where Object == TreeObject)
+    @_specialize(where Object == TapeObject)
     private mutating func itemKey<Object: RecordedObject>(for object: Object, of type: any SelectionSet.Type, at slot: Slot) -> String? {
         guard slot.keysItemsByIdentity, slot.index != nil else { return nil }
         guard slot.outerIndices.isEmpty, let node = nodeField(of: type), let value = object.object("node"),
@@ -305,6 +309,8 @@ package struct ResponseRecords: ResponseRecorder {
     package static func reference(to place: Place) -> JSONValue { CacheNaming.reference(to: place.key) }
 
     /// Adds the record of a checked object (the checked data itself when the record adopts it).
+    @_specialize(where Object == TreeObject)
+    @_specialize(where Object == TapeObject)
     package mutating func finish<Object: RecordedObject>(_ place: Place, checked: Object) {
         var place = place
         if place.adopting { place.fields = checked.tree }
@@ -348,6 +354,8 @@ package struct ResponseRecords: ResponseRecorder {
 
     /// `Typename:value` from the key function or key fields of the object's runtime type
     /// (`__typename`), whatever type the field declares, when the object has them.
+    @_specialize(where Object == TreeObject)
+    @_specialize(where Object == TapeObject)
     package func cacheKey<Object: RecordedObject>(for object: Object, parent: ParentType) -> String? {
         let typename = object[member: "__typename"]?.stringValue ?? parent.name
         if !keyFunctions.isEmpty, let function = keyFunctions[typename] {
