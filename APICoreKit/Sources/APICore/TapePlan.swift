@@ -59,7 +59,10 @@ import Foundation
     @exclusivity(unchecked) public private(set) var entries: UnsafeBufferPointer<Entry>?
     /// The fields' types, layer by layer.
     @exclusivity(unchecked) public private(set) var layers = UnsafeBufferPointer<Layer>(start: nil, count: 0)
-    /// What the plan holds on to: its fields.
+    /// Where each field's type starts in ``layers``, for a selection set walked field by field
+    /// (every field of every branch).
+    @exclusivity(unchecked) public private(set) var fieldLayers: [ObjectIdentifier: Int] = [:]
+    /// What the plan holds on to: its fields (every branch's, when it is not flat).
     private var fields: [Field] = []
 
     private init(_ type: any SelectionSet.Type) {
@@ -84,8 +87,16 @@ import Foundation
         if let known = plans[ObjectIdentifier(type)] { return known }
         let plan = TapePlan(type)
         plans[ObjectIdentifier(type)] = plan
-        guard let fields = flat(plan.selections, parent: plan.parent) else { return plan }
         var layers: [Layer] = []
+        guard let fields = flat(plan.selections, parent: plan.parent) else {
+            plan.fields = Selection.fields(of: plan.selections)
+            for field in plan.fields {
+                plan.fieldLayers[ObjectIdentifier(field)] = layers.count
+                append(field.type, to: &layers)
+            }
+            plan.layers = UnsafeBufferPointer(immortalCopyOf: layers)
+            return plan
+        }
         var entries: [(key: [UInt8], type: Int, field: Field)] = []
         for field in fields {
             entries.append((Array(field.responseKey.utf8), layers.count, field))
@@ -155,17 +166,6 @@ extension TapePlan {
         }
     }
 
-    /// Whether a value of `kind` is one the built-in `scalar` reads as it is, without asking it.
-    @inlinable public static func holds(_ kind: JSONTape.Kind, _ scalar: any GraphQLOutputValue.Type) -> Bool {
-        let type = ObjectIdentifier(scalar)
-        switch kind {
-        case .string, .escapedString: return type == ObjectIdentifier(String.self)
-        case .int: return type == ObjectIdentifier(Int.self) || type == ObjectIdentifier(Double.self)
-        case .double: return type == ObjectIdentifier(Double.self)
-        case .true, .false: return type == ObjectIdentifier(Bool.self)
-        default: return false
-        }
-    }
 }
 
 /// A leaf type that reads every string as a value of its own (a generated enum keeps an unknown

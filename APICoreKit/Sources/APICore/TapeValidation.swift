@@ -32,10 +32,13 @@ import Foundation
     public struct Visited {
         @usableFromInline let index: Int
         @usableFromInline var record: Recorder.Place?
+        /// The plan of the object's selection set, for its fields' types.
+        @usableFromInline unowned(unsafe) let plan: TapePlan
 
-        @inlinable init(index: Int, record: Recorder.Place?) {
+        @inlinable init(index: Int, record: Recorder.Place?, plan: TapePlan) {
             self.index = index
             self.record = record
+            self.plan = plan
         }
     }
 
@@ -102,26 +105,11 @@ import Foundation
     /// Checks the object at `object` against the selection set `plan` was made of, recording it
     /// at `place`: field by field from the plan when it is flat, else through the selection walk.
     @inlinable mutating func validate(_ object: Int, plan: TapePlan, recordingAt place: Recorder.Place?) throws(GraphQLDecodingError) {
-        var visited = Visited(index: object, record: place)
+        var visited = Visited(index: object, record: place, plan: plan)
         if let entries = plan.entries {
-            let layers = plan.layers
             for entry in entries {
-                guard let value = tape.member(entry.key, of: object) else {
-                    let key = entry.field.responseKey
-                    throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
-                }
-                if entry.field.catchTo == .result, isCaughtError(value) { continue }
-                var slot: Recorder.Slot?
-                if visited.record != nil {
-                    let isNull = kind(value) == .null
-                    slot = recorder?.slot(for: entry.field, isNull: isNull, in: &visited.record!)
-                }
-                do throws(GraphQLDecodingError) {
-                    let stored = try check(value, layer: entry.type, of: layers, nullable: true, at: slot)
-                    if let slot, let stored { Recorder.store(stored, at: slot, in: &visited.record!) }
-                } catch {
-                    throw error.prefixed(by: .field(entry.field.responseKey))
-                }
+                guard let value = tape.member(entry.key, of: object) else { throw Self.missing(entry.field.responseKey) }
+                try check(entry.field, value: value, layer: entry.type, in: &visited)
             }
         } else {
             try walk(plan.selections, parent: plan.parent, in: &visited)
@@ -129,6 +117,28 @@ import Foundation
         if let place = visited.record {
             let checked = TapeObject(buffers: tape, index: object)
             recorder?.finish(place, checked: checked)
+        }
+    }
+
+    @inlinable static func missing(_ key: String) -> GraphQLDecodingError {
+        GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
+    }
+
+    /// Checks the value of `field` (its type starting at `layer` of the object's plan), and
+    /// records it in the object's record.
+    @inlinable mutating func check(_ field: Field, value: Int, layer: Int, in object: inout Visited) throws(GraphQLDecodingError) {
+        // An error `@catch(to: RESULT)` put in its field: read by the accessor, never cached.
+        if field.catchTo == .result, isCaughtError(value) { return }
+        var slot: Recorder.Slot?
+        if object.record != nil {
+            let isNull = kind(value) == .null
+            slot = recorder?.slot(for: field, isNull: isNull, in: &object.record!)
+        }
+        do throws(GraphQLDecodingError) {
+            let stored = try check(value, layer: layer, of: object.plan.layers, nullable: true, at: slot)
+            if let slot, let stored { Recorder.store(stored, at: slot, in: &object.record!) }
+        } catch {
+            throw error.prefixed(by: .field(field.responseKey))
         }
     }
 
@@ -200,22 +210,8 @@ import Foundation
     }
 
     @inlinable public mutating func visit(_ field: Field, in object: inout Visited) throws(GraphQLDecodingError) {
-        let key = field.responseKey
-        guard let value = tape.member(key, of: object.index) else {
-            throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
-        }
-        if field.catchTo == .result, isCaughtError(value) { return }
-        var slot: Recorder.Slot?
-        if object.record != nil {
-            let isNull = kind(value) == .null
-            slot = recorder?.slot(for: field, isNull: isNull, in: &object.record!)
-        }
-        do throws(GraphQLDecodingError) {
-            let stored = try check(value, as: field.type, nullable: true, at: slot)
-            if let slot, let stored { Recorder.store(stored, at: slot, in: &object.record!) }
-        } catch {
-            throw error.prefixed(by: .field(key))
-        }
+        guard let value = tape.member(field.responseKey, of: object.index) else { throw Self.missing(field.responseKey) }
+        try check(field, value: value, layer: object.plan.fieldLayers[ObjectIdentifier(field)]!, in: &object)
     }
 
     /// A field a condition left out is the tree's to remove, when the server sent it.
@@ -228,53 +224,6 @@ import Foundation
     /// The tree lists what is pending.
     @inlinable public mutating func visitDeferred(_: Deferral, selections _: [Selection], parent _: ParentType, in _: inout Visited) {
         needsTree = true
-    }
-
-    /// ``check(_:layer:of:nullable:at:)`` for a type met in the selection walk.
-    @inlinable mutating func check(_ value: Int, as type: OutputType, nullable: Bool, at slot: Recorder.Slot?) throws(GraphQLDecodingError)
-        -> JSONValue?
-    {
-        switch type {
-        case .nonNull(let inner):
-            if kind(value) == .null { throw GraphQLDecodingError(message: "null for a non-null field") }
-            return try check(value, as: inner, nullable: false, at: slot)
-        case _ where nullable && kind(value) == .null:
-            return slot == nil ? nil : .null
-        case .scalar(let scalar):
-            if !TapePlan.holds(kind(value), scalar) { _ = try scalar.init(_fieldValue: jsonValue(at: value)) }
-            return slot == nil ? nil : jsonValue(at: value)
-        case .object(let selectionSet):
-            guard kind(value) == .object else {
-                throw GraphQLDecodingError(message: "expected an object, found \(kindDescription(value))")
-            }
-            var place: Recorder.Place?
-            if let slot {
-                let object = TapeObject(buffers: tape, index: value)
-                place = recorder?.place(for: object, of: selectionSet, at: slot)
-            }
-            try validate(value, plan: TapePlan.of(selectionSet), recordingAt: place)
-            return place.map { Recorder.reference(to: $0) } ?? (slot == nil ? nil : jsonValue(at: value))
-        case .list(let element):
-            guard kind(value) == .array else {
-                throw GraphQLDecodingError(message: "expected a list, found \(kindDescription(value))")
-            }
-            let recordsItems = slot != nil && element.holdsObjects
-            var stored: [JSONValue] = []
-            var cursor = value + 2
-            let stop = tape.end(value)
-            var index = 0
-            while cursor < stop {
-                do throws(GraphQLDecodingError) {
-                    let item = try check(cursor, as: element, nullable: true, at: recordsItems ? slot.map { Recorder.item(index, of: $0) } : nil)
-                    if recordsItems { stored.append(item ?? .null) }
-                } catch {
-                    throw error.prefixed(by: .index(index))
-                }
-                cursor = tape.end(cursor)
-                index += 1
-            }
-            return recordsItems ? .array(stored) : (slot == nil ? nil : jsonValue(at: value))
-        }
     }
 }
 
