@@ -20,8 +20,9 @@ import Foundation
 /// Public behind `@_spi(Engine)` and inlinable, as ``SelectionValidator`` is, so that the
 /// engine's recorder is specialized into the walk.
 @_spi(Engine) public struct TapeCheck<Recorder: ResponseRecorder>: SelectionVisitor {
+    /// The operation's variables, for `@include`/`@skip`.
     public let variables: JSONObject
-    @usableFromInline let storage: JSONTape.Storage
+    /// The tape being walked.
     @usableFromInline let tape: JSONTape.Buffers
     /// What the walk records from what it checks; `nil` when it only checks.
     public var recorder: Recorder?
@@ -42,9 +43,8 @@ import Foundation
         }
     }
 
-    @inlinable init(variables: JSONObject, storage: JSONTape.Storage, tape: JSONTape.Buffers, recorder: Recorder?) {
+    @inlinable init(variables: JSONObject, tape: JSONTape.Buffers, recorder: Recorder?) {
         self.variables = variables
-        self.storage = storage
         self.tape = tape
         self.recorder = recorder
     }
@@ -65,7 +65,7 @@ import Foundation
         // Up to the first error the walks agree; past something only the tree's walk does (a
         // deferred fragment it checks whole, say), the tree's says what is wrong first.
         let (needsTree, failure, recorded) = storage.reading { buffers in
-            var check = TapeCheck(variables: variables, storage: storage, tape: buffers, recorder: given)
+            var check = TapeCheck(variables: variables, tape: buffers, recorder: given)
             do throws(GraphQLDecodingError) {
                 try check.validate(value.index, plan: plan, recordingAt: place)
                 return (check.needsTree, GraphQLDecodingError?.none, check.recorder)
@@ -204,11 +204,13 @@ import Foundation
 
     // MARK: The selection walk, for selection sets that are not flat
 
+    /// The object's `__typename`, for type conditions.
     @inlinable public func typename(of object: Visited) -> String? {
         guard let value = tape.member("__typename", of: object.index), kind(value) == .string || kind(value) == .escapedString else { return nil }
         return tape.string(at: value)
     }
 
+    /// A field of a selection set walked field by field: checked and recorded as a plan's are.
     @inlinable public mutating func visit(_ field: Field, in object: inout Visited) throws(GraphQLDecodingError) {
         guard let value = tape.member(field.responseKey, of: object.index) else { throw Self.missing(field.responseKey) }
         try check(field, value: value, layer: object.plan.fieldLayers[ObjectIdentifier(field)]!, in: &object)
