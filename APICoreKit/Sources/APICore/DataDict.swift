@@ -49,8 +49,7 @@ import Foundation
             case .tree(let object):
                 return try T(_fieldValue: object[key] ?? .null)
             case .tape(let object):
-                guard let found = object.storage.reading({ $0.member(key, of: object.index) }) else { return try T(_fieldValue: .null) }
-                let value = JSONTape.Value(storage: object.storage, index: found)
+                guard let value = object[key] else { return try T(_fieldValue: .null) }
                 // Objects and lists of them are read where they are; a leaf is made a value.
                 if value.kind == .object || value.kind == .array, let shape = T.self as? any TapeReadable.Type {
                     return try shape.init(tape: value) as! T

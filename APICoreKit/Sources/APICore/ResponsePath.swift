@@ -68,6 +68,11 @@ public struct GraphQLDecodingError: Error, Sendable, Hashable, CustomStringConve
         self.isMissingField = isMissingField
     }
 
+    /// The field `key` is not in the object that selects it.
+    @inlinable static func missingField(_ key: String) -> GraphQLDecodingError {
+        GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
+    }
+
     /// The same error seen from one level up: `component` goes in front of the path.
     @_spi(Engine) public func prefixed(by component: ResponsePath.Component) -> GraphQLDecodingError {
         GraphQLDecodingError(path: ResponsePath([component] + path.components), message: message, isMissingField: isMissingField)

@@ -91,7 +91,7 @@
     public mutating func visit(_ field: Field, in object: inout Visited) throws(GraphQLDecodingError) {
         let key = field.responseKey
         guard let value = object.fields[key] else {
-            throw GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
+            throw GraphQLDecodingError.missingField(key)
         }
         // An error `@catch(to: RESULT)` put in its field: read by the accessor, never cached.
         if field.catchTo == .result, CaughtError.isCaughtError(value) { return }

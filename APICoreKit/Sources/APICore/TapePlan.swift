@@ -24,8 +24,8 @@ import Foundation
         case double
         /// `Boolean`.
         case bool
-        /// An enum: any string.
-        case anyString
+        /// An enum: any string (the type, asked for what it says of anything else).
+        case anyString(any GraphQLOutputValue.Type)
         /// A custom scalar, asked.
         case scalar(any GraphQLOutputValue.Type)
         /// An object, checked with its own plan.
@@ -87,26 +87,22 @@ import Foundation
         if let known = plans[ObjectIdentifier(type)] { return known }
         let plan = TapePlan(type)
         plans[ObjectIdentifier(type)] = plan
+        let flatFields = flat(plan.selections, parent: plan.parent)
+        plan.fields = flatFields ?? Selection.fields(of: plan.selections)
         var layers: [Layer] = []
-        guard let fields = flat(plan.selections, parent: plan.parent) else {
-            plan.fields = Selection.fields(of: plan.selections)
-            for field in plan.fields {
-                plan.fieldLayers[ObjectIdentifier(field)] = layers.count
-                append(field.type, to: &layers)
-            }
-            plan.layers = UnsafeBufferPointer(immortalCopyOf: layers)
-            return plan
-        }
-        var entries: [(key: [UInt8], type: Int, field: Field)] = []
-        for field in fields {
-            entries.append((Array(field.responseKey.utf8), layers.count, field))
+        var starts: [Int] = []
+        for field in plan.fields {
+            starts.append(layers.count)
             append(field.type, to: &layers)
         }
-        plan.fields = fields
         plan.layers = UnsafeBufferPointer(immortalCopyOf: layers)
-        plan.entries = UnsafeBufferPointer(immortalCopyOf: entries.map { entry in
-            Entry(key: UnsafeBufferPointer(immortalCopyOf: entry.key), type: entry.type, field: entry.field)
-        })
+        if flatFields != nil {
+            plan.entries = UnsafeBufferPointer(immortalCopyOf: zip(plan.fields, starts).map { field, start in
+                Entry(key: UnsafeBufferPointer(immortalCopyOf: Array(field.responseKey.utf8)), type: start, field: field)
+            })
+        } else {
+            plan.fieldLayers = Dictionary(zip(plan.fields.map(ObjectIdentifier.init), starts)) { first, _ in first }
+        }
         return plan
     }
 
@@ -147,7 +143,7 @@ import Foundation
             case ObjectIdentifier(Int.self): layers.append(.int)
             case ObjectIdentifier(Double.self): layers.append(.double)
             case ObjectIdentifier(Bool.self): layers.append(.bool)
-            default: layers.append(scalar is any AcceptsEveryString.Type ? .anyString : .scalar(scalar))
+            default: layers.append(scalar is any AcceptsEveryString.Type ? .anyString(scalar) : .scalar(scalar))
             }
         }
     }

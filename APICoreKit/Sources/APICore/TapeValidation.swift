@@ -85,16 +85,8 @@ import Foundation
 
     @inlinable func jsonValue(at index: Int) -> JSONValue { tape.jsonValue(at: index) }
 
-    @inlinable func kindDescription(_ index: Int) -> String {
-        switch kind(index) {
-        case .null: return "null"
-        case .true, .false: return "a Boolean"
-        case .int, .double, .number: return "a number"
-        case .string, .escapedString: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
+    /// How an error names the value at `index` (only errors ask, so the value is built).
+    @inlinable func kindDescription(_ index: Int) -> String { jsonValue(at: index).kindDescription }
 
     @inlinable func isCaughtError(_ value: Int) -> Bool {
         kind(value) == .object && CaughtError.isCaughtError(jsonValue(at: value))
@@ -108,7 +100,7 @@ import Foundation
         var visited = Visited(index: object, record: place, plan: plan)
         if let entries = plan.entries {
             for entry in entries {
-                guard let value = tape.member(entry.key, of: object) else { throw Self.missing(entry.field.responseKey) }
+                guard let value = tape.member(entry.key, of: object) else { throw GraphQLDecodingError.missingField(entry.field.responseKey) }
                 try check(entry.field, value: value, layer: entry.type, in: &visited)
             }
         } else {
@@ -118,10 +110,6 @@ import Foundation
             let checked = TapeObject(buffers: tape, index: object)
             recorder?.finish(place, checked: checked)
         }
-    }
-
-    @inlinable static func missing(_ key: String) -> GraphQLDecodingError {
-        GraphQLDecodingError(path: [.field(key)], message: "missing field '\(key)'", isMissingField: true)
     }
 
     /// Checks the value of `field` (its type starting at `layer` of the object's plan), and
@@ -156,11 +144,8 @@ import Foundation
             return slot == nil ? nil : .null
         case .string:
             if kind != .string && kind != .escapedString { _ = try String(_fieldValue: jsonValue(at: value)) }
-        case .anyString:
-            if kind != .string && kind != .escapedString {
-                // As `GraphQLEnum(_fieldValue:)` says it.
-                throw GraphQLDecodingError(message: "expected an enum value (a string), found \(kindDescription(value))")
-            }
+        case .anyString(let scalar):
+            if kind != .string && kind != .escapedString { _ = try scalar.init(_fieldValue: jsonValue(at: value)) }
         case .int:
             if kind != .int { _ = try Int(_fieldValue: jsonValue(at: value)) }
         case .double:
@@ -212,7 +197,7 @@ import Foundation
 
     /// A field of a selection set walked field by field: checked and recorded as a plan's are.
     @inlinable public mutating func visit(_ field: Field, in object: inout Visited) throws(GraphQLDecodingError) {
-        guard let value = tape.member(field.responseKey, of: object.index) else { throw Self.missing(field.responseKey) }
+        guard let value = tape.member(field.responseKey, of: object.index) else { throw GraphQLDecodingError.missingField(field.responseKey) }
         try check(field, value: value, layer: object.plan.fieldLayers[ObjectIdentifier(field)]!, in: &object)
     }
 

@@ -3,8 +3,8 @@ import Foundation
 
 /// A JSON object as the engine read it: still on the tape the reader left it on (an answer,
 /// a message's payload), or a tree (built on the client, or read by a path that needs one).
-/// The engine checks an answer on its tape when it builds no records from it; a tree is made
-/// only when something asks for one.
+/// The engine checks an answer, and builds its records, on its tape; a tree is made only when
+/// something asks for one.
 package enum ReadObject: Sendable, Equatable {
     /// A tree.
     case tree(JSONObject)

@@ -104,20 +104,17 @@ package struct CacheWriter: Sendable {
         policy: ServerCachePolicy = .none, mergingPages: Bool = false, recording: Bool = true
     ) throws(GraphQLDecodingError) -> Checked<Data> {
         let recording = recording && store != nil
-        guard case .tape(let value) = data, !(recording && mergingPages && ConnectionPages.appear(in: Data.self)) else {
-            return try check(data.tree, as: Data.self, at: key, variables: variables, errors: errors, policy: policy, mergingPages: mergingPages, recording: recording)
+        if case .tape(let value) = data, !(recording && mergingPages && ConnectionPages.appear(in: Data.self)) {
+            var records = recording ? self.records(variables: variables, errors: errors, policy: policy) : nil
+            let root = records?.place(key: key)
+            if try TapeCheck.check(value, plan: TapePlan.of(Data.self), variables: variables, recorder: &records, at: root) {
+                var checked = Checked<Data>(data: Data(checkedOnTape: value).__data, key: key, variables: variables, errors: errors, policy: policy)
+                checked.records = records?.records ?? [:]
+                checked.expires = records?.expires ?? [:]
+                return checked
+            }
         }
-        var records = recording ? self.records(variables: variables, errors: errors, policy: policy) : nil
-        let root = records?.place(key: key)
-        guard try TapeCheck.check(value, plan: TapePlan.of(Data.self), variables: variables, recorder: &records, at: root) else {
-            return try check(data.tree, as: Data.self, at: key, variables: variables, errors: errors, policy: policy, recording: recording)
-        }
-        var result = Checked<Data>(data: Data(checkedOnTape: value).__data, key: key, variables: variables, errors: errors, policy: policy)
-        if let records {
-            result.records = records.records
-            result.expires = records.expires
-        }
-        return result
+        return try check(data.tree, as: Data.self, at: key, variables: variables, errors: errors, policy: policy, mergingPages: mergingPages, recording: recording)
     }
 
     /// ``check(_:as:at:variables:errors:policy:mergingPages:recording:)`` for data built or changed
