@@ -100,6 +100,12 @@ enum ResponseReading {
                 fatalError("fuzz invariant broken: \(Operation.operationName): the tape's records differ from the tree's")
             }
         }
+        // A mutation's or subscription's root (and what has no key under it) is not recorded: no
+        // query reads it. Only a query's data is read back.
+        if let kept = records.keys.first(where: CacheNaming.isOperationOnly) {
+            fatalError("fuzz invariant broken: \(Operation.operationName): a record the cache does not keep was built: \(kept)")
+        }
+        guard Operation.operationType == .query else { return }
         var reader = CacheReader(
             variables: variables, now: Date(), lookup: { key in records[key].map { CacheRecord(key: key, fields: $0, receivedAt: .distantPast) } },
             isExpired: { _ in false })

@@ -61,21 +61,21 @@ import Foundation
             throw GraphQLDecodingError(message: "expected an object, found \(value.jsonValue.kindDescription)")
         }
         let storage = value.storage
-        let given = recorder
         // Up to the first error the walks agree; past something only the tree's walk does (a
-        // deferred fragment it checks whole, say), the tree's says what is wrong first.
-        let (needsTree, failure, recorded) = storage.reading { buffers in
-            var check = TapeCheck(variables: variables, tape: buffers, recorder: given)
+        // deferred fragment it checks whole, say), the tree's says what is wrong first. The
+        // recorder is moved into the walk and back, never copied.
+        let (needsTree, failure) = storage.reading { buffers in
+            var check = TapeCheck(variables: variables, tape: buffers, recorder: recorder.take())
+            defer { recorder = check.recorder.take() }
             do throws(GraphQLDecodingError) {
                 try check.validate(value.index, plan: plan, recordingAt: place)
-                return (check.needsTree, GraphQLDecodingError?.none, check.recorder)
+                return (check.needsTree, GraphQLDecodingError?.none)
             } catch {
-                return (check.needsTree, error, check.recorder)
+                return (check.needsTree, error)
             }
         }
         if needsTree { return false }
         if let failure { throw failure }
-        recorder = recorded
         return true
     }
 

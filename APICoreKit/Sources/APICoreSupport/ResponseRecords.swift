@@ -137,8 +137,12 @@ package struct ResponseRecords: ResponseRecorder {
     package private(set) var records: [String: JSONObject] = [:]
     /// When fields expire, by record key and storage key.
     package private(set) var expires: [String: [String: Date]] = [:]
-    /// ``plainLeafCount(of:)`` by selection set, worked out once per walk.
-    private var plainLeafCounts: [ObjectIdentifier: Int?] = [:]
+    /// The last selection set ``plainLeafCount(of:)`` was asked for, and its count: the objects of
+    /// a list are most often of one selection set.
+    private var lastPlainLeafCount: (type: ObjectIdentifier, count: Int?)?
+    /// ``plainLeafCount(of:)`` by selection set, worked out once for the process (a selection set
+    /// is a type: it does not change).
+    private static let plainLeafCounts = Locked<[ObjectIdentifier: Int?]>([:])
     /// The `node` field of a selection set (a Relay edge's), by selection set, found once per walk.
     private var nodeFields: [ObjectIdentifier: Field?] = [:]
     /// Whether an item of a connection's list (``Field/pagination``) had no identity to be keyed by
@@ -179,6 +183,10 @@ package struct ResponseRecords: ResponseRecorder {
         /// Whether the object is a connection (the value of a field with page arguments): the items
         /// of its lists are keyed by identity, not index.
         var isConnection = false
+        /// Whether the record is one the cache does not keep (``CacheNaming/isOperationOnly(_:)``:
+        /// a mutation's or subscription's root, and the objects without a key under it): its
+        /// fields are not written, while the objects with keys below it are recorded.
+        var discarded = false
     }
 
     /// Where one value goes: the field's storage key in its record, the list indices down to the
@@ -197,6 +205,8 @@ package struct ResponseRecords: ResponseRecorder {
         /// Whether the items of this list are a connection's, keyed by identity rather than index
         /// so that a page put in front does not rename every item after it.
         var keysItemsByIdentity = false
+        /// Whether the record the slot is in is not kept: an object without a key here is not either.
+        var inDiscarded = false
 
         /// The slot of a list's item.
         func item(_ index: Int) -> Slot {
@@ -219,7 +229,9 @@ package struct ResponseRecords: ResponseRecorder {
     /// The record of the object at `path` of the response (the data itself, or an increment's
     /// object), under `key`.
     package func place(key: String, at path: ResponsePath = []) -> Place {
-        Place(key: key, responsePath: tracksPaths ? (path.components.isEmpty ? "" : path.description) : nil, expiry: expiry)
+        Place(
+            key: key, responsePath: tracksPaths ? (path.components.isEmpty ? "" : path.description) : nil, expiry: expiry,
+            discarded: CacheNaming.isOperationOnly(key))
     }
 
     /// Where a field's value goes in `place`; `nil` when an error names the field (or it is a
@@ -236,11 +248,11 @@ package struct ResponseRecords: ResponseRecorder {
             let declared = receivedAt.addingTimeInterval(age.seconds)
             expiry = min(expiry ?? declared, declared)
         }
-        if let expiry { expires[place.key, default: [:]][storageKey] = expiry }
+        if let expiry, !place.discarded { expires[place.key, default: [:]][storageKey] = expiry }
         let isPaged = field.pagination != nil
         return Slot(
             recordKey: place.key, storageKey: storageKey, responsePath: fieldPath, expiry: expiry, isPaged: isPaged,
-            keysItemsByIdentity: isPaged || place.isConnection)
+            keysItemsByIdentity: isPaged || place.isConnection, inDiscarded: place.discarded)
     }
 
     /// The record of an object found at `slot`: its own key, or its path from the record that
@@ -248,14 +260,18 @@ package struct ResponseRecords: ResponseRecorder {
     @_specialize(where Object == TreeObject)
     @_specialize(where Object == TapeObject)
     package mutating func place<Object: RecordedObject>(for object: Object, of type: any SelectionSet.Type, at slot: Slot) -> Place {
-        let key = cacheKey(for: object, parent: type.__parentType) ?? itemKey(for: object, of: type, at: slot) ?? slot.pathKey
+        let ownKey = cacheKey(for: object, parent: type.__parentType) ?? itemKey(for: object, of: type, at: slot)
+        // An object without a key under a record the cache does not keep is not kept either.
+        let discarded = ownKey == nil && slot.inDiscarded
+        let key = ownKey ?? slot.pathKey
         // Without paths or expiry to note field by field, an object of plain leaves is its record.
         if !tracksPaths, slot.expiry == nil, plainLeafCount(of: type) == object.memberCount {
-            return Place(key: key, responsePath: nil, expiry: nil, adopting: true)
+            return Place(key: key, responsePath: nil, expiry: nil, adopting: true, discarded: discarded)
         }
         return Place(
-            key: key, responsePath: slot.responsePath, expiry: slot.expiry, fields: JSONObject(minimumCapacity: object.memberCount),
-            isConnection: slot.isPaged && slot.index == nil)
+            key: key, responsePath: slot.responsePath, expiry: slot.expiry,
+            fields: discarded ? [:] : JSONObject(minimumCapacity: object.memberCount),
+            isConnection: slot.isPaged && slot.index == nil, discarded: discarded)
     }
 
     /// The key of a connection's list item without a key of its own: `list.<key of its node>` (a
@@ -288,9 +304,15 @@ package struct ResponseRecords: ResponseRecorder {
     /// values are stored as they came); `nil` when they are anything else.
     private mutating func plainLeafCount(of type: any SelectionSet.Type) -> Int? {
         let id = ObjectIdentifier(type)
-        if let known = plainLeafCounts[id] { return known }
-        let count = Self.plainLeafCount(of: type.__selections)
-        plainLeafCounts[id] = count
+        if let last = lastPlainLeafCount, last.type == id { return last.count }
+        let count: Int?
+        if let known = Self.plainLeafCounts.withLock({ $0[id] }) {
+            count = known
+        } else {
+            count = Self.plainLeafCount(of: type.__selections)
+            Self.plainLeafCounts.withLock { $0[id] = count }
+        }
+        lastPlainLeafCount = (id, count)
         return count
     }
 
@@ -304,7 +326,9 @@ package struct ResponseRecords: ResponseRecorder {
 
     package static func item(_ index: Int, of slot: Slot) -> Slot { slot.item(index) }
 
-    package static func store(_ value: JSONValue, at slot: Slot, in place: inout Place) { place.fields[slot.storageKey] = value }
+    package static func store(_ value: JSONValue, at slot: Slot, in place: inout Place) {
+        if !place.discarded { place.fields[slot.storageKey] = value }
+    }
 
     package static func reference(to place: Place) -> JSONValue { CacheNaming.reference(to: place.key) }
 
@@ -312,6 +336,7 @@ package struct ResponseRecords: ResponseRecorder {
     @_specialize(where Object == TreeObject)
     @_specialize(where Object == TapeObject)
     package mutating func finish<Object: RecordedObject>(_ place: Place, checked: Object) {
+        if place.discarded { return }
         var place = place
         if place.adopting { place.fields = checked.tree }
         add(place)

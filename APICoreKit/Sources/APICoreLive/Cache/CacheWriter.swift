@@ -174,9 +174,11 @@ package struct CacheWriter: Sendable {
     package func write<Data>(_ batch: [Checked<Data>]) async {
         guard let store, let first = batch.first else { return }
         guard batch.count > 1 else { return await write(first) }
-        guard batch.allSatisfy({ if case .none = $0.pages { true } else { false } }) else {
-            for checked in batch { await write(checked) }
-            return
+        for checked in batch {
+            guard case .none = checked.pages else {
+                for checked in batch { await write(checked) }
+                return
+            }
         }
         await store.transaction { @Sendable store in
             for checked in batch { store.merge(checked.records, expires: checked.expires, by: Self.access) }

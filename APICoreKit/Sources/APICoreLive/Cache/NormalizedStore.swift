@@ -139,8 +139,9 @@ package actor NormalizedStore {
         _ incoming: [String: JSONObject], expires: [String: [String: Date]] = [:], removingLayer layer: UInt64? = nil, by _: CacheWriter.Access
     ) -> Set<String> {
         // No query reads a mutation's or subscription's root: what it refers to is kept, not it.
-        var incoming = incoming
-        for key in incoming.keys where CacheNaming.isOperationOnly(key) { incoming[key] = nil }
+        // (Records built from answers have none of them; records written as they are may.)
+        let incoming = incoming.keys.contains(where: CacheNaming.isOperationOnly)
+            ? incoming.filter { !CacheNaming.isOperationOnly($0.key) } : incoming
         collectIfOpening()
         let receivedAt = now()
         var changed: Set<String> = []

@@ -1,3 +1,4 @@
+import APICore
 import APICoreSupport
 import Foundation
 

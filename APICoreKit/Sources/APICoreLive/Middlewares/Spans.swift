@@ -20,12 +20,16 @@ extension LiveAPIClient {
     static func tracer(_ configured: (any Tracer)?) -> any Tracer { configured ?? InstrumentationSystem.tracer }
 
     /// Runs `body` in a span of its own, a child of the current one; the span ends when `body`
-    /// does, with the error recorded and an error status when it throws.
+    /// does, with the error recorded and an error status when it throws. `tracer` is the one to
+    /// use when the caller asked for it already (once for many spans); with the no-op tracer,
+    /// whose spans record nothing and carry the context they were given, `body` runs as it is.
     func traced<T>(
-        _ name: String, kind: SpanKind = .internal, attributes: (inout SpanAttributes) -> Void = { _ in },
-        _ body: (any Span) async throws(APIError) -> T
+        _ name: @autoclosure () -> String, kind: SpanKind = .internal, tracer given: (any Tracer)? = nil,
+        attributes: (inout SpanAttributes) -> Void = { _ in }, _ body: (any Span) async throws(APIError) -> T
     ) async throws(APIError) -> T {
-        let span = tracer.startSpan(name, context: InstrumentationContext.current ?? .topLevel, ofKind: kind)
+        let tracer = given ?? self.tracer
+        if tracer is NoOpTracer { return try await body(NoOpTracer.NoOpSpan(context: InstrumentationContext.current ?? .topLevel)) }
+        let span = tracer.startSpan(name(), context: InstrumentationContext.current ?? .topLevel, ofKind: kind)
         defer { span.end() }
         if span.isRecording { attributes(&span.attributes) }
         let result = await InstrumentationContext.$current.withValue(span.context) {

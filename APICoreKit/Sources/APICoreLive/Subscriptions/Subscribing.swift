@@ -97,6 +97,8 @@ extension LiveAPIClient {
         reconnect policy: RetryPolicy?, into continuation: APISubscription<Value>.Continuation
     ) async throws(APIError) {
         var attempts = ReconnectAttempts()
+        // Asked once: the events' spans come from the tracer the subscription started with.
+        let tracer = self.tracer
         while true {
             continuation.setState(.connecting)
             var lost: APIError?
@@ -109,7 +111,7 @@ extension LiveAPIClient {
                 for event in batch {
                     if case .payload(let payload) = event {
                         do throws(APIError) {
-                            try await read.append(traced("subscription event \(operation.name)", kind: .consumer) { _ throws(APIError) in
+                            try await read.append(traced("subscription event \(operation.name)", kind: .consumer, tracer: tracer) { _ throws(APIError) in
                                 try readEvent(payload, of: request)
                             })
                             continue
@@ -168,7 +170,8 @@ extension LiveAPIClient {
         }
     }
 
-    /// Writes a batch of events to the cache in one step (one span), in order, then yields each value.
+    /// Writes a batch of events to the cache in one step (one span), in order, then yields their
+    /// values in one step.
     private func deliver<Value, Data>(_ batch: EventBatch<Value, Data>, into continuation: APISubscription<Value>.Continuation) async throws(APIError) {
         guard !batch.values.isEmpty else { return }
         if cacheWriter.store != nil {
@@ -176,7 +179,7 @@ extension LiveAPIClient {
                 await cacheWriter.write(batch.checked)
             }
         }
-        for value in batch.values { continuation.yield(value) }
+        continuation.yield(contentsOf: batch.values)
     }
 
     /// One `next` payload as a value and its data checked for the cache, read as every other

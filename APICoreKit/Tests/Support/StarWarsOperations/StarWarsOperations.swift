@@ -817,7 +817,9 @@ public struct CounterSubscription: GraphQLSubscription {
 }
 
 /// `subscription CatalogFeed { catalogFeed { id name description price tags } }`: the benchmark's
-/// subscription; the test server answers it with canned frames.
+/// subscription; the test server answers it with canned frames. Its item is keyed by `id` (as a
+/// schema's `@key` would make it), so that a caching client writes each event's item into the
+/// store.
 public struct CatalogFeedSubscription: GraphQLSubscription {
     public static let operationName = "CatalogFeed"
     public static let document = "subscription CatalogFeed { catalogFeed { id name description price tags } }"
@@ -828,9 +830,19 @@ public struct CatalogFeedSubscription: GraphQLSubscription {
         @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
         @_spi(Generated) public static let __parentType = Types.subscription
         @_spi(Generated) public static let __selections: [Selection] = [
-            .field(Field("catalogFeed", .nonNull(.object(CatalogQuery.Data.Item.self))))
+            .field(Field("catalogFeed", .nonNull(.object(CatalogFeed.self))))
         ]
-        public var catalogFeed: CatalogQuery.Data.Item { __data["catalogFeed"] }
+        public var catalogFeed: CatalogFeed { __data["catalogFeed"] }
+
+        public struct CatalogFeed: SelectionSet {
+            @_spi(Generated) public let __data: DataDict
+            @_spi(Generated) public init(_dataDict: DataDict) { __data = _dataDict }
+            @_spi(Generated) public static let __parentType = ParentType.object("CatalogItem", keyFields: ["id"])
+            @_spi(Generated) public static let __selections = CatalogQuery.Data.Item.__selections
+            public var id: String { __data["id"] }
+            public var name: String { __data["name"] }
+            public var price: Double { __data["price"] }
+        }
     }
 }
 

@@ -1,9 +1,10 @@
-@testable import APICoreLive
+@_spi(Engine) import APICore
 import Foundation
 import Testing
 
-/// The queue between a subscription's channel and its loop: events that wait are taken together,
-/// in order; the producer never waits; stopping (or cancelling the consumer) tells the producer.
+/// The queue between a subscription's channel and its loop, and between the loop and the app's
+/// `for await`: events that wait are taken together, in order; the producer never waits; stopping
+/// (or cancelling the consumer) tells the producer.
 @Suite("subscription event queue")
 struct EventQueueTests {
     @Test("events yielded before the consumer asks come as one batch, in order; then it waits for the next")
@@ -74,5 +75,56 @@ struct EventQueueTests {
         }
         await producer.value
         #expect(received == Array(0..<10_000))
+    }
+
+    @Test("events yielded together come together, after those before them; an empty batch is nothing")
+    func batchYield() async {
+        let queue = EventQueue<Int>()
+        #expect(queue.yield(contentsOf: []))
+        queue.yield(1)
+        #expect(queue.yield(contentsOf: [2, 3]))
+        #expect(await queue.next() == [1, 2, 3])
+        let consumer = Task { await queue.next() }
+        queue.yield(contentsOf: [4, 5])
+        #expect(await consumer.value == [4, 5])
+        queue.finish()
+        #expect(!queue.yield(contentsOf: [6]))
+    }
+
+    @Test("finishing with an error: the events waiting come first, then nil, and the error is answered once")
+    func finishWithError() async {
+        let queue = EventQueue<Int>()
+        queue.yield(1)
+        queue.finish(throwing: .cancelled)
+        queue.finish(throwing: .invalidRequest("a second finish is ignored"))
+        #expect(await queue.next() == [1])
+        #expect(await queue.next() == nil)
+        guard case .cancelled? = queue.takeFailure() else {
+            Issue.record("the finishing error was not answered")
+            return
+        }
+        #expect(queue.takeFailure() == nil)
+    }
+
+    @Test("onEnd runs once when the producer finishes or the consumer stops, and at once when set after")
+    func onEnd() async {
+        let finished = EventQueue<Int>()
+        let ends = Locked(0)
+        finished.onEnd { ends.withLock { $0 += 1 } }
+        finished.finish()
+        finished.stop()
+        #expect(ends.withLock { $0 } == 1)
+
+        let stopped = EventQueue<Int>()
+        let stops = Locked((end: 0, stop: 0))
+        stopped.onEnd { stops.withLock { $0.end += 1 } }
+        stopped.onStop { stops.withLock { $0.stop += 1 } }
+        stopped.stop()
+        stopped.finish()
+        #expect(stops.withLock { $0.end == 1 && $0.stop == 1 })
+
+        let late = Locked(false)
+        finished.onEnd { late.withLock { $0 = true } }
+        #expect(late.withLock { $0 })
     }
 }
