@@ -143,15 +143,23 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         try pool.read { db in try Self.loadFields(of: [key], named: names, in: db)[key] }
     }
 
-    /// Runs `body` on `keys` in chunks of up to 500, with `?` placeholders for each chunk.
+    /// Runs `body` on `keys` in chunks of up to 500, with `?` placeholders for each chunk. A chunk
+    /// is padded (its last key repeated, which `IN` ignores) to one of a few sizes, so that the
+    /// statements they make are few and each is prepared once per connection (`cachedStatement`).
     private static func inChunks(_ keys: [String], _ body: (_ chunk: [String], _ placeholders: String) throws -> Void) rethrows {
         var start = 0
         while start < keys.count {
-            let chunk = Array(keys[start..<min(start + batch, keys.count)])
+            var chunk = Array(keys[start..<min(start + batch, keys.count)])
             start += batch
-            try body(chunk, Array(repeating: "?", count: chunk.count).joined(separator: ","))
+            let size = chunkSizes.first { $0 >= chunk.count } ?? chunk.count
+            if let last = chunk.last { chunk += repeatElement(last, count: size - chunk.count) }
+            try body(chunk, placeholders[size] ?? Array(repeating: "?", count: size).joined(separator: ","))
         }
     }
+
+    /// The sizes a chunk of keys is padded to, and their placeholders.
+    private static let chunkSizes = [1, 4, 16, 64, 256, batch]
+    private static let placeholders = Dictionary(uniqueKeysWithValues: chunkSizes.map { ($0, Array(repeating: "?", count: $0).joined(separator: ",")) })
 
     /// The records of `keys` kept whole.
     private static func loadWhole(_ keys: [String], in db: Database) throws -> [String: CacheRecord] {
@@ -159,7 +167,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         result.reserveCapacity(keys.count)
         try inChunks(keys) { chunk, placeholders in
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT key, fields, received_at, expires FROM apicore_records WHERE key IN (\(placeholders))",
+                db.cachedStatement(sql: "SELECT key, fields, received_at, expires FROM apicore_records WHERE key IN (\(placeholders))"),
                 arguments: StatementArguments(chunk))
             while let row = try rows.next() {
                 if let record = Self.record(row) { result[record.key] = record }
@@ -178,11 +186,11 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
             let rows: RowCursor
             if names != nil, let key = keys.first {
                 rows = try Row.fetchCursor(
-                    db, sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key = ? AND field IN (\(placeholders))",
+                    db.cachedStatement(sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key = ? AND field IN (\(placeholders))"),
                     arguments: StatementArguments([key] + chunk))
             } else {
                 rows = try Row.fetchCursor(
-                    db, sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key IN (\(placeholders))",
+                    db.cachedStatement(sql: "SELECT key, field, value, received_at, expires FROM apicore_fields WHERE key IN (\(placeholders))"),
                     arguments: StatementArguments(chunk))
             }
             while let row = try rows.next() {
@@ -280,7 +288,8 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         return try pool.read { db in
             var found: Set<String> = []
             try Self.inChunks(keys) { chunk, placeholders in
-                for key in try String.fetchAll(db, sql: "SELECT key FROM apicore_records WHERE key IN (\(placeholders))", arguments: StatementArguments(chunk)) {
+                let statement = try db.cachedStatement(sql: "SELECT key FROM apicore_records WHERE key IN (\(placeholders))")
+                for key in try String.fetchAll(statement, arguments: StatementArguments(chunk)) {
                     found.insert(key)
                 }
             }
@@ -297,9 +306,9 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     /// crash. (GRDB's subscripts trap on such values.) Expiry that cannot be read is none; a
     /// NULL one is decoded as an optional, since a failed decode costs GRDB an error message.
     private static func record(_ row: Row) -> CacheRecord? {
-        guard let key = try? row.decode(String.self, atIndex: 0), let data = try? row.decode(Data.self, atIndex: 1),
-            let received = try? row.decode(Double.self, atIndex: 2),
-            case .object(let fields)? = try? JSONParser.parse(data)
+        // The fields are parsed where SQLite holds them (nothing of the tape outlives the parse).
+        guard let key = try? row.decode(String.self, atIndex: 0), let received = try? row.decode(Double.self, atIndex: 2),
+            case .object(let fields)? = try? row.withUnsafeData(atIndex: 1, { data in try data.map { try JSONParser.parse($0) } })
         else { return nil }
         var expires: [String: Date] = [:]
         if let data = (try? row.decode(Data?.self, atIndex: 3)) ?? nil, case .object(let object)? = try? JSONParser.parse(data) {
