@@ -79,15 +79,22 @@ package enum CacheNaming {
     package static func objectKey(_ typename: String, keyValues: [JSONValue?]) -> String? {
         var key = typename
         for value in keyValues {
+            guard let part = keyPart(value) else { return nil }
             key += ":"
-            switch value {
-            case .string(let string)?: key += string
-            case .int(let int)?: key += String(int)
-            case .number(let number)?: key += number.text
-            default: return nil
-            }
+            key += part
         }
         return key
+    }
+
+    /// A key field's value as it is written in a record key: a string as it is, a number as
+    /// written; `nil` for anything else.
+    package static func keyPart(_ value: JSONValue?) -> String? {
+        switch value {
+        case .string(let string)?: return string
+        case .int(let int)?: return String(int)
+        case .number(let number)?: return number.text
+        default: return nil
+        }
     }
 
     /// The reference to a record, as stored in a field.
@@ -187,6 +194,8 @@ package struct ResponseRecords: ResponseRecorder {
         /// a mutation's or subscription's root, and the objects without a key under it): its
         /// fields are not written, while the objects with keys below it are recorded.
         var discarded = false
+        /// Whether the record that holds the object is not kept: no reference to it is stored.
+        var inDiscarded = false
     }
 
     /// Where one value goes: the field's storage key in its record, the list indices down to the
@@ -266,12 +275,12 @@ package struct ResponseRecords: ResponseRecorder {
         let key = ownKey ?? slot.pathKey
         // Without paths or expiry to note field by field, an object of plain leaves is its record.
         if !tracksPaths, slot.expiry == nil, plainLeafCount(of: type) == object.memberCount {
-            return Place(key: key, responsePath: nil, expiry: nil, adopting: true, discarded: discarded)
+            return Place(key: key, responsePath: nil, expiry: nil, adopting: true, discarded: discarded, inDiscarded: slot.inDiscarded)
         }
         return Place(
             key: key, responsePath: slot.responsePath, expiry: slot.expiry,
             fields: discarded ? [:] : JSONObject(minimumCapacity: object.memberCount),
-            isConnection: slot.isPaged && slot.index == nil, discarded: discarded)
+            isConnection: slot.isPaged && slot.index == nil, discarded: discarded, inDiscarded: slot.inDiscarded)
     }
 
     /// The key of a connection's list item without a key of its own: `list.<key of its node>` (a
@@ -330,7 +339,7 @@ package struct ResponseRecords: ResponseRecorder {
         if !place.discarded { place.fields[slot.storageKey] = value }
     }
 
-    package static func reference(to place: Place) -> JSONValue { CacheNaming.reference(to: place.key) }
+    package static func reference(to place: Place) -> JSONValue { place.inDiscarded ? .null : CacheNaming.reference(to: place.key) }
 
     /// Adds the record of a checked object (the checked data itself when the record adopts it).
     @_specialize(where Object == TreeObject)
@@ -387,6 +396,14 @@ package struct ResponseRecords: ResponseRecorder {
             return function(object.tree).map { "\(typename):\($0)" }
         }
         let keyFields = parent.keyFields(forTypename: typename)
-        return keyFields.isEmpty ? nil : CacheNaming.objectKey(typename, keyValues: keyFields.map { object[member: $0] })
+        guard !keyFields.isEmpty else { return nil }
+        // As `CacheNaming.objectKey` makes it, without an array of values: a string or a number each.
+        var key = typename
+        for name in keyFields {
+            guard let part = CacheNaming.keyPart(object[member: name]) else { return nil }
+            key += ":"
+            key += part
+        }
+        return key
     }
 }

@@ -170,7 +170,10 @@ package struct CacheWriter: Sendable {
     }
 
     /// Writes several checked data in order, in one step on the store when none joins connection
-    /// pages (a subscription's events that arrived together); each one's watchers are told.
+    /// pages (a subscription's events that arrived together). Their records are joined first,
+    /// each field as the last of them wrote it (its value and its expiry: what the store would
+    /// hold after writing them one by one), so that an object every event carries is compared
+    /// and saved once; the watchers of what changed are told.
     package func write<Data>(_ batch: [Checked<Data>]) async {
         guard let store, let first = batch.first else { return }
         guard batch.count > 1 else { return await write(first) }
@@ -180,9 +183,26 @@ package struct CacheWriter: Sendable {
                 return
             }
         }
-        await store.transaction { @Sendable store in
-            for checked in batch { store.merge(checked.records, expires: checked.expires, by: Self.access) }
+        var records = first.records
+        var expires = first.expires
+        for checked in batch.dropFirst() {
+            for (key, fields) in checked.records {
+                let expiry = checked.expires[key]
+                guard records[key] != nil else {
+                    records[key] = fields
+                    expires[key] = expiry
+                    continue
+                }
+                records[key]!.merge(fields) { _, later in later }
+                // A field written again keeps the later write's expiry, or none.
+                if let expiry {
+                    for name in fields.keys { expires[key, default: [:]][name] = expiry[name] }
+                } else if expires[key] != nil {
+                    for name in fields.keys { expires[key]![name] = nil }
+                }
+            }
         }
+        await store.merge(records, expires: expires, by: Self.access)
     }
 
     /// Writes a page whose items have no identity: the list the cache has, read, the page merged
