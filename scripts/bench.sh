@@ -48,7 +48,8 @@ suites:
   subscriptions  one subscription fed by the loopback server as fast as it can (20,000 events
          of ~200 bytes a round): subscription-messages-per-second, and subscription-ratio, our
          time per event into a typed value over a bare WebSocket client's time to receive and
-         JSON-parse the same frames; subscription-with-cache-write-ratio, the same with a cache;
+         JSON-parse the same frames; subscription-with-cache-write-ratio, the same with a cache
+         (the event's item has a key, so every event is written into the store);
          then sse-ratio, the same events over graphql-sse (one pre-rendered text/event-stream
          body) through the SSE channel over a bare URLSession POST that reads the body and
          JSON-parses each event (target <= 1.2)

@@ -99,6 +99,14 @@ enum ResponseReading {
             if checked == true, onTapeRecords?.records != records {
                 fatalError("fuzz invariant broken: \(Operation.operationName): the tape's records differ from the tree's")
             }
+            // Records kept on the tape until written are the same once made trees.
+            var kept: ResponseRecords? = ResponseRecords(variables: variables, keyFunctions: [:], keepingOnTape: true)
+            let keptRoot = kept?.place(key: CacheNaming.rootKey(for: Operation.operationType))
+            if checked == true, (try? TapeCheck.check(value, plan: TapePlan.of(Operation.Data.self), variables: variables, recorder: &kept, at: keptRoot)) == true,
+               let kept, kept.records.merging(kept.onTape.mapValues(\.fields), uniquingKeysWith: { tree, _ in tree }) != records
+            {
+                fatalError("fuzz invariant broken: \(Operation.operationName): the records kept on the tape differ from the tree's")
+            }
         }
         // A mutation's or subscription's root (and what has no key under it) is not recorded: no
         // query reads it. Only a query's data is read back.

@@ -242,6 +242,9 @@
     var memberCount: Int { get }
     /// The object as a tree.
     var tree: JSONObject { get }
+    /// The object as a value of the tape it was read onto (`nil` for a tree's): a record can keep
+    /// it there and make the tree only when it is written.
+    var onTape: JSONTape.Value? { get }
 }
 
 /// A tree's object, as a ``RecordedObject``.
@@ -258,6 +261,8 @@
     @inlinable public func object(_ key: String) -> TreeObject? { tree[key]?.objectValue.map(TreeObject.init) }
     /// How many members.
     @inlinable public var memberCount: Int { tree.count }
+    /// A tree is on no tape.
+    @inlinable public var onTape: JSONTape.Value? { nil }
 }
 
 /// A walk that only checks.

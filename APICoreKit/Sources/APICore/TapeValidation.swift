@@ -22,8 +22,9 @@ import Foundation
 @_spi(Engine) public struct TapeCheck<Recorder: ResponseRecorder>: SelectionVisitor {
     /// The operation's variables, for `@include`/`@skip`.
     public let variables: JSONObject
-    /// The tape being walked.
+    /// The tape being walked, and what holds it (for a recorder that keeps an object on it).
     @usableFromInline let tape: JSONTape.Buffers
+    @usableFromInline unowned(unsafe) let storage: JSONTape.Storage
     /// What the walk records from what it checks; `nil` when it only checks.
     public var recorder: Recorder?
     /// Set when the answer needs what only the tree's walk does.
@@ -43,9 +44,10 @@ import Foundation
         }
     }
 
-    @inlinable init(variables: JSONObject, tape: JSONTape.Buffers, recorder: Recorder?) {
+    @inlinable init(variables: JSONObject, tape: JSONTape.Buffers, storage: JSONTape.Storage, recorder: Recorder?) {
         self.variables = variables
         self.tape = tape
+        self.storage = storage
         self.recorder = recorder
     }
 
@@ -65,7 +67,7 @@ import Foundation
         // deferred fragment it checks whole, say), the tree's says what is wrong first. The
         // recorder is moved into the walk and back, never copied.
         let (needsTree, failure) = storage.reading { buffers in
-            var check = TapeCheck(variables: variables, tape: buffers, recorder: recorder.take())
+            var check = TapeCheck(variables: variables, tape: buffers, storage: storage, recorder: recorder.take())
             defer { recorder = check.recorder.take() }
             do throws(GraphQLDecodingError) {
                 try check.validate(value.index, plan: plan, recordingAt: place)
@@ -107,7 +109,7 @@ import Foundation
             try walk(plan.selections, parent: plan.parent, in: &visited)
         }
         if let place = visited.record {
-            let checked = TapeObject(buffers: tape, index: object)
+            let checked = TapeObject(buffers: tape, storage: storage, index: object)
             recorder?.finish(place, checked: checked)
         }
     }
@@ -159,7 +161,7 @@ import Foundation
             let set = plan.takeUnretainedValue()
             var place: Recorder.Place?
             if let slot {
-                let object = TapeObject(buffers: tape, index: value)
+                let object = TapeObject(buffers: tape, storage: storage, index: value)
                 place = recorder?.place(for: object, of: set.type, at: slot)
             }
             try validate(value, plan: set, recordingAt: place)
@@ -234,13 +236,15 @@ extension SelectionSet {
 }
 
 /// An object of a tape as a recorder reads it, during a walk over the tape's buffers (it holds
-/// them, so it does not outlive the walk).
+/// them, so it does not outlive the walk; ``onTape`` does).
 @_spi(Engine) public struct TapeObject: RecordedObject {
     @usableFromInline let buffers: JSONTape.Buffers
+    @usableFromInline unowned(unsafe) let storage: JSONTape.Storage
     @usableFromInline let index: Int
 
-    @inlinable init(buffers: JSONTape.Buffers, index: Int) {
+    @inlinable init(buffers: JSONTape.Buffers, storage: JSONTape.Storage, index: Int) {
         self.buffers = buffers
+        self.storage = storage
         self.index = index
     }
 
@@ -249,10 +253,12 @@ extension SelectionSet {
     /// The member, when it is an object.
     @inlinable public func object(_ key: String) -> TapeObject? {
         guard let member = buffers.member(key, of: index), buffers.kind(member) == .object else { return nil }
-        return TapeObject(buffers: buffers, index: member)
+        return TapeObject(buffers: buffers, storage: storage, index: member)
     }
     /// How many members (a key written twice counts twice).
     @inlinable public var memberCount: Int { Int(buffers.words[index + 1]) }
     /// The object as a tree.
     @inlinable public var tree: JSONObject { buffers.jsonValue(at: index).objectValue ?? [:] }
+    /// The object as a value of its tape (which it keeps).
+    @inlinable public var onTape: JSONTape.Value? { JSONTape.Value(storage: storage, index: index) }
 }

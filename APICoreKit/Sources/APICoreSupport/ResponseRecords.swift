@@ -140,8 +140,12 @@ package struct ResponseRecords: ResponseRecorder {
     private let receivedAt: Date
     /// Whether response paths are tracked (for errors or expiry by path).
     private let tracksPaths: Bool
-    /// The records, by key.
+    /// The records, by key (but those still on the tape).
     package private(set) var records: [String: JSONObject] = [:]
+    /// The records kept on the answer's tape (``init(variables:keyFunctions:errors:expiry:expiryByPath:receivedAt:keepingOnTape:)``), by key.
+    package private(set) var onTape: [String: TapeRecord] = [:]
+    /// Whether a record that is an object of the tape whole stays there until it is written.
+    private let keepsOnTape: Bool
     /// When fields expire, by record key and storage key.
     package private(set) var expires: [String: [String: Date]] = [:]
     /// The last selection set ``plainLeafCount(of:)`` was asked for, and its count: the objects of
@@ -159,11 +163,13 @@ package struct ResponseRecords: ResponseRecorder {
 
     /// Records of a response under `variables`; `errors` are those of a response with partial
     /// data; `expiry` is when its fields expire, `expiryByPath` when the fields at (and under) a
-    /// dotted response path do.
+    /// dotted response path do. With `keepingOnTape`, a record that is an object of a tape whole
+    /// is kept there (``onTape``) and made a tree when written.
     package init(
         variables: JSONObject, keyFunctions: [String: @Sendable (JSONObject) -> String?], errors: [GraphQLError] = [], expiry: Date? = nil,
-        expiryByPath: [String: Date] = [:], receivedAt: Date = Date()
+        expiryByPath: [String: Date] = [:], receivedAt: Date = Date(), keepingOnTape: Bool = false
     ) {
+        self.keepsOnTape = keepingOnTape
         self.receivedAt = receivedAt
         self.variables = variables
         self.keyFunctions = keyFunctions
@@ -187,6 +193,8 @@ package struct ResponseRecords: ResponseRecorder {
         /// Whether the record is the checked object itself: its selections are plain leaves
         /// (``plainLeafCount(of:)``) and it holds nothing else, so no field is written one by one.
         var adopting = false
+        /// The selection set of an adopted object.
+        var shape: ObjectIdentifier?
         /// Whether the object is a connection (the value of a field with page arguments): the items
         /// of its lists are keyed by identity, not index.
         var isConnection = false
@@ -275,7 +283,9 @@ package struct ResponseRecords: ResponseRecorder {
         let key = ownKey ?? slot.pathKey
         // Without paths or expiry to note field by field, an object of plain leaves is its record.
         if !tracksPaths, slot.expiry == nil, plainLeafCount(of: type) == object.memberCount {
-            return Place(key: key, responsePath: nil, expiry: nil, adopting: true, discarded: discarded, inDiscarded: slot.inDiscarded)
+            return Place(
+                key: key, responsePath: nil, expiry: nil, adopting: true, shape: ObjectIdentifier(type), discarded: discarded,
+                inDiscarded: slot.inDiscarded)
         }
         return Place(
             key: key, responsePath: slot.responsePath, expiry: slot.expiry,
@@ -347,13 +357,24 @@ package struct ResponseRecords: ResponseRecorder {
     package mutating func finish<Object: RecordedObject>(_ place: Place, checked: Object) {
         if place.discarded { return }
         var place = place
-        if place.adopting { place.fields = checked.tree }
+        if place.adopting {
+            // Kept on the tape when nothing else is recorded under its key, or only the same
+            // object read with the same selections (whose fields this one all replaces).
+            if keepsOnTape, let shape = place.shape, records[place.key] == nil, onTape[place.key].map({ $0.shape == shape }) ?? true,
+                let value = checked.onTape
+            {
+                onTape[place.key] = TapeRecord(value: value, shape: shape)
+                return
+            }
+            place.fields = checked.tree
+        }
         add(place)
     }
 
     /// Adds a finished record. An object can hold itself (a hero among its own friends): what
     /// was written under the same key further down stays, and this object's own fields go on top.
     mutating func add(_ place: Place) {
+        if let kept = onTape.removeValue(forKey: place.key) { records[place.key] = kept.fields }
         Self.add(place.fields, to: &records[place.key, default: [:]])
     }
 

@@ -1,4 +1,4 @@
-@_spi(Engine) @_spi(Generated) @testable import APICore
+@_spi(Engine) @_spi(Generated) @_spi(Tools) @testable import APICore
 import APICoreSupport
 @testable import APICoreLive
 import Foundation
@@ -7,11 +7,14 @@ import StarWarsOperations
 import Testing
 
 /// A subscription's events that arrived together are written in one step, their records joined
-/// first: the store must end as writing them one by one would leave it, field values and expiry.
+/// first (those kept on the tape made trees last): the store must end as writing them one by one
+/// would leave it, field values and expiry.
 @Suite("Batched writes")
 struct BatchWriteTests {
-    @Test("joined records leave the store as writing each in turn does: later values and expiry win, earlier fields stay")
-    func batchEqualsSequence() async throws {
+    @Test(
+        "joined records leave the store as writing each in turn does: later values and expiry win, earlier fields stay",
+        arguments: [false, true])
+    func batchEqualsSequence(onTape: Bool) async throws {
         let clock = TestClock()
         func store() -> NormalizedStore { NormalizedStore(persistent: nil, logger: Logger(label: "test"), now: { clock.now }) }
         let sequential = store()
@@ -29,9 +32,12 @@ struct BatchWriteTests {
         ]
         var checked: [CacheWriter.Checked<HumanQuery.Data>] = []
         for event in events {
-            checked.append(try writer.check(
-                ["human": .object(event.human)], as: HumanQuery.Data.self, at: "QUERY_ROOT", variables: ["id": .string(event.id)],
-                policy: event.policy))
+            // On the tape, the humans without expiry stay there until written (records whole).
+            let data: ReadObject = onTape ? .tape(try JSONTape(reading: JSONSerializer.data(["human": .object(event.human)])).root) : .tree(["human": .object(event.human)])
+            let one = try writer.check(
+                data, as: HumanQuery.Data.self, at: "QUERY_ROOT", variables: ["id": .string(event.id)], policy: event.policy, keepingOnTape: onTape)
+            #expect(one.onTape.isEmpty == (!onTape || event.policy.maxAge != nil))
+            checked.append(one)
         }
         for one in checked { await writer.write(one) }
         await CacheWriter(store: batched).write(checked)

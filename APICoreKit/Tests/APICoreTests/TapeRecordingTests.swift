@@ -21,6 +21,16 @@ private func recordsBothWays<T: SelectionSet>(
     let root = onTape?.place(key: "QUERY_ROOT")
     let tape = try JSONTape(reading: JSONSerializer.string(.object(object)))
     let checked = try TapeCheck.check(tape.root, plan: TapePlan.of(T.self), variables: variables, recorder: &onTape, at: root)
+    // Records kept on the tape until written: made trees, they are the same records.
+    var kept: ResponseRecords? = ResponseRecords(
+        variables: variables, keyFunctions: keyFunctions, errors: errors, expiry: expiry, expiryByPath: expiryByPath, receivedAt: now,
+        keepingOnTape: true)
+    let keptRoot = kept?.place(key: "QUERY_ROOT")
+    if checked, try TapeCheck.check(tape.root, plan: TapePlan.of(T.self), variables: variables, recorder: &kept, at: keptRoot), let kept, let onTape {
+        #expect(Set(kept.records.keys).isDisjoint(with: kept.onTape.keys))
+        #expect(kept.records.merging(kept.onTape.mapValues(\.fields)) { tree, _ in tree } == onTape.records)
+        #expect(kept.expires == onTape.expires)
+    }
     return (validator.recorder!, checked ? onTape : nil)
 }
 

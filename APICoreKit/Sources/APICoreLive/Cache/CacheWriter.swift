@@ -38,8 +38,18 @@ package struct CacheWriter: Sendable {
         /// The data, checked (fields that conditions left out removed, pending fragments listed):
         /// a tree when records were built from it, else possibly still on the answer's tape.
         package var data: DataDict
-        /// The records, by key.
-        package var records: [String: JSONObject] = [:]
+        /// The records made trees, by key.
+        package var recordTrees: [String: JSONObject] = [:]
+        /// The records still on the answer's tape (``check(_:as:at:variables:errors:policy:mergingPages:recording:keepingOnTape:)``
+        /// with `keepingOnTape`), by key.
+        package var onTape: [String: TapeRecord] = [:]
+        /// The records, by key (those on the tape made trees).
+        package var records: [String: JSONObject] {
+            guard !onTape.isEmpty else { return recordTrees }
+            return recordTrees.merging(onTape.mapValues(\.fields)) { tree, _ in tree }
+        }
+        /// How many records there are.
+        package var recordCount: Int { recordTrees.count + onTape.count }
         /// When the records' fields expire, by record key and storage key.
         package var expires: [String: [String: Date]] = [:]
         /// Where the data goes (a root record, or a fragment's record), and what it was checked
@@ -89,7 +99,7 @@ package struct CacheWriter: Sendable {
             let splices = ConnectionPages(variables: variables).splices(in: object, selections: Data.__selections, at: key, records: records)
             if !splices.isEmpty { checked.pages = .splicing(splices) }
         }
-        checked.records = records.records
+        checked.recordTrees = records.records
         checked.expires = records.expires
         return checked
     }
@@ -98,18 +108,20 @@ package struct CacheWriter: Sendable {
     /// data still on its tape is checked there, and its records (with a store) built in the same
     /// walk; the data stays on the tape. A server's page of a connection, and an answer only the
     /// tree's walk takes (a deferred fragment, a field a condition left out but sent), go over
-    /// the tree.
+    /// the tree. With `keepingOnTape`, a record that is an object of the tape whole stays there
+    /// until it is written (``Checked/onTape``: a subscription's events written together).
     package func check<Data: SelectionSet>(
         _ data: ReadObject, as _: Data.Type, at key: String, variables: JSONObject, errors: [GraphQLError] = [],
-        policy: ServerCachePolicy = .none, mergingPages: Bool = false, recording: Bool = true
+        policy: ServerCachePolicy = .none, mergingPages: Bool = false, recording: Bool = true, keepingOnTape: Bool = false
     ) throws(GraphQLDecodingError) -> Checked<Data> {
         let recording = recording && store != nil
         if case .tape(let value) = data, !(recording && mergingPages && ConnectionPages.appear(in: Data.self)) {
-            var records = recording ? self.records(variables: variables, errors: errors, policy: policy) : nil
+            var records = recording ? self.records(variables: variables, errors: errors, policy: policy, keepingOnTape: keepingOnTape) : nil
             let root = records?.place(key: key)
             if try TapeCheck.check(value, plan: TapePlan.of(Data.self), variables: variables, recorder: &records, at: root) {
                 var checked = Checked<Data>(data: Data(checkedOnTape: value).__data, key: key, variables: variables, errors: errors, policy: policy)
-                checked.records = records?.records ?? [:]
+                checked.recordTrees = records?.records ?? [:]
+                checked.onTape = records?.onTape ?? [:]
                 checked.expires = records?.expires ?? [:]
                 return checked
             }
@@ -137,14 +149,15 @@ package struct CacheWriter: Sendable {
 
     /// Records to build from a response's data, as the server's policy says they expire; `nil`
     /// without a cache.
-    package func records(variables: JSONObject, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none, receivedAt: Date = Date())
-        -> ResponseRecords?
-    {
+    package func records(
+        variables: JSONObject, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none, receivedAt: Date = Date(), keepingOnTape: Bool = false
+    ) -> ResponseRecords? {
         guard store != nil else { return nil }
         return ResponseRecords(
             variables: variables, keyFunctions: keys, errors: errors,
             expiry: policy.maxAge.map { receivedAt.addingTimeInterval($0.seconds) },
-            expiryByPath: policy.hints.mapValues { receivedAt.addingTimeInterval($0.seconds) }, receivedAt: receivedAt)
+            expiryByPath: policy.hints.mapValues { receivedAt.addingTimeInterval($0.seconds) }, receivedAt: receivedAt,
+            keepingOnTape: keepingOnTape)
     }
 
     /// Writes checked data; `layer` is an optimistic layer the write takes away in the same step.
@@ -183,25 +196,9 @@ package struct CacheWriter: Sendable {
                 return
             }
         }
-        var records = first.records
-        var expires = first.expires
-        for checked in batch.dropFirst() {
-            for (key, fields) in checked.records {
-                let expiry = checked.expires[key]
-                guard records[key] != nil else {
-                    records[key] = fields
-                    expires[key] = expiry
-                    continue
-                }
-                records[key]!.merge(fields) { _, later in later }
-                // A field written again keeps the later write's expiry, or none.
-                if let expiry {
-                    for name in fields.keys { expires[key, default: [:]][name] = expiry[name] }
-                } else if expires[key] != nil {
-                    for name in fields.keys { expires[key]![name] = nil }
-                }
-            }
-        }
+        var joined = JoinedRecords()
+        for checked in batch { joined.join(checked) }
+        let (records, expires) = joined.finished()
         await store.merge(records, expires: expires, by: Self.access)
     }
 

@@ -207,7 +207,7 @@ extension LiveAPIClient {
             answer.data, of: request, errors: answer.caughtErrors, policy: answer.cachePolicy, recording: storing, response: answer.response)
         let response = try respond(request, validated: checked.data, answer: answer, since: start)
         if storing {
-            try await traced("cache write", attributes: { $0["apicore.records"] = checked.records.count }) { _ in
+            try await traced("cache write", attributes: { $0["apicore.records"] = checked.recordCount }) { _ in
                 await cacheWriter.write(checked, removingLayer: layer)
             }
         }
@@ -271,16 +271,16 @@ extension LiveAPIClient {
     // MARK: Check and write
 
     /// A server's data checked against the operation's selections, with its records built in the
-    /// same walk (unless not `recording`): `errors` are those of partial data, `policy` what the
-    /// server said of caching it.
+    /// same walk (unless not `recording`; `keepingOnTape`: see `CacheWriter.check`): `errors` are
+    /// those of partial data, `policy` what the server said of caching it.
     func check<Operation: GraphQLOperation, Value>(
         _ data: ReadObject, of request: GraphQLRequest<Operation, Value>, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none,
-        recording: Bool = true, response: TransportResponse?
+        recording: Bool = true, keepingOnTape: Bool = false, response: TransportResponse?
     ) throws(APIError) -> CacheWriter.Checked<Operation.Data> {
         do throws(GraphQLDecodingError) {
             return try cacheWriter.check(
                 data, as: Operation.Data.self, at: CacheNaming.rootKey(for: Operation.operationType), variables: request.operation.coercedVariables,
-                errors: errors, policy: policy, mergingPages: true, recording: recording)
+                errors: errors, policy: policy, mergingPages: true, recording: recording, keepingOnTape: keepingOnTape)
         } catch {
             throw .invalidResponse(InvalidResponse(
                 kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: response?.statusCode, request: Operation.operationName,

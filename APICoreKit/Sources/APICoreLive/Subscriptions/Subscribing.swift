@@ -175,7 +175,7 @@ extension LiveAPIClient {
     private func deliver<Value, Data>(_ batch: EventBatch<Value, Data>, into continuation: APISubscription<Value>.Continuation) async throws(APIError) {
         guard !batch.values.isEmpty else { return }
         if cacheWriter.store != nil {
-            try await traced("cache write", attributes: { $0["apicore.records"] = batch.checked.reduce(0) { $0 + $1.records.count } }) { _ in
+            try await traced("cache write", attributes: { $0["apicore.records"] = batch.checked.reduce(0) { $0 + $1.recordCount } }) { _ in
                 await cacheWriter.write(batch.checked)
             }
         }
@@ -194,7 +194,8 @@ extension LiveAPIClient {
         do throws(APIError) {
             let payload = try Self.payload(
                 of: result, statusCode: nil, operationName: Subscription.operationName, catching: Subscription.Data.__selections)
-            checked = try check(payload.data, of: request, errors: payload.caughtErrors, response: nil)
+            // Records kept on the tape: events written together make the last one's tree only.
+            checked = try check(payload.data, of: request, errors: payload.caughtErrors, keepingOnTape: true, response: nil)
         } catch {
             guard case .graphQL(let failure) = error, let partial = failure.partialData,
                 let partialChecked = try? check(.tree(partial), of: request, errors: failure.errors, response: nil)

@@ -1,0 +1,16 @@
+@_spi(Engine) @_spi(Tools) import APICore
+import Foundation
+
+/// A record that is an object of an answer's tape whole (its selections are plain leaves with
+/// nothing to note field by field), kept on the tape until it is written: a subscription's events
+/// that arrived together and carry the same object need the tree of the last one only.
+package struct TapeRecord: Sendable {
+    /// The object.
+    package let value: JSONTape.Value
+    /// The selection set it was checked against: a later record of the same object and selection
+    /// set holds every field this one does.
+    package let shape: ObjectIdentifier
+
+    /// The record's fields, as a tree.
+    package var fields: JSONObject { value.jsonValue.objectValue ?? [:] }
+}
