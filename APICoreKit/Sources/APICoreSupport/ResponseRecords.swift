@@ -116,14 +116,16 @@ package enum CacheNaming {
     }
 }
 
-/// The cache's records of a response, built by `SelectionValidator` as it checks the data (this is
-/// its ``ResponseRecorder``): one walk gives both. An object gets its own record under `Typename:key` (from a registered key
-/// function, else its key fields); an object without a key is stored under its path from the
-/// nearest keyed parent, and a field holding an object holds a reference to its record.
+/// The cache's records of a response, built by `SelectionValidator` or `TapeCheck` as it checks
+/// the data (this is their ``ResponseRecorder``): one walk gives both. An object gets its own
+/// record under `Typename:key` (from a registered key function, else its key fields); an object
+/// without a key is stored under its path from the nearest keyed parent, and a field holding an
+/// object holds a reference to its record. A mutation's or subscription's root, and the objects
+/// without a key under it, get none (``CacheNaming/isOperationOnly(_:)``: the cache keeps none).
 ///
 /// A response with errors (partial data) leaves out the fields at the errors' paths, and a `null`
 /// on the way to one. Fields expire as the server's cache policy says, and as the schema's `@cacheControl` says (``Field/cacheMaxAge``)
-/// (``init(variables:keyFunctions:errors:expiry:expiryByPath:receivedAt:)``).
+/// (``init(variables:keyFunctions:errors:expiry:expiryByPath:receivedAt:keepingOnTape:)``).
 package struct ResponseRecords: ResponseRecorder {
     let variables: JSONObject
     let keyFunctions: [String: @Sendable (JSONObject) -> String?]
