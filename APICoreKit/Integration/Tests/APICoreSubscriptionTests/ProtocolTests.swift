@@ -88,7 +88,9 @@ struct ProtocolTests {
 
     @Test("a slow ack within the timeout is waited for")
     func slowAck() async throws {
-        try await withSubscriptions(adjust: { $0.ackTimeout = .seconds(3) }) { server, client in
+        // A timeout far above the delay: under ThreadSanitizer on a loaded machine, 10x (3 s) was
+        // once not enough for a 300 ms ack.
+        try await withSubscriptions(adjust: { $0.ackTimeout = .seconds(30) }) { server, client in
             var behavior = WebSocketBehavior()
             behavior.ackDelay = .milliseconds(300)
             server.setWebSocketBehavior(behavior)
