@@ -57,12 +57,30 @@ import Foundation
                 return try T(_fieldValue: value.jsonValue)
             }
         } catch {
-            // Data from outside (a server, the cache, a socket) reaches an accessor only through
-            // `SelectionSet(validating:variables:)` or the cache reader, which check every field an
-            // accessor can read, under the conditions it is read under, and remove any field that
-            // a condition left out. Only hand-built `DataDict`s that bypass both can get here.
-            preconditionFailure("APICore: a validated selection set could not read \(error.prefixed(by: .field(key))); the generated code and its metadata disagree")
+            Self.unreadable(key, error)
         }
+    }
+
+    /// ``read(_:)`` for a shape known to read a tape where it is (an object field, `T` or `T?`):
+    /// chosen when the caller names the shape, so no cast asks for it.
+    func read<T: GraphQLOutputValue & TapeReadable>(_ key: String) -> T {
+        do throws(GraphQLDecodingError) {
+            switch storage {
+            case .tree(let object): return try T(_fieldValue: object[key] ?? .null)
+            case .tape(let object): return try T(tape: object[key])
+            }
+        } catch {
+            Self.unreadable(key, error)
+        }
+    }
+
+    /// A validated field that does not read. Data from outside (a server, the cache, a socket)
+    /// reaches an accessor only through `SelectionSet(validating:variables:)` or the cache reader,
+    /// which check every field an accessor can read, under the conditions it is read under, and
+    /// remove any field that a condition left out. Only hand-built `DataDict`s that bypass both
+    /// can get here.
+    private static func unreadable(_ key: String, _ error: GraphQLDecodingError) -> Never {
+        preconditionFailure("APICore: a validated selection set could not read \(error.prefixed(by: .field(key))); the generated code and its metadata disagree")
     }
 
     /// The object's `__typename`, when it has one.

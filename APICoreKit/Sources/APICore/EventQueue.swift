@@ -48,24 +48,14 @@ package final class EventQueue<Element: Sendable>: Sendable {
     /// Adds an event; `false` when the queue is finished or the consumer has stopped (the event
     /// is dropped).
     @discardableResult
-    package func yield(_ element: Element) -> Bool {
-        let (waiter, accepted) = state.withLock { state -> (CheckedContinuation<[Element]?, Never>?, Bool) in
-            guard !state.stopped, !state.finished else { return (nil, false) }
-            guard let waiter = state.waiter else {
-                state.buffer.append(element)
-                return (nil, true)
-            }
-            state.waiter = nil
-            return (waiter, true)
-        }
-        waiter?.resume(returning: [element])
-        return accepted
-    }
+    package func yield(_ element: Element) -> Bool { add(CollectionOfOne(element)) }
 
     /// Adds events in order, in one step; `false` when they are dropped (as ``yield(_:)``).
     @discardableResult
-    package func yield(contentsOf elements: [Element]) -> Bool {
-        guard !elements.isEmpty else { return true }
+    package func yield(contentsOf elements: [Element]) -> Bool { elements.isEmpty || add(elements) }
+
+    /// Appends `elements` to what waits, or hands them to a waiting consumer.
+    private func add(_ elements: some Collection<Element>) -> Bool {
         let (waiter, accepted) = state.withLock { state -> (CheckedContinuation<[Element]?, Never>?, Bool) in
             guard !state.stopped, !state.finished else { return (nil, false) }
             guard let waiter = state.waiter else {
@@ -75,7 +65,7 @@ package final class EventQueue<Element: Sendable>: Sendable {
             state.waiter = nil
             return (waiter, true)
         }
-        waiter?.resume(returning: elements)
+        waiter?.resume(returning: Array(elements))
         return accepted
     }
 

@@ -9,23 +9,13 @@
 extension DataDict {
     /// An object field.
     public subscript<T: SelectionSet>(_ key: String) -> T {
-        get {
-            // An object on the tape is wrapped where it is (no shape to ask for).
-            if case .tape(let object) = storage, let value = object[key], value.kind == .object { return T(_dataDict: DataDict(tape: value)) }
-            return (read(key) as _ObjectValue<T>).value
-        }
+        get { (read(key) as _ObjectValue<T>).value }
         set { _data[key] = newValue._outputJSON }
     }
 
     /// A nullable object field (or one `@include`/`@skip` can leave out).
     public subscript<T: SelectionSet>(_ key: String) -> T? {
-        get {
-            if case .tape(let object) = storage {
-                guard let value = object[key], value.kind != .null else { return nil }
-                if value.kind == .object { return T(_dataDict: DataDict(tape: value)) }
-            }
-            return (read(key) as _ObjectValue<T>?)?.value
-        }
+        get { (read(key) as _ObjectValue<T>?)?.value }
         set { _data[key] = newValue?._outputJSON ?? .null }
     }
 

@@ -151,15 +151,15 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         while start < keys.count {
             var chunk = Array(keys[start..<min(start + batch, keys.count)])
             start += batch
-            let size = chunkSizes.first { $0 >= chunk.count } ?? chunk.count
-            if let last = chunk.last { chunk += repeatElement(last, count: size - chunk.count) }
-            try body(chunk, placeholders[size] ?? Array(repeating: "?", count: size).joined(separator: ","))
+            // A chunk is never longer than `batch`, the last size.
+            let padding = paddings.first { $0.size >= chunk.count } ?? paddings[paddings.count - 1]
+            if let last = chunk.last { chunk += repeatElement(last, count: padding.size - chunk.count) }
+            try body(chunk, padding.placeholders)
         }
     }
 
-    /// The sizes a chunk of keys is padded to, and their placeholders.
-    private static let chunkSizes = [1, 4, 16, 64, 256, batch]
-    private static let placeholders = Dictionary(uniqueKeysWithValues: chunkSizes.map { ($0, Array(repeating: "?", count: $0).joined(separator: ",")) })
+    /// The sizes a chunk of keys is padded to, smallest first, with their placeholders.
+    private static let paddings = [1, 4, 16, 64, 256, batch].map { (size: $0, placeholders: Array(repeating: "?", count: $0).joined(separator: ",")) }
 
     /// The records of `keys` kept whole.
     private static func loadWhole(_ keys: [String], in db: Database) throws -> [String: CacheRecord] {

@@ -362,11 +362,12 @@ package struct ResponseRecords: ResponseRecorder {
         if place.adopting {
             // Kept on the tape when nothing else is recorded under its key, or only the same
             // object read with the same selections (whose fields this one all replaces).
-            if keepsOnTape, let shape = place.shape, records[place.key] == nil, onTape[place.key].map({ $0.shape == shape }) ?? true,
-                let value = checked.onTape
-            {
-                onTape[place.key] = TapeRecord(value: value, shape: shape)
-                return
+            if keepsOnTape, let shape = place.shape, records[place.key] == nil, let value = checked.onTape {
+                let record = TapeRecord(value: value, shape: shape)
+                if record.replaces(onTape[place.key]) {
+                    onTape[place.key] = record
+                    return
+                }
             }
             place.fields = checked.tree
         }

@@ -13,4 +13,8 @@ package struct TapeRecord: Sendable {
 
     /// The record's fields, as a tree.
     package var fields: JSONObject { value.jsonValue.objectValue ?? [:] }
+
+    /// Whether this record may stand for `earlier` (none, or the same object's record from the
+    /// same selection set, whose fields this one all replaces) without either being made a tree.
+    package func replaces(_ earlier: TapeRecord?) -> Bool { earlier.map { $0.shape == shape } ?? true }
 }

@@ -16,7 +16,7 @@ struct JoinedRecords {
     mutating func join<Data>(_ checked: CacheWriter.Checked<Data>) {
         for (key, fields) in checked.recordTrees { join(fields, expiry: checked.expires[key], at: key) }
         for (key, record) in checked.onTape {
-            if records[key] == nil, onTape[key].map({ $0.shape == record.shape }) ?? true {
+            if records[key] == nil, record.replaces(onTape[key]) {
                 onTape[key] = record
             } else {
                 join(record.fields, expiry: nil, at: key)
