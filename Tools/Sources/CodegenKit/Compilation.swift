@@ -60,9 +60,23 @@ package struct Compilation {
     /// Parses and validates the schema files (with Apollo's client directives where the files do
     /// not declare them).
     package static func schema(from schemaFiles: [(path: String, text: String)]) throws(CodegenFailure) -> Schema {
+        let checked = validatedSchema(from: schemaFiles)
+        guard let schema = checked.schema else {
+            throw CodegenFailure(checked.diagnostics + checked.errors.map { $0.diagnostic(fallbackFile: schemaFiles.first?.path ?? "schema") })
+        }
+        return schema
+    }
+
+    /// The schema files parsed and checked as graphql-js checks a schema (its SDL rules, then its
+    /// type-system rules, and what later versions add about default values), then by the
+    /// generator's own rules; the schema when nothing is wrong. `diagnostics` are the problems
+    /// that are no validation rule's: files that do not parse, the generator's own rules.
+    package static func validatedSchema(from schemaFiles: [(path: String, text: String)])
+        -> (schema: Schema?, errors: [ValidationError], diagnostics: [Diagnostic])
+    {
         var diagnostics: [Diagnostic] = []
         guard !schemaFiles.isEmpty else {
-            throw CodegenFailure([Diagnostic(file: "schema", message: "no schema file matched the schema search paths")])
+            return (nil, [], [Diagnostic(file: "schema", message: "no schema file matched the schema search paths")])
         }
 
         var schemaDocuments: [Document] = []
@@ -82,23 +96,29 @@ package struct Compilation {
         if !clientSDL.isEmpty, let clientDocument = try? parse(source: Source(body: clientSDL, name: clientDirectivesSource)) {
             schemaDocuments.append(clientDocument)
         }
+        guard let first = schemaDocuments.first else { return (nil, [], diagnostics) }
 
-        let model = SchemaModel.build(from: schemaDocuments, diagnostics: &diagnostics)
+        // graphql-js stops at the SDL rules' errors (its builder refuses such a document); every
+        // problem is reported here, the files that parse checked whatever the others hold.
+        let combined = first.set(value: .array(schemaDocuments.flatMap(\.definitions)), key: "definitions")
+        let errors = SDLRules.validate(combined) + SchemaValidation.validate(schemaDocuments)
+        var modelDiagnostics: [Diagnostic] = []
+        let model = SchemaModel.build(from: schemaDocuments, diagnostics: &modelDiagnostics)
+        // What the model finds (unknown types, types defined twice) the rules found first.
+        if errors.isEmpty { diagnostics += modelDiagnostics }
         diagnostics += SchemaRules.check(schemaDocuments, model: model)
-        guard diagnostics.isEmpty, let first = schemaDocuments.first else { throw CodegenFailure(diagnostics) }
+        guard errors.isEmpty, diagnostics.isEmpty else { return (nil, errors, diagnostics) }
 
         do {
-            let combined = first.set(value: .array(schemaDocuments.flatMap(\.definitions)), key: "definitions")
-            return Schema(model: model, graphQL: try buildASTSchema(documentAST: combined, assumeValidSDL: true))
+            return (Schema(model: model, graphQL: try GraphQLSwiftSchema.build(schemaDocuments)), [], [])
         } catch {
-            throw CodegenFailure([Diagnostic(file: schemaFiles[0].path, message: "invalid schema: \(error)")])
+            return (nil, [], [Diagnostic(file: schemaFiles[0].path, message: "invalid schema: \(error)")])
         }
     }
 
     /// Parses the operation files and validates them against `schema`.
     package static func compile(schema: Schema, operationFiles: [(path: String, text: String)]) throws(CodegenFailure) -> Compilation {
         var diagnostics: [Diagnostic] = []
-        let graphQLSchema = schema.graphQL
         var operationDocuments: [Document] = []
         for file in operationFiles {
             do {
@@ -151,15 +171,13 @@ package struct Compilation {
             }
         }
         if let first = operationDocuments.first {
+            // Fragments may live in files of their own and serve several operations, or none yet:
+            // an unused fragment is generated, not rejected.
             let combined = first.set(value: .array(definitions), key: "definitions")
-            for error in GraphQL.validate(schema: graphQLSchema, ast: combined) where !isUnusedFragment(error) {
-                diagnostics.append(Diagnostic(error, fallbackFile: "operations"))
-            }
+            diagnostics += DocumentRules.validate(combined, schema: schema, excluding: ["NoUnusedFragmentsRule"])
+                .map { $0.diagnostic(fallbackFile: "operations") }
         }
         if diagnostics.isEmpty {
-            var merging = FieldMergeRule(schema: schema.model, fragments: fragments)
-            merging.check(operations: operations, rootTypes: schema.model.rootTypes)
-            diagnostics += merging.diagnostics
             var incremental = IncrementalDeliveryRule(schema: schema.model, fragments: fragments)
             incremental.check(operations, rootTypes: schema.model.rootTypes)
             diagnostics += incremental.diagnostics
@@ -169,12 +187,5 @@ package struct Compilation {
         return Compilation(
             schema: schema.model, operations: operations.map(GQL.lower).sorted { $0.name < $1.name }, fragments: fragments.mapValues(GQL.lower),
             sourceFiles: sourceFiles)
-    }
-
-    /// Fragments may live in files of their own and serve several operations, or none yet: an
-    /// unused fragment is generated, not rejected. (GraphQLSwift's rules are internal functions,
-    /// so the error is recognized by its message.)
-    private static func isUnusedFragment(_ error: GraphQLError) -> Bool {
-        error.message.hasPrefix("Fragment \"") && error.message.hasSuffix("\" is never used.")
     }
 }

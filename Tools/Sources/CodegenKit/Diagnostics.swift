@@ -36,8 +36,8 @@ public struct CodegenFailure: Error, Sendable, CustomStringConvertible {
     /// The problems, sorted by file and position.
     public var diagnostics: [Diagnostic]
 
-    /// Creates a failure from its diagnostics.
-    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics.sorted() }
+    /// Creates a failure from its diagnostics (one of each, however many rules found it).
+    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = Array(Set(diagnostics)).sorted() }
 
     /// One line per diagnostic.
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }

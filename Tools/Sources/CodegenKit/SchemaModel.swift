@@ -77,6 +77,14 @@ final class SchemaModel {
     /// `schema @catchByDefault(to:)`: where an error goes at a field without `@catch` (`THROW`, up
     /// to the operation, when the schema does not say).
     private(set) var catchByDefault: CatchTo = .throw
+    /// The built-in scalars the schema's own files name (`String` and `Boolean` always, as
+    /// introspection does): graphql-js knows no other, so a variable of another is unknown.
+    private(set) var mentionedScalars: Set<String> = ["String", "Boolean"]
+
+    /// Whether `name` is a type of this schema as graphql-js builds it, for a built-in scalar.
+    func mentionsScalar(_ name: String) -> Bool {
+        !Self.builtInScalars.contains(name) || mentionedScalars.contains(name)
+    }
 
     /// The root type of an operation kind (`Query` unless the schema names another).
     func rootType(of kind: GQL.OperationKind) -> String {
@@ -179,6 +187,7 @@ final class SchemaModel {
         // The client directives' own types (`CatchTo`) are for validating operations, not the app's.
         for document in documents where document.loc?.source.name != Compilation.clientDirectivesSource {
             for definition in document.definitions {
+                model.mentionedScalars.formUnion(SDLIndex.referencedTypeNames(definition).filter(builtInScalars.contains))
                 switch definition {
                 case let object as ObjectTypeDefinition:
                     model.define(object.name, .object, object.description, object.loc, &diagnostics) { type in

@@ -75,7 +75,10 @@ struct DiagnosticsTests {
             "Q.graphql": "query Q { hero { name } }",
         ])
         let diagnostics = project.failure()
-        #expect(diagnostics.map(\.description) == ["schema.graphqls:6:6: error: type 'Droid' is defined more than once (first at more.graphqls:2:6)"])
+        #expect(diagnostics.map(\.description) == [
+            #"more.graphqls:2:6: error: There can be only one type named "Droid". (also at schema.graphqls:6:6)"#,
+            #"more.graphqls:2:14: error: Field "Droid.id" can only be defined once. (also at schema.graphqls:6:35)"#,
+        ])
     }
 
     @Test("a fragment or an operation defined twice names both places; equal copies never crash")
@@ -102,7 +105,7 @@ struct DiagnosticsTests {
         let text = project.failure().map(\.description)
         #expect(text.count == 2)
         #expect(text.contains { $0.hasPrefix("broken.graphqls:1:6: error: Syntax Error") })
-        #expect(text.contains("schema.graphqls:2:6: error: unknown type 'Missing' in field 'Query.a'"))
+        #expect(text.contains(#"schema.graphqls:2:6: error: Unknown type "Missing"."#))
     }
 
     @Test("an unreadable config is a clear error")

@@ -106,7 +106,7 @@ struct SchemaCheckTests {
             _ = try SchemaComparison(old: ("old.graphqls", Self.base), new: ("new.graphqls", Self.base + "\ntype Broken { a: Missing }"))
             Issue.record("expected a failure")
         } catch {
-            #expect(error.description.hasPrefix("new.graphqls:12:18: error: unknown type 'Missing'"), "\(error.description)")
+            #expect(error.description.hasPrefix(#"new.graphqls:12:18: error: Unknown type "Missing"."#), "\(error.description)")
             #expect(error.description.contains("Missing"))
         }
     }

@@ -1,0 +1,165 @@
+import GraphQL
+
+/// The SDL rules about directives used in a schema, and about the values they are given.
+extension SDLRules {
+    /// Where directives are used: the list, its location's name (`FIELD_DEFINITION`) and which
+    /// lists share a scope for uniqueness (the schema's, a type's definition and extensions, or
+    /// the place alone).
+    struct DirectiveSite {
+        enum Scope: Hashable {
+            case schema, type(String), alone
+        }
+
+        let directives: [Directive]
+        let location: String
+        let scope: Scope
+    }
+
+    /// Every place of a definition that carries directives, in document order.
+    static func directiveSites(_ definition: Definition) -> [DirectiveSite] {
+        func arguments(_ values: [InputValueDefinition], _ location: String) -> [DirectiveSite] {
+            values.map { DirectiveSite(directives: $0.directives, location: location, scope: .alone) }
+        }
+        func fields(_ fields: [GraphQL.FieldDefinition]) -> [DirectiveSite] {
+            fields.flatMap {
+                [DirectiveSite(directives: $0.directives, location: "FIELD_DEFINITION", scope: .alone)]
+                    + arguments($0.arguments, "ARGUMENT_DEFINITION")
+            }
+        }
+        func type(_ name: Name, _ directives: [Directive], _ location: String) -> DirectiveSite {
+            DirectiveSite(directives: directives, location: location, scope: .type(name.value))
+        }
+        switch definition {
+        case let d as SchemaDefinition: return [DirectiveSite(directives: d.directives, location: "SCHEMA", scope: .schema)]
+        case let e as SchemaExtensionDefinition: return [DirectiveSite(directives: e.definition.directives, location: "SCHEMA", scope: .schema)]
+        case let d as ScalarTypeDefinition: return [type(d.name, d.directives, "SCALAR")]
+        case let e as ScalarExtensionDefinition: return [type(e.definition.name, e.directives, "SCALAR")]
+        case let d as ObjectTypeDefinition: return [type(d.name, d.directives, "OBJECT")] + fields(d.fields)
+        case let e as TypeExtensionDefinition: return [type(e.definition.name, e.definition.directives, "OBJECT")] + fields(e.definition.fields)
+        case let d as InterfaceTypeDefinition: return [type(d.name, d.directives, "INTERFACE")] + fields(d.fields)
+        case let e as InterfaceExtensionDefinition:
+            return [type(e.definition.name, e.definition.directives, "INTERFACE")] + fields(e.definition.fields)
+        case let d as UnionTypeDefinition: return [type(d.name, d.directives, "UNION")]
+        case let e as UnionExtensionDefinition: return [type(e.definition.name, e.definition.directives, "UNION")]
+        case let d as EnumTypeDefinition:
+            return [type(d.name, d.directives, "ENUM")] + d.values.map { DirectiveSite(directives: $0.directives, location: "ENUM_VALUE", scope: .alone) }
+        case let e as EnumExtensionDefinition:
+            return [type(e.definition.name, e.definition.directives, "ENUM")]
+                + e.definition.values.map { DirectiveSite(directives: $0.directives, location: "ENUM_VALUE", scope: .alone) }
+        case let d as InputObjectTypeDefinition:
+            return [type(d.name, d.directives, "INPUT_OBJECT")] + arguments(d.fields, "INPUT_FIELD_DEFINITION")
+        case let e as InputObjectExtensionDefinition:
+            return [type(e.definition.name, e.definition.directives, "INPUT_OBJECT")] + arguments(e.definition.fields, "INPUT_FIELD_DEFINITION")
+        case let d as DirectiveDefinition: return arguments(d.arguments, "ARGUMENT_DEFINITION")
+        default: return []
+        }
+    }
+
+    /// Every directive used, with its site.
+    var usedDirectives: [(Directive, DirectiveSite)] {
+        document.definitions.flatMap(Self.directiveSites).flatMap { site in site.directives.map { ($0, site) } }
+    }
+
+    mutating func knownDirectives() {
+        for (directive, site) in usedDirectives {
+            guard let facts = knownDirective(directive.name.value) else {
+                report("Unknown directive \"@\(directive.name.value)\".", directive.loc)
+                continue
+            }
+            if !facts.locations.contains(site.location) {
+                report("Directive \"@\(directive.name.value)\" may not be used on \(site.location).", directive.loc)
+            }
+        }
+    }
+
+    mutating func uniqueDirectivesPerLocation() {
+        var seen: [DirectiveSite.Scope: [String: Directive]] = [:]
+        for site in document.definitions.flatMap(Self.directiveSites) {
+            var own: [String: Directive] = site.scope == .alone ? [:] : seen[site.scope] ?? [:]
+            for directive in site.directives where knownDirective(directive.name.value)?.repeatable == false {
+                if let first = own[directive.name.value] {
+                    report("The directive \"@\(directive.name.value)\" can only be used once at this location.", first.loc, directive.loc)
+                } else {
+                    own[directive.name.value] = directive
+                }
+            }
+            if site.scope != .alone { seen[site.scope] = own }
+        }
+    }
+
+    /// `known`: arguments a directive does not take (KnownArgumentNamesOnDirectives); else the
+    /// required ones it is not given (ProvidedRequiredArgumentsOnDirectives).
+    mutating func directiveArguments(known: Bool) {
+        for (directive, _) in usedDirectives {
+            guard let facts = knownDirective(directive.name.value) else { continue }
+            if known {
+                for argument in directive.arguments where !facts.arguments.contains(argument.name.value) {
+                    report("Unknown argument \"\(argument.name.value)\" on directive \"@\(directive.name.value)\".", argument.loc)
+                }
+            } else {
+                let given = Set(directive.arguments.map(\.name.value))
+                for required in facts.required where !given.contains(required.name) {
+                    report(
+                        "Directive \"@\(directive.name.value)\" argument \"\(required.name)\" of type \"\(required.type)\" is required, but it was not provided.",
+                        directive.loc)
+                }
+            }
+        }
+    }
+
+    mutating func uniqueArgumentNames() {
+        for (directive, _) in usedDirectives {
+            for (name, nodes) in Self.grouped(directive.arguments.map(\.name)) where nodes.count > 1 {
+                errors.append(ValidationError(rule: "UniqueArgumentNamesRule", "There can be only one argument named \"\(name)\".", at: nodes.map(\.loc)))
+            }
+        }
+    }
+
+    /// Object values (in directive arguments and default values) name each field once.
+    mutating func uniqueInputFieldNames() {
+        var values: [Value] = usedDirectives.flatMap { $0.0.arguments.map(\.value) }
+        for definition in document.definitions {
+            values += Self.inputValueDefinitions(definition).compactMap(\.defaultValue)
+        }
+        for value in values { errors += Self.duplicateObjectFields(in: value, rule: "UniqueInputFieldNamesRule") }
+    }
+
+    /// The errors for every object value in `value` that names a field twice.
+    static func duplicateObjectFields(in value: Value, rule: String) -> [ValidationError] {
+        switch value {
+        case let object as ObjectValue:
+            var errors: [ValidationError] = []
+            var known: [String: Name] = [:]
+            for field in object.fields {
+                if let first = known[field.name.value] {
+                    errors.append(ValidationError(rule: rule, "There can be only one input field named \"\(field.name.value)\".", at: [first.loc, field.name.loc]))
+                } else {
+                    known[field.name.value] = field.name
+                }
+                errors += duplicateObjectFields(in: field.value, rule: rule)
+            }
+            return errors
+        case let list as ListValue:
+            return list.values.flatMap { duplicateObjectFields(in: $0, rule: rule) }
+        default:
+            return []
+        }
+    }
+
+    /// The arguments and input fields a definition declares.
+    static func inputValueDefinitions(_ definition: Definition) -> [InputValueDefinition] {
+        func fields(_ fields: [GraphQL.FieldDefinition]) -> [InputValueDefinition] { fields.flatMap(\.arguments) }
+        switch definition {
+        case let d as ObjectTypeDefinition: return fields(d.fields)
+        case let e as TypeExtensionDefinition: return fields(e.definition.fields)
+        case let d as InterfaceTypeDefinition: return fields(d.fields)
+        case let e as InterfaceExtensionDefinition: return fields(e.definition.fields)
+        case let d as InputObjectTypeDefinition: return d.fields
+        case let e as InputObjectExtensionDefinition: return e.definition.fields
+        case let d as DirectiveDefinition: return d.arguments
+        default: return []
+        }
+    }
+
+    private func knownDirective(_ name: String) -> SDLIndex.DirectiveFacts? { directivesKnown[name] }
+}

@@ -1,0 +1,286 @@
+import GraphQL
+
+/// graphql-js's SDL rules (`specifiedSDLRules`), which a schema document passes before a schema is
+/// built from it: each error at the places graphql-js names, in its words. `base` is the schema a
+/// document extends (graphql-js's `extendSchema`); the generator reads all its schema files as
+/// one document and extends nothing.
+struct SDLRules {
+    let document: Document
+    let base: SDLIndex?
+    var errors: [ValidationError] = []
+    private var rule = ""
+
+    /// graphql-js's names, in its order.
+    static let names = [
+        "LoneSchemaDefinitionRule", "UniqueOperationTypesRule", "UniqueTypeNamesRule", "UniqueEnumValueNamesRule",
+        "UniqueFieldDefinitionNamesRule", "UniqueArgumentDefinitionNamesRule", "UniqueDirectiveNamesRule", "KnownTypeNamesRule",
+        "KnownDirectivesRule", "UniqueDirectivesPerLocationRule", "PossibleTypeExtensionsRule", "KnownArgumentNamesOnDirectivesRule",
+        "UniqueArgumentNamesRule", "UniqueInputFieldNamesRule", "ProvidedRequiredArgumentsOnDirectivesRule",
+    ]
+
+    /// The errors of `document` by the named rules (all when `nil`).
+    static func validate(_ document: Document, extending base: SDLIndex? = nil, rules: Set<String>? = nil) -> [ValidationError] {
+        var rules = SDLRules(document: document, base: base, only: rules)
+        rules.run()
+        return rules.errors
+    }
+
+    private let only: Set<String>?
+    private let definitions: [Definition]
+    /// The directives known here: the base's (or the specified ones) and the document's.
+    let directivesKnown: [String: SDLIndex.DirectiveFacts]
+
+    private init(document: Document, base: SDLIndex?, only: Set<String>?) {
+        self.document = document
+        self.base = base
+        self.only = only
+        definitions = document.definitions
+        var directives = base?.directives ?? SDLIndex.specifiedDirectives
+        for case let definition as DirectiveDefinition in document.definitions { directives[definition.name.value] = SDLIndex.facts(definition) }
+        directivesKnown = directives
+    }
+
+    private mutating func run() {
+        let checks: [(String, (inout SDLRules) -> Void)] = [
+            ("LoneSchemaDefinitionRule", { $0.loneSchemaDefinition() }),
+            ("UniqueOperationTypesRule", { $0.uniqueOperationTypes() }),
+            ("UniqueTypeNamesRule", { $0.uniqueTypeNames() }),
+            ("UniqueEnumValueNamesRule", { $0.uniqueEnumValueNames() }),
+            ("UniqueFieldDefinitionNamesRule", { $0.uniqueFieldDefinitionNames() }),
+            ("UniqueArgumentDefinitionNamesRule", { $0.uniqueArgumentDefinitionNames() }),
+            ("UniqueDirectiveNamesRule", { $0.uniqueDirectiveNames() }),
+            ("KnownTypeNamesRule", { $0.knownTypeNames() }),
+            ("KnownDirectivesRule", { $0.knownDirectives() }),
+            ("UniqueDirectivesPerLocationRule", { $0.uniqueDirectivesPerLocation() }),
+            ("PossibleTypeExtensionsRule", { $0.possibleTypeExtensions() }),
+            ("KnownArgumentNamesOnDirectivesRule", { $0.directiveArguments(known: true) }),
+            ("UniqueArgumentNamesRule", { $0.uniqueArgumentNames() }),
+            ("UniqueInputFieldNamesRule", { $0.uniqueInputFieldNames() }),
+            ("ProvidedRequiredArgumentsOnDirectivesRule", { $0.directiveArguments(known: false) }),
+        ]
+        for (name, check) in checks where only?.contains(name) ?? true {
+            rule = name
+            check(&self)
+        }
+    }
+
+    mutating func report(_ message: String, _ locations: Location?...) {
+        errors.append(ValidationError(rule: rule, message, at: locations))
+    }
+
+    // MARK: The schema definition and root types
+
+    private mutating func loneSchemaDefinition() {
+        let alreadyDefined = base.map { $0.hasSchemaDefinition || !$0.rootTypes.isEmpty } ?? false
+        var count = 0
+        for case let schema as SchemaDefinition in definitions {
+            if alreadyDefined {
+                report("Cannot define a new schema within a schema extension.", schema.loc)
+                continue
+            }
+            if count > 0 { report("Must provide only one schema definition.", schema.loc) }
+            count += 1
+        }
+    }
+
+    private mutating func uniqueOperationTypes() {
+        var defined: [OperationType: OperationTypeDefinition] = [:]
+        for definition in definitions {
+            let operationTypes: [OperationTypeDefinition]
+            switch definition {
+            case let schema as SchemaDefinition: operationTypes = schema.operationTypes
+            case let ext as SchemaExtensionDefinition: operationTypes = ext.definition.operationTypes
+            default: continue
+            }
+            for operationType in operationTypes {
+                let operation = operationType.operation.rawValue
+                if base?.rootTypes.contains(operationType.operation) == true {
+                    report("Type for \(operation) already defined in the schema. It cannot be redefined.", operationType.loc)
+                } else if let first = defined[operationType.operation] {
+                    report("There can be only one \(operation) type in schema.", first.loc, operationType.loc)
+                } else {
+                    defined[operationType.operation] = operationType
+                }
+            }
+        }
+    }
+
+    // MARK: Names defined once
+
+    private mutating func uniqueTypeNames() {
+        var known: [String: Name] = [:]
+        for definition in definitions {
+            guard let (name, _, isExtension) = SDLIndex.kind(of: definition), !isExtension else { continue }
+            if base?.types[name.value] != nil || (base != nil && SDLIndex.standardTypeNames.contains(name.value) && name.value.hasPrefix("__")) {
+                report("Type \"\(name.value)\" already exists in the schema. It cannot also be defined in this type definition.", name.loc)
+            } else if let first = known[name.value] {
+                report("There can be only one type named \"\(name.value)\".", first.loc, name.loc)
+            } else {
+                known[name.value] = name
+            }
+        }
+    }
+
+    private mutating func uniqueEnumValueNames() {
+        var known: [String: [String: Name]] = [:]
+        for definition in definitions {
+            let (typeName, values): (String, [EnumValueDefinition])
+            switch definition {
+            case let enumeration as EnumTypeDefinition: (typeName, values) = (enumeration.name.value, enumeration.values)
+            case let ext as EnumExtensionDefinition: (typeName, values) = (ext.definition.name.value, ext.definition.values)
+            default: continue
+            }
+            for value in values {
+                let existing = base?.types[typeName]
+                if existing?.kind == .enumeration, existing?.values.contains(value.name.value) == true {
+                    report(
+                        "Enum value \"\(typeName).\(value.name.value)\" already exists in the schema. It cannot also be defined in this type extension.",
+                        value.name.loc)
+                } else if let first = known[typeName]?[value.name.value] {
+                    report("Enum value \"\(typeName).\(value.name.value)\" can only be defined once.", first.loc, value.name.loc)
+                } else {
+                    known[typeName, default: [:]][value.name.value] = value.name
+                }
+            }
+        }
+    }
+
+    private mutating func uniqueFieldDefinitionNames() {
+        var known: [String: [String: Name]] = [:]
+        for definition in definitions {
+            guard let (typeName, fieldNames) = Self.fieldNames(definition) else { continue }
+            for name in fieldNames {
+                let existing = base?.types[typeName.value]
+                if let existing, [.object, .interface, .inputObject].contains(existing.kind), existing.fields.contains(name.value) {
+                    report(
+                        "Field \"\(typeName.value).\(name.value)\" already exists in the schema. It cannot also be defined in this type extension.",
+                        name.loc)
+                } else if let first = known[typeName.value]?[name.value] {
+                    report("Field \"\(typeName.value).\(name.value)\" can only be defined once.", first.loc, name.loc)
+                } else {
+                    known[typeName.value, default: [:]][name.value] = name
+                }
+            }
+        }
+    }
+
+    /// The field (or input field) names of an object, interface or input object definition or extension.
+    private static func fieldNames(_ definition: Definition) -> (Name, [Name])? {
+        switch definition {
+        case let d as ObjectTypeDefinition: return (d.name, d.fields.map(\.name))
+        case let e as TypeExtensionDefinition: return (e.definition.name, e.definition.fields.map(\.name))
+        case let d as InterfaceTypeDefinition: return (d.name, d.fields.map(\.name))
+        case let e as InterfaceExtensionDefinition: return (e.definition.name, e.definition.fields.map(\.name))
+        case let d as InputObjectTypeDefinition: return (d.name, d.fields.map(\.name))
+        case let e as InputObjectExtensionDefinition: return (e.definition.name, e.definition.fields.map(\.name))
+        default: return nil
+        }
+    }
+
+    private mutating func uniqueArgumentDefinitionNames() {
+        func check(_ owner: String, _ arguments: [InputValueDefinition]) {
+            for (name, nodes) in Self.grouped(arguments.map(\.name)) where nodes.count > 1 {
+                errors.append(ValidationError(rule: rule, "Argument \"\(owner)(\(name):)\" can only be defined once.", at: nodes.map(\.loc)))
+            }
+        }
+        for definition in definitions {
+            let fields: (String, [GraphQL.FieldDefinition])
+            switch definition {
+            case let directive as DirectiveDefinition:
+                check("@\(directive.name.value)", directive.arguments)
+                continue
+            case let d as ObjectTypeDefinition: fields = (d.name.value, d.fields)
+            case let e as TypeExtensionDefinition: fields = (e.definition.name.value, e.definition.fields)
+            case let d as InterfaceTypeDefinition: fields = (d.name.value, d.fields)
+            case let e as InterfaceExtensionDefinition: fields = (e.definition.name.value, e.definition.fields)
+            default: continue
+            }
+            for field in fields.1 { check("\(fields.0).\(field.name.value)", field.arguments) }
+        }
+    }
+
+    private mutating func uniqueDirectiveNames() {
+        var known: [String: Name] = [:]
+        for case let directive as DirectiveDefinition in definitions {
+            let name = directive.name
+            if base?.directives[name.value] != nil {
+                report("Directive \"@\(name.value)\" already exists in the schema. It cannot be redefined.", name.loc)
+            } else if let first = known[name.value] {
+                report("There can be only one directive named \"@\(name.value)\".", first.loc, name.loc)
+            } else {
+                known[name.value] = name
+            }
+        }
+    }
+
+    /// `names` grouped by value, in the order each value first appears.
+    static func grouped(_ names: [Name]) -> [(String, [Name])] {
+        var order: [String] = []
+        var groups: [String: [Name]] = [:]
+        for name in names {
+            if groups[name.value] == nil { order.append(name.value) }
+            groups[name.value, default: []].append(name)
+        }
+        return order.map { ($0, groups[$0]!) }
+    }
+
+    // MARK: Known types and extensions
+
+    private mutating func knownTypeNames() {
+        var known = Set(base?.types.keys.map { $0 } ?? [])
+        for definition in definitions {
+            if let (name, _, isExtension) = SDLIndex.kind(of: definition), !isExtension { known.insert(name.value) }
+        }
+        for definition in definitions {
+            for named in SDLIndex.namedTypes(in: definition) where !known.contains(named.name.value) {
+                if SDLIndex.standardTypeNames.contains(named.name.value) { continue }
+                report("Unknown type \"\(named.name.value)\".", named.loc)
+            }
+        }
+    }
+
+    private mutating func possibleTypeExtensions() {
+        var defined: [String: (Definition, SDLIndex.Kind)] = [:]
+        for definition in definitions {
+            if let (name, kind, isExtension) = SDLIndex.kind(of: definition), !isExtension { defined[name.value] = (definition, kind) }
+        }
+        for definition in definitions {
+            guard let (name, kind, isExtension) = SDLIndex.kind(of: definition), isExtension else { continue }
+            let expected = defined[name.value]?.1 ?? base?.types[name.value]?.kind
+                ?? (base != nil && SDLIndex.standardTypeNames.contains(name.value) && !name.value.hasPrefix("__") ? .scalar : nil)
+            guard let expected else {
+                report("Cannot extend type \"\(name.value)\" because it is not defined.", name.loc)
+                continue
+            }
+            if expected != kind {
+                if let (definitionNode, _) = defined[name.value] {
+                    report("Cannot extend non-\(kind.rawValue) type \"\(name.value)\".", Self.location(definitionNode), Self.location(definition))
+                } else {
+                    report("Cannot extend non-\(kind.rawValue) type \"\(name.value)\".", Self.location(definition))
+                }
+            }
+        }
+    }
+
+    /// Where a definition starts (an extension at `extend`).
+    static func location(_ definition: Definition) -> Location? {
+        switch definition {
+        case let d as ScalarTypeDefinition: return d.loc
+        case let d as ObjectTypeDefinition: return d.loc
+        case let d as InterfaceTypeDefinition: return d.loc
+        case let d as UnionTypeDefinition: return d.loc
+        case let d as EnumTypeDefinition: return d.loc
+        case let d as InputObjectTypeDefinition: return d.loc
+        case let e as ScalarExtensionDefinition: return e.loc
+        case let e as TypeExtensionDefinition: return e.loc
+        case let e as InterfaceExtensionDefinition: return e.loc
+        case let e as UnionExtensionDefinition: return e.loc
+        case let e as EnumExtensionDefinition: return e.loc
+        case let e as InputObjectExtensionDefinition: return e.loc
+        case let d as DirectiveDefinition: return d.loc
+        case let d as SchemaDefinition: return d.loc
+        case let e as SchemaExtensionDefinition: return e.loc
+        default: return nil
+        }
+    }
+}
