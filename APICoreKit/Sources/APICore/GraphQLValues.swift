@@ -211,6 +211,24 @@ extension InputObject {
     public var _inputJSON: JSONValue? { .object(__data.jsonObject) }
 }
 
+/// A field of an input object that holds its own type, directly or through other input objects
+/// (`input Filter { not: Filter }`): Swift lays a struct's stored properties out inline, so a
+/// struct cannot contain itself. The generated struct keeps such a field in this box, out of
+/// line, behind a property of the field's own type; fields outside a cycle are stored as they are.
+@_spi(Generated) public indirect enum InputIndirect<Value: Hashable & Sendable>: Hashable, Sendable {
+    case value(Value)
+
+    /// Boxes `value`.
+    public init(_ value: Value) { self = .value(value) }
+
+    /// The value in the box.
+    public var value: Value {
+        switch self {
+        case .value(let value): return value
+        }
+    }
+}
+
 /// The fields of an input object or the variables of an operation, by name.
 @_spi(Generated) public struct InputDict: Sendable, Hashable {
     /// The JSON of each field that is sent (absent fields are left out; files are `null`).

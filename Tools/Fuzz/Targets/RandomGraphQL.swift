@@ -19,6 +19,11 @@ package struct RandomGraphQL {
         package var schema: String
         /// Operations and fragments.
         package var operations: String
+
+        package init(schema: String, operations: String) {
+            self.schema = schema
+            self.operations = operations
+        }
     }
 
     /// How big the schema and operations are.

@@ -120,9 +120,12 @@ package struct Compilation {
     package static func compile(schema: Schema, operationFiles: [(path: String, text: String)]) throws(CodegenFailure) -> Compilation {
         var diagnostics: [Diagnostic] = []
         var operationDocuments: [Document] = []
+        var descriptions: [String: [Int: String]] = [:]
         for file in operationFiles {
             do {
-                operationDocuments.append(try parse(source: Source(body: file.text, name: file.path)))
+                let described = ExecutableDescriptions(file.text)
+                if !described.descriptions.isEmpty { descriptions[file.path] = described.descriptions }
+                operationDocuments.append(try parse(source: Source(body: described.text, name: file.path)))
             } catch let error as GraphQLError {
                 diagnostics.append(Diagnostic(error, fallbackFile: file.path))
             } catch {
@@ -184,8 +187,10 @@ package struct Compilation {
             diagnostics += CatchRule.check(operations.map { $0 as Definition } + fragments.values.map { $0 as Definition })
         }
         guard diagnostics.isEmpty else { throw CodegenFailure(diagnostics) }
+        func described(_ location: Location?) -> String? { location.flatMap { descriptions[$0.source.name]?[$0.start] } }
         return Compilation(
-            schema: schema.model, operations: operations.map(GQL.lower).sorted { $0.name < $1.name }, fragments: fragments.mapValues(GQL.lower),
+            schema: schema.model, operations: operations.map { GQL.lower($0, descriptions: described) }.sorted { $0.name < $1.name },
+            fragments: fragments.mapValues { GQL.lower($0, descriptions: described) },
             sourceFiles: sourceFiles)
     }
 }

@@ -78,6 +78,7 @@ enum GQL {
     }
 
     struct VariableDefinition {
+        var description: String? = nil
         var name: String
         var type: TypeRef
         var defaultValue: Value?
@@ -90,6 +91,8 @@ enum GQL {
     }
 
     struct Operation {
+        /// Its description (`"Finds items" query Items { … }`), for the generated doc comment.
+        var description: String? = nil
         var kind: OperationKind
         var name: String
         var variables: [VariableDefinition]
@@ -98,6 +101,7 @@ enum GQL {
     }
 
     struct Fragment {
+        var description: String? = nil
         var name: String
         var typeCondition: String
         var directives: [Directive]
@@ -123,21 +127,26 @@ extension [GQL.Directive] {
 extension GQL {
     /// A validated operation, converted once. Anonymous operations never get here (they are an
     /// error before), so the name is the empty string only in unreachable cases.
-    static func lower(_ operation: OperationDefinition) -> Operation {
+    /// The descriptions of a definition and its variables, by where each starts (see
+    /// `ExecutableDescriptions`).
+    typealias Descriptions = (Location?) -> String?
+
+    static func lower(_ operation: OperationDefinition, descriptions: Descriptions = { _ in nil }) -> Operation {
         Operation(
-            kind: OperationKind(rawValue: operation.operation.rawValue) ?? .query, name: operation.name?.value ?? "",
+            description: descriptions(operation.loc), kind: OperationKind(rawValue: operation.operation.rawValue) ?? .query,
+            name: operation.name?.value ?? "",
             variables: operation.variableDefinitions.map { definition in
                 VariableDefinition(
-                    name: definition.variable.name.value, type: TypeRef(definition.type), defaultValue: definition.defaultValue.map(lower),
-                    directives: definition.directives.map(lower))
+                    description: descriptions(definition.loc), name: definition.variable.name.value, type: TypeRef(definition.type),
+                    defaultValue: definition.defaultValue.map(lower), directives: definition.directives.map(lower))
             },
             directives: operation.directives.map(lower), selectionSet: lower(operation.selectionSet))
     }
 
-    static func lower(_ fragment: FragmentDefinition) -> Fragment {
+    static func lower(_ fragment: FragmentDefinition, descriptions: Descriptions = { _ in nil }) -> Fragment {
         Fragment(
-            name: fragment.name.value, typeCondition: fragment.typeCondition.name.value, directives: fragment.directives.map(lower),
-            selectionSet: lower(fragment.selectionSet))
+            description: descriptions(fragment.loc), name: fragment.name.value, typeCondition: fragment.typeCondition.name.value,
+            directives: fragment.directives.map(lower), selectionSet: lower(fragment.selectionSet))
     }
 
     private static func lower(_ selectionSet: GraphQL.SelectionSet) -> SelectionSet {

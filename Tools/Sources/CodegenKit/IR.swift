@@ -55,6 +55,10 @@ final class FieldIR {
 /// A spread of a named fragment that always applies in its scope.
 struct FragmentSpreadIR {
     var name: String
+    /// The fragment's struct (`Result_` for `Result`: see `Naming.swift`).
+    var typeName: String
+    /// The property of `Fragments` that reads it.
+    var property: String
     var conditionSets: [[Condition]]
     var isConditional: Bool { !conditionSets.contains { $0.isEmpty } }
 }
@@ -64,6 +68,10 @@ struct FragmentSpreadIR {
 final class SelectionSetIR {
     let typeName: String
     var structName: String
+    /// The property of the enclosing struct that reads this type case (`asDroid`).
+    var accessor = ""
+    /// The property that reads the fragments (`fragments`, or `fragments_` when a field has the name).
+    var fragmentsProperty = "fragments"
     var fields: [FieldIR] = []
     var typeCases: [SelectionSetIR] = []
     var fragments: [FragmentSpreadIR] = []
@@ -81,14 +89,17 @@ final class SelectionSetIR {
 struct IRBuilder {
     let schema: SchemaModel
     let fragments: [String: GQL.Fragment]
+    /// The structs of fragments, and the top-level names nested types must not hide.
+    let names: TopLevelNames
     private let cache = FragmentCache()
     /// Where errors go at fields without `@catch`: the operation's `@catch`, else the schema's
     /// `@catchByDefault`.
     private var defaultCatch: CatchTo
 
-    init(schema: SchemaModel, fragments: [String: GQL.Fragment]) {
+    init(schema: SchemaModel, fragments: [String: GQL.Fragment], names: TopLevelNames) {
         self.schema = schema
         self.fragments = fragments
+        self.names = names
         defaultCatch = schema.catchByDefault
     }
 
@@ -103,7 +114,7 @@ struct IRBuilder {
         var builder = self
         builder.defaultCatch = schema.catchByDefault
         let ir = builder.build(
-            typeName: definition.typeCondition, structName: name,
+            typeName: definition.typeCondition, structName: names.fragment(name),
             contributions: [Contribution(
                 selections: definition.selectionSet.selections, parentType: definition.typeCondition, conditions: [], identity: nil)])
         Self.shareTypes(ir)
@@ -124,12 +135,6 @@ struct IRBuilder {
         Self.shareTypes(ir)
         return ir
     }
-
-    static let reservedNames: Set<String> = [
-        "Data", "String", "Int", "Double", "Bool", "Float", "Optional", "Array", "Dictionary", "Set", "Type", "Self",
-        "Protocol", "Any", "Field", "Selection", "ParentType", "DataDict", "Fragments", "GraphQLEnum", "GraphQLNullable",
-        "JSONValue", "JSONObject", "InputDict", "OutputType", "ArgumentValue",
-    ]
 
     /// The IR of a selection set on `typeName`. `scope` is every type known to hold there (the
     /// supertypes of the type and of each type condition that led here): a type condition in it is
@@ -268,7 +273,16 @@ struct IRBuilder {
 
         for contribution in contributions { add(contribution) }
 
-        var usedNames: Set<String> = ["Fragments"]
+        // Names (Naming.swift): the fields' accessors are their response keys; the nested types,
+        // type cases and deferred fragments, and the helpers' properties, take what is left.
+        var properties = Set(ir.fields.map { SwiftNames.memberName($0.responseKey) })
+        var usedNames = properties.union(["Fragments"])
+        func helperProperty(_ base: String) -> String {
+            var name = base
+            while properties.contains(name) { name += "_" }
+            properties.insert(name)
+            return name
+        }
         let inherited = contributions.map { contribution in
             var copy = contribution
             copy.inherited = true
@@ -277,17 +291,25 @@ struct IRBuilder {
         for (condition, caseContributions) in typeCaseContributions {
             // A type case sees every field of its enclosing scope too.
             let name = uniqueName("As" + condition.upperFirst, &usedNames)
-            ir.typeCases.append(build(
+            let typeCase = build(
                 typeName: condition, structName: name, scope: scope.union(schema.supertypes(of: condition)),
-                contributions: inherited + caseContributions, reusesFragmentTypes: reusesFragmentTypes))
+                contributions: inherited + caseContributions, reusesFragmentTypes: reusesFragmentTypes)
+            typeCase.accessor = helperProperty(name.lowerFirst)
+            ir.typeCases.append(typeCase)
         }
-        ir.fragments = fragmentConditions.map { FragmentSpreadIR(name: $0.0, conditionSets: $0.1) }
+        ir.fragments = fragmentConditions.map {
+            FragmentSpreadIR(name: $0.0, typeName: names.fragment($0.0), property: SwiftNames.memberName($0.0.lowerFirst), conditionSets: $0.1)
+        }
+        if !ir.fragments.isEmpty { ir.fragmentsProperty = helperProperty("fragments") }
         for fragment in deferred {
             // Named by its label (`@defer(label: "friends")` → `Friends`), else by the fragment or
             // the type condition (`HeroDetails`, `DroidDeferred`).
             let base = fragment.directive.label.map { SwiftNames.typeName(fromLabel: $0) }
                 ?? fragment.fragmentName ?? (fragment.typeCondition.upperFirst + "Deferred")
-            fragment.name = uniqueName(base, &usedNames)
+            // A named fragment's declares no type here: its name only has to be free in the struct.
+            fragment.name = fragment.contribution == nil ? uniqueMember(base, &usedNames) : uniqueName(base, &usedNames)
+            fragment.property = helperProperty(fragment.name.lowerFirst)
+            fragment.typeName = fragment.fragmentName.map(names.fragment) ?? fragment.name
             if let own = fragment.contribution {
                 fragment.nested = build(
                     typeName: fragment.typeCondition, structName: fragment.name,
@@ -299,10 +321,7 @@ struct IRBuilder {
         for field in ir.fields where !field.subContributions.isEmpty {
             // List fields are named for one element (`friends` → `Friend`); others as they are.
             let isList = field.definition.type.nullable.isList
-            var base = isList ? field.responseKey.upperFirst.singularized : field.responseKey.upperFirst
-            // A nested type named like a fragment would hide the fragment from the code inside it
-            // (`author { ...Author }`: its `Fragments` would name the nested type, not the fragment).
-            if fragments[base] != nil { base += "_" }
+            let base = isList ? field.responseKey.upperFirst.singularized : field.responseKey.upperFirst
             let name = uniqueName(base, &usedNames)
             if reusesFragmentTypes, let target = fragmentType(for: field, among: ir.fragments) {
                 field.fragmentType = (name, target)
@@ -338,14 +357,15 @@ struct IRBuilder {
                 let match = fragmentIR.fields.first(where: { $0.responseKey == field.responseKey }),
                 match.subContributions.map(\.identity) == identities
             else { continue }
-            if let aliased = match.fragmentType { return "\(spread.name).\(aliased.typeName)" }
-            if let nested = match.nested { return "\(spread.name).\(nested.structName)" }
+            if let aliased = match.fragmentType { return "\(spread.typeName).\(aliased.typeName)" }
+            if let nested = match.nested { return "\(spread.typeName).\(nested.structName)" }
         }
         return nil
     }
 
-    private func uniqueName(_ base: String, _ used: inout Set<String>) -> String {
-        var name = Self.reservedNames.contains(base) ? base + "_" : base
+    /// `base`, or `base_2`, `base_3`, … when the struct has it.
+    private func uniqueMember(_ base: String, _ used: inout Set<String>) -> String {
+        var name = base
         var counter = 2
         while used.contains(name) {
             name = base + "_\(counter)"
@@ -353,6 +373,13 @@ struct IRBuilder {
         }
         used.insert(name)
         return name
+    }
+
+    /// A nested type's name: never reserved, never a top-level name it would hide from the code
+    /// inside it (`author { ...Author }`: its `Fragments` would name the nested type, not the
+    /// fragment), never a name its struct already has.
+    private func uniqueName(_ base: String, _ used: inout Set<String>) -> String {
+        uniqueMember(SwiftNames.typeName(base, avoiding: names.taken), &used)
     }
 
     /// Marks nested types of type cases that are the same as the enclosing scope's, so that they

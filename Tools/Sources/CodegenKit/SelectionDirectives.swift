@@ -59,6 +59,10 @@ final class DeferredIR {
     var nested: SelectionSetIR?
     /// The struct's name (an inline fragment's) and, lowercased, the property's.
     var name = ""
+    /// The property that reads it (`name` lowercased, with a trailing `_` where a field has it).
+    var property = ""
+    /// The type it delivers: the named fragment's struct, or `name`.
+    var typeName = ""
     /// Its identity among the deferred fragments of the selection set: the label when it has one.
     var id: String { directive.label ?? name.lowerFirst }
     /// Where its selections come from, until its struct is built.

@@ -38,9 +38,11 @@ enum SwiftNames {
         "false", "is", "nil", "self", "Self", "super", "throws", "true", "try", "Type", "Protocol",
     ]
 
-    /// An identifier, in backticks when it is a keyword.
+    /// An identifier, in backticks when it is a keyword; `_`, which Swift cannot name a
+    /// declaration, as `__` (no GraphQL name starts with `__` but introspection's).
     static func identifier(_ name: String) -> String {
-        keywords.contains(name) ? "`\(name)`" : name
+        if name == "_" { return "__" }
+        return keywords.contains(name) ? "`\(name)`" : name
     }
 
     /// A type name from a `@defer` label: `friends` → `Friends`, `hero-details` → `HeroDetails`.
@@ -60,8 +62,29 @@ enum SwiftNames {
         return hashes + "\"" + text + "\"" + hashes
     }
 
+    /// The Swift cases of an enum's values, in order: each value's custom name, else Apollo's
+    /// case conversion (`NEW_HOPE` → `newHope`). GraphQL names are case-sensitive, Swift cases
+    /// after conversion may not be: values that would meet (`north`, `North`, `NORTH`) keep their
+    /// GraphQL spelling, and a name still taken gets `_2`, `_3`, … in declaration order.
+    static func enumCases(_ values: [String], custom: [String: String] = [:]) -> [String] {
+        let preferred = values.map { custom[$0] ?? enumCase($0, escaped: false) }
+        var counts: [String: Int] = [:]
+        for name in preferred { counts[name, default: 0] += 1 }
+        var taken: Set<String> = []
+        return zip(values, preferred).map { value, name in
+            var chosen = counts[name]! > 1 && custom[value] == nil ? value : name
+            let base = chosen
+            var counter = 2
+            while !taken.insert(chosen).inserted {
+                chosen = base + "_\(counter)"
+                counter += 1
+            }
+            return identifier(chosen)
+        }
+    }
+
     /// Apollo's default case conversion: `NEW_HOPE` → `newHope`, `JEDI` → `jedi`, `someValue` stays.
-    static func enumCase(_ name: String) -> String {
+    static func enumCase(_ name: String, escaped: Bool = true) -> String {
         let letters = name.filter(\.isLetter)
         let isUpper = !letters.isEmpty && letters == letters.uppercased()
         let parts = name.split(separator: "_", omittingEmptySubsequences: true).map(String.init)
@@ -71,7 +94,7 @@ enum SwiftNames {
             result += isUpper ? part.lowercased().upperFirst : part.upperFirst
         }
         if result.first?.isNumber == true { result = "_" + result }
-        return identifier(result)
+        return escaped ? identifier(result) : result
     }
 }
 

@@ -11,17 +11,24 @@ struct TypeMapping {
     /// `schemaCustomization.customTypeNames`.
     var customNames: [String: CodegenConfiguration.CustomTypeName] = [:]
 
-    /// The Swift name of a schema type: its custom name, else its GraphQL name.
-    func swiftName(_ name: String) -> String { customNames[name]?.name ?? name }
-
-    /// The Swift name of an enum value (its custom case, else the usual case name) or of an input
-    /// object's field (its custom property, else the field's name as an identifier).
-    func swiftCase(_ value: String, of type: String) -> String {
-        customNames[type]?.enumCases[value].map(SwiftNames.identifier) ?? SwiftNames.enumCase(value)
+    /// The Swift name of a schema type: its custom name, else its GraphQL name (with a trailing
+    /// `_` where Swift, generated code or the namespace has it: see `Naming.swift`).
+    func swiftName(_ name: String) -> String {
+        customNames[name]?.name ?? SwiftNames.typeName(name, avoiding: [namespace], reserved: SwiftNames.reservedInNamespace)
     }
 
+    /// The name of an object type's mock (`Mock.Droid`): its GraphQL name, as safe as `swiftName`.
+    func mockName(_ name: String) -> String { SwiftNames.typeName(name, avoiding: [namespace], reserved: SwiftNames.reservedInNamespace) }
+
+    /// The Swift cases of an enum's values (custom ones, else converted; see `SwiftNames.enumCases`).
+    func swiftCases(_ values: [String], of type: String) -> [String] {
+        SwiftNames.enumCases(values, custom: customNames[type]?.enumCases ?? [:])
+    }
+
+    /// The Swift name of an input object's field: its custom property, else the field's name.
+
     func swiftField(_ field: String, of type: String) -> String {
-        SwiftNames.identifier(customNames[type]?.inputFields[field] ?? field)
+        SwiftNames.member(customNames[type]?.inputFields[field] ?? field)
     }
 
     /// Enums, input objects and custom scalars of the shared schema come from its module; object

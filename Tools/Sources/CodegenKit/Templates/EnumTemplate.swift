@@ -10,13 +10,15 @@ struct EnumTemplate {
         w.block("\(GenerationContext.topLevel)extension \(context.namespace)") { w in
             if context.includeDocs { w.doc(type?.description) }
             w.block("\(access)enum \(context.types.swiftName(name)): String, EnumType") { w in
-                for value in type?.enumValues ?? [] {
+                let values = type?.enumValues ?? []
+                let cases = context.types.swiftCases(values.map(\.name), of: name)
+                for (value, swiftCase) in zip(values, cases) {
                     if value.deprecationReason != nil && context.configuration.deprecatedEnumCases == .exclude { continue }
                     if context.includeDocs { w.doc(value.description) }
                     if let reason = value.deprecationReason {
                         w.line("/// - Important: Deprecated: \(reason)")
                     }
-                    w.line("case \(context.types.swiftCase(value.name, of: name)) = \(SwiftNames.stringLiteral(value.name))")
+                    w.line("case \(swiftCase) = \(SwiftNames.stringLiteral(value.name))")
                 }
             }
         }

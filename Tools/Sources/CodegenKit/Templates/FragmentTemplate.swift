@@ -10,6 +10,7 @@ struct FragmentTemplate {
         let spi = GenerationContext.generatedOnly(context.operationAccess)
         let isLocal = fragment.directives.isLocalCacheMutation
         let initializers = context.configuration.selectionSetInitializers.applies(to: fragment.name, isFragment: true, isLocalCacheMutation: isLocal)
+        writer.doc(fragment.description)
         selectionSets.write(ir, role: .fragment, mutable: isLocal, initializers: initializers, into: &writer) { w in
             w.line("\(spi)static var fragmentDefinition: String { \(SwiftNames.stringLiteral(DocumentPrinter.print(fragment, schema: context.schema))) }")
         }

@@ -16,18 +16,35 @@ struct InputObjectTemplate {
             }
             w.block("\(access)struct \(context.types.swiftName(name)): InputObject") { w in
                 var parameters: [String] = []
+                var assignments: [String] = []
                 for field in fields {
                     let (swiftType, omittable) = context.types.input(field.type, optionalDefault: field.hasDefault)
+                    let property = context.types.swiftField(field.name, of: name)
                     if context.includeDocs { w.doc(field.description) }
                     if let reason = field.deprecationReason {
                         w.line("/// - Important: Deprecated: \(reason)")
                     }
-                    w.line("\(access)var \(context.types.swiftField(field.name, of: name)): \(swiftType)")
-                    parameters.append("\(context.types.swiftField(field.name, of: name)): \(swiftType)" + (omittable ? " = nil" : ""))
+                    if context.inputCycles.isIndirect(name, field.name) {
+                        // Holds this type again (directly or through others): kept out of line.
+                        let storage = Self.storageName(field.name)
+                        w.line("\(access)var \(property): \(swiftType) {")
+                        w.line("    get { \(storage).value }")
+                        w.line("    set { \(storage) = InputIndirect(newValue) }")
+                        w.line("}")
+                        assignments.append("\(storage) = InputIndirect(\(property))")
+                    } else {
+                        w.line("\(access)var \(property): \(swiftType)")
+                        assignments.append("self.\(property) = \(property)")
+                    }
+                    parameters.append("\(property): \(swiftType)" + (omittable ? " = nil" : ""))
+                }
+                for field in fields where context.inputCycles.isIndirect(name, field.name) {
+                    let (swiftType, _) = context.types.input(field.type, optionalDefault: field.hasDefault)
+                    w.line("private var \(Self.storageName(field.name)): InputIndirect<\(swiftType)>")
                 }
                 w.line()
                 w.block("\(access)init(\(parameters.joined(separator: ", ")))") { w in
-                    for field in fields { w.line("self.\(context.types.swiftField(field.name, of: name)) = \(context.types.swiftField(field.name, of: name))") }
+                    for assignment in assignments { w.line(assignment) }
                 }
                 w.line()
                 let entries = fields.map { "\(SwiftNames.stringLiteral($0.name)): \(context.types.swiftField($0.name, of: name))" }
@@ -36,6 +53,10 @@ struct InputObjectTemplate {
         }
         return GeneratedFile(path: context.layout.schemaFile("InputObjects/\(context.types.swiftName(name)).graphql.swift"), contents: w.text, overwrite: true)
     }
+
+    /// The stored property that boxes a field in a cycle: GraphQL names never start with `__`
+    /// (they are introspection's), so it meets no field's name.
+    static func storageName(_ field: String) -> String { "__" + field + "Storage" }
 
     /// A `@oneOf` input object: an enum with a case per field, holding the field's value (never
     /// `null`), so that a value sets exactly one field.
@@ -47,7 +68,9 @@ struct InputObjectTemplate {
                 if let reason = field.deprecationReason {
                     w.line("/// - Important: Deprecated: \(reason)")
                 }
-                w.line("case \(context.types.swiftField(field.name, of: name))(\(context.types.input(.nonNull(field.type.nullable)).type))")
+                // A case that holds this type again (directly or through others) is boxed.
+                let indirect = context.inputCycles.isIndirect(name, field.name) ? "indirect " : ""
+                w.line("\(indirect)case \(context.types.swiftField(field.name, of: name))(\(context.types.input(.nonNull(field.type.nullable)).type))")
             }
             w.line()
             w.line("/// The one field set.")

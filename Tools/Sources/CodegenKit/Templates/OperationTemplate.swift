@@ -17,6 +17,7 @@ struct OperationTemplate {
         let isLocal = operation.directives.isLocalCacheMutation
         let access = context.operationAccess
         var writer = context.newFile(source: source, extraImports: operation.directives.importedModules)
+        writer.doc(operation.description)
         if isLocal {
             writer.line("/// A local cache mutation: read and changed in the cache with `client.cache.update`, never sent.")
         }
@@ -56,19 +57,20 @@ struct OperationTemplate {
         var parameters: [String] = []
         for variable in variables {
             let (swiftType, omittable) = context.types.input(variable.type, optionalDefault: variable.defaultValue != nil)
-            let property = SwiftNames.identifier(variable.name)
+            let property = SwiftNames.member(variable.name)
+            w.doc(variable.description)
             w.line("\(access)var \(property): \(swiftType)")
             parameters.append("\(property): \(swiftType)" + (omittable ? " = nil" : ""))
         }
         w.line()
         w.block("\(access)init(\(parameters.joined(separator: ", ")))") { w in
             for variable in variables {
-                let property = SwiftNames.identifier(variable.name)
+                let property = SwiftNames.member(variable.name)
                 w.line("self.\(property) = \(property)")
             }
         }
         w.line()
-        let entries = variables.map { "\(SwiftNames.stringLiteral($0.name)): \(SwiftNames.identifier($0.name))" }
+        let entries = variables.map { "\(SwiftNames.stringLiteral($0.name)): \(SwiftNames.member($0.name))" }
         w.line("\(GenerationContext.generatedOnly(access))var __variables: InputDict { InputDict([\(entries.joined(separator: ", "))]) }")
         // What the server uses for a variable left out, so that the cache keys fields as it does.
         let defaults = variables.compactMap { variable in variable.defaultValue.map { "\(SwiftNames.stringLiteral(variable.name)): \(Self.jsonLiteral($0))" } }

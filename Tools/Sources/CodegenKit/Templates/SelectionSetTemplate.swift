@@ -58,14 +58,14 @@ struct SelectionSetTemplate {
             if !accessors.isEmpty || !ir.typeCases.isEmpty || !ir.fragments.isEmpty || !ir.deferred.isEmpty { w.line() }
             for field in accessors { writeAccessor(field, mutable: mutable, into: &w) }
             for typeCase in ir.typeCases {
-                w.line("\(access)var \(typeCase.structName.lowerFirst): \(typeCase.structName)? { _asInlineFragment() }")
+                w.line("\(access)var \(SwiftNames.identifier(typeCase.accessor)): \(typeCase.structName)? { _asInlineFragment() }")
             }
             for fragment in ir.deferred {
                 // Pending until the server delivers it; `nil` where it cannot apply (another type,
                 // or an `@include`/`@skip` that leaves it out).
-                let type = fragment.fragmentName ?? fragment.name
+                let type = fragment.typeName
                 let id = SwiftNames.stringLiteral(fragment.id)
-                let property = SwiftNames.identifier(fragment.name.lowerFirst)
+                let property = SwiftNames.identifier(fragment.property)
                 if fragment.narrows {
                     w.line("\(access)var \(property): Deferred<\(type)>? { _deferredIfApplies(\(id)) }")
                 } else if fragment.isConditional {
@@ -74,7 +74,7 @@ struct SelectionSetTemplate {
                     w.line("\(access)var \(property): Deferred<\(type)> { _deferred(\(id)) }")
                 }
             }
-            if !ir.fragments.isEmpty { writeFragments(ir.fragments, into: &w) }
+            if !ir.fragments.isEmpty { writeFragments(ir.fragments, property: ir.fragmentsProperty, into: &w) }
             func writeNested(_ nested: SelectionSetIR) {
                 w.line()
                 write(nested, role: .nested, mutable: mutable, initializers: initializers, table: &table, into: &w)
@@ -114,7 +114,7 @@ struct SelectionSetTemplate {
         if shape.typename == .parameter { parameters.append("__typename: String") }
         for field in fields {
             let type = accessorType(field)
-            parameters.append("\(SwiftNames.identifier(field.responseKey)): \(type)\(type.hasSuffix("?") ? " = nil" : "")")
+            parameters.append("\(SwiftNames.member(field.responseKey)): \(type)\(type.hasSuffix("?") ? " = nil" : "")")
         }
         var entries: [String] = []
         switch shape.typename {
@@ -126,7 +126,7 @@ struct SelectionSetTemplate {
         // variables that select it (a null is a value then) and, once checked under variables
         // that leave it out, without it.
         for field in fields {
-            let value = SwiftNames.identifier(field.responseKey)
+            let value = SwiftNames.member(field.responseKey)
             // An object in any shape but `T` itself is written through its boxed shape.
             let object = objectType(field)
             let json = object == nil || object == accessorType(field)
@@ -190,7 +190,7 @@ struct SelectionSetTemplate {
         }
         let type = accessorType(field)
         let key = dataKey(field)
-        let property = SwiftNames.identifier(field.responseKey)
+        let property = SwiftNames.member(field.responseKey)
         if mutable {
             w.line("\(access)var \(property): \(type) {")
             w.line("    get { __data[\(key)] }")
@@ -201,10 +201,10 @@ struct SelectionSetTemplate {
         }
     }
 
-    private func writeFragments(_ fragments: [FragmentSpreadIR], into w: inout SwiftWriter) {
+    private func writeFragments(_ fragments: [FragmentSpreadIR], property: String, into w: inout SwiftWriter) {
         let access = context.operationAccess
         let spi = GenerationContext.generatedOnly(access)
-        w.line("\(access)var fragments: Fragments { Fragments(_dataDict: __data) }")
+        w.line("\(access)var \(SwiftNames.identifier(property)): Fragments { Fragments(_dataDict: __data) }")
         w.line()
         // No protocol: nothing reads a container generically, and a conformance per container
         // costs the compiler more than its accessors do.
@@ -212,11 +212,11 @@ struct SelectionSetTemplate {
             w.line("\(spi)let __data: DataDict")
             w.line("\(spi)init(_dataDict: DataDict) { __data = _dataDict }")
             for fragment in fragments {
-                let property = SwiftNames.identifier(fragment.name.lowerFirst)
+                let property = SwiftNames.identifier(fragment.property)
                 if fragment.isConditional {
-                    w.line("\(access)var \(property): \(fragment.name)? { __data._asConditionalFragment() }")
+                    w.line("\(access)var \(property): \(fragment.typeName)? { __data._asConditionalFragment() }")
                 } else {
-                    w.line("\(access)var \(property): \(fragment.name) { __data._toFragment() }")
+                    w.line("\(access)var \(property): \(fragment.typeName) { __data._toFragment() }")
                 }
             }
         }
@@ -275,7 +275,7 @@ struct SelectionSetTemplate {
             if let label = fragment.directive.label { deferral += ",\"label\":\(Self.jsonString(label))" }
             if let variable = fragment.directive.variable { deferral += ",\"when\":\(Self.jsonString(variable))" }
             // A named fragment's spread, or an inline fragment's own struct (the IR always builds one).
-            let inner = fragment.fragmentName.map { "{\"spread\":\(index($0))}" } ?? fragment.nested.map { "{\"on\":\(nested($0))}" }
+            let inner = fragment.fragmentName.map { _ in "{\"spread\":\(index(fragment.typeName))}" } ?? fragment.nested.map { "{\"on\":\(nested($0))}" }
             guard let inner else { preconditionFailure("codegen: the inline deferred fragment \(fragment.name) has no struct") }
             entries += conditioned("{\(deferral),\"then\":[\(inner)]}", fragment.isConditional ? fragment.conditionSets : [[]])
         }

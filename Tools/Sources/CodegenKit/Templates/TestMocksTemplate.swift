@@ -20,24 +20,24 @@ struct TestMocksTemplate {
             namespace.line()
             namespace.block("\(GenerationContext.topLevel)extension Mock") { w in
                 w.line("/// `\(name)`: the mocks of its possible types conform.")
-                w.line("\(access)protocol \(name): MockObject {}")
+                w.line("\(access)protocol \(context.types.mockName(name)): MockObject {}")
             }
         }
         files.append(file("Mock.graphql.swift", namespace))
 
         for name in objects.sorted() {
-            let conformances = ["MockObject"] + abstracts.sorted().filter { context.schema.possibleTypes(of: $0).contains(name) }.map { "Mock." + $0 }
+            let conformances = ["MockObject"] + abstracts.sorted().filter { context.schema.possibleTypes(of: $0).contains(name) }.map { "Mock." + context.types.mockName($0) }
             let fields = (context.schema.type(named: name)?.fields ?? []).filter { mockedFields(of: name, used).contains($0.name) }
             var w = newFile()
             w.block("\(GenerationContext.topLevel)extension Mock") { w in
                 w.line("/// A `\(name)` for tests. A field left `nil` is `null` where the schema allows it, and an error")
                 w.line("/// naming it where an operation selects it as non-null.")
-                w.block("\(access)struct \(name): \(conformances.joined(separator: ", "))") { w in
+                w.block("\(access)struct \(context.types.mockName(name)): \(conformances.joined(separator: ", "))") { w in
                     w.line("\(access)static let __typename = \(SwiftNames.stringLiteral(name))")
                     for field in fields {
                         // Objects are held by reference: a type may contain itself.
                         let indirect = context.types.leaf(field.type.namedType) == nil ? "@MockIndirect " : ""
-                        w.line("\(indirect)\(access)var \(SwiftNames.identifier(field.name)): \(propertyType(field.type))")
+                        w.line("\(indirect)\(access)var \(SwiftNames.member(field.name)): \(propertyType(field.type))")
                     }
                     w.line()
                     guard !fields.isEmpty else {
@@ -46,15 +46,15 @@ struct TestMocksTemplate {
                         w.line("\(access)var _mockFields: [String: MockValue] { [:] }")
                         return
                     }
-                    let parameters = fields.map { "\(SwiftNames.identifier($0.name)): \(propertyType($0.type)) = nil" }
+                    let parameters = fields.map { "\(SwiftNames.member($0.name)): \(propertyType($0.type)) = nil" }
                     w.block("\(access)init(\(parameters.joined(separator: ", ")))") { w in
-                        for field in fields { w.line("self.\(SwiftNames.identifier(field.name)) = \(SwiftNames.identifier(field.name))") }
+                        for field in fields { w.line("self.\(SwiftNames.member(field.name)) = \(SwiftNames.member(field.name))") }
                     }
                     w.line()
                     w.block("\(access)var _mockFields: [String: MockValue]") { w in
                         w.line("var fields: [String: MockValue] = [:]")
                         for field in fields {
-                            let property = SwiftNames.identifier(field.name)
+                            let property = SwiftNames.member(field.name)
                             w.line("if let value = self.\(property) { fields[\(SwiftNames.stringLiteral(field.name))] = \(mockValue("value", .nonNull(field.type.nullable))) }")
                         }
                         w.line("return fields")
@@ -114,7 +114,8 @@ struct TestMocksTemplate {
         switch ref {
         case .nonNull(.named(let name)):
             if let leaf = context.types.leaf(name) { return leaf }
-            return context.schema.type(named: name)?.kind == .object ? "Mock.\(name)" : "any Mock.\(name)"
+            let mock = context.types.mockName(name)
+            return context.schema.type(named: name)?.kind == .object ? "Mock.\(mock)" : "any Mock.\(mock)"
         case .nonNull(.list(let inner)): return "[" + swiftType(inner) + "]"
         case .nonNull(.nonNull(let inner)): return swiftType(.nonNull(inner))
         case .named, .list:

@@ -19,19 +19,27 @@ enum GraphQLSwiftSchema {
     }
 
     /// `document` parsed again from its text with each object literal default replaced, or as
-    /// it is when it has none.
+    /// it is when it has none. (Where things end is read from the text's tokens: GraphQLSwift's
+    /// locations of some nodes end before they start.)
     private static func withoutObjectDefaults(_ document: Document) throws -> Document {
         guard let source = document.loc?.source else { return document }
+        let bytes = Array(source.body.utf8)
+        let tokens = ExecutableDescriptions.tokens(bytes)
         var edits: [(range: Range<Int>, text: String)] = []
         for definition in document.definitions {
             for value in SDLRules.inputValueDefinitions(definition) {
-                guard let literal = value.defaultValue, containsObject(literal), let valueRange = range(literal.loc) else { continue }
+                guard let literal = value.defaultValue, containsObject(literal), let valueStart = literal.loc?.start,
+                    let valueRange = extent(from: valueStart, tokens)
+                else { continue }
                 switch value.type {
                 case let nonNull as NonNullType where nonNull.type is ListType:
                     edits.append((valueRange, "[]"))
-                case let nonNull as NonNullType:
-                    guard let typeRange = range(value.type.loc), let inner = range(nonNull.type.loc) else { continue }
-                    edits.append((typeRange, String(decoding: Array(source.body.utf8)[inner], as: UTF8.self)))
+                case is NonNullType:
+                    // The non-null type's own text without its `!` is the nullable type.
+                    guard let typeStart = value.type.loc?.start, let typeRange = extent(from: typeStart, tokens) else { continue }
+                    let text = String(decoding: bytes[typeRange], as: UTF8.self)
+                    guard let bang = text.lastIndex(of: "!") else { continue }
+                    edits.append((typeRange, String(text[..<bang])))
                     edits.append((valueRange, "null"))
                 default:
                     edits.append((valueRange, "null"))
@@ -39,14 +47,31 @@ enum GraphQLSwiftSchema {
             }
         }
         guard !edits.isEmpty else { return document }
-        var bytes = Array(source.body.utf8)
+        var edited = bytes
         for edit in edits.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
-            bytes.replaceSubrange(edit.range, with: Array(edit.text.utf8))
+            edited.replaceSubrange(edit.range, with: Array(edit.text.utf8))
         }
-        return try parse(source: Source(body: String(decoding: bytes, as: UTF8.self), name: source.name))
+        return try parse(source: Source(body: String(decoding: edited, as: UTF8.self), name: source.name))
     }
 
-    private static func range(_ location: Location?) -> Range<Int>? { location.map { $0.start..<$0.end } }
+    /// The bytes of the value or type that starts at `start`: one token, or a bracketed list or
+    /// object up to its closing token, with a trailing `!` for a type.
+    private static func extent(from start: Int, _ tokens: [ExecutableDescriptions.Token]) -> Range<Int>? {
+        guard var index = tokens.firstIndex(where: { $0.start == start }) else { return nil }
+        var depth = 0
+        repeat {
+            switch tokens[index].kind {
+            case .punctuator("["), .punctuator("{"): depth += 1
+            case .punctuator("]"), .punctuator("}"): depth -= 1
+            default: break
+            }
+            if depth == 0 { break }
+            index += 1
+        } while index < tokens.count
+        guard index < tokens.count else { return nil }
+        if index + 1 < tokens.count, tokens[index + 1].kind == .punctuator("!") { index += 1 }
+        return start..<tokens[index].end
+    }
 
     private static func containsObject(_ value: Value) -> Bool {
         switch value {
