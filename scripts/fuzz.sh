@@ -18,6 +18,11 @@ targets:
   websocket   APICoreKit: graphql-transport-ws and graphql-ws messages
   multipart   APICoreKit: multipart/mixed incremental delivery, any chunking, @defer assembly
   codegen     Tools: operation, schema, introspection, configuration and splitter readers
+  codegen-space  Tools: random valid documents from the spec's corners (recursive input objects,
+              names that meet in Swift, descriptions everywhere, defaults of every type, @oneOf,
+              a directive at every location), each generated and compiled with swiftc against
+              APICore (codegen-properties space; no libFuzzer). Seeds start at \$SPACE_FIRST_SEED
+              (default: 1000 × today's day of the year; the test suite runs seeds 0-5)
   all         each of them in turn
 
 On a crash, leak, timeout (10 s per input) or out-of-memory (2 GB), prints the input in hex and
@@ -42,9 +47,30 @@ package_of() {
   case "$1" in
     json|response|websocket|multipart) echo "APICoreKit apicore-fuzz" ;;
     codegen) echo "Tools codegen-fuzz" ;;
+    codegen-space) echo "Tools codegen-properties" ;;
     *) return 1 ;;
   esac
 }
+
+# The spec-space run: generation and compilation, seed after seed, for the budget.
+space() {
+  local first=${SPACE_FIRST_SEED:-$(( 1000 * 10#$(date +%j) ))}
+  echo "== fuzz codegen-space: building codegen-properties and APICore (debug, Tools/.build)"
+  (cd "$ROOT/Tools" && swift build --product codegen-properties 2>&1 | grep -E 'error|warning: .*Tools/(Sources|Fuzz)') && return 1
+  (cd "$ROOT/Tools" && swift build --target APICoreTesting >/dev/null 2>&1)
+  echo "== fuzz codegen-space: ${seconds}s from seed $first"
+  if "$ROOT/Tools/.build/debug/codegen-properties" space --first "$first" --seeds 1000000 --seconds "$seconds"; then
+    echo "fuzz codegen-space: passed"
+  else
+    echo "fuzz codegen-space: FAILED; the seed above fails (a test: add it to SpecSpaceTests' seeds or a case of its own)"
+    return 1
+  fi
+}
+
+if [ "$target_arg" = codegen-space ]; then
+  space
+  exit $?
+fi
 if [ "$target_arg" = all ]; then
   targets=(json response websocket multipart codegen)
 else
@@ -122,4 +148,5 @@ for target in "${targets[@]}"; do
       && echo "fuzz $target: corpus now $(ls "$dir/Fuzz/Corpus/$target" | wc -l) inputs"
   fi
 done
+if [ "$target_arg" = all ]; then space || status=1; fi
 exit $status

@@ -26,7 +26,7 @@ package_dir() {
 }
 
 # Packages whose generated code is committed, in generation order (SharedKit first: the kits import it).
-GENERATED=(SharedKit UserKit ProductKit HouseholdKit APICoreKit/Integration Tools/Fixtures/StarWarsAPI Tools/Fixtures/GeneratedSamples/Evolution
+GENERATED=(SharedKit UserKit ProductKit HouseholdKit APICoreKit/Integration APICoreKit/Integration/Interop/hasura Tools/Fixtures/StarWarsAPI Tools/Fixtures/GeneratedSamples/Evolution
   Tools/Fixtures/GeneratedSamples/Samples/Seed{1..6} APICoreKit/Benchmarks/apicore-json-bench)
 
 # Builds apicore-codegen (once per call) and prints its path; $APICORE_CODEGEN names one already

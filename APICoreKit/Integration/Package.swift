@@ -72,6 +72,9 @@ let package = Package(
         ),
         // The interop server's operations, generated from Interop/ (apollo-codegen-config.json).
         .target(name: "InteropAPI", dependencies: [.product(name: "APICore", package: "APICoreKit")]),
+        // A Hasura-style schema's operations (boolean expressions, upserts), generated from
+        // Interop/hasura/ and sent to its graphql-core server.
+        .target(name: "HasuraAPI", dependencies: [.product(name: "APICore", package: "APICoreKit")]),
         // The Apollo StarWars operations as the generator writes them (a link to APICoreKit's copy).
         .target(name: "StarWarsOperations", dependencies: [.product(name: "APICore", package: "APICoreKit")]),
         .executableTarget(
@@ -123,7 +126,7 @@ let package = Package(
             name: "InteropTests",
             dependencies: [
                 .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
-                .product(name: "APICoreWebSocket", package: "APICoreKit"), "APICoreTestServer", "InteropAPI",
+                .product(name: "APICoreWebSocket", package: "APICoreKit"), "APICoreTestServer", "InteropAPI", "HasuraAPI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -81,6 +81,10 @@ package struct Compilation {
 
         var schemaDocuments: [Document] = []
         for file in schemaFiles {
+            if let problem = DocumentTokens.nestingProblem(file.text, file: file.path) {
+                diagnostics.append(problem)
+                continue
+            }
             do {
                 schemaDocuments.append(try parse(source: Source(body: file.text, name: file.path)))
             } catch let error as GraphQLError {
@@ -122,6 +126,10 @@ package struct Compilation {
         var operationDocuments: [Document] = []
         var descriptions: [String: [Int: String]] = [:]
         for file in operationFiles {
+            if let problem = DocumentTokens.nestingProblem(file.text, file: file.path) {
+                diagnostics.append(problem)
+                continue
+            }
             do {
                 let described = ExecutableDescriptions(file.text)
                 if !described.descriptions.isEmpty { descriptions[file.path] = described.descriptions }

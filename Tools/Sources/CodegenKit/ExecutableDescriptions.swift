@@ -15,7 +15,7 @@ struct ExecutableDescriptions {
     init(_ source: String) {
         var bytes = Array(source.utf8)
         var descriptions: [Int: String] = [:]
-        let tokens = Self.tokens(bytes)
+        let tokens = DocumentTokens.tokens(bytes)
         var braces = 0, parentheses = 0, brackets = 0
         // In an operation's variable definitions: the parenthesis depth they are at.
         var variablesDepth: Int?
@@ -54,132 +54,10 @@ struct ExecutableDescriptions {
 
     /// Whether the `(` after `tokens[at]` opens an operation's variable definitions: it follows
     /// `query`/`mutation`/`subscription`, or the operation's name right after one.
-    private static func opensVariables(_ token: Token, _ tokens: [Token], _ at: Int) -> Bool {
+    private static func opensVariables(_ token: DocumentTokens.Token, _ tokens: [DocumentTokens.Token], _ at: Int) -> Bool {
         let operations = ["query", "mutation", "subscription"]
         if token.kind.isName(operations) { return true }
         guard case .name = token.kind, at > 0 else { return false }
         return tokens[at - 1].kind.isName(operations)
-    }
-
-    // MARK: Tokens
-
-    struct Token {
-        enum Kind: Equatable {
-            case name(String)
-            case punctuator(String)
-            case string(String)
-            case other
-
-            func isName(_ names: [String]) -> Bool {
-                if case .name(let name) = self { return names.contains(name) }
-                return false
-            }
-        }
-
-        let kind: Kind
-        let start: Int
-        let end: Int
-    }
-
-    /// The document's tokens, comments and insignificant characters left out. Lenient: what does
-    /// not lex is skipped a byte at a time, for the parser to report.
-    static func tokens(_ bytes: [UInt8]) -> [Token] {
-        var tokens: [Token] = []
-        var i = 0
-        func byte(_ at: Int) -> UInt8? { at < bytes.count ? bytes[at] : nil }
-        while i < bytes.count {
-            let c = bytes[i]
-            let start = i
-            switch c {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: ","), 0xEF, 0xBB, 0xBF:
-                i += 1
-            case UInt8(ascii: "#"):
-                while i < bytes.count && bytes[i] != UInt8(ascii: "\n") && bytes[i] != UInt8(ascii: "\r") { i += 1 }
-            case UInt8(ascii: "\""):
-                if byte(i + 1) == UInt8(ascii: "\""), byte(i + 2) == UInt8(ascii: "\"") {
-                    i += 3
-                    var raw: [UInt8] = []
-                    while i < bytes.count {
-                        if bytes[i] == UInt8(ascii: "\\"), byte(i + 1) == UInt8(ascii: "\""), byte(i + 2) == UInt8(ascii: "\""), byte(i + 3) == UInt8(ascii: "\"") {
-                            raw += Array("\"\"\"".utf8)
-                            i += 4
-                        } else if bytes[i] == UInt8(ascii: "\""), byte(i + 1) == UInt8(ascii: "\""), byte(i + 2) == UInt8(ascii: "\"") {
-                            i += 3
-                            break
-                        } else {
-                            raw.append(bytes[i])
-                            i += 1
-                        }
-                    }
-                    tokens.append(Token(kind: .string(blockStringValue(String(decoding: raw, as: UTF8.self))), start: start, end: i))
-                } else {
-                    i += 1
-                    var value: [UInt8] = []
-                    while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\n") {
-                        if bytes[i] == UInt8(ascii: "\\"), let escaped = byte(i + 1) {
-                            let (decoded, length) = unescape(bytes, at: i, escaped)
-                            value += decoded
-                            i += length
-                        } else {
-                            value.append(bytes[i])
-                            i += 1
-                        }
-                    }
-                    i = min(i + 1, bytes.count)
-                    tokens.append(Token(kind: .string(String(decoding: value, as: UTF8.self)), start: start, end: i))
-                }
-            case UInt8(ascii: "_"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                while let b = byte(i), b == UInt8(ascii: "_") || (b >= 48 && b <= 57) || (b | 0x20 >= 97 && b | 0x20 <= 122) { i += 1 }
-                tokens.append(Token(kind: .name(String(decoding: bytes[start..<i], as: UTF8.self)), start: start, end: i))
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                i += 1
-                while let b = byte(i), (b >= 48 && b <= 57) || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
-                    || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
-                { i += 1 }
-                tokens.append(Token(kind: .other, start: start, end: i))
-            case UInt8(ascii: "."):
-                i += byte(i + 1) == UInt8(ascii: ".") && byte(i + 2) == UInt8(ascii: ".") ? 3 : 1
-                tokens.append(Token(kind: .punctuator("..."), start: start, end: i))
-            default:
-                i += 1
-                tokens.append(Token(kind: .punctuator(String(UnicodeScalar(c))), start: start, end: i))
-            }
-        }
-        return tokens
-    }
-
-    /// A string escape at `at` (`\n`, `\"`, `\u0041`, `\u{1F600}`): its UTF-8 bytes and length.
-    private static func unescape(_ bytes: [UInt8], at: Int, _ escaped: UInt8) -> ([UInt8], Int) {
-        let simple: [UInt8: String] = [
-            UInt8(ascii: "n"): "\n", UInt8(ascii: "t"): "\t", UInt8(ascii: "r"): "\r", UInt8(ascii: "b"): "\u{8}", UInt8(ascii: "f"): "\u{C}",
-            UInt8(ascii: "\""): "\"", UInt8(ascii: "\\"): "\\", UInt8(ascii: "/"): "/",
-        ]
-        if let text = simple[escaped] { return (Array(text.utf8), 2) }
-        guard escaped == UInt8(ascii: "u") else { return ([escaped], 2) }
-        var end = at + 2
-        let braced = end < bytes.count && bytes[end] == UInt8(ascii: "{")
-        if braced { end += 1 }
-        let digitsStart = end
-        while end < bytes.count, end - digitsStart < (braced ? 8 : 4), let _ = Int(String(UnicodeScalar(bytes[end])), radix: 16) { end += 1 }
-        let digits = String(decoding: bytes[digitsStart..<end], as: UTF8.self)
-        if braced && end < bytes.count && bytes[end] == UInt8(ascii: "}") { end += 1 }
-        guard let code = UInt32(digits, radix: 16), let scalar = UnicodeScalar(code) else { return ([], end - at) }
-        return (Array(String(Character(scalar)).utf8), end - at)
-    }
-
-    /// The spec's BlockStringValue: common indentation and blank first and last lines removed.
-    static func blockStringValue(_ raw: String) -> String {
-        var lines = raw.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let indents = lines.dropFirst().compactMap { line -> Int? in
-            let indent = line.prefix { $0 == " " || $0 == "\t" }.count
-            return indent < line.count ? indent : nil
-        }
-        if let common = indents.min() {
-            lines = [lines[0]] + lines.dropFirst().map { String($0.dropFirst(min(common, $0.count))) }
-        }
-        while let first = lines.first, first.allSatisfy({ $0 == " " || $0 == "\t" }) { lines.removeFirst() }
-        while let last = lines.last, last.allSatisfy({ $0 == " " || $0 == "\t" }) { lines.removeLast() }
-        return lines.joined(separator: "\n")
     }
 }

@@ -179,3 +179,40 @@ struct SpecSpaceTests {
         #expect(throws: CodegenFailure.self) { _ = try generate(schema: schema, operations: "query Q { f(arg: {x: 1, y: 2}) f(arg: {y: 2, x: 3}) }") }
     }
 }
+
+/// Documents deeper than GraphQLSwift can read are refused at the place they get too deep, never
+/// a crash (its parser's recursion ran out of stack near a thousand selection sets) nor a hang
+/// (it prints a list value in time exponential in its depth).
+@Suite("Nesting limits")
+struct NestingLimitTests {
+    let schema = "type Query { a: Query b: Int l(x: [Int]): Int }"
+
+    func errors(_ operations: String) -> [String] {
+        do {
+            _ = try generate(schema: schema, operations: operations)
+            return []
+        } catch {
+            return error.diagnostics.map(\.description)
+        }
+    }
+
+    @Test("selection sets 2,000 deep, and lists 60 deep in a value, are an error at the first level too deep")
+    func tooDeep() {
+        let selections = "query Q { " + String(repeating: "a { ", count: 2_000) + "b" + String(repeating: " }", count: 2_000) + " }"
+        #expect(errors(selections) == [
+            "operations.graphql:1:409: error: selection sets, arguments, lists and objects nest deeper than 100 levels here; the generator reads no deeper"
+        ])
+        let lists = "query Q { l(x: " + String(repeating: "[", count: 60) + "1" + String(repeating: "]", count: 60) + ") }"
+        #expect(errors(lists) == ["operations.graphql:1:40: error: lists nest deeper than 24 levels here; the generator reads no deeper"])
+        #expect(throws: CodegenFailure.self) {
+            _ = try generate(schema: "type Query { l(x: " + String(repeating: "[", count: 30) + "Int" + String(repeating: "]", count: 30) + "): Int }", operations: "query Q { l }")
+        }
+    }
+
+    @Test("as deep as people write, and deeper, is read: 90 selection sets, 20 lists")
+    func deepEnough() throws {
+        let selections = "query Q { " + String(repeating: "a { ", count: 90) + "b" + String(repeating: " }", count: 90) + " }"
+        _ = try generate(schema: schema, operations: selections)
+        #expect(errors("query Q { l(x: " + String(repeating: "[", count: 20) + "1" + String(repeating: "]", count: 20) + ") }").count == 1)
+    }
+}

@@ -29,10 +29,11 @@ final class InteropServer: @unchecked Sendable {
         self.output = output
     }
 
-    /// Installs (once) and starts the server; `port` 0 takes any free one.
-    static func start(port: Int = 0) async throws -> InteropServer {
+    /// Installs (once) and starts the server (`script`: strawberry's, or `hasura/server.py`);
+    /// `port` 0 takes any free one.
+    static func start(script: String = "server.py", port: Int = 0) async throws -> InteropServer {
         try await Installation.shared.ensure()
-        let (process, output) = try launch(["server.py", "--port", String(port)])
+        let (process, output) = try launch([script, "--port", String(port)])
         let started = await eventually({ output.withLock { $0.contains("listening on ") } || !process.isRunning }, timeout: .seconds(60))
         let text = output.withLock { $0 }
         guard started, process.isRunning,
@@ -40,7 +41,7 @@ final class InteropServer: @unchecked Sendable {
             let bound = Int(line.dropFirst("listening on ".count).trimmingCharacters(in: .whitespaces))
         else {
             if process.isRunning { process.terminate() }
-            throw Failure(description: "interop: the strawberry server did not start: \(text.split(separator: "\n").last ?? "no output")")
+            throw Failure(description: "interop: \(script) did not start: \(text.split(separator: "\n").last ?? "no output")")
         }
         return InteropServer(port: bound, process: process, output: output)
     }

@@ -24,7 +24,7 @@ enum GraphQLSwiftSchema {
     private static func withoutObjectDefaults(_ document: Document) throws -> Document {
         guard let source = document.loc?.source else { return document }
         let bytes = Array(source.body.utf8)
-        let tokens = ExecutableDescriptions.tokens(bytes)
+        let tokens = DocumentTokens.tokens(bytes)
         var edits: [(range: Range<Int>, text: String)] = []
         for definition in document.definitions {
             for value in SDLRules.inputValueDefinitions(definition) {
@@ -56,7 +56,7 @@ enum GraphQLSwiftSchema {
 
     /// The bytes of the value or type that starts at `start`: one token, or a bracketed list or
     /// object up to its closing token, with a trailing `!` for a type.
-    private static func extent(from start: Int, _ tokens: [ExecutableDescriptions.Token]) -> Range<Int>? {
+    private static func extent(from start: Int, _ tokens: [DocumentTokens.Token]) -> Range<Int>? {
         guard var index = tokens.firstIndex(where: { $0.start == start }) else { return nil }
         var depth = 0
         repeat {
