@@ -9,24 +9,22 @@ Nothing here knows APICoreKit.
     python server.py --print-schema prints the schema (SDL), as committed in schema.graphqls
 """
 
-import argparse
 import asyncio
 import datetime
 import enum
 import hashlib
-import signal
-import socket
 import sys
 from typing import AsyncGenerator, Optional
 
 import strawberry
 from strawberry.schema.config import StrawberryConfig
-import uvicorn
 from strawberry.asgi import GraphQL
 from strawberry.file_uploads import Upload
 from strawberry.subscriptions import (
     GRAPHQL_SSE_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL, MULTIPART_SUBSCRIPTION_PROTOCOL,
 )
+
+from loopback import serve
 
 
 @strawberry.enum
@@ -122,24 +120,10 @@ app = GraphQL(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (0: any free one)")
-    parser.add_argument("--print-schema", action="store_true", help="print the schema (SDL) and exit")
-    arguments = parser.parse_args()
-    if arguments.print_schema:
+    if "--print-schema" in sys.argv:
         print(schema.as_str())
         return
-    # A parent may have blocked signals on the thread that started us (test runners do): SIGTERM
-    # must stop the server.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", arguments.port))
-    listener.listen(128)
-    print(f"listening on {listener.getsockname()[1]}", flush=True)
-    # Tests stop it with SIGTERM: open keep-alive connections get a second, not forever.
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1))
-    server.run(sockets=[listener])
+    serve(app, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

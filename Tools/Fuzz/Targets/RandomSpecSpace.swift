@@ -75,6 +75,8 @@ package enum RandomSpecSpace {
         var fragmentName = "Result"
         /// The second object type's name: Swift's or APICore's now and then.
         var otherName = "Other"
+        /// Input objects in a random graph, beside the fixed shapes.
+        var graph: RandomInputGraph?
         var withDescriptions = true
 
         init(random: SeededRandom) { source = Source(random) }
@@ -120,8 +122,12 @@ package enum RandomSpecSpace {
             let values = enumValues.map { description("value \($0)") + $0 + applied() }.joined(separator: "\n  ")
             schema.append(description("An enum") + "enum \(enumName)\(applied()) {\n  \(values)\n}")
             inputs()
+            let graph = RandomInputGraph(random: &source.random, enumName: enumName, enumValue: enumValues[0])
+            self.graph = graph
+            schema += graph.schema(description: description, applied: applied)
             outputTypes()
             documents()
+            operations.append(graph.operation(random: &source.random))
         }
 
         /// Input objects in every kind of cycle, with defaults of every type.
@@ -203,6 +209,7 @@ package enum RandomSpecSpace {
                   self: Int
                   low: \(enumName.lowercased())
                   find(a: A, b: B, c: C, key: K!): Int
+                  \(graph?.queryField() ?? "")
                 }
                 """)
             schema.append("type Mutation { update(where: Filter!, \(description("the change"))to: Names): Item }")

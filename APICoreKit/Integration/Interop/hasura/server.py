@@ -11,16 +11,15 @@ received, are kept; `{ "query": "__received" }` is not GraphQL: it answers them,
     python hasura/server.py [--port N]   prints "listening on <port>" once bound, then serves until killed
 """
 
-import argparse
 import fnmatch
 import json
 import os
-import signal
-import socket
 import sys
 
-import uvicorn
 from graphql import build_schema, graphql_sync
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from loopback import serve  # noqa: E402 (Interop/, beside this folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "schema.graphqls"), encoding="utf-8") as file:
@@ -179,17 +178,7 @@ async def app(scope, receive, send):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (0: any free one)")
-    arguments = parser.parse_args()
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", arguments.port))
-    listener.listen(128)
-    print(f"listening on {listener.getsockname()[1]}", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1))
-    server.run(sockets=[listener])
+    serve(app, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -196,7 +196,7 @@ enum OperationRules {
         var errors: [ValidationError] = []
         for case let operation as OperationDefinition in document.definitions {
             for definition in operation.variableDefinitions {
-                guard let named = SDLIndex.named(definition.type), !schema.model.mentionsScalar(named.name.value),
+                guard let named = TypeParts.named(definition.type), !schema.model.mentionsScalar(named.name.value),
                     schema.graphQL.getType(name: named.name.value) != nil
                 else { continue }
                 errors.append(ValidationError(rule: "KnownTypeNamesRule", "Unknown type \"\(named.name.value)\".", at: [named.loc]))

@@ -17,41 +17,29 @@ extension SDLRules {
 
     /// Every place of a definition that carries directives, in document order.
     static func directiveSites(_ definition: Definition) -> [DirectiveSite] {
-        func arguments(_ values: [InputValueDefinition], _ location: String) -> [DirectiveSite] {
-            values.map { DirectiveSite(directives: $0.directives, location: location, scope: .alone) }
-        }
-        func fields(_ fields: [GraphQL.FieldDefinition]) -> [DirectiveSite] {
-            fields.flatMap {
-                [DirectiveSite(directives: $0.directives, location: "FIELD_DEFINITION", scope: .alone)]
-                    + arguments($0.arguments, "ARGUMENT_DEFINITION")
-            }
-        }
-        func type(_ name: Name, _ directives: [Directive], _ location: String) -> DirectiveSite {
-            DirectiveSite(directives: directives, location: location, scope: .type(name.value))
+        func sites<T>(_ nodes: [T], _ directives: (T) -> [Directive], _ location: String) -> [DirectiveSite] {
+            nodes.map { DirectiveSite(directives: directives($0), location: location, scope: .alone) }
         }
         switch definition {
         case let d as SchemaDefinition: return [DirectiveSite(directives: d.directives, location: "SCHEMA", scope: .schema)]
         case let e as SchemaExtensionDefinition: return [DirectiveSite(directives: e.definition.directives, location: "SCHEMA", scope: .schema)]
-        case let d as ScalarTypeDefinition: return [type(d.name, d.directives, "SCALAR")]
-        case let e as ScalarExtensionDefinition: return [type(e.definition.name, e.directives, "SCALAR")]
-        case let d as ObjectTypeDefinition: return [type(d.name, d.directives, "OBJECT")] + fields(d.fields)
-        case let e as TypeExtensionDefinition: return [type(e.definition.name, e.definition.directives, "OBJECT")] + fields(e.definition.fields)
-        case let d as InterfaceTypeDefinition: return [type(d.name, d.directives, "INTERFACE")] + fields(d.fields)
-        case let e as InterfaceExtensionDefinition:
-            return [type(e.definition.name, e.definition.directives, "INTERFACE")] + fields(e.definition.fields)
-        case let d as UnionTypeDefinition: return [type(d.name, d.directives, "UNION")]
-        case let e as UnionExtensionDefinition: return [type(e.definition.name, e.definition.directives, "UNION")]
-        case let d as EnumTypeDefinition:
-            return [type(d.name, d.directives, "ENUM")] + d.values.map { DirectiveSite(directives: $0.directives, location: "ENUM_VALUE", scope: .alone) }
-        case let e as EnumExtensionDefinition:
-            return [type(e.definition.name, e.definition.directives, "ENUM")]
-                + e.definition.values.map { DirectiveSite(directives: $0.directives, location: "ENUM_VALUE", scope: .alone) }
-        case let d as InputObjectTypeDefinition:
-            return [type(d.name, d.directives, "INPUT_OBJECT")] + arguments(d.fields, "INPUT_FIELD_DEFINITION")
-        case let e as InputObjectExtensionDefinition:
-            return [type(e.definition.name, e.definition.directives, "INPUT_OBJECT")] + arguments(e.definition.fields, "INPUT_FIELD_DEFINITION")
-        case let d as DirectiveDefinition: return arguments(d.arguments, "ARGUMENT_DEFINITION")
-        default: return []
+        case let d as DirectiveDefinition: return sites(d.arguments, \.directives, "ARGUMENT_DEFINITION")
+        default:
+            guard let parts = TypeParts(definition) else { return [] }
+            let location: String
+            switch parts.kind {
+            case .scalar: location = "SCALAR"
+            case .object: location = "OBJECT"
+            case .interface: location = "INTERFACE"
+            case .union: location = "UNION"
+            case .enumeration: location = "ENUM"
+            case .inputObject: location = "INPUT_OBJECT"
+            }
+            return [DirectiveSite(directives: parts.directives, location: location, scope: .type(parts.name.value))]
+                + parts.fields.flatMap {
+                    sites([$0], \.directives, "FIELD_DEFINITION") + sites($0.arguments, \.directives, "ARGUMENT_DEFINITION")
+                }
+                + sites(parts.values, \.directives, "ENUM_VALUE") + sites(parts.inputFields, \.directives, "INPUT_FIELD_DEFINITION")
         }
     }
 
@@ -148,17 +136,7 @@ extension SDLRules {
 
     /// The arguments and input fields a definition declares.
     static func inputValueDefinitions(_ definition: Definition) -> [InputValueDefinition] {
-        func fields(_ fields: [GraphQL.FieldDefinition]) -> [InputValueDefinition] { fields.flatMap(\.arguments) }
-        switch definition {
-        case let d as ObjectTypeDefinition: return fields(d.fields)
-        case let e as TypeExtensionDefinition: return fields(e.definition.fields)
-        case let d as InterfaceTypeDefinition: return fields(d.fields)
-        case let e as InterfaceExtensionDefinition: return fields(e.definition.fields)
-        case let d as InputObjectTypeDefinition: return d.fields
-        case let e as InputObjectExtensionDefinition: return e.definition.fields
-        case let d as DirectiveDefinition: return d.arguments
-        default: return []
-        }
+        (definition as? DirectiveDefinition)?.arguments ?? TypeParts(definition)?.inputValues ?? []
     }
 
     private func knownDirective(_ name: String) -> SDLIndex.DirectiveFacts? { directivesKnown[name] }

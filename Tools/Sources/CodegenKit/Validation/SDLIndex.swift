@@ -5,9 +5,7 @@ import GraphQL
 /// documents, definitions and extensions merged, as graphql-js's `buildSchema` and
 /// `extendSchema` would; the directives every schema has are always there.
 struct SDLIndex {
-    enum Kind: String {
-        case scalar, object, interface, union, enumeration = "enum", inputObject = "input object"
-    }
+    typealias Kind = TypeParts.Kind
 
     struct TypeFacts {
         var kind: Kind
@@ -65,35 +63,20 @@ struct SDLIndex {
 
     /// A definition's contribution; an extension of a type not yet known defines it.
     mutating func add(_ definition: Definition) {
-        func fields(_ name: String, _ kind: Kind, _ names: [String]) {
-            types[name, default: TypeFacts(kind: kind)].fields.formUnion(names)
-        }
         switch definition {
         case let schema as SchemaDefinition:
             hasSchemaDefinition = true
             rootTypes.formUnion(schema.operationTypes.map(\.operation))
         case let ext as SchemaExtensionDefinition:
             rootTypes.formUnion(ext.definition.operationTypes.map(\.operation))
-        case let scalar as ScalarTypeDefinition:
-            types[scalar.name.value] = types[scalar.name.value] ?? TypeFacts(kind: .scalar)
-        case let object as ObjectTypeDefinition: fields(object.name.value, .object, object.fields.map(\.name.value))
-        case let ext as TypeExtensionDefinition: fields(ext.definition.name.value, .object, ext.definition.fields.map(\.name.value))
-        case let interface as InterfaceTypeDefinition: fields(interface.name.value, .interface, interface.fields.map(\.name.value))
-        case let ext as InterfaceExtensionDefinition:
-            fields(ext.definition.name.value, .interface, ext.definition.fields.map(\.name.value))
-        case let union as UnionTypeDefinition: fields(union.name.value, .union, [])
-        case let ext as UnionExtensionDefinition: fields(ext.definition.name.value, .union, [])
-        case let enumeration as EnumTypeDefinition:
-            types[enumeration.name.value, default: TypeFacts(kind: .enumeration)].values.formUnion(enumeration.values.map(\.name.value))
-        case let ext as EnumExtensionDefinition:
-            types[ext.definition.name.value, default: TypeFacts(kind: .enumeration)].values.formUnion(ext.definition.values.map(\.name.value))
-        case let input as InputObjectTypeDefinition: fields(input.name.value, .inputObject, input.fields.map(\.name.value))
-        case let ext as InputObjectExtensionDefinition:
-            fields(ext.definition.name.value, .inputObject, ext.definition.fields.map(\.name.value))
         case let directive as DirectiveDefinition:
             directives[directive.name.value] = Self.facts(directive)
         default:
-            break
+            guard let parts = TypeParts(definition) else { break }
+            var facts = types[parts.name.value] ?? TypeFacts(kind: parts.kind)
+            facts.fields.formUnion(parts.fieldNames.map(\.value))
+            facts.values.formUnion(parts.values.map(\.name.value))
+            types[parts.name.value] = facts
         }
         for name in Self.referencedTypeNames(definition) where types[name] == nil && Self.standardTypeNames.contains(name) && !name.hasPrefix("__") {
             types[name] = TypeFacts(kind: .scalar)
@@ -107,60 +90,19 @@ struct SDLIndex {
             repeatable: directive.repeatable)
     }
 
-    /// The kind a type definition or extension is of (`nil` for anything else).
-    static func kind(of definition: Definition) -> (name: Name, kind: Kind, isExtension: Bool)? {
-        switch definition {
-        case let d as ScalarTypeDefinition: return (d.name, .scalar, false)
-        case let d as ObjectTypeDefinition: return (d.name, .object, false)
-        case let d as InterfaceTypeDefinition: return (d.name, .interface, false)
-        case let d as UnionTypeDefinition: return (d.name, .union, false)
-        case let d as EnumTypeDefinition: return (d.name, .enumeration, false)
-        case let d as InputObjectTypeDefinition: return (d.name, .inputObject, false)
-        case let e as ScalarExtensionDefinition: return (e.definition.name, .scalar, true)
-        case let e as TypeExtensionDefinition: return (e.definition.name, .object, true)
-        case let e as InterfaceExtensionDefinition: return (e.definition.name, .interface, true)
-        case let e as UnionExtensionDefinition: return (e.definition.name, .union, true)
-        case let e as EnumExtensionDefinition: return (e.definition.name, .enumeration, true)
-        case let e as InputObjectExtensionDefinition: return (e.definition.name, .inputObject, true)
-        default: return nil
-        }
-    }
-
     /// Every named type a type-system definition refers to, in the order written.
     static func referencedTypeNames(_ definition: Definition) -> [String] {
         namedTypes(in: definition).map(\.name.value)
     }
 
     /// Every `NamedType` node of a type-system definition: field, argument and input field types,
-    /// interfaces, union members and root operation types.
+    /// interfaces, union members, root operation types and directive arguments' types.
     static func namedTypes(in definition: Definition) -> [NamedType] {
-        func arguments(_ values: [InputValueDefinition]) -> [NamedType] { values.compactMap { named($0.type) } }
-        func fields(_ fields: [GraphQL.FieldDefinition]) -> [NamedType] {
-            fields.flatMap { arguments($0.arguments) + [named($0.type)].compactMap { $0 } }
-        }
         switch definition {
         case let schema as SchemaDefinition: return schema.operationTypes.map(\.type)
         case let ext as SchemaExtensionDefinition: return ext.definition.operationTypes.map(\.type)
-        case let object as ObjectTypeDefinition: return object.interfaces + fields(object.fields)
-        case let ext as TypeExtensionDefinition: return ext.definition.interfaces + fields(ext.definition.fields)
-        case let interface as InterfaceTypeDefinition: return interface.interfaces + fields(interface.fields)
-        case let ext as InterfaceExtensionDefinition: return ext.definition.interfaces + fields(ext.definition.fields)
-        case let union as UnionTypeDefinition: return union.types
-        case let ext as UnionExtensionDefinition: return ext.definition.types
-        case let input as InputObjectTypeDefinition: return arguments(input.fields)
-        case let ext as InputObjectExtensionDefinition: return arguments(ext.definition.fields)
-        case let directive as DirectiveDefinition: return arguments(directive.arguments)
-        default: return []
-        }
-    }
-
-    /// The named type inside list and non-null wrappers.
-    static func named(_ type: Type) -> NamedType? {
-        switch type {
-        case let named as NamedType: return named
-        case let list as ListType: return self.named(list.type)
-        case let nonNull as NonNullType: return self.named(nonNull.type)
-        default: return nil
+        case let directive as DirectiveDefinition: return directive.arguments.compactMap { TypeParts.named($0.type) }
+        default: return TypeParts(definition)?.namedTypes ?? []
         }
     }
 }

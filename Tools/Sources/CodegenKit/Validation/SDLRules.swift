@@ -109,8 +109,8 @@ struct SDLRules {
 
     private mutating func uniqueTypeNames() {
         var known: [String: Name] = [:]
-        for definition in definitions {
-            guard let (name, _, isExtension) = SDLIndex.kind(of: definition), !isExtension else { continue }
+        for case let parts? in definitions.map(TypeParts.init) where !parts.isExtension {
+            let name = parts.name
             if base?.types[name.value] != nil || (base != nil && SDLIndex.standardTypeNames.contains(name.value) && name.value.hasPrefix("__")) {
                 report("Type \"\(name.value)\" already exists in the schema. It cannot also be defined in this type definition.", name.loc)
             } else if let first = known[name.value] {
@@ -123,14 +123,9 @@ struct SDLRules {
 
     private mutating func uniqueEnumValueNames() {
         var known: [String: [String: Name]] = [:]
-        for definition in definitions {
-            let (typeName, values): (String, [EnumValueDefinition])
-            switch definition {
-            case let enumeration as EnumTypeDefinition: (typeName, values) = (enumeration.name.value, enumeration.values)
-            case let ext as EnumExtensionDefinition: (typeName, values) = (ext.definition.name.value, ext.definition.values)
-            default: continue
-            }
-            for value in values {
+        for case let parts? in definitions.map(TypeParts.init) where parts.kind == .enumeration {
+            let typeName = parts.name.value
+            for value in parts.values {
                 let existing = base?.types[typeName]
                 if existing?.kind == .enumeration, existing?.values.contains(value.name.value) == true {
                     report(
@@ -147,9 +142,9 @@ struct SDLRules {
 
     private mutating func uniqueFieldDefinitionNames() {
         var known: [String: [String: Name]] = [:]
-        for definition in definitions {
-            guard let (typeName, fieldNames) = Self.fieldNames(definition) else { continue }
-            for name in fieldNames {
+        for case let parts? in definitions.map(TypeParts.init) {
+            let typeName = parts.name
+            for name in parts.fieldNames {
                 let existing = base?.types[typeName.value]
                 if let existing, [.object, .interface, .inputObject].contains(existing.kind), existing.fields.contains(name.value) {
                     report(
@@ -164,19 +159,6 @@ struct SDLRules {
         }
     }
 
-    /// The field (or input field) names of an object, interface or input object definition or extension.
-    private static func fieldNames(_ definition: Definition) -> (Name, [Name])? {
-        switch definition {
-        case let d as ObjectTypeDefinition: return (d.name, d.fields.map(\.name))
-        case let e as TypeExtensionDefinition: return (e.definition.name, e.definition.fields.map(\.name))
-        case let d as InterfaceTypeDefinition: return (d.name, d.fields.map(\.name))
-        case let e as InterfaceExtensionDefinition: return (e.definition.name, e.definition.fields.map(\.name))
-        case let d as InputObjectTypeDefinition: return (d.name, d.fields.map(\.name))
-        case let e as InputObjectExtensionDefinition: return (e.definition.name, e.definition.fields.map(\.name))
-        default: return nil
-        }
-    }
-
     private mutating func uniqueArgumentDefinitionNames() {
         func check(_ owner: String, _ arguments: [InputValueDefinition]) {
             for (name, nodes) in Self.grouped(arguments.map(\.name)) where nodes.count > 1 {
@@ -184,18 +166,9 @@ struct SDLRules {
             }
         }
         for definition in definitions {
-            let fields: (String, [GraphQL.FieldDefinition])
-            switch definition {
-            case let directive as DirectiveDefinition:
-                check("@\(directive.name.value)", directive.arguments)
-                continue
-            case let d as ObjectTypeDefinition: fields = (d.name.value, d.fields)
-            case let e as TypeExtensionDefinition: fields = (e.definition.name.value, e.definition.fields)
-            case let d as InterfaceTypeDefinition: fields = (d.name.value, d.fields)
-            case let e as InterfaceExtensionDefinition: fields = (e.definition.name.value, e.definition.fields)
-            default: continue
-            }
-            for field in fields.1 { check("\(fields.0).\(field.name.value)", field.arguments) }
+            if let directive = definition as? DirectiveDefinition { check("@\(directive.name.value)", directive.arguments) }
+            guard let parts = TypeParts(definition) else { continue }
+            for field in parts.fields { check("\(parts.name.value).\(field.name.value)", field.arguments) }
         }
     }
 
@@ -228,9 +201,7 @@ struct SDLRules {
 
     private mutating func knownTypeNames() {
         var known = Set(base?.types.keys.map { $0 } ?? [])
-        for definition in definitions {
-            if let (name, _, isExtension) = SDLIndex.kind(of: definition), !isExtension { known.insert(name.value) }
-        }
+        for case let parts? in definitions.map(TypeParts.init) where !parts.isExtension { known.insert(parts.name.value) }
         for definition in definitions {
             for named in SDLIndex.namedTypes(in: definition) where !known.contains(named.name.value) {
                 if SDLIndex.standardTypeNames.contains(named.name.value) { continue }
@@ -240,47 +211,23 @@ struct SDLRules {
     }
 
     private mutating func possibleTypeExtensions() {
-        var defined: [String: (Definition, SDLIndex.Kind)] = [:]
-        for definition in definitions {
-            if let (name, kind, isExtension) = SDLIndex.kind(of: definition), !isExtension { defined[name.value] = (definition, kind) }
-        }
-        for definition in definitions {
-            guard let (name, kind, isExtension) = SDLIndex.kind(of: definition), isExtension else { continue }
-            let expected = defined[name.value]?.1 ?? base?.types[name.value]?.kind
+        var defined: [String: TypeParts] = [:]
+        for case let parts? in definitions.map(TypeParts.init) where !parts.isExtension { defined[parts.name.value] = parts }
+        for case let parts? in definitions.map(TypeParts.init) where parts.isExtension {
+            let (name, kind) = (parts.name, parts.kind)
+            let expected = defined[name.value]?.kind ?? base?.types[name.value]?.kind
                 ?? (base != nil && SDLIndex.standardTypeNames.contains(name.value) && !name.value.hasPrefix("__") ? .scalar : nil)
             guard let expected else {
                 report("Cannot extend type \"\(name.value)\" because it is not defined.", name.loc)
                 continue
             }
             if expected != kind {
-                if let (definitionNode, _) = defined[name.value] {
-                    report("Cannot extend non-\(kind.rawValue) type \"\(name.value)\".", Self.location(definitionNode), Self.location(definition))
+                if let definition = defined[name.value] {
+                    report("Cannot extend non-\(kind.rawValue) type \"\(name.value)\".", definition.location, parts.location)
                 } else {
-                    report("Cannot extend non-\(kind.rawValue) type \"\(name.value)\".", Self.location(definition))
+                    report("Cannot extend non-\(kind.rawValue) type \"\(name.value)\".", parts.location)
                 }
             }
-        }
-    }
-
-    /// Where a definition starts (an extension at `extend`).
-    static func location(_ definition: Definition) -> Location? {
-        switch definition {
-        case let d as ScalarTypeDefinition: return d.loc
-        case let d as ObjectTypeDefinition: return d.loc
-        case let d as InterfaceTypeDefinition: return d.loc
-        case let d as UnionTypeDefinition: return d.loc
-        case let d as EnumTypeDefinition: return d.loc
-        case let d as InputObjectTypeDefinition: return d.loc
-        case let e as ScalarExtensionDefinition: return e.loc
-        case let e as TypeExtensionDefinition: return e.loc
-        case let e as InterfaceExtensionDefinition: return e.loc
-        case let e as UnionExtensionDefinition: return e.loc
-        case let e as EnumExtensionDefinition: return e.loc
-        case let e as InputObjectExtensionDefinition: return e.loc
-        case let d as DirectiveDefinition: return d.loc
-        case let d as SchemaDefinition: return d.loc
-        case let e as SchemaExtensionDefinition: return e.loc
-        default: return nil
         }
     }
 }

@@ -81,9 +81,7 @@ struct SchemaDefaults {
             }
             return []
         case .enumeration:
-            let values = schema.types[name]?.all.flatMap { definition -> [String] in
-                ((definition as? EnumTypeDefinition)?.values ?? (definition as? EnumExtensionDefinition)?.definition.values ?? []).map(\.name.value)
-            } ?? []
+            let values = schema.values(of: name).map(\.name.value)
             guard let enumValue = value as? EnumValue, values.contains(enumValue.value) else { return expected("a value of enum \"\(name)\"") }
             return []
         case .inputObject:
@@ -143,7 +141,7 @@ struct SchemaDefaults {
             }
             guard let object = value as? ObjectValue else { return }
             for field in schema.inputFields(of: type) {
-                guard let named = SDLIndex.named(field.type), schema.kind(of: named.name.value) == .inputObject else { continue }
+                guard let named = TypeParts.named(field.type), schema.kind(of: named.name.value) == .inputObject else { continue }
                 if let given = object.fields.first(where: { $0.name.value == field.name.value }) {
                     literalDefault(given.value, named.name.value)
                 } else {
@@ -153,7 +151,7 @@ struct SchemaDefaults {
         }
         for name in schema.order where schema.types[name]?.kind == .inputObject {
             for field in schema.inputFields(of: name) {
-                guard let named = SDLIndex.named(field.type), schema.kind(of: named.name.value) == .inputObject else { continue }
+                guard let named = TypeParts.named(field.type), schema.kind(of: named.name.value) == .inputObject else { continue }
                 fieldDefault(field, named.name.value, "\(name).\(field.name.value)")
             }
         }
@@ -173,7 +171,7 @@ struct SchemaDefaults {
             for name in inputs where !inhabited.contains(name) {
                 let fields = schema.inputFields(of: name)
                 func buildable(_ field: InputValueDefinition) -> Bool {
-                    guard !(TypeRef(field.type).nullable.isList), let named = SDLIndex.named(field.type),
+                    guard !(TypeRef(field.type).nullable.isList), let named = TypeParts.named(field.type),
                         schema.kind(of: named.name.value) == .inputObject
                     else { return true }
                     return inhabited.contains(named.name.value)

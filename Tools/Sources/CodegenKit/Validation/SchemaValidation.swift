@@ -14,11 +14,11 @@ struct SchemaValidation {
     struct TypeNodes {
         let name: String
         let kind: SDLIndex.Kind
-        var definition: Definition?
-        var extensions: [Definition] = []
+        var definition: TypeParts?
+        var extensions: [TypeParts] = []
 
-        var all: [Definition] { (definition.map { [$0] } ?? []) + extensions }
-        var locations: [Location?] { all.map(SDLRules.location) }
+        var all: [TypeParts] { (definition.map { [$0] } ?? []) + extensions }
+        var locations: [Location?] { all.map(\.location) }
     }
 
     private(set) var types: [String: TypeNodes] = [:]
@@ -38,12 +38,13 @@ struct SchemaValidation {
             case let ext as SchemaExtensionDefinition: schemaNodes.append(ext.definition)
             case let directive as DirectiveDefinition: directiveDefinitions.append(directive)
             default:
-                guard let (name, kind, isExtension) = SDLIndex.kind(of: definition) else { continue }
-                if types[name.value] == nil {
-                    types[name.value] = TypeNodes(name: name.value, kind: kind)
-                    order.append(name.value)
+                guard let parts = TypeParts(definition) else { continue }
+                let name = parts.name.value
+                if types[name] == nil {
+                    types[name] = TypeNodes(name: name, kind: parts.kind)
+                    order.append(name)
                 }
-                if isExtension { types[name.value]!.extensions.append(definition) } else { types[name.value]!.definition = definition }
+                if parts.isExtension { types[name]!.extensions.append(parts) } else { types[name]!.definition = parts }
             }
         }
     }
@@ -65,62 +66,20 @@ struct SchemaValidation {
 
     // MARK: Reading the definitions
 
-    func fields(of name: String) -> [GraphQL.FieldDefinition] {
-        (types[name]?.all ?? []).flatMap { definition -> [GraphQL.FieldDefinition] in
-            switch definition {
-            case let d as ObjectTypeDefinition: return d.fields
-            case let e as TypeExtensionDefinition: return e.definition.fields
-            case let d as InterfaceTypeDefinition: return d.fields
-            case let e as InterfaceExtensionDefinition: return e.definition.fields
-            default: return []
-            }
-        }
-    }
+    func fields(of name: String) -> [GraphQL.FieldDefinition] { (types[name]?.all ?? []).flatMap(\.fields) }
 
-    func interfaceNodes(of name: String) -> [NamedType] {
-        (types[name]?.all ?? []).flatMap { definition -> [NamedType] in
-            switch definition {
-            case let d as ObjectTypeDefinition: return d.interfaces
-            case let e as TypeExtensionDefinition: return e.definition.interfaces
-            case let d as InterfaceTypeDefinition: return d.interfaces
-            case let e as InterfaceExtensionDefinition: return e.definition.interfaces
-            default: return []
-            }
-        }
-    }
+    func interfaceNodes(of name: String) -> [NamedType] { (types[name]?.all ?? []).flatMap(\.interfaces) }
 
     func interfaces(of name: String) -> [String] { interfaceNodes(of: name).map(\.name.value) }
 
-    func members(of name: String) -> [NamedType] {
-        (types[name]?.all ?? []).flatMap { definition -> [NamedType] in
-            switch definition {
-            case let d as UnionTypeDefinition: return d.types
-            case let e as UnionExtensionDefinition: return e.definition.types
-            default: return []
-            }
-        }
-    }
+    func members(of name: String) -> [NamedType] { (types[name]?.all ?? []).flatMap(\.members) }
 
-    func inputFields(of name: String) -> [InputValueDefinition] {
-        (types[name]?.all ?? []).flatMap { definition -> [InputValueDefinition] in
-            switch definition {
-            case let d as InputObjectTypeDefinition: return d.fields
-            case let e as InputObjectExtensionDefinition: return e.definition.fields
-            default: return []
-            }
-        }
-    }
+    func inputFields(of name: String) -> [InputValueDefinition] { (types[name]?.all ?? []).flatMap(\.inputFields) }
+
+    func values(of name: String) -> [EnumValueDefinition] { (types[name]?.all ?? []).flatMap(\.values) }
 
     func isOneOf(_ name: String) -> Bool {
-        (types[name]?.all ?? []).contains { definition in
-            let directives: [Directive]
-            switch definition {
-            case let d as InputObjectTypeDefinition: directives = d.directives
-            case let e as InputObjectExtensionDefinition: directives = e.definition.directives
-            default: return false
-            }
-            return directives.contains { $0.name.value == "oneOf" }
-        }
+        (types[name]?.all ?? []).contains { $0.directives.contains { $0.name.value == "oneOf" } }
     }
 
     func kind(of name: String) -> SDLIndex.Kind? {
@@ -128,12 +87,12 @@ struct SchemaValidation {
     }
 
     func isInputType(_ type: Type) -> Bool {
-        guard let named = SDLIndex.named(type), let kind = kind(of: named.name.value) else { return true }
+        guard let named = TypeParts.named(type), let kind = kind(of: named.name.value) else { return true }
         return [.scalar, .enumeration, .inputObject].contains(kind)
     }
 
     func isOutputType(_ type: Type) -> Bool {
-        guard let named = SDLIndex.named(type), let kind = kind(of: named.name.value) else { return true }
+        guard let named = TypeParts.named(type), let kind = kind(of: named.name.value) else { return true }
         return kind != .inputObject
     }
 
@@ -201,7 +160,7 @@ struct SchemaValidation {
         var cycles = NonNullCycles()
         for name in order {
             guard let type = types[name] else { continue }
-            validateName(name, type.definition.flatMap(SDLRules.location))
+            validateName(name, type.definition?.location)
             switch type.kind {
             case .object, .interface:
                 fieldRules(type)
@@ -256,9 +215,7 @@ struct SchemaValidation {
     }
 
     private mutating func enumRules(_ type: TypeNodes) {
-        let values = type.all.flatMap { definition -> [EnumValueDefinition] in
-            (definition as? EnumTypeDefinition)?.values ?? (definition as? EnumExtensionDefinition)?.definition.values ?? []
-        }
+        let values = values(of: type.name)
         if values.isEmpty { report("Enum type \(type.name) must define one or more values.", type.locations) }
         for value in values { validateName(value.name.value, value.loc) }
     }
