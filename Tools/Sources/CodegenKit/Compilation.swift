@@ -105,16 +105,22 @@ package struct Compilation {
         // graphql-js stops at the SDL rules' errors (its builder refuses such a document); every
         // problem is reported here, the files that parse checked whatever the others hold.
         let combined = first.set(value: .array(schemaDocuments.flatMap(\.definitions)), key: "definitions")
-        let errors = SDLRules.validate(combined) + SchemaValidation.validate(schemaDocuments)
-        var modelDiagnostics: [Diagnostic] = []
-        let model = SchemaModel.build(from: schemaDocuments, diagnostics: &modelDiagnostics)
+        let types = combined.definitions.compactMap(TypeParts.init)
+        // The rules and the model read the same syntax tree, at once.
+        let (errors, (model, modelDiagnostics)) = concurrently(
+            { SDLRules.validate(combined, types: types) + SchemaValidation.validate(schemaDocuments, types: types) },
+            {
+                var diagnostics: [Diagnostic] = []
+                let model = SchemaModel.build(from: schemaDocuments, diagnostics: &diagnostics)
+                return (model, diagnostics)
+            })
         // What the model finds (unknown types, types defined twice) the rules found first.
         if errors.isEmpty { diagnostics += modelDiagnostics }
         diagnostics += SchemaRules.check(schemaDocuments, model: model)
         guard errors.isEmpty, diagnostics.isEmpty else { return (nil, errors, diagnostics) }
 
         do {
-            return (Schema(model: model, graphQL: try GraphQLSwiftSchema.build(schemaDocuments)), [], [])
+            return (Schema(model: model, graphQL: try GraphQLSwiftSchema.build(schemaDocuments, model: model)), [], [])
         } catch {
             return (nil, [], [Diagnostic(file: schemaFiles[0].path, message: "invalid schema: \(error)")])
         }

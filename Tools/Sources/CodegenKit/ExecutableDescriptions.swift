@@ -23,24 +23,25 @@ struct ExecutableDescriptions {
             let next = index + 1 < tokens.count ? tokens[index + 1] : nil
             let previous = index > 0 ? tokens[index - 1] : nil
             switch token.kind {
-            case .punctuator("{"): braces += 1
-            case .punctuator("}"): braces -= 1
-            case .punctuator("["): brackets += 1
-            case .punctuator("]"): brackets -= 1
-            case .punctuator("("):
+            case .punctuator(UInt8(ascii: "{")): braces += 1
+            case .punctuator(UInt8(ascii: "}")): braces -= 1
+            case .punctuator(UInt8(ascii: "[")): brackets += 1
+            case .punctuator(UInt8(ascii: "]")): brackets -= 1
+            case .punctuator(UInt8(ascii: "(")):
                 parentheses += 1
-                if braces == 0, parentheses == 1, let previous, Self.opensVariables(previous, tokens, index - 1) { variablesDepth = 1 }
-            case .punctuator(")"):
+                if braces == 0, parentheses == 1, let previous, Self.opensVariables(previous, tokens, index - 1, bytes) { variablesDepth = 1 }
+            case .punctuator(UInt8(ascii: ")")):
                 if parentheses == variablesDepth { variablesDepth = nil }
                 parentheses -= 1
-            case .string(let value):
+            case .string, .blockString:
                 guard let next else { continue }
                 let topLevel = braces == 0 && parentheses == 0 && brackets == 0
-                let describesDefinition = topLevel && next.kind.isName(["query", "mutation", "subscription", "fragment"])
+                let describesDefinition = topLevel && next.isName(["query", "mutation", "subscription", "fragment"], in: bytes)
                 let describesVariable = variablesDepth == parentheses && braces == 0 && brackets == 0
-                    && next.kind == .punctuator("$") && previous?.kind != .punctuator("=") && previous?.kind != .punctuator(":")
+                    && next.kind == .punctuator(UInt8(ascii: "$")) && previous?.kind != .punctuator(UInt8(ascii: "="))
+                    && previous?.kind != .punctuator(UInt8(ascii: ":"))
                 guard describesDefinition || describesVariable else { continue }
-                descriptions[next.start] = value
+                descriptions[next.start] = token.stringValue(in: bytes)
                 for offset in token.start..<token.end where bytes[offset] != UInt8(ascii: "\n") && bytes[offset] != UInt8(ascii: "\r") {
                     bytes[offset] = UInt8(ascii: " ")
                 }
@@ -54,10 +55,10 @@ struct ExecutableDescriptions {
 
     /// Whether the `(` after `tokens[at]` opens an operation's variable definitions: it follows
     /// `query`/`mutation`/`subscription`, or the operation's name right after one.
-    private static func opensVariables(_ token: DocumentTokens.Token, _ tokens: [DocumentTokens.Token], _ at: Int) -> Bool {
+    private static func opensVariables(_ token: DocumentTokens.Token, _ tokens: [DocumentTokens.Token], _ at: Int, _ bytes: [UInt8]) -> Bool {
         let operations = ["query", "mutation", "subscription"]
-        if token.kind.isName(operations) { return true }
-        guard case .name = token.kind, at > 0 else { return false }
-        return tokens[at - 1].kind.isName(operations)
+        if token.isName(operations, in: bytes) { return true }
+        guard token.kind == .name, at > 0 else { return false }
+        return tokens[at - 1].isName(operations, in: bytes)
     }
 }

@@ -7,11 +7,14 @@ struct InputCycles {
     /// `Owner.field` for every field that closes a cycle.
     private(set) var indirectFields: Set<String> = []
 
-    init(_ schema: SchemaModel) {
+    /// `throughLists`: lists count as holding their items too (a cycle of input objects however
+    /// they hold each other, which is what GraphQLSwift's schema builder recurses through).
+    init(_ schema: SchemaModel, throughLists: Bool = false) {
         let inputs = schema.types.values.filter { $0.kind == .inputObject }.map(\.name).sorted()
         func inlineTargets(_ name: String) -> [(field: String, target: String)] {
             (schema.type(named: name)?.inputFields ?? []).compactMap { field in
-                guard case .named(let target) = field.type.nullable, schema.type(named: target)?.kind == .inputObject else { return nil }
+                let target = field.type.namedType
+                guard throughLists || !field.type.nullable.isList, schema.type(named: target)?.kind == .inputObject else { return nil }
                 return (field.name, target)
             }
         }

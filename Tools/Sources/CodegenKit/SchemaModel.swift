@@ -187,7 +187,6 @@ final class SchemaModel {
         // The client directives' own types (`CatchTo`) are for validating operations, not the app's.
         for document in documents where document.loc?.source.name != Compilation.clientDirectivesSource {
             for definition in document.definitions {
-                model.mentionedScalars.formUnion(SDLIndex.referencedTypeNames(definition).filter(builtInScalars.contains))
                 switch definition {
                 case let object as ObjectTypeDefinition:
                     model.define(object.name, .object, object.description, object.loc, &diagnostics) { type in
@@ -268,8 +267,12 @@ final class SchemaModel {
                         model.rootTypes[operationType.operation] = operationType.type.name.value
                     }
                     if let to = CatchTo.byDefault(ext.definition.directives) { model.catchByDefault = to }
+                case let directive as DirectiveDefinition:
+                    for argument in directive.arguments where builtInScalars.contains(TypeRef(argument.type).namedType) {
+                        model.mentionedScalars.insert(TypeRef(argument.type).namedType)
+                    }
                 default:
-                    break  // directive definitions and scalar extensions need nothing here
+                    break  // scalar extensions need nothing here
                 }
             }
         }
@@ -309,6 +312,7 @@ final class SchemaModel {
         for type in types.values.sorted(by: { $0.name < $1.name }) {
             let file = type.location?.source.name ?? "schema"
             func check(_ ref: TypeRef, at location: Location?, input: Bool, context: String) {
+                if Self.builtInScalars.contains(ref.namedType) { mentionedScalars.insert(ref.namedType) }
                 guard let target = types[ref.namedType] else {
                     diagnostics.append(Diagnostic(at: location ?? type.location, fallbackFile: file, "unknown type '\(ref.namedType)' in \(context)"))
                     return

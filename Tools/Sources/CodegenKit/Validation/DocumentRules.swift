@@ -93,6 +93,7 @@ package enum DocumentRules {
     private static func run(_ rules: [Rule], _ document: Document, _ schema: Compilation.Schema, batched: Bool) -> [ValidationError] {
         var errors: [ValidationError] = []
         var visitors: [@Sendable (ValidationContext) -> Visitor] = []
+        var own: [@Sendable (DocumentContext) -> [ValidationError]] = []
         let context = DocumentContext(document: document, schema: schema)
         for rule in rules {
             switch rule.implementation {
@@ -100,14 +101,20 @@ package enum DocumentRules {
                 visitors.append(visitor)
             case .graphQLSwift(let visitor):
                 errors += GraphQL.validate(schema: schema.graphQL, ast: document, rules: [visitor]).map { ValidationError(rule: rule.name, $0) }
+            case .own(let check) where batched:
+                own.append(check)
             case .own(let check):
                 errors += check(context)
             }
         }
-        // (An empty list would mean every rule to GraphQLSwift.)
-        if !visitors.isEmpty {
-            errors += GraphQL.validate(schema: schema.graphQL, ast: document, rules: visitors).map { ValidationError(rule: "GraphQLSwift", $0) }
-        }
-        return errors
+        // GraphQLSwift's pass and ours read the same document and schema, at once. (An empty
+        // list would mean every rule to GraphQLSwift.)
+        let (theirs, ours) = concurrently(
+            {
+                visitors.isEmpty
+                    ? [] : GraphQL.validate(schema: schema.graphQL, ast: document, rules: visitors).map { ValidationError(rule: "GraphQLSwift", $0) }
+            },
+            { own.flatMap { $0(context) } })
+        return errors + theirs + ours
     }
 }

@@ -11,8 +11,9 @@ import GraphQL
 /// so that it stays optional; `[]` for a non-null list). Nothing the generator emits comes from
 /// this schema.
 enum GraphQLSwiftSchema {
-    static func build(_ documents: [Document]) throws -> GraphQLSchema {
-        let safe = try documents.map(withoutObjectDefaults)
+    static func build(_ documents: [Document], model: SchemaModel) throws -> GraphQLSchema {
+        let cycles = InputCycles(model, throughLists: true)
+        let safe = try documents.map { try withoutObjectDefaults($0, cycles: cycles) }
         guard let first = safe.first else { throw GraphQLError(message: "no schema") }
         let combined = first.set(value: .array(safe.flatMap(\.definitions)), key: "definitions")
         return try buildASTSchema(documentAST: combined, assumeValidSDL: true)
@@ -21,13 +22,16 @@ enum GraphQLSwiftSchema {
     /// `document` parsed again from its text with each object literal default replaced, or as
     /// it is when it has none. (Where things end is read from the text's tokens: GraphQLSwift's
     /// locations of some nodes end before they start.)
-    private static func withoutObjectDefaults(_ document: Document) throws -> Document {
+    private static func withoutObjectDefaults(_ document: Document, cycles: InputCycles) throws -> Document {
         guard let source = document.loc?.source else { return document }
         let bytes = Array(source.body.utf8)
-        let tokens = DocumentTokens.tokens(bytes)
+        // Read only when there is something to replace.
+        lazy var tokens = DocumentTokens.tokens(bytes)
         var edits: [(range: Range<Int>, text: String)] = []
-        for definition in document.definitions {
-            for value in SDLRules.inputValueDefinitions(definition) {
+        // Only an input field's default can lead the builder back to the input object it is
+        // building: when the field's type holds its owner again (however: in lists too).
+        for case let input? in document.definitions.map(TypeParts.init) where input.kind == .inputObject {
+            for value in input.inputFields where cycles.isIndirect(input.name.value, value.name.value) {
                 guard let literal = value.defaultValue, containsObject(literal), let valueStart = literal.loc?.start,
                     let valueRange = extent(from: valueStart, tokens)
                 else { continue }
@@ -61,15 +65,15 @@ enum GraphQLSwiftSchema {
         var depth = 0
         repeat {
             switch tokens[index].kind {
-            case .punctuator("["), .punctuator("{"): depth += 1
-            case .punctuator("]"), .punctuator("}"): depth -= 1
+            case .punctuator(UInt8(ascii: "[")), .punctuator(UInt8(ascii: "{")): depth += 1
+            case .punctuator(UInt8(ascii: "]")), .punctuator(UInt8(ascii: "}")): depth -= 1
             default: break
             }
             if depth == 0 { break }
             index += 1
         } while index < tokens.count
         guard index < tokens.count else { return nil }
-        if index + 1 < tokens.count, tokens[index + 1].kind == .punctuator("!") { index += 1 }
+        if index + 1 < tokens.count, tokens[index + 1].kind == .punctuator(UInt8(ascii: "!")) { index += 1 }
         return start..<tokens[index].end
     }
 

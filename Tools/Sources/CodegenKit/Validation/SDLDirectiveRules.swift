@@ -15,37 +15,46 @@ extension SDLRules {
         let scope: Scope
     }
 
-    /// Every place of a definition that carries directives, in document order.
+    /// Every place of a definition that carries directives, in document order (places without
+    /// any left out: they have nothing to check).
     static func directiveSites(_ definition: Definition) -> [DirectiveSite] {
-        func sites<T>(_ nodes: [T], _ directives: (T) -> [Directive], _ location: String) -> [DirectiveSite] {
-            nodes.map { DirectiveSite(directives: directives($0), location: location, scope: .alone) }
+        var sites: [DirectiveSite] = []
+        func add(_ directives: [Directive], _ location: String, _ scope: DirectiveSite.Scope = .alone) {
+            if !directives.isEmpty { sites.append(DirectiveSite(directives: directives, location: location, scope: scope)) }
         }
         switch definition {
-        case let d as SchemaDefinition: return [DirectiveSite(directives: d.directives, location: "SCHEMA", scope: .schema)]
-        case let e as SchemaExtensionDefinition: return [DirectiveSite(directives: e.definition.directives, location: "SCHEMA", scope: .schema)]
-        case let d as DirectiveDefinition: return sites(d.arguments, \.directives, "ARGUMENT_DEFINITION")
+        case let d as SchemaDefinition: add(d.directives, "SCHEMA", .schema)
+        case let e as SchemaExtensionDefinition: add(e.definition.directives, "SCHEMA", .schema)
+        case let d as DirectiveDefinition: for argument in d.arguments { add(argument.directives, "ARGUMENT_DEFINITION") }
         default:
-            guard let parts = TypeParts(definition) else { return [] }
-            let location: String
-            switch parts.kind {
-            case .scalar: location = "SCALAR"
-            case .object: location = "OBJECT"
-            case .interface: location = "INTERFACE"
-            case .union: location = "UNION"
-            case .enumeration: location = "ENUM"
-            case .inputObject: location = "INPUT_OBJECT"
-            }
-            return [DirectiveSite(directives: parts.directives, location: location, scope: .type(parts.name.value))]
-                + parts.fields.flatMap {
-                    sites([$0], \.directives, "FIELD_DEFINITION") + sites($0.arguments, \.directives, "ARGUMENT_DEFINITION")
-                }
-                + sites(parts.values, \.directives, "ENUM_VALUE") + sites(parts.inputFields, \.directives, "INPUT_FIELD_DEFINITION")
+            if let parts = TypeParts(definition) { return directiveSites(parts) }
         }
+        return sites
     }
 
-    /// Every directive used, with its site.
-    var usedDirectives: [(Directive, DirectiveSite)] {
-        document.definitions.flatMap(Self.directiveSites).flatMap { site in site.directives.map { ($0, site) } }
+    /// Every place of a type definition or extension that carries directives.
+    static func directiveSites(_ parts: TypeParts) -> [DirectiveSite] {
+        var sites: [DirectiveSite] = []
+        func add(_ directives: [Directive], _ location: String, _ scope: DirectiveSite.Scope = .alone) {
+            if !directives.isEmpty { sites.append(DirectiveSite(directives: directives, location: location, scope: scope)) }
+        }
+        let location: String
+        switch parts.kind {
+        case .scalar: location = "SCALAR"
+        case .object: location = "OBJECT"
+        case .interface: location = "INTERFACE"
+        case .union: location = "UNION"
+        case .enumeration: location = "ENUM"
+        case .inputObject: location = "INPUT_OBJECT"
+        }
+        add(parts.directives, location, .type(parts.name.value))
+        for field in parts.fields {
+            add(field.directives, "FIELD_DEFINITION")
+            for argument in field.arguments { add(argument.directives, "ARGUMENT_DEFINITION") }
+        }
+        for value in parts.values { add(value.directives, "ENUM_VALUE") }
+        for field in parts.inputFields { add(field.directives, "INPUT_FIELD_DEFINITION") }
+        return sites
     }
 
     mutating func knownDirectives() {
@@ -62,7 +71,7 @@ extension SDLRules {
 
     mutating func uniqueDirectivesPerLocation() {
         var seen: [DirectiveSite.Scope: [String: Directive]] = [:]
-        for site in document.definitions.flatMap(Self.directiveSites) {
+        for site in sites {
             var own: [String: Directive] = site.scope == .alone ? [:] : seen[site.scope] ?? [:]
             for directive in site.directives where knownDirective(directive.name.value)?.repeatable == false {
                 if let first = own[directive.name.value] {
@@ -106,9 +115,8 @@ extension SDLRules {
     /// Object values (in directive arguments and default values) name each field once.
     mutating func uniqueInputFieldNames() {
         var values: [Value] = usedDirectives.flatMap { $0.0.arguments.map(\.value) }
-        for definition in document.definitions {
-            values += Self.inputValueDefinitions(definition).compactMap(\.defaultValue)
-        }
+        for parts in types { values += parts.inputValues.compactMap(\.defaultValue) }
+        for case let directive as DirectiveDefinition in document.definitions { values += directive.arguments.compactMap(\.defaultValue) }
         for value in values { errors += Self.duplicateObjectFields(in: value, rule: "UniqueInputFieldNamesRule") }
     }
 

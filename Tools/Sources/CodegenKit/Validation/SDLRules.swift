@@ -19,22 +19,36 @@ struct SDLRules {
     ]
 
     /// The errors of `document` by the named rules (all when `nil`).
-    static func validate(_ document: Document, extending base: SDLIndex? = nil, rules: Set<String>? = nil) -> [ValidationError] {
-        var rules = SDLRules(document: document, base: base, only: rules)
+    /// `types`: the document's type definitions and extensions, when the caller has read them.
+    static func validate(_ document: Document, extending base: SDLIndex? = nil, rules: Set<String>? = nil, types: [TypeParts]? = nil)
+        -> [ValidationError]
+    {
+        var rules = SDLRules(document: document, base: base, only: rules, types: types)
         rules.run()
         return rules.errors
     }
 
     private let only: Set<String>?
     private let definitions: [Definition]
+    /// The type definitions and extensions among them, read once.
+    let types: [TypeParts]
+    /// Every place that carries directives, and every directive used with its place, read once.
+    let sites: [DirectiveSite]
+    let usedDirectives: [(Directive, DirectiveSite)]
     /// The directives known here: the base's (or the specified ones) and the document's.
     let directivesKnown: [String: SDLIndex.DirectiveFacts]
 
-    private init(document: Document, base: SDLIndex?, only: Set<String>?) {
+    private init(document: Document, base: SDLIndex?, only: Set<String>?, types: [TypeParts]?) {
         self.document = document
         self.base = base
         self.only = only
         definitions = document.definitions
+        let types = types ?? document.definitions.compactMap(TypeParts.init)
+        self.types = types
+        sites = types.flatMap(Self.directiveSites)
+            + document.definitions.filter { $0 is SchemaDefinition || $0 is SchemaExtensionDefinition || $0 is DirectiveDefinition }
+            .flatMap(Self.directiveSites)
+        usedDirectives = sites.flatMap { site in site.directives.map { ($0, site) } }
         var directives = base?.directives ?? SDLIndex.specifiedDirectives
         for case let definition as DirectiveDefinition in document.definitions { directives[definition.name.value] = SDLIndex.facts(definition) }
         directivesKnown = directives
@@ -109,7 +123,7 @@ struct SDLRules {
 
     private mutating func uniqueTypeNames() {
         var known: [String: Name] = [:]
-        for case let parts? in definitions.map(TypeParts.init) where !parts.isExtension {
+        for parts in types where !parts.isExtension {
             let name = parts.name
             if base?.types[name.value] != nil || (base != nil && SDLIndex.standardTypeNames.contains(name.value) && name.value.hasPrefix("__")) {
                 report("Type \"\(name.value)\" already exists in the schema. It cannot also be defined in this type definition.", name.loc)
@@ -123,7 +137,7 @@ struct SDLRules {
 
     private mutating func uniqueEnumValueNames() {
         var known: [String: [String: Name]] = [:]
-        for case let parts? in definitions.map(TypeParts.init) where parts.kind == .enumeration {
+        for parts in types where parts.kind == .enumeration {
             let typeName = parts.name.value
             for value in parts.values {
                 let existing = base?.types[typeName]
@@ -141,33 +155,36 @@ struct SDLRules {
     }
 
     private mutating func uniqueFieldDefinitionNames() {
-        var known: [String: [String: Name]] = [:]
-        for case let parts? in definitions.map(TypeParts.init) {
-            let typeName = parts.name
+        // The places of the first definitions are looked up again only for a duplicate (rare):
+        // keeping every name's node would copy them all.
+        var known: [String: Set<String>] = [:]
+        func first(_ typeName: String, _ field: String) -> Location? {
+            types.lazy.filter { $0.name.value == typeName }.flatMap(\.fieldNames).first { $0.value == field }?.loc
+        }
+        for parts in types {
+            let typeName = parts.name.value
+            let existing = base?.types[typeName]
             for name in parts.fieldNames {
-                let existing = base?.types[typeName.value]
                 if let existing, [.object, .interface, .inputObject].contains(existing.kind), existing.fields.contains(name.value) {
                     report(
-                        "Field \"\(typeName.value).\(name.value)\" already exists in the schema. It cannot also be defined in this type extension.",
+                        "Field \"\(typeName).\(name.value)\" already exists in the schema. It cannot also be defined in this type extension.",
                         name.loc)
-                } else if let first = known[typeName.value]?[name.value] {
-                    report("Field \"\(typeName.value).\(name.value)\" can only be defined once.", first.loc, name.loc)
-                } else {
-                    known[typeName.value, default: [:]][name.value] = name
+                } else if !known[typeName, default: []].insert(name.value).inserted {
+                    report("Field \"\(typeName).\(name.value)\" can only be defined once.", first(typeName, name.value), name.loc)
                 }
             }
         }
     }
 
     private mutating func uniqueArgumentDefinitionNames() {
-        func check(_ owner: String, _ arguments: [InputValueDefinition]) {
+        func check(_ owner: @autoclosure () -> String, _ arguments: [InputValueDefinition]) {
+            guard arguments.count > 1, Set(arguments.map(\.name.value)).count < arguments.count else { return }
             for (name, nodes) in Self.grouped(arguments.map(\.name)) where nodes.count > 1 {
-                errors.append(ValidationError(rule: rule, "Argument \"\(owner)(\(name):)\" can only be defined once.", at: nodes.map(\.loc)))
+                errors.append(ValidationError(rule: rule, "Argument \"\(owner())(\(name):)\" can only be defined once.", at: nodes.map(\.loc)))
             }
         }
-        for definition in definitions {
-            if let directive = definition as? DirectiveDefinition { check("@\(directive.name.value)", directive.arguments) }
-            guard let parts = TypeParts(definition) else { continue }
+        for case let directive as DirectiveDefinition in definitions { check("@\(directive.name.value)", directive.arguments) }
+        for parts in types {
             for field in parts.fields { check("\(parts.name.value).\(field.name.value)", field.arguments) }
         }
     }
@@ -201,19 +218,21 @@ struct SDLRules {
 
     private mutating func knownTypeNames() {
         var known = Set(base?.types.keys.map { $0 } ?? [])
-        for case let parts? in definitions.map(TypeParts.init) where !parts.isExtension { known.insert(parts.name.value) }
-        for definition in definitions {
-            for named in SDLIndex.namedTypes(in: definition) where !known.contains(named.name.value) {
-                if SDLIndex.standardTypeNames.contains(named.name.value) { continue }
-                report("Unknown type \"\(named.name.value)\".", named.loc)
-            }
+        for parts in types where !parts.isExtension { known.insert(parts.name.value) }
+        // The types' parts were read once; the schema's and the directives' definitions are few.
+        let others = definitions.filter { $0 is SchemaDefinition || $0 is SchemaExtensionDefinition || $0 is DirectiveDefinition }
+        func check(_ type: NamedType) {
+            let name = type.name.value
+            if !known.contains(name) && !SDLIndex.standardTypeNames.contains(name) { report("Unknown type \"\(name)\".", type.loc) }
         }
+        for parts in types { parts.forEachNamedType(check) }
+        for type in others.flatMap(SDLIndex.namedTypes) { check(type) }
     }
 
     private mutating func possibleTypeExtensions() {
         var defined: [String: TypeParts] = [:]
-        for case let parts? in definitions.map(TypeParts.init) where !parts.isExtension { defined[parts.name.value] = parts }
-        for case let parts? in definitions.map(TypeParts.init) where parts.isExtension {
+        for parts in types where !parts.isExtension { defined[parts.name.value] = parts }
+        for parts in types where parts.isExtension {
             let (name, kind) = (parts.name, parts.kind)
             let expected = defined[name.value]?.kind ?? base?.types[name.value]?.kind
                 ?? (base != nil && SDLIndex.standardTypeNames.contains(name.value) && !name.value.hasPrefix("__") ? .scalar : nil)

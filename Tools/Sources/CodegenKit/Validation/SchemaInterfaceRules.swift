@@ -39,37 +39,35 @@ extension SchemaValidation {
     }
 
     private mutating func implementsFields(_ type: SchemaValidation.TypeNodes, _ interface: String) {
-        let own = fields(of: type.name)
-        for expected in fields(of: interface) {
-            let name = expected.name.value
-            guard let field = own.first(where: { $0.name.value == name }) else {
-                report("Interface field \(interface).\(name) expected but \(type.name) does not provide it.", [expected.loc] + type.locations)
+        guard let implemented = types[interface] else { return }
+        for name in implemented.fieldOrder {
+            guard let expected = implemented.fieldFacts[name] else { continue }
+            guard let field = type.fieldFacts[name] else {
+                report("Interface field \(interface).\(name) expected but \(type.name) does not provide it.", [expected.location] + type.locations)
                 continue
             }
-            if !isSubType(TypeRef(field.type), of: TypeRef(expected.type)) {
+            if !isSubType(field.type, of: expected.type) {
                 report(
-                    "Interface field \(interface).\(name) expects type \(TypeRef(expected.type)) but \(type.name).\(name) is type \(TypeRef(field.type)).",
-                    [expected.type.loc, field.type.loc])
+                    "Interface field \(interface).\(name) expects type \(expected.type) but \(type.name).\(name) is type \(field.type).",
+                    [expected.typeLocation, field.typeLocation])
             }
             for argument in expected.arguments {
-                let argumentName = argument.name.value
-                guard let own = field.arguments.first(where: { $0.name.value == argumentName }) else {
+                guard let own = field.arguments.first(where: { $0.name == argument.name }) else {
                     report(
-                        "Interface field argument \(interface).\(name)(\(argumentName):) expected but \(type.name).\(name) does not provide it.",
-                        [argument.loc, field.loc])
+                        "Interface field argument \(interface).\(name)(\(argument.name):) expected but \(type.name).\(name) does not provide it.",
+                        [argument.location, field.location])
                     continue
                 }
-                if TypeRef(own.type) != TypeRef(argument.type) {
+                if own.type != argument.type {
                     report(
-                        "Interface field argument \(interface).\(name)(\(argumentName):) expects type \(TypeRef(argument.type)) but \(type.name).\(name)(\(argumentName):) is type \(TypeRef(own.type)).",
-                        [argument.type.loc, own.type.loc])
+                        "Interface field argument \(interface).\(name)(\(argument.name):) expects type \(argument.type) but \(type.name).\(name)(\(argument.name):) is type \(own.type).",
+                        [argument.typeLocation, own.typeLocation])
                 }
             }
-            for own in field.arguments where own.type is NonNullType && own.defaultValue == nil {
-                guard !expected.arguments.contains(where: { $0.name.value == own.name.value }) else { continue }
+            for own in field.arguments where own.isRequired && !expected.arguments.contains(where: { $0.name == own.name }) {
                 report(
-                    "Object field \(type.name).\(name) includes required argument \(own.name.value) that is missing from the Interface field \(interface).\(name).",
-                    [own.loc, expected.loc])
+                    "Object field \(type.name).\(name) includes required argument \(own.name) that is missing from the Interface field \(interface).\(name).",
+                    [own.location, expected.location])
             }
         }
     }
@@ -86,8 +84,8 @@ extension SchemaValidation {
         case (.named(let name), .named(let expectedName)):
             if name == expectedName { return true }
             switch kind(of: expectedName) {
-            case .union: return members(of: expectedName).contains { $0.name.value == name }
-            case .interface: return [.object, .interface].contains(kind(of: name)) && interfaces(of: name).contains(expectedName)
+            case .union: return types[expectedName]?.memberNames.contains(name) ?? false
+            case .interface: return [.object, .interface].contains(kind(of: name)) && types[name]?.interfaceNames.contains(expectedName) == true
             default: return false
             }
         }

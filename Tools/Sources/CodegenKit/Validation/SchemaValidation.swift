@@ -10,15 +10,89 @@ import GraphQL
 struct SchemaValidation {
     static let rule = "validateSchema"
 
-    /// A named type's definition and extensions, in document order.
-    struct TypeNodes {
+    /// A named type's definition and extensions, in document order (a class: rules look it up
+    /// often, and a lookup should not copy all it holds).
+    final class TypeNodes {
         let name: String
         let kind: SDLIndex.Kind
         var definition: TypeParts?
         var extensions: [TypeParts] = []
 
+        init(name: String, kind: SDLIndex.Kind) {
+            self.name = name
+            self.kind = kind
+        }
+
         var all: [TypeParts] { (definition.map { [$0] } ?? []) + extensions }
         var locations: [Location?] { all.map(\.location) }
+
+        /// The parts of the definition and its extensions together, in that order (`merge()`).
+        private(set) var fields: [GraphQL.FieldDefinition] = []
+        private(set) var interfaces: [NamedType] = []
+        private(set) var members: [NamedType] = []
+        private(set) var inputFields: [InputValueDefinition] = []
+        private(set) var values: [EnumValueDefinition] = []
+        private(set) var isOneOf = false
+        /// The fields as implementing an interface compares them, read once when first asked
+        /// (the syntax tree's nodes are costly to copy): by name, and their names in order.
+        private(set) lazy var fieldFacts: [String: FieldFacts] = {
+            var facts: [String: FieldFacts] = [:]
+            for index in fields.indices where facts[fields[index].name.value] == nil { facts[fields[index].name.value] = FieldFacts(fields[index]) }
+            return facts
+        }()
+        private(set) lazy var fieldOrder: [String] = {
+            var seen: Set<String> = []
+            return fields.indices.map { fields[$0].name.value }.filter { seen.insert($0).inserted }
+        }()
+        private(set) lazy var interfaceNames = Set(interfaces.map(\.name.value))
+        private(set) lazy var memberNames = Set(members.map(\.name.value))
+
+        func merge() {
+            if extensions.isEmpty, let definition {
+                // Most types: no copy to make.
+                (fields, interfaces, members, inputFields, values) = (
+                    definition.fields, definition.interfaces, definition.members, definition.inputFields, definition.values
+                )
+                isOneOf = definition.directives.contains { $0.name.value == "oneOf" }
+                return
+            }
+            let all = all
+            fields = all.flatMap(\.fields)
+            interfaces = all.flatMap(\.interfaces)
+            members = all.flatMap(\.members)
+            inputFields = all.flatMap(\.inputFields)
+            values = all.flatMap(\.values)
+            isOneOf = all.contains { $0.directives.contains { $0.name.value == "oneOf" } }
+        }
+    }
+
+    /// A field as the rules compare it.
+    struct FieldFacts {
+        struct Argument {
+            let name: String
+            let type: TypeRef
+            let location: Location?
+            let typeLocation: Location?
+            let isRequired: Bool
+        }
+
+        let name: String
+        let type: TypeRef
+        let location: Location?
+        let typeLocation: Location?
+        let arguments: [Argument]
+
+        init(_ field: GraphQL.FieldDefinition) {
+            name = field.name.value
+            type = TypeRef(field.type)
+            location = field.loc
+            typeLocation = field.type.loc
+            arguments = field.arguments.map { argument in
+                Argument(
+                    name: argument.name.value, type: TypeRef(argument.type), location: argument.loc, typeLocation: argument.type.loc,
+                    isRequired: argument.type is NonNullType && argument.defaultValue == nil)
+            }
+        }
     }
 
     private(set) var types: [String: TypeNodes] = [:]
@@ -29,29 +103,32 @@ struct SchemaValidation {
     var errors: [ValidationError] = []
 
     /// The schema of `documents` (which passed the SDL rules).
-    init(_ documents: [Document]) {
-        for definition in documents.flatMap(\.definitions) {
+    init(_ documents: [Document], types: [TypeParts]? = nil) {
+        let definitions = documents.flatMap(\.definitions)
+        for parts in types ?? definitions.compactMap(TypeParts.init) {
+            let name = parts.name.value
+            if self.types[name] == nil {
+                self.types[name] = TypeNodes(name: name, kind: parts.kind)
+                order.append(name)
+            }
+            if parts.isExtension { self.types[name]!.extensions.append(parts) } else { self.types[name]!.definition = parts }
+        }
+        for definition in definitions {
             switch definition {
             case let schema as SchemaDefinition:
                 hasSchemaDefinition = true
                 schemaNodes.append(schema)
             case let ext as SchemaExtensionDefinition: schemaNodes.append(ext.definition)
             case let directive as DirectiveDefinition: directiveDefinitions.append(directive)
-            default:
-                guard let parts = TypeParts(definition) else { continue }
-                let name = parts.name.value
-                if types[name] == nil {
-                    types[name] = TypeNodes(name: name, kind: parts.kind)
-                    order.append(name)
-                }
-                if parts.isExtension { types[name]!.extensions.append(parts) } else { types[name]!.definition = parts }
+            default: continue
             }
         }
+        for name in order { self.types[name]?.merge() }
     }
 
     /// Every error of the schema.
-    static func validate(_ documents: [Document]) -> [ValidationError] {
-        var validation = SchemaValidation(documents)
+    static func validate(_ documents: [Document], types: [TypeParts]? = nil) -> [ValidationError] {
+        var validation = SchemaValidation(documents, types: types)
         validation.rootTypes()
         validation.directives()
         validation.typeRules()
@@ -66,21 +143,19 @@ struct SchemaValidation {
 
     // MARK: Reading the definitions
 
-    func fields(of name: String) -> [GraphQL.FieldDefinition] { (types[name]?.all ?? []).flatMap(\.fields) }
+    func fields(of name: String) -> [GraphQL.FieldDefinition] { types[name]?.fields ?? [] }
 
-    func interfaceNodes(of name: String) -> [NamedType] { (types[name]?.all ?? []).flatMap(\.interfaces) }
+    func interfaceNodes(of name: String) -> [NamedType] { types[name]?.interfaces ?? [] }
 
     func interfaces(of name: String) -> [String] { interfaceNodes(of: name).map(\.name.value) }
 
-    func members(of name: String) -> [NamedType] { (types[name]?.all ?? []).flatMap(\.members) }
+    func members(of name: String) -> [NamedType] { types[name]?.members ?? [] }
 
-    func inputFields(of name: String) -> [InputValueDefinition] { (types[name]?.all ?? []).flatMap(\.inputFields) }
+    func inputFields(of name: String) -> [InputValueDefinition] { types[name]?.inputFields ?? [] }
 
-    func values(of name: String) -> [EnumValueDefinition] { (types[name]?.all ?? []).flatMap(\.values) }
+    func values(of name: String) -> [EnumValueDefinition] { types[name]?.values ?? [] }
 
-    func isOneOf(_ name: String) -> Bool {
-        (types[name]?.all ?? []).contains { $0.directives.contains { $0.name.value == "oneOf" } }
-    }
+    func isOneOf(_ name: String) -> Bool { types[name]?.isOneOf ?? false }
 
     func kind(of name: String) -> SDLIndex.Kind? {
         types[name]?.kind ?? (SDLIndex.standardTypeNames.contains(name) && !name.hasPrefix("__") ? .scalar : nil)
@@ -91,8 +166,13 @@ struct SchemaValidation {
         return [.scalar, .enumeration, .inputObject].contains(kind)
     }
 
-    func isOutputType(_ type: Type) -> Bool {
-        guard let named = TypeParts.named(type), let kind = kind(of: named.name.value) else { return true }
+    func isInputType(_ type: TypeRef) -> Bool {
+        guard let kind = kind(of: type.namedType) else { return true }
+        return [.scalar, .enumeration, .inputObject].contains(kind)
+    }
+
+    func isOutputType(_ type: TypeRef) -> Bool {
+        guard let kind = kind(of: type.namedType) else { return true }
         return kind != .inputObject
     }
 
@@ -135,9 +215,9 @@ struct SchemaValidation {
         }
     }
 
-    mutating func validateName(_ name: String, _ location: Location?) {
+    mutating func validateName(_ name: String, _ location: @autoclosure () -> Location?) {
         if name.hasPrefix("__") {
-            report("Name \"\(name)\" must not begin with \"__\", which is reserved by GraphQL introspection.", [location])
+            report("Name \"\(name)\" must not begin with \"__\", which is reserved by GraphQL introspection.", [location()])
         }
     }
 
@@ -176,23 +256,26 @@ struct SchemaValidation {
     }
 
     private mutating func fieldRules(_ type: TypeNodes) {
-        let fields = fields(of: type.name)
+        let fields = type.fields
         if fields.isEmpty && !(type.kind == .object && rootTypeNames.contains(type.name)) {
             report("Type \(type.name) must define one or more fields.", type.locations)
         }
-        for field in fields {
-            validateName(field.name.value, field.loc)
-            if !isOutputType(field.type) {
-                report("The type of \(type.name).\(field.name.value) must be Output Type but got: \(TypeRef(field.type)).", [field.type.loc])
+        // Through indices: a field of the syntax tree is costly to copy.
+        for index in fields.indices {
+            let name = fields[index].name.value
+            validateName(name, fields[index].loc)
+            if let named = TypeParts.named(fields[index].type), kind(of: named.name.value) == .inputObject {
+                report("The type of \(type.name).\(name) must be Output Type but got: \(TypeRef(fields[index].type)).", [fields[index].type.loc])
             }
-            for argument in field.arguments {
-                validateName(argument.name.value, argument.loc)
-                if !isInputType(argument.type) {
+            let arguments = fields[index].arguments
+            for argument in arguments.indices {
+                validateName(arguments[argument].name.value, arguments[argument].loc)
+                if !isInputType(arguments[argument].type) {
                     report(
-                        "The type of \(type.name).\(field.name.value)(\(argument.name.value):) must be Input Type but got: \(TypeRef(argument.type)).",
-                        [argument.type.loc])
+                        "The type of \(type.name).\(name)(\(arguments[argument].name.value):) must be Input Type but got: \(TypeRef(arguments[argument].type)).",
+                        [arguments[argument].type.loc])
                 }
-                requiredNotDeprecated(argument, "Required argument \(type.name).\(field.name.value)(\(argument.name.value):) cannot be deprecated.")
+                requiredNotDeprecated(arguments[argument], "Required argument \(type.name).\(name)(\(arguments[argument].name.value):) cannot be deprecated.")
             }
         }
     }

@@ -81,8 +81,20 @@ struct TypeParts {
 
     /// Every type it names: interfaces, union members, field, argument and input field types.
     var namedTypes: [NamedType] {
-        interfaces + members + fields.flatMap { $0.arguments.compactMap { Self.named($0.type) } + [Self.named($0.type)].compactMap { $0 } }
-            + inputFields.compactMap { Self.named($0.type) }
+        var named: [NamedType] = []
+        forEachNamedType { named.append($0) }
+        return named
+    }
+
+    /// Calls `body` with every type it names, in the order written, making no array of them.
+    func forEachNamedType(_ body: (NamedType) -> Void) {
+        for interface in interfaces { body(interface) }
+        for member in members { body(member) }
+        for field in fields {
+            if let type = Self.named(field.type) { body(type) }
+            for argument in field.arguments { if let type = Self.named(argument.type) { body(type) } }
+        }
+        for field in inputFields { if let type = Self.named(field.type) { body(type) } }
     }
 
     /// The named type inside list and non-null wrappers.
