@@ -63,6 +63,12 @@ suites:
          field), and with 5,000 items loaded, list-update-ms and list-update-merged-ms, from a
          one-item change in the cache to the pager's list showing it; each figure the median of
          11 runs (APICOREKIT_PAGINATION_RUNS), the runs' values sorted beside it
+  inputs  input objects generated from APICoreKit/Integration/Interop/hasura, built and serialized,
+         medians of 7 alternating rounds: inputs-plain-ns per articles_insert_input (outside any
+         cycle: stored as before boxing existed, its generated text unchanged), inputs-boxed-ratio
+         (the same fields each boxed in InputIndirect, as the fields that close a cycle are, over
+         plain), inputs-expression-ns-per-node (an articles_bool_exp of ~40 nodes through _and,
+         _or, _not and a relationship)
   batching  20 small queries issued together against the loopback server with 20 ms added to
          every GraphQL answer, batched (HTTPBatching's defaults) and unbatched, alternating rounds,
          medians: batching-ratio, batched time over unbatched with URLSession's default of 6
@@ -104,7 +110,7 @@ USAGE
 for suite in "$@"; do
   case "$suite" in
     -h|--help) usage; exit 0 ;;
-    e2e|subscriptions|defer|batching|soak)
+    e2e|subscriptions|defer|batching|soak|inputs)
       swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
       "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" "$suite"
       ;;

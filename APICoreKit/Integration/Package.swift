@@ -82,7 +82,7 @@ let package = Package(
             dependencies: [
                 .product(name: "APICore", package: "APICoreKit"), .product(name: "APICoreLive", package: "APICoreKit"),
                 .product(name: "APICoreSQLite", package: "APICoreKit"), .product(name: "APICoreWebSocket", package: "APICoreKit"),
-                "APICoreTestServer", "StarWarsOperations",
+                "APICoreTestServer", "StarWarsOperations", "HasuraAPI",
                 .product(name: "WSClient", package: "swift-websocket"), "MallocStatistics",
                 .product(name: "APICoreAsyncHTTPClient", package: "APICoreAsyncHTTPClient"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -53,12 +53,23 @@ public struct GraphQLFile: GraphQLInputValue, Hashable {
 extension GraphQLInputValue {
     /// Most values hold no file.
     public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {}
+
+    /// Its JSON, and its files.
+    public func _inputJSON(collectingFilesAt path: [String], into files: inout [(path: [String], file: GraphQLFile)]) -> JSONValue? {
+        _collectFiles(at: path, into: &files)
+        return _inputJSON
+    }
 }
 
 extension Array where Element: GraphQLInputValue {
     /// The files of each element, at its index.
     public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         for (index, element) in enumerated() { element._collectFiles(at: path + [String(index)], into: &files) }
+    }
+
+    /// Each element's JSON and files, in one walk (an element that would be left out is `null`).
+    public func _inputJSON(collectingFilesAt path: [String], into files: inout [(path: [String], file: GraphQLFile)]) -> JSONValue? {
+        .array(enumerated().map { $0.element._inputJSON(collectingFilesAt: path + [String($0.offset)], into: &files) ?? .null })
     }
 }
 
@@ -67,12 +78,26 @@ extension Optional where Wrapped: GraphQLInputValue {
     public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         self?._collectFiles(at: path, into: &files)
     }
+
+    /// The wrapped value's JSON and files; nothing for `nil`.
+    public func _inputJSON(collectingFilesAt path: [String], into files: inout [(path: [String], file: GraphQLFile)]) -> JSONValue? {
+        self?._inputJSON(collectingFilesAt: path, into: &files)
+    }
 }
 
 extension GraphQLNullable where Wrapped: GraphQLInputValue {
     /// The value's files, when there is a value.
     public func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)]) {
         if case .some(let value) = self { value._collectFiles(at: path, into: &files) }
+    }
+
+    /// Left out, `null`, or the value's JSON and files.
+    public func _inputJSON(collectingFilesAt path: [String], into files: inout [(path: [String], file: GraphQLFile)]) -> JSONValue? {
+        switch self {
+        case .none: return nil
+        case .null: return .null
+        case .some(let value): return value._inputJSON(collectingFilesAt: path, into: &files) ?? .null
+        }
     }
 }
 

@@ -22,6 +22,10 @@ public protocol GraphQLInputValue: Sendable {
     var _inputJSON: JSONValue? { get }
     /// Adds the files (`Upload` values) this value holds, with their paths below `path`.
     func _collectFiles(at path: [String], into files: inout [(path: [String], file: GraphQLFile)])
+    /// `_inputJSON` and, in the same walk, `_collectFiles`: what `InputDict` asks of each field,
+    /// so that a nested input object's fields are read once, not once for each (reading them
+    /// twice at every level made an expression nested n deep cost 2ⁿ).
+    func _inputJSON(collectingFilesAt path: [String], into files: inout [(path: [String], file: GraphQLFile)]) -> JSONValue?
 }
 
 /// A custom scalar (`DateTime`, `URL`, ...). The generated default is a `String` typealias, written
@@ -209,6 +213,13 @@ public protocol InputObject: GraphQLInputValue, Hashable {
 extension InputObject {
     /// A JSON object of the fields that are not absent.
     public var _inputJSON: JSONValue? { .object(__data.jsonObject) }
+
+    /// Its JSON and files, from one reading of its fields.
+    public func _inputJSON(collectingFilesAt path: [String], into files: inout [(path: [String], file: GraphQLFile)]) -> JSONValue? {
+        let data = __data
+        for (fieldPath, file) in data.files { files.append((path + fieldPath, file)) }
+        return .object(data.jsonObject)
+    }
 }
 
 /// A field of an input object that holds its own type, directly or through other input objects
@@ -241,8 +252,7 @@ extension InputObject {
         var object = JSONObject(minimumCapacity: fields.count)
         var files: [(path: [String], file: GraphQLFile)] = []
         for (key, value) in fields {
-            if let json = value._inputJSON { object[key] = json }
-            value._collectFiles(at: [key], into: &files)
+            if let json = value._inputJSON(collectingFilesAt: [key], into: &files) { object[key] = json }
         }
         jsonObject = object
         self.files = files.sorted { $0.path.lexicographicallyPrecedes($1.path) }

@@ -1,4 +1,5 @@
 @_spi(Generated) import APICore
+import Foundation
 import APICoreSupport
 import StarWarsOperations
 import Testing
@@ -50,5 +51,49 @@ struct InputTests {
         #expect(CacheNaming.storageKey(hero, variables: [:]) == "hero")
         #expect(CacheNaming.storageKey(hero, variables: ["episode": nil]) == "hero(episode:null)")
         #expect(ArgumentValue.variable("episode").resolved(with: [:]) == nil)
+    }
+
+    @Test("an input object that holds itself (boxed as generated code boxes it) reads each level once, files included")
+    func recursiveInput() throws {
+        let file = GraphQLFile(data: Data("x".utf8), filename: "a.txt")
+        var filter = CountedFilter(name: "leaf", attachment: .some(file))
+        for level in 0..<24 { filter = CountedFilter(name: .some("level \(level)"), not: .some(filter)) }
+        CountedFilter.reads.withLock { $0 = 0 }
+        let variables = InputDict(["where": GraphQLNullable.some(filter)])
+        // Each of the 25 levels' fields read once (before: twice per level, 2^25 in all).
+        #expect(CountedFilter.reads.withLock { $0 } == 25)
+        var json = variables.jsonObject["where"]
+        for _ in 0..<24 {
+            guard case .object(let object)? = json else { Issue.record("not an object: \(String(describing: json))"); return }
+            json = object["not"]
+        }
+        #expect(json == ["name": "leaf", "attachment": nil])
+        #expect(variables.files.map(\.path) == [["where"] + Array(repeating: "not", count: 24) + ["attachment"]])
+        #expect(filter == filter && filter.not.unwrapped?.name == "level 22")
+    }
+}
+
+/// An input object that holds itself, as the generator writes one (`not` boxed), counting how
+/// often its fields are read.
+private struct CountedFilter: InputObject {
+    static let reads = Locked(0)
+
+    var name: GraphQLNullable<String>
+    var attachment: GraphQLNullable<GraphQLFile>
+    var not: GraphQLNullable<CountedFilter> {
+        get { __notStorage.value }
+        set { __notStorage = InputIndirect(newValue) }
+    }
+    private var __notStorage: InputIndirect<GraphQLNullable<CountedFilter>>
+
+    init(name: GraphQLNullable<String> = nil, attachment: GraphQLNullable<GraphQLFile> = nil, not: GraphQLNullable<CountedFilter> = nil) {
+        self.name = name
+        self.attachment = attachment
+        __notStorage = InputIndirect(not)
+    }
+
+    var __data: InputDict {
+        Self.reads.withLock { $0 += 1 }
+        return InputDict(["name": name, "attachment": attachment, "not": not])
     }
 }

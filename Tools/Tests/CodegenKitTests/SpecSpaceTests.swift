@@ -138,6 +138,11 @@ struct SpecSpaceTests {
     func selfReferentialDefaults() throws {
         let schema = "type Query { f(a: A): Int }\ninput A { x: A = { x: null }  n: Int = 1  list: [A!] = [{ n: 2, x: null, list: [] }] }"
         #expect(try compileErrors(schema, "query Q($a: A = { x: { n: 3 } }) { f(a: $a) }") == [])
+        // A non-null field with a default inside a cycle (P.q: Q! = {...}, Q.p: P): GraphQLSwift is
+        // given it nullable and without the default, so it stays optional in operations.
+        let nonNull = "type Query { f(p: P): Int }\ninput P { q: Q! = { p: null }  n: Int }\ninput Q { p: P  list: [P!]! = [{ q: { p: null, list: [] } }] }"
+        #expect(try compileErrors(nonNull, "query Q { f(p: { n: 1 }) }") == [])
+        #expect(throws: CodegenFailure.self) { _ = try generate(schema: nonNull, operations: "query Q { f(p: { q: null }) }") }
         do {
             _ = try generate(schema: "type Query { f(a: A): Int }\ninput A { x: A = {}  n: Int }", operations: "query Q { f }")
             Issue.record("a default that never ends was accepted")

@@ -15,6 +15,7 @@ let suites: [String: () async throws -> Void] = [
     "pagination": PaginationBenchmark.run,
     "batching": BatchingBenchmark.run,
     "soak": SoakBenchmark.run,
+    "inputs": InputBenchmark.run,
     // The soak's server, in a process of its own; not a benchmark.
     "serve": ServerProcess.serve,
 ]

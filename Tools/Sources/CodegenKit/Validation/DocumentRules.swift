@@ -65,9 +65,12 @@ package enum DocumentRules {
         graphQLSwift("KnownArgumentNamesRule"),
         graphQLSwift("UniqueArgumentNamesRule"),
         graphQLSwift("ValuesOfCorrectTypeRule"),
+        Rule(name: "ValuesOfCorrectTypeRule", implementation: .own { OperationRules.inputValues($0.document, schema: $0.schema.model, rule: "ValuesOfCorrectTypeRule") }),
         graphQLSwift("ProvidedRequiredArgumentsRule"),
         graphQLSwift("VariablesInAllowedPositionRule"),
-        Rule(name: "VariablesInAllowedPositionRule", implementation: .own { OperationRules.oneOfVariables($0.document, schema: $0.schema.model) }),
+        Rule(
+            name: "VariablesInAllowedPositionRule",
+            implementation: .own { OperationRules.inputValues($0.document, schema: $0.schema.model, rule: "VariablesInAllowedPositionRule") }),
         Rule(name: OverlappingFieldsRule.name, implementation: .own { OverlappingFieldsRule.validate($0.document, schema: $0.schema.model) }),
         graphQLSwift("UniqueInputFieldNamesRule"),
         Rule(name: "MaxIntrospectionDepthRule", implementation: .own { OperationRules.maxIntrospectionDepth($0.document) }),

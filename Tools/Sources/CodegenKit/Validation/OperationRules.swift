@@ -134,10 +134,14 @@ enum OperationRules {
         return errors
     }
 
-    /// VariablesInAllowedPositionRule's `@oneOf` part: a field of a `@oneOf` input object given a
-    /// variable needs a non-null variable (a null would leave no field set).
-    static func oneOfVariables(_ document: Document, schema: SchemaModel) -> [ValidationError] {
+    /// What the literal values of operations need beyond GraphQLSwift's checks:
+    /// VariablesInAllowedPositionRule's `@oneOf` part (a field of a `@oneOf` input object given a
+    /// variable needs a non-null variable: a null would leave no field set), and
+    /// ValuesOfCorrectTypeRule's for the non-null input fields with a default that GraphQLSwift's
+    /// copy of the schema has nullable (`GraphQLSwiftSchema`): `null` is no value for them.
+    static func inputValues(_ document: Document, schema: SchemaModel, rule: String) -> [ValidationError] {
         let fragments = fragmentsByName(document)
+        let cycles = InputCycles(schema, throughLists: true)
         var errors: [ValidationError] = []
         for case let operation as OperationDefinition in document.definitions {
             var definitions: [String: VariableDefinition] = [:]
@@ -149,7 +153,13 @@ enum OperationRules {
                     guard let input = schema.type(named: type.namedType), input.kind == .inputObject else { return }
                     for field in object.fields {
                         guard let definition = input.inputFields.first(where: { $0.name == field.name.value }) else { continue }
-                        if input.isOneOf, let variable = field.value as? Variable, let declared = definitions[variable.name.value],
+                        if rule == "ValuesOfCorrectTypeRule", field.value is NullValue, definition.type.isNonNull, definition.hasDefault,
+                            cycles.isIndirect(input.name, definition.name)
+                        {
+                            errors.append(ValidationError(
+                                rule: "ValuesOfCorrectTypeRule", "Expected value of type \"\(definition.type)\", found null.", at: [field.value.loc]))
+                        }
+                        if rule == "VariablesInAllowedPositionRule", input.isOneOf, let variable = field.value as? Variable, let declared = definitions[variable.name.value],
                             !(declared.type is NonNullType)
                         {
                             errors.append(ValidationError(
