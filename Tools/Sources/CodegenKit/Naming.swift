@@ -28,6 +28,8 @@ extension SwiftNames {
         "Result", "Data", "DataDict", "Selection", "SelectionSet", "RootSelectionSet", "MutableSelectionSet", "MutableRootSelectionSet",
         "Fragment", "Fragments", "Deferred", "GraphQLError", "GraphQLQuery", "GraphQLMutation", "GraphQLSubscription",
         "GraphQLOperationType", "LocalCacheMutation", "JSONValue", "JSONObject", "_ObjectValue",
+        // Reserved before the rule was one, and kept so that no generated name changes.
+        "Optional", "Array", "Dictionary", "Set", "Float", "Field", "OutputType", "ArgumentValue",
     ])
 
     /// A type the generator declares, named after `name`: with a trailing `_` while it is
