@@ -2,7 +2,8 @@
 # Fails when a feature kit's sources import anything but APICore, SharedKit and Foundation:
 # kits see APICoreKit's public protocols only, never the engine or another kit. Only generated
 # code (in Generated/) imports APICore's @_spi(Generated) runtime; nothing in a kit imports the
-# engine's @_spi(Engine) internals; a kit's own code calls no underscored APICore member.
+# engine's @_spi(Engine) internals; a kit's own code calls no underscored APICore member. And the
+# feature kits are laid out alike: Models, Repository, Service, Mapping.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -13,7 +14,9 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   echo "that only their generated code (Generated/) imports APICore's @_spi(Generated) runtime,"
   echo "that none of their code or tests imports the engine's @_spi(Engine) internals, and that no kit's own"
   echo "code or test (outside Generated/ and generated Mocks/) calls an underscored APICore member (_outputJSON, _fieldValue…),"
-  echo "and that no kit's sources or tests import APICoreSupport (what the engine shares with its stores)."
+  echo "and that no kit's sources or tests import APICoreSupport (what the engine shares with its stores);"
+  echo "and that every feature kit but SharedKit is laid out as scripts/new-kit.sh makes one: Models.swift,"
+  echo "<Base>Repository.swift, <Base>Service.swift and Mapping.swift, and a README with '## How it is built'."
   exit 0
 fi
 
@@ -51,6 +54,17 @@ for kit in "${KITS[@]}"; do
     echo "check-imports: $line  (an underscored APICore member is for generated code and the engine)"; status=1
   # Its tests too: they are the examples other teams copy (generated test mocks aside).
   done < <(grep -rnE '(\._(outputJSON|inputJSON|fieldValue|collectFiles|asInlineFragment|toFragment|deferred)\b|\(_(fieldValue|jsonValue):)' "$ROOT/$kit/Sources" "$ROOT/$kit/Tests" --include='*.swift' | grep -vE '/(Generated|Mocks)/' || true)
+  # Laid out alike, as scripts/new-kit.sh makes a kit (SharedKit is the shared schema module,
+  # with no service): the four parts, and a README that says how they fit.
+  if [ "$kit" != SharedKit ]; then
+    base=${kit%Kit}
+    for part in Models "${base}Repository" "${base}Service" Mapping; do
+      [ -f "$ROOT/$kit/Sources/$kit/$part.swift" ] \
+        || { echo "check-imports: $kit/Sources/$kit/$part.swift is missing (a kit is Models, ${base}Repository, ${base}Service and Mapping, as scripts/new-kit.sh makes it)"; status=1; }
+    done
+    grep -q '^## How it is built' "$ROOT/$kit/README.md" \
+      || { echo "check-imports: $kit/README.md has no '## How it is built' section"; status=1; }
+  fi
 done
-[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation (and the OpenAPI runtime); only their generated code uses the @_spi(Generated) runtime; none uses @_spi(Engine); none of their own code or tests calls an underscored APICore member; none imports APICoreSupport"
+[ $status -eq 0 ] && echo "check-imports: ${KITS[*]} import only APICore, SharedKit and Foundation (and the OpenAPI runtime); only their generated code uses the @_spi(Generated) runtime; none uses @_spi(Engine); none of their own code or tests calls an underscored APICore member; none imports APICoreSupport; the feature kits are laid out alike"
 exit $status

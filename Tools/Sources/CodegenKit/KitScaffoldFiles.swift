@@ -294,6 +294,14 @@ extension KitScaffold.Plan {
 
         Made with `scripts/new-kit.sh`: its types carry `@domain(name: "\(request.domain)")` in the root `schema.graphqls`.
 
+        ## How it is built
+
+        1. `Models.swift`: the app's values (`\(modelName)`); no generated type is part of them.
+        2. `\(request.base)Repository.swift`: the protocol the app and its tests program against.
+        3. `\(request.base)Service.swift`: the repository over `APIClient`, one method per operation.
+        4. `Mapping.swift`: from the generated data to the models.
+        5. `Sources/\(request.name)/Generated/`: written by the generator from `GraphQL/`; never edited.
+
         ## Regenerate
 
         `GraphQL/Schema/` is written from the root `schema.graphqls`; `Sources/\(request.name)/Generated/` from

@@ -81,6 +81,12 @@ struct KitScaffoldTests {
         #expect(package.components(separatedBy: ".package(").count == 3)
         let config = try #require(files["RecipeKit/apollo-codegen-config.json"])
         #expect(config.contains(#""schemaNamespace": "RecipeAPI""#))
+        // The README's five lines name each source file the scaffold writes (check-imports.sh
+        // holds the other kits to the same parts).
+        let readme = try #require(files["RecipeKit/README.md"])
+        let sources = files.keys.filter { $0.hasPrefix("RecipeKit/Sources/RecipeKit/") }.map { String($0.split(separator: "/").last!) }
+        #expect(sources.sorted() == ["Mapping.swift", "Models.swift", "RecipeRepository.swift", "RecipeService.swift"])
+        for file in sources { #expect(readme.contains("`\(file)`"), "the README does not name \(file)") }
         #expect(config.contains(#""schemaSearchPaths": ["GraphQL/Schema/recipe-schema.graphqls", "#))
     }
 
