@@ -134,14 +134,52 @@ enum OperationRules {
         return errors
     }
 
-    /// What the literal values of operations need beyond GraphQLSwift's checks:
-    /// VariablesInAllowedPositionRule's `@oneOf` part (a field of a `@oneOf` input object given a
-    /// variable needs a non-null variable: a null would leave no field set), and
-    /// ValuesOfCorrectTypeRule's for the non-null input fields with a default that GraphQLSwift's
-    /// copy of the schema has nullable (`GraphQLSwiftSchema`): `null` is no value for them.
-    static func inputValues(_ document: Document, schema: SchemaModel, rule: String) -> [ValidationError] {
-        let fragments = fragmentsByName(document)
+    /// ValuesOfCorrectTypeRule's part for the non-null input fields with a default that
+    /// GraphQLSwift's copy of the schema has nullable (`GraphQLSwiftSchema`): `null` is no value
+    /// for them.
+    static func nullsForRewrittenDefaults(_ document: Document, schema: SchemaModel) -> [ValidationError] {
         let cycles = InputCycles(schema, throughLists: true)
+        return inputFields(document, schema: schema) { written in
+            let definition = written.definition
+            guard written.field.value is NullValue, definition.type.isNonNull, definition.hasDefault,
+                cycles.isIndirect(written.input.name, definition.name)
+            else { return nil }
+            return ValidationError(
+                rule: "ValuesOfCorrectTypeRule", "Expected value of type \"\(definition.type)\", found null.", at: [written.field.value.loc])
+        }
+    }
+
+    /// VariablesInAllowedPositionRule's `@oneOf` part: a field of a `@oneOf` input object given a
+    /// variable needs a non-null variable (a null would leave no field set).
+    static func oneOfVariables(_ document: Document, schema: SchemaModel) -> [ValidationError] {
+        inputFields(document, schema: schema) { written in
+            guard written.input.isOneOf, let variable = written.field.value as? Variable,
+                let declared = written.variables[variable.name.value], !(declared.type is NonNullType)
+            else { return nil }
+            return ValidationError(
+                rule: "VariablesInAllowedPositionRule",
+                "Variable \"$\(variable.name.value)\" is of type \"\(TypeRef(declared.type))\" but must be non-nullable to be used for OneOf Input Object \"\(written.input.name)\".",
+                at: [declared.loc, variable.loc])
+        }
+    }
+
+    /// An input object's field as an operation's literal value writes it, with what the rules
+    /// above read about it.
+    struct WrittenInputField {
+        let field: ObjectField
+        /// The input object, and the field's definition in it.
+        let input: SchemaModel.TypeDefinition
+        let definition: SchemaModel.InputValue
+        /// The operation's variables, by name.
+        let variables: [String: VariableDefinition]
+    }
+
+    /// `checkField` of every input-object field in the operations' argument values (through fragments
+    /// and nested objects and lists), in order; answers the errors it found.
+    private static func inputFields(
+        _ document: Document, schema: SchemaModel, _ checkField: (WrittenInputField) -> ValidationError?
+    ) -> [ValidationError] {
+        let fragments = fragmentsByName(document)
         var errors: [ValidationError] = []
         for case let operation as OperationDefinition in document.definitions {
             var definitions: [String: VariableDefinition] = [:]
@@ -153,19 +191,8 @@ enum OperationRules {
                     guard let input = schema.type(named: type.namedType), input.kind == .inputObject else { return }
                     for field in object.fields {
                         guard let definition = input.inputFields.first(where: { $0.name == field.name.value }) else { continue }
-                        if rule == "ValuesOfCorrectTypeRule", field.value is NullValue, definition.type.isNonNull, definition.hasDefault,
-                            cycles.isIndirect(input.name, definition.name)
-                        {
-                            errors.append(ValidationError(
-                                rule: "ValuesOfCorrectTypeRule", "Expected value of type \"\(definition.type)\", found null.", at: [field.value.loc]))
-                        }
-                        if rule == "VariablesInAllowedPositionRule", input.isOneOf, let variable = field.value as? Variable, let declared = definitions[variable.name.value],
-                            !(declared.type is NonNullType)
-                        {
-                            errors.append(ValidationError(
-                                rule: "VariablesInAllowedPositionRule",
-                                "Variable \"$\(variable.name.value)\" is of type \"\(TypeRef(declared.type))\" but must be non-nullable to be used for OneOf Input Object \"\(input.name)\".",
-                                at: [declared.loc, variable.loc]))
+                        if let error = checkField(WrittenInputField(field: field, input: input, definition: definition, variables: definitions)) {
+                            errors.append(error)
                         }
                         check(field.value, of: definition.type)
                     }
