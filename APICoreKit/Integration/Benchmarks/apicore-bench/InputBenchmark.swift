@@ -27,7 +27,7 @@ enum InputBenchmark {
             boxed.append(measure { sink &+= serializeBoxed() } / Double(count))
             expression.append(measure { sink &+= serializeExpressions() } / Double(expressionCount * nodesPerExpression))
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let median = E2EBenchmark.median
         print("inputs-plain-ns: \(String(format: "%.0f", median(plain)))")
         print("inputs-boxed-ns: \(String(format: "%.0f", median(boxed)))")
         print("inputs-boxed-ratio: \(String(format: "%.2f", median(boxed) / median(plain)))")
