@@ -33,7 +33,7 @@ test_case "SharedKit reaches every kit, the fixture that imports it, and the app
   reaches "SharedKit UserKit ProductKit HouseholdKit Tools/Fixtures/StarWarsAPI Pantry" "paths imports " \
   append SharedKit/Sources/SharedKit/DateTime.swift "// a change"
 test_case "APICoreKit reaches everything, with the documentation, conformance and fuzz steps" \
-  reaches "$EVERYTHING" "paths imports generated docs openapi fuzz" append APICoreKit/Sources/APICore/APIClient.swift "// a change"
+  reaches "$EVERYTHING" "paths imports generated docs openapi fuzz" append APICoreKit/Sources/APICore/KitAPI/APIClient.swift "// a change"
 test_case "the AsyncHTTPClient package inside APICoreKit reaches everything" \
   reaches "$EVERYTHING" "paths imports generated docs openapi fuzz" append APICoreKit/APICoreAsyncHTTPClient/Package.swift "// a change"
 test_case "Tools reaches everything" \
