@@ -153,10 +153,10 @@ enum CacheScaleBenchmark {
     /// the collection, give or take a read). (Nothing is left to remove the second time: it walks
     /// the same store.)
     static func collectTwice(_ store: NormalizedStore, clock: ContinuousClock) async -> (total: Duration, pause: Duration) {
-        let total = await clock.measure { _ = await store.collectGarbage(maxStaleness: .zero) }
+        let total = await clock.measure { _ = await CacheWriter(store: store).collectGarbage(maxStaleness: .zero) }
         let finished = Atomic<Bool>(false)
         async let probed: Void = {
-            _ = await store.collectGarbage(maxStaleness: .zero)
+            _ = await CacheWriter(store: store).collectGarbage(maxStaleness: .zero)
             finished.store(true, ordering: .releasing)
         }()
         var pause = Duration.zero

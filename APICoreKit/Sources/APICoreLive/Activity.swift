@@ -4,8 +4,7 @@ import APICore
 /// checks, which expect every count but ``queuedMutations`` back at zero once the app's work has
 /// ended.
 @_spi(Engine) public struct EngineActivity: Sendable, Hashable, CustomStringConvertible {
-    /// Work that goes on after a call answered (the server half of `.cacheAndNetwork`, a replay
-    /// started by reachability).
+    /// Work that goes on after a call answered (the server half of `.cacheAndNetwork`).
     public var backgroundTasks: Int
     /// Queries waiting for the server that identical queries share.
     public var queriesInFlight: Int
@@ -30,14 +29,5 @@ extension APICoreLive {
     @_spi(Engine) public static func activity(of client: any APIClient) async -> EngineActivity? {
         guard let client = client as? LiveAPIClient else { return nil }
         return await client.activity()
-    }
-}
-
-extension LiveAPIClient {
-    func activity() async -> EngineActivity {
-        let store = await store?.activity() ?? (watchers: 0, layers: 0)
-        return EngineActivity(
-            backgroundTasks: backgroundTaskCount, queriesInFlight: await inFlight.count, subscriptions: await subscriptions?.operationCount ?? 0,
-            watchers: store.watchers, optimisticLayers: store.layers, queuedMutations: queue.waiting.withLock { $0 })
     }
 }

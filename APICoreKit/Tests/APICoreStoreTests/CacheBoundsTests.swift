@@ -150,7 +150,7 @@ struct CacheBoundsTests {
         #expect(await cold.memoryFootprint.records == 2)  // the root, in part, and Item:3
         // A collection after that sees the whole root: only the item the removed field reached goes,
         // in the file too.
-        #expect(await cold.collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
+        #expect(await CacheWriter(store: cold).collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
         await cold.persisted()
         #expect(try #require(SQLiteCache.storage(at: file).persistent).load(["Item:7", "Item:8"]).keys.sorted() == ["Item:8"])
 

@@ -29,16 +29,16 @@ struct GarbageCollectionTests {
         let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
         await CacheWriter(store: store).write(records: graph)
         let watcher = await store.addWatcher(dependencies: ["Note:2"]) { _ in ["Note:2"] }
-        let collection = await store.collectGarbage(maxStaleness: .zero)
+        let collection = await CacheWriter(store: store).collectGarbage(maxStaleness: .zero)
         #expect(collection.unreachableRecords == 1)
         #expect(collection.expiredRecords == 0 && collection.danglingReferences == 0)
         for key in ["QUERY_ROOT", "Human:1", "Human:2", "Droid:1", "Note:2"] { #expect(await store.record(key) != nil, "\(key)") }
         #expect(await store.record("Note:1") == nil)
         // The watcher gone, its record goes at the next collection.
         await store.removeWatcher(watcher)
-        #expect(await store.collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
+        #expect(await CacheWriter(store: store).collectGarbage(maxStaleness: .zero).unreachableRecords == 1)
         #expect(await store.record("Note:2") == nil)
-        #expect(await store.collectGarbage(maxStaleness: .zero) == CacheCollection())
+        #expect(await CacheWriter(store: store).collectGarbage(maxStaleness: .zero) == CacheCollection())
     }
 
     @Test("records past their type's maximum age (beyond the staleness allowed) go, and the fields that referred to them")
@@ -48,12 +48,12 @@ struct GarbageCollectionTests {
         await CacheWriter(store: store).write(records: graph)
         clock.advance(by: 2 * 3600)
         // Two hours old, an hour past the droid's maximum age: within a staleness of two hours.
-        let lenient = await store.collectGarbage(maxStaleness: .seconds(2 * 3600))
+        let lenient = await CacheWriter(store: store).collectGarbage(maxStaleness: .seconds(2 * 3600))
         #expect(lenient.expiredRecords == 0 && lenient.danglingReferences == 0)
         #expect(lenient.unreachableRecords == 2)  // the notes
         let rereads = await store.rereadCount
         let watcher = await store.addWatcher(dependencies: ["Human:1"]) { _ in ["Human:1"] }
-        let collection = await store.collectGarbage(maxStaleness: .seconds(1800))
+        let collection = await CacheWriter(store: store).collectGarbage(maxStaleness: .seconds(1800))
         #expect(collection.expiredRecords == 1)
         #expect(collection.danglingReferences == 1)
         #expect(await store.record("Droid:1") == nil)
@@ -86,7 +86,7 @@ struct GarbageCollectionTests {
         let after = await store.summary()
         // Only Human:1's name grew ("Luke" to "Luke 999").
         #expect(after.records == before.records && after.bytesInMemory - before.bytesInMemory < 16)
-        #expect(await store.collectGarbage(maxStaleness: .zero).removedRecords == 2)  // the notes, as before
+        #expect(await CacheWriter(store: store).collectGarbage(maxStaleness: .zero).removedRecords == 2)  // the notes, as before
     }
 
     @Test("a store an earlier version wrote, holding a mutation root: it goes at the next collection, with what only it reached")
@@ -103,7 +103,7 @@ struct GarbageCollectionTests {
             removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
         let collector = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
         // The notes, the mutation root, and the review only it reached; Human:1 stays (the query root reaches it).
-        #expect(await collector.collectGarbage(maxStaleness: .zero).unreachableRecords == 4)
+        #expect(await CacheWriter(store: collector).collectGarbage(maxStaleness: .zero).unreachableRecords == 4)
         await collector.persisted()
         let left = try #require(SQLiteCache.storage(at: file).persistent).loadAll().map(\.key)
         #expect(Set(left) == ["QUERY_ROOT", "Human:1", "Human:2", "Droid:1"])
@@ -117,7 +117,7 @@ struct GarbageCollectionTests {
         await CacheWriter(store: writer).write(records: graph)
         // A new store: nothing in memory, everything in the file.
         let collector = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
-        #expect(await collector.collectGarbage(maxStaleness: .zero).unreachableRecords == 2)
+        #expect(await CacheWriter(store: collector).collectGarbage(maxStaleness: .zero).unreachableRecords == 2)
         await collector.persisted()
         let reader = try #require(SQLiteCache.storage(at: file).persistent)
         let left = try reader.loadAll().map(\.key)
@@ -150,7 +150,7 @@ struct GarbageCollectionTests {
         let earlier = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
         await CacheWriter(store: earlier).write(records: graph)
         let policy = CacheConfiguration.GarbageCollection(onOpen: true, afterWrites: 10)
-        let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, garbageCollection: policy, logger: Logger(label: "test"))
+        let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, garbageCollection: CacheWriter.automaticCollection(policy), logger: Logger(label: "test"))
         // The first use collects what the earlier launch left unreachable (in slices, between
         // the store's other work).
         #expect(await store.record("QUERY_ROOT") != nil)
@@ -188,10 +188,10 @@ struct GarbageCollectionTests {
                 }
             }
             group.addTask {
-                for _ in 0..<20 { _ = await store.collectGarbage(maxStaleness: .zero) }
+                for _ in 0..<20 { _ = await CacheWriter(store: store).collectGarbage(maxStaleness: .zero) }
             }
         }
-        _ = await store.collectGarbage(maxStaleness: .zero)
+        _ = await CacheWriter(store: store).collectGarbage(maxStaleness: .zero)
         for task in 0..<20 {
             #expect(await store.record("Item:\(task)")?.fields["round"] == .int(24), "Item:\(task)")
             #expect(await store.record("QUERY_ROOT")?.fields["item(\(task))"] == reference("Item:\(task)"))
@@ -306,9 +306,11 @@ struct IncrementalCollectionTests {
         await CacheWriter(store: store).write(records: graph.records, expires: graph.expires)
         clock.advance(by: 3600)
         if sqlite { store = makeStore() }
-        let (collection, slices) = await store.transaction { @Sendable store in
+        await store.transaction { @Sendable store in
             store.collector.slice = units.map { CollectionSlice(maxUnits: $0) } ?? CollectionSlice(budget: .seconds(3600))
-            store.prepareCollection(maxStaleness: .zero)
+        }
+        await CacheWriter(store: store).prepareCollection(maxStaleness: .zero)
+        let (collection, slices) = await store.transaction { @Sendable store in
             var slices = 1
             while true {
                 if let done = store.collectSlice() { return (done, slices) }
@@ -352,9 +354,9 @@ struct IncrementalCollectionTests {
             let store = NormalizedStore(persistent: nil, logger: Logger(label: "test"))
             await CacheWriter(store: store).write(records: graph)
             await CacheWriter(store: store).write(records: Dictionary(uniqueKeysWithValues: orphans.map { ($0, ["__typename": "Orphan"] as JSONObject) }))
+            await store.transaction { @Sendable store in store.collector.slice = CollectionSlice(maxUnits: 1) }
+            await CacheWriter(store: store).prepareCollection(maxStaleness: .zero)
             let reachedPhase = await store.transaction { @Sendable store in
-                store.collector.slice = CollectionSlice(maxUnits: 1)
-                store.prepareCollection(maxStaleness: .zero)
                 while store.collector.underWay?.phase != phase { _ = store.collectSlice() }
                 return store.collector.underWay?.phase
             }
@@ -383,7 +385,7 @@ struct IncrementalCollectionTests {
                 // Marked before the write: it stays until the next collection.
                 #expect(collection.unreachableRecords == unreachable, "\(phase)")
                 #expect(await store.record("Human:2") != nil, "\(phase)")
-                #expect(await store.collectGarbage(maxStaleness: .zero).unreachableRecords == 1, "\(phase)")
+                #expect(await CacheWriter(store: store).collectGarbage(maxStaleness: .zero).unreachableRecords == 1, "\(phase)")
                 #expect(await store.record("Human:2") == nil, "\(phase)")
             }
         }
@@ -396,7 +398,7 @@ struct IncrementalCollectionTests {
         await CacheWriter(store: store).write(records: generated.records)
         await CacheWriter(store: store).write(records: graph)
         await store.transaction { @Sendable store in store.collector.slice = CollectionSlice(maxUnits: 16) }
-        async let collected = store.collectGarbage(maxStaleness: .zero)
+        async let collected = CacheWriter(store: store).collectGarbage(maxStaleness: .zero)
         var reads = 0
         for round in 0..<200 {
             let read = await store.read(key: "QUERY_ROOT", selections: HeroData.__selections, parent: HeroData.__parentType, variables: [:], requestMaxAge: nil)

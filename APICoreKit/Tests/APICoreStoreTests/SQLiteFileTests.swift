@@ -22,9 +22,9 @@ struct SQLiteFileTests {
                 "QUERY_ROOT": ["hero": CacheNaming.reference(to: "Human:1")], "Human:1": ["__typename": "Human", "name": "Luke"],
                 "Note:1": ["__typename": "Note", "text": "nobody refers to me"],
             ])
+            await collecting.transaction { @Sendable store in store.collector.slice = CollectionSlice(maxUnits: 1) }
+            await CacheWriter(store: collecting).prepareCollection(maxStaleness: .zero)
             await collecting.transaction { @Sendable store in
-                store.collector.slice = CollectionSlice(maxUnits: 1)
-                store.prepareCollection(maxStaleness: .zero)
                 while store.collector.underWay?.phase != phase { _ = store.collectSlice() }
                 _ = store.collectSlice()
             }

@@ -2,9 +2,19 @@
 import APICoreSupport
 import Foundation
 
-/// Reading and writing the cache directly: `client.cache` is the client itself.
-extension LiveAPIClient: GraphQLCache {
-    var cache: any GraphQLCache { self }
+/// Reading and writing the cache directly (`client.cache`), and its maintenance: every change
+/// through the writer, watchers of fragments through the pipeline's.
+struct CacheAccess: GraphQLCache, CacheMaintenance {
+    let pipeline: GraphQLPipeline
+    /// Typed cache updates, one at a time.
+    private let updates = AsyncLock()
+
+    init(pipeline: GraphQLPipeline) {
+        self.pipeline = pipeline
+    }
+
+    private var store: NormalizedStore? { pipeline.store }
+    private var cacheWriter: CacheWriter { pipeline.writer }
 
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data? {
         guard let store else { return nil }
@@ -16,7 +26,7 @@ extension LiveAPIClient: GraphQLCache {
         let start = ContinuousClock.now
         let selection = CacheSelection(Query.Data.self, at: CacheNaming.rootKey(for: .query), variables: request.operation.coercedVariables)
         guard let read = store?.readInMemory(selection, requestMaxAge: request.cacheMaxAge), let data = read.data else { return nil }
-        return try? Self.cachedResponse(request, read: read, data: data, start: start).get()
+        return try? GraphQLPipeline.cachedResponse(request, read: read, data: data, start: start).get()
     }
 
     func readInMemory<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> Fragment? {
@@ -56,7 +66,7 @@ extension LiveAPIClient: GraphQLCache {
     ) async throws(APIError) -> Data {
         guard let store else { throw .invalidRequest("this client has no cache") }
         let reading = CacheSelection(Data.self, at: key, variables: variables)
-        return try await cacheUpdates.run { () async throws(APIError) -> Data in
+        return try await updates.run { () async throws(APIError) -> Data in
             for _ in 0..<8 {
                 guard let object = await store.read(reading, layered: false).data else { throw .cacheMiss(name) }
                 var data = Data(_dataDict: DataDict(_data: object))
@@ -81,13 +91,17 @@ extension LiveAPIClient: GraphQLCache {
     func clear() async throws(APIError) {
         await cacheWriter.removeAll()
     }
-}
 
-extension LiveAPIClient: CacheMaintenance {
+    func watch<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> APIStream<Result<Fragment, APIError>> {
+        pipeline.watch(fragment, key: key, variables: variables)
+    }
+
+    // MARK: Maintenance
+
     func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection {
-        guard let store else { throw .invalidRequest("this client has no cache") }
-        let collection = await store.collectGarbage(maxStaleness: maxStaleness)
-        configuration.logger.info("cache garbage collection: \(collection)")
+        guard store != nil else { throw .invalidRequest("this client has no cache") }
+        let collection = await cacheWriter.collectGarbage(maxStaleness: maxStaleness)
+        pipeline.configuration.logger.info("cache garbage collection: \(collection)")
         return collection
     }
 

@@ -27,6 +27,19 @@ package struct CacheWriter: Sendable {
 
     private static let access = Access()
 
+    /// The store's own collections (on open, after so many records written) as `policy` asks,
+    /// granted by the writer: a collection removes records and expired fields, so it runs with the
+    /// writer's access like every other change.
+    package static func automaticCollection(_ policy: CacheConfiguration.GarbageCollection?) -> AutomaticCollection? {
+        policy.map { AutomaticCollection(policy: $0, access: access) }
+    }
+
+    /// A collection policy with the writer's access to carry it out.
+    package struct AutomaticCollection: Sendable {
+        let policy: CacheConfiguration.GarbageCollection
+        let access: Access
+    }
+
     /// A writer into `store` (none: data is only checked), with the app's cache keys.
     package init(store: NormalizedStore?, keys: [String: CacheConfiguration.KeyFunction] = [:]) {
         self.store = store
@@ -271,8 +284,41 @@ package struct CacheWriter: Sendable {
         await store?.addLayer(records, by: Self.access)
     }
 
+    /// Collects the store's garbage (``NormalizedStore/collectGarbage(maxStaleness:by:)``): expired
+    /// records and fields, dangling references, unreachable records. Nothing without a store.
+    package func collectGarbage(maxStaleness: Duration) async -> CacheCollection {
+        await store?.collectGarbage(maxStaleness: maxStaleness, by: Self.access) ?? CacheCollection()
+    }
+
+    /// Sets up a collection whose slices the store's `collectSlice()` runs, one at a time (for
+    /// tests that stop between slices).
+    package func prepareCollection(maxStaleness: Duration) async {
+        await store?.prepareCollection(maxStaleness: maxStaleness, by: Self.access)
+    }
+
     /// Takes an optimistic layer away; its records' watchers are told.
     package func removeLayer(_ id: UInt64) async {
         await store?.removeLayer(id, by: Self.access)
+    }
+}
+
+extension CacheWriter {
+    /// A server's data checked against the operation's selections, with its records built in the
+    /// same walk (unless not `recording`; `keepingOnTape` as the check of a `ReadObject` above):
+    /// `errors` are those of partial data, `policy` what the server said of caching it; data of the
+    /// wrong shape is an invalid response.
+    func check<Operation: GraphQLOperation, Value>(
+        _ data: ReadObject, of request: GraphQLRequest<Operation, Value>, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none,
+        recording: Bool = true, keepingOnTape: Bool = false, response: TransportResponse?
+    ) throws(APIError) -> CacheWriter.Checked<Operation.Data> {
+        do throws(GraphQLDecodingError) {
+            return try check(
+                data, as: Operation.Data.self, at: CacheNaming.rootKey(for: Operation.operationType), variables: request.operation.coercedVariables,
+                errors: errors, policy: policy, mergingPages: true, recording: recording, keepingOnTape: keepingOnTape)
+        } catch {
+            throw .invalidResponse(InvalidResponse(
+                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: response?.statusCode, request: Operation.operationName,
+                bodyExcerpt: HTTPFailure.excerpt(of: response?.body ?? Data())))
+        }
     }
 }

@@ -7,8 +7,9 @@ import Foundation
 /// and how long a slice may hold the store. The store's extension in GarbageCollection.swift does
 /// the work on the records; what it needs to remember between slices and collections is here.
 struct Collector {
-    /// The collections the configuration asks for; `nil`: only on demand.
-    let policy: CacheConfiguration.GarbageCollection?
+    /// The collections the configuration asks for, with the writer's access; `nil`: only on demand.
+    let automatic: CacheWriter.AutomaticCollection?
+    private var policy: CacheConfiguration.GarbageCollection? { automatic?.policy }
     /// Whether the collection on open is still to come.
     private var collectsOnOpen: Bool
     /// Records written since the last collection began.
@@ -19,9 +20,9 @@ struct Collector {
     /// How long a slice of a collection may hold the store.
     var slice = CollectionSlice()
 
-    init(policy: CacheConfiguration.GarbageCollection?) {
-        self.policy = policy
-        self.collectsOnOpen = policy?.onOpen ?? false
+    init(_ automatic: CacheWriter.AutomaticCollection?) {
+        self.automatic = automatic
+        self.collectsOnOpen = automatic?.policy.onOpen ?? false
     }
 
     /// Whether the collection on open is due (the cache's first use).

@@ -16,9 +16,9 @@ extension NormalizedStore {
     /// The collection runs in slices (``IncrementalCollection``), each holding the store for a few
     /// milliseconds, so reads, writes and watchers go on between them; what is written meanwhile
     /// stays, with what it refers to. A collection asked for while one runs starts after it.
-    package func collectGarbage(maxStaleness: Duration) async -> CacheCollection {
+    package func collectGarbage(maxStaleness: Duration, by access: CacheWriter.Access) async -> CacheCollection {
         while let running = collector.run { _ = await running.value }
-        return await startCollection(maxStaleness: maxStaleness).value
+        return await startCollection(maxStaleness: maxStaleness, by: access).value
     }
 
     /// Waits for the collection under way, if any (an automatic one runs on its own).
@@ -28,15 +28,15 @@ extension NormalizedStore {
 
     /// Starts a collection, which a task of its own runs slice by slice; answers the task.
     @discardableResult
-    private func startCollection(maxStaleness: Duration, priority: TaskPriority? = nil) -> Task<CacheCollection, Never> {
-        prepareCollection(maxStaleness: maxStaleness)
+    private func startCollection(maxStaleness: Duration, priority: TaskPriority? = nil, by access: CacheWriter.Access) -> Task<CacheCollection, Never> {
+        prepareCollection(maxStaleness: maxStaleness, by: access)
         let task = Task(priority: priority) { await self.runSlices() }
         collector.run = task
         return task
     }
 
     /// Sets up a collection, whose slices ``collectSlice()`` runs.
-    func prepareCollection(maxStaleness: Duration) {
+    package func prepareCollection(maxStaleness: Duration, by _: CacheWriter.Access) {
         persistence.forgetAbsent()
         let startedAt = now()
         collector.begin(IncrementalCollection(
@@ -331,10 +331,10 @@ extension NormalizedStore {
     }
 
     /// Starts a collection the policy asks for, unless one runs; it goes on in slices between the
-    /// store's other work.
+    /// store's other work, with the access the writer granted with the policy.
     func collectAutomatically(because reason: String) {
-        guard collector.run == nil, let policy = collector.policy else { return }
-        let run = startCollection(maxStaleness: policy.maxStaleness, priority: .utility)
+        guard collector.run == nil, let automatic = collector.automatic else { return }
+        let run = startCollection(maxStaleness: automatic.policy.maxStaleness, priority: .utility, by: automatic.access)
         let logger = logger
         Task(priority: .utility) {
             let collection = await run.value

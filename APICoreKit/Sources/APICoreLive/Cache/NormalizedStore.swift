@@ -68,7 +68,7 @@ package actor NormalizedStore {
 
     package init(
         persistent: (any PersistentRecordStore)?, maxAgeByType: [String: Duration] = [:],
-        garbageCollection: CacheConfiguration.GarbageCollection? = nil, memoryLimit: CacheConfiguration.MemoryLimit? = nil,
+        garbageCollection: CacheWriter.AutomaticCollection? = nil, memoryLimit: CacheConfiguration.MemoryLimit? = nil,
         layers: [[String: JSONObject]] = [], logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
         // The optimistic layers of queued mutations from an earlier launch, with ids 1, 2, … in order.
@@ -76,7 +76,7 @@ package actor NormalizedStore {
         self.persistence = PersistenceBridge(persistent, logger: logger)
         self.budget = memoryLimit.map(MemoryBudget.init(limit:))
         self.maxAgeByType = maxAgeByType
-        self.collector = Collector(policy: garbageCollection)
+        self.collector = Collector(garbageCollection)
         self.logger = logger
         self.now = now
     }

@@ -6,10 +6,22 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The exchange: one GraphQL operation sent and its answer read as far as its kind allows. Every
-/// way to the server enters through `exchange(_:over:)`: queries and mutations (over HTTP or the
-/// subscription socket), queued mutations replayed, and subscriptions over streamed HTTP.
-extension LiveAPIClient {
+/// The exchange: one call sent and its answer read as far as its kind allows. Every way to the
+/// server enters here: a GraphQL operation through `exchange(_:over:)` (queries and mutations over
+/// HTTP or the subscription socket, queued mutations replayed, subscriptions over streamed HTTP),
+/// a REST request through `send(_:)` (RESTExchange.swift). HTTP goes through the middleware chain
+/// to the transport; nothing here calls back into the client.
+struct Exchange: Sendable {
+    let configuration: APIClientConfiguration
+    let transport: any HTTPTransport
+    /// The chain every HTTP request goes through.
+    let chain: MiddlewareChain
+    /// Gathers operations into batches, when the configuration batches.
+    let batcher: HTTPBatcher?
+    /// The subscriptions' shared socket, when the configuration has one.
+    let socket: SubscriptionConnection?
+    let spans: Spans
+
     /// Where an operation goes.
     enum Route: Sendable {
         /// An HTTP request through the app's middleware chain.
@@ -66,6 +78,26 @@ extension LiveAPIClient {
             : HTTPRoute(url: configuration.graphQLURL)
     }
 
+    /// The configuration's default headers where the request has none of that name, then `headers`.
+    func applyHeaders(_ headers: [String: String], to request: inout URLRequest) {
+        for (name, value) in configuration.defaultHeaders where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+    }
+
+    /// What the server's answer says of itself, for the caller's `Response`.
+    static func metadata(
+        for response: TransportResponse, operationName: String, since start: ContinuousClock.Instant, extensions: JSONObject? = nil,
+        caughtErrors: [GraphQLError] = []
+    ) -> ResponseMetadata {
+        ResponseMetadata(
+            source: .server, statusCode: response.statusCode, headers: response.headers,
+            duration: ContinuousClock.now - start, operationName: operationName, extensions: extensions, caughtErrors: caughtErrors)
+    }
+
     /// Sends `operation` over `route`. In persisted-only mode it goes by its id alone, whatever
     /// the route, and a server that does not know the id is a clear invalid request.
     func exchange(_ operation: OutgoingOperation, over route: Route) async throws(APIError) -> Exchanged {
@@ -73,7 +105,7 @@ extension LiveAPIClient {
         do {
             return try await send(asSent(operation), over: route)
         } catch {
-            throw Self.persistedOnlyFailure(error, operationName: operation.name, id: operation.documentID)
+            throw PersistedQueryAnswers.persistedOnlyFailure(error, operationName: operation.name, id: operation.documentID)
         }
     }
 
@@ -108,7 +140,7 @@ extension LiveAPIClient {
         let innermost = graphQLExchange(
             reading: route.reading, timeout: operation.timeout, operationName: operation.name, catching: operation.catching,
             batching: operation.allowsBatching)
-        let response = try await runChain(request, context: context, exchange: innermost)
+        let response = try await chain.run(request, context: context, exchange: innermost)
         switch response.read {
         case .stream(let chunks)?: return Exchanged(response: response, body: .streaming(chunks))
         case .payload(let payload)?: return Exchanged(response: response, body: .payload(payload))
@@ -127,7 +159,6 @@ extension LiveAPIClient {
     private func graphQLExchange(reading: Reading, timeout: Duration?, operationName: String, catching selections: [Selection], batching: Bool)
         -> MiddlewareNext
     {
-        let transport = self.transport
         let batcher = batching ? self.batcher : nil
         let timeout = timeout ?? configuration.timeout
         return { [self] request throws(APIError) in
@@ -136,9 +167,9 @@ extension LiveAPIClient {
                 // The batch carries the trace context, once.
                 response = try await batcher.send(request, timeout: timeout, operationName: operationName)
             } else if reading == .whole {
-                response = try await transport.whole(self.withTraceContext(request), timeout: timeout, limit: configuration.maxResponseSize)
+                response = try await transport.whole(spans.withTraceContext(request), timeout: timeout, limit: configuration.maxResponseSize)
             } else {
-                let streamed = try await transport.streamed(self.withTraceContext(request), timeout: timeout, openEnded: reading == .openEnded)
+                let streamed = try await transport.streamed(spans.withTraceContext(request), timeout: timeout, openEnded: reading == .openEnded)
                 response = streamed.head
                 if (200..<300).contains(response.statusCode), GraphQLHTTP.streams(response) {
                     response.read = .stream(streamed.chunks)

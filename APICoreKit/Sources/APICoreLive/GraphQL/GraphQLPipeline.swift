@@ -31,13 +31,60 @@ import Tracing
 ///
 /// The cache's data is checked by the reader that rebuilds it from records (`CacheReader`); both
 /// walks go through `SelectionVisitor.walk`.
-extension LiveAPIClient {
+final class GraphQLPipeline: Sendable {
+    let configuration: APIClientConfiguration
+    /// Where an operation goes on its way to the server.
+    let stage: OperationStage
+    /// The one way into the cache (data is checked by it without a cache too).
+    let writer: CacheWriter
+    let spans: Spans
+    let metrics: any MetricsFactory
+    /// Work that goes on after a call answered (the server half of `.cacheAndNetwork`), by id:
+    /// cancelled when the pipeline goes away, its failures logged.
+    private let background = Locked<(next: UInt64, tasks: [UInt64: Task<Void, Never>])>((0, [:]))
+
+    init(configuration: APIClientConfiguration, stage: OperationStage, writer: CacheWriter, spans: Spans, metrics: any MetricsFactory) {
+        self.configuration = configuration
+        self.stage = stage
+        self.writer = writer
+        self.spans = spans
+        self.metrics = metrics
+    }
+
+    deinit {
+        for task in background.withLock({ $0.tasks.values }) { task.cancel() }
+    }
+
+    /// The normalized cache, when the configuration has one.
+    var store: NormalizedStore? { writer.store }
+
+    /// How many background refreshes run now.
+    var backgroundTaskCount: Int { background.withLock { $0.tasks.count } }
+
+    /// Runs `work` after the caller has its answer, tracked so that it is cancelled when the
+    /// pipeline goes away; a failure is logged, since nobody waits for it.
+    private func refreshInBackground(_ work: @escaping @Sendable () async throws(APIError) -> Void) {
+        let logger = configuration.logger
+        background.withLock { state in
+            state.next += 1
+            let id = state.next
+            state.tasks[id] = Task { [background] in
+                do throws(APIError) {
+                    try await work()
+                } catch {
+                    logger.debug("background refresh failed: \(error)")
+                }
+                _ = background.withLock { $0.tasks.removeValue(forKey: id) }
+            }
+        }
+    }
+
     // MARK: 1. Policy
 
     func fetch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy) async throws(APIError)
         -> Response<Value>
     {
-        try await tracedOperation(Query.self, cachePolicy: cachePolicy) { () async throws(APIError) in
+        try await spans.tracedOperation(Query.self, cachePolicy: cachePolicy) { () async throws(APIError) in
             switch try await plan(request, cachePolicy) {
             case .cached(let cached):
                 return try cached.get()
@@ -59,8 +106,8 @@ extension LiveAPIClient {
             let task = Task {
                 // Once the server's results are yielded as they come, what ends them is not yielded again.
                 var yieldedServerResults = false
-                let outcome = await Self.result { () async throws(APIError) in
-                    try await self.tracedOperation(Query.self, cachePolicy: cachePolicy) { () async throws(APIError) in
+                let outcome = await Result.of { () async throws(APIError) in
+                    try await self.spans.tracedOperation(Query.self, cachePolicy: cachePolicy) { () async throws(APIError) in
                         var step = ServerStep()
                         switch try await self.plan(request, cachePolicy) {
                         case .cached(let cached): return try cached.get()
@@ -124,7 +171,7 @@ extension LiveAPIClient {
     func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> Response<Value>
     {
-        try await tracedOperation(Mutation.self, cachePolicy: nil) { () async throws(APIError) in
+        try await spans.tracedOperation(Mutation.self, cachePolicy: nil) { () async throws(APIError) in
             try await send(request, over: try await layOptimistic(optimisticResponse, of: request)?.id)
         }
     }
@@ -135,10 +182,10 @@ extension LiveAPIClient {
         async throws(APIError) -> (id: UInt64, records: [String: JSONObject])?
     {
         guard let data, store != nil else { return nil }
-        let checked = try cacheWriter.check(
+        let checked = try writer.check(
             local: data.__data._data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation),
             named: "the optimistic response of \(Mutation.operationName)", variables: request.operation.coercedVariables)
-        guard let id = await cacheWriter.lay(checked) else { return nil }
+        guard let id = await writer.lay(checked) else { return nil }
         return (id, checked.records)
     }
 
@@ -151,10 +198,10 @@ extension LiveAPIClient {
         do {
             let response = try await fetchAndStore(request, replacingLayer: layer)
             // Gone already when the answer was written; not when the server said not to store it.
-            await cacheWriter.removeLayer(layer)
+            await writer.removeLayer(layer)
             return response
         } catch {
-            if !keepsLayer(error) { await cacheWriter.removeLayer(layer) }
+            if !keepsLayer(error) { await writer.removeLayer(layer) }
             throw error
         }
     }
@@ -168,7 +215,7 @@ extension LiveAPIClient {
         do {
             return try await askAndStore(request, storing: step.storing)
         } catch {
-            guard step.fallsBackOffline, Self.isConnectivityFailure(error), let store else { throw error }
+            guard step.fallsBackOffline, error.isConnectivityFailure, let store else { throw error }
             let start = ContinuousClock.now
             let outcome = await store.read(Operation.self, variables: request.operation.coercedVariables, requestMaxAge: request.cacheMaxAge)
             guard let data = outcome.data else { throw error }
@@ -193,9 +240,9 @@ extension LiveAPIClient {
         _ request: GraphQLRequest<Operation, Value>, storing: Bool = true, replacingLayer layer: UInt64? = nil
     ) async throws(APIError) -> ServerResults<Operation, Value> {
         let start = ContinuousClock.now
-        let answer: ServerAnswer
+        let answer: OperationStage.ServerAnswer
         do {
-            answer = try await self.answer(to: request)
+            answer = try await stage.answer(to: request)
         } catch {
             if storing, case .graphQL(let failure) = error, let partial = failure.partialData, configuration.cache?.writesPartialData == true {
                 await storePartial(partial, errors: failure.errors, for: request)
@@ -203,17 +250,17 @@ extension LiveAPIClient {
             throw error
         }
         let storing = storing && !answer.cachePolicy.noStore
-        let checked = try check(
+        let checked = try writer.check(
             answer.data, of: request, errors: answer.caughtErrors, policy: answer.cachePolicy, recording: storing, response: answer.response)
         let response = try respond(request, validated: checked.data, answer: answer, since: start)
         if storing {
-            try await traced("cache write", attributes: { $0["apicore.records"] = checked.recordCount }) { _ in
-                await cacheWriter.write(checked, removingLayer: layer)
+            try await spans.traced("cache write", attributes: { $0["apicore.records"] = checked.recordCount }) { _ in
+                await writer.write(checked, removingLayer: layer)
             }
         }
         guard let incremental = answer.incremental else { return ServerResults(first: response) }
         return ServerResults(first: response, later: try IncrementalResults(
-            client: self, request: request, answer: answer, incremental: incremental, first: response, validated: checked.data._data,
+            pipeline: self, request: request, answer: answer, incremental: incremental, first: response, validated: checked.data._data,
             storing: storing, since: start))
     }
 
@@ -235,10 +282,10 @@ extension LiveAPIClient {
 
     /// The server's data, validated already, mapped, with the exchange's metadata.
     func respond<Operation: GraphQLOperation, Value>(
-        _ request: GraphQLRequest<Operation, Value>, validated: DataDict, answer: ServerAnswer, since start: ContinuousClock.Instant
+        _ request: GraphQLRequest<Operation, Value>, validated: DataDict, answer: OperationStage.ServerAnswer, since start: ContinuousClock.Instant
     ) throws(APIError) -> Response<Value> {
         let value = try request.value(of: Operation.Data(_dataDict: validated))
-        var metadata = metadata(
+        var metadata = Exchange.metadata(
             for: answer.response, operationName: Operation.operationName, since: start, extensions: answer.extensions,
             caughtErrors: answer.caughtErrors)
         if answer.overWebSocket { metadata.statusCode = nil }
@@ -259,35 +306,6 @@ extension LiveAPIClient {
         }
     }
 
-    /// What `body` returns or throws, as a value.
-    static func result<T>(_ body: () async throws(APIError) -> T) async -> Result<T, APIError> {
-        do throws(APIError) {
-            return .success(try await body())
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    // MARK: Check and write
-
-    /// A server's data checked against the operation's selections, with its records built in the
-    /// same walk (unless not `recording`; `keepingOnTape`: see `CacheWriter.check`): `errors` are
-    /// those of partial data, `policy` what the server said of caching it.
-    func check<Operation: GraphQLOperation, Value>(
-        _ data: ReadObject, of request: GraphQLRequest<Operation, Value>, errors: [GraphQLError] = [], policy: ServerCachePolicy = .none,
-        recording: Bool = true, keepingOnTape: Bool = false, response: TransportResponse?
-    ) throws(APIError) -> CacheWriter.Checked<Operation.Data> {
-        do throws(GraphQLDecodingError) {
-            return try cacheWriter.check(
-                data, as: Operation.Data.self, at: CacheNaming.rootKey(for: Operation.operationType), variables: request.operation.coercedVariables,
-                errors: errors, policy: policy, mergingPages: true, recording: recording, keepingOnTape: keepingOnTape)
-        } catch {
-            throw .invalidResponse(InvalidResponse(
-                kind: .wrongShape(error.prefixed(by: .field("data"))), statusCode: response?.statusCode, request: Operation.operationName,
-                bodyExcerpt: HTTPFailure.excerpt(of: response?.body ?? Data())))
-        }
-    }
-
     /// Writes the partial data of a response with errors, when it has the shape the operation
     /// selects (a spec-compliant server nulls the nearest nullable parent of a failed field); the
     /// fields the errors name are left as they were.
@@ -295,7 +313,7 @@ extension LiveAPIClient {
         _ data: JSONObject, errors: [GraphQLError], for request: GraphQLRequest<Operation, Value>
     ) async {
         do throws(APIError) {
-            await cacheWriter.write(try check(.tree(data), of: request, errors: errors, response: nil))
+            await writer.write(try writer.check(.tree(data), of: request, errors: errors, response: nil))
         } catch {
             configuration.logger.debug("\(Operation.operationName): partial data not cached, it does not fit the selection: \(error)")
         }

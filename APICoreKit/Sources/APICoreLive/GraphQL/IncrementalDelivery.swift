@@ -9,9 +9,9 @@ import Tracing
 /// its own, so that a part costs what it brings; anything else (an unlabelled fragment, fields that
 /// overlap what was there) checks the whole data again.
 struct IncrementalResults<Operation: GraphQLOperation, Value: Sendable> {
-    let client: LiveAPIClient
+    let pipeline: GraphQLPipeline
     let request: GraphQLRequest<Operation, Value>
-    let answer: LiveAPIClient.ServerAnswer
+    let answer: OperationStage.ServerAnswer
     let storing: Bool
     let start: ContinuousClock.Instant
     private var payloads: APIStream<Result<JSONObject, APIError>>.AsyncIterator
@@ -26,10 +26,11 @@ struct IncrementalResults<Operation: GraphQLOperation, Value: Sendable> {
 
     /// The parts after `first`, the result of the answer's first part (`validated` its data).
     init(
-        client: LiveAPIClient, request: GraphQLRequest<Operation, Value>, answer: LiveAPIClient.ServerAnswer, incremental: LiveAPIClient.Incremental,
+        pipeline: GraphQLPipeline, request: GraphQLRequest<Operation, Value>, answer: OperationStage.ServerAnswer,
+        incremental: OperationStage.Incremental,
         first: Response<Value>, validated: JSONObject, storing: Bool, since start: ContinuousClock.Instant
     ) throws(APIError) {
-        self.client = client
+        self.pipeline = pipeline
         self.request = request
         self.answer = answer
         self.storing = storing
@@ -76,7 +77,7 @@ struct IncrementalResults<Operation: GraphQLOperation, Value: Sendable> {
 
     /// One part: merged, checked, written, answered.
     private mutating func apply(_ payload: JSONObject) async throws(APIError) -> Result<Response<Value>, APIError> {
-        let span = client.tracer.startSpan("incremental part", context: InstrumentationContext.current ?? .topLevel)
+        let span = pipeline.spans.tracer.startSpan("incremental part", context: InstrumentationContext.current ?? .topLevel)
         defer { span.end() }
         let update = try result.apply(payload)
         if span.isRecording { span.attributes["apicore.streamed_items"] = update.streamedItems }
@@ -86,19 +87,19 @@ struct IncrementalResults<Operation: GraphQLOperation, Value: Sendable> {
         if !result.errors.isEmpty { errorsCaught = caught != nil }
         var records: ResponseRecords?
         let variables = request.operation.coercedVariables
-        if let applied = client.applyPiecewise(
+        if let applied = applyPiecewise(
             update, result: result, to: validated, of: Operation.self, variables: variables, policy: answer.cachePolicy, records: &records)
         {
             validated = applied
-            if storing, let records { await client.cacheWriter.write(records: records.records, expires: records.expires) }
+            if storing, let records { await pipeline.writer.write(records: records.records, expires: records.expires) }
         } else {
-            let checked = try client.check(
+            let checked = try pipeline.writer.check(
                 .tree(caught ?? result.data), of: request, errors: caught == nil ? update.errors : result.errors, policy: answer.cachePolicy,
                 recording: storing, response: answer.response)
             validated = checked.data._data
-            if storing { await client.cacheWriter.write(checked) }
+            if storing { await pipeline.writer.write(checked) }
         }
-        latest = try client.respond(request, validated: DataDict(_data: validated), answer: answer, since: start)
+        latest = try pipeline.respond(request, validated: DataDict(_data: validated), answer: answer, since: start)
         if caught != nil { latest.metadata.caughtErrors = result.errors }
         guard update.errors.isEmpty || caught != nil else {
             return .failure(.graphQL(GraphQLFailure(
@@ -106,13 +107,11 @@ struct IncrementalResults<Operation: GraphQLOperation, Value: Sendable> {
         }
         return .success(latest)
     }
-}
 
-extension LiveAPIClient {
     /// `validated` with the fragments `update` fulfilled validated in place, their records built
     /// in the same walk (in `records`, with a cache, their fields' expiry by the server's
     /// `policy`); `nil` when a fragment cannot be applied on its own.
-    func applyPiecewise<Operation: GraphQLOperation>(
+    private func applyPiecewise(
         _ update: IncrementalResult.Update, result: IncrementalResult, to validated: JSONObject, of: Operation.Type, variables: JSONObject,
         policy: ServerCachePolicy, records: inout ResponseRecords?
     ) -> JSONObject? {
@@ -122,7 +121,7 @@ extension LiveAPIClient {
         // A part that completes nothing (data for a fragment still pending): nothing changes yet.
         if update.fulfilled.isEmpty { return validated }
         var validated = validated
-        var validator = SelectionValidator(variables: variables, recorder: cacheWriter.records(variables: variables, policy: policy))
+        var validator = SelectionValidator(variables: variables, recorder: pipeline.writer.records(variables: variables, policy: policy))
         let rootKey = CacheNaming.rootKey(for: Operation.operationType)
         for fragment in update.fulfilled {
             guard let label = fragment.label,

@@ -6,7 +6,14 @@ import Foundation
 /// identical to one in flight share its answer; with persisted queries, an operation goes by its
 /// hash first and its document only when the server asks; an operation with `@defer` or `@stream`
 /// asks for incremental delivery, its first part read here and the rest left to the pipeline.
-extension LiveAPIClient {
+struct OperationStage: Sendable {
+    let configuration: APIClientConfiguration
+    let exchange: Exchange
+    /// Queries waiting for the server that identical queries share.
+    let inFlight: InFlightQueries
+    /// Whether the server still takes persisted-query hashes (it said `PersistedQueryNotSupported`).
+    let persistedQueriesSupported = Locked(true)
+
     /// What the server answered to one operation: the HTTP response and the data it carried, and
     /// for incremental delivery, the first payload and the parts still to come.
     struct ServerAnswer: Sendable {
@@ -38,7 +45,7 @@ extension LiveAPIClient {
         let operation = OutgoingOperation(request, useGET: Operation.operationType == .query && configuration.queryMethod == .get)
         let route = try route(of: operation, usesWebSocket: request.usesWebSocket)
         let send: @Sendable () async -> Result<ServerAnswer, APIError> = { [self] in
-            await Self.result { () async throws(APIError) in
+            await Result.of { () async throws(APIError) in
                 try await read(try await sendWithPersistedQueries(operation, over: route), of: operation)
             }
         }
@@ -56,51 +63,53 @@ extension LiveAPIClient {
     /// The subscription socket, when the operation goes over it (`usesWebSocket`, else
     /// ``SubscriptionConfiguration/carriesQueriesAndMutations``; operations with `@defer` or
     /// `@stream` and uploads stay on HTTP), else the GraphQL endpoint.
-    private func route(of operation: OutgoingOperation, usesWebSocket: Bool?) throws(APIError) -> Route {
+    private func route(of operation: OutgoingOperation, usesWebSocket: Bool?) throws(APIError) -> Exchange.Route {
         guard usesWebSocket ?? configuration.subscriptions?.carriesQueriesAndMutations ?? false, !operation.isIncremental, operation.files.isEmpty
-        else { return .http(graphQLRoute(for: operation)) }
-        guard let subscriptions else {
+        else { return .http(exchange.graphQLRoute(for: operation)) }
+        guard let socket = exchange.socket else {
             throw .invalidRequest(
                 "\(operation.name): the request asks for the WebSocket (usesWebSocket), but this client's subscriptions "
                     + "do not use one (APIClientConfiguration.subscriptions)")
         }
-        return .socket(subscriptions)
+        return .socket(socket)
     }
 
     /// One operation over HTTP as automatic persisted queries say: the hash alone, then the hash
     /// and the document when the server does not know the hash yet; the whole document for good
     /// when the server does not do persisted queries at all. (Persisted-only mode is the
     /// exchange's: every request carries the id alone.)
-    private func sendWithPersistedQueries(_ operation: OutgoingOperation, over route: Route) async throws(APIError) -> Exchanged {
+    private func sendWithPersistedQueries(_ operation: OutgoingOperation, over route: Exchange.Route) async throws(APIError)
+        -> Exchange.Exchanged
+    {
         guard let options = configuration.persistedQueries, options.mode != .persistedOnly, case .http = route, operation.files.isEmpty,
             persistedQueriesSupported.withLock({ $0 })
         else {
-            return try await exchange(operation, over: route)
+            return try await exchange.exchange(operation, over: route)
         }
         var hashed = operation
         hashed.sending = .hashOnly(operation.documentID)
         hashed.useGET = operation.type == .query && options.useGETForHashedQueries
         do {
-            return try await exchange(hashed, over: route)
+            return try await exchange.exchange(hashed, over: route)
         } catch {
-            if case .graphQL(let failure) = error, failure.errors.contains(where: Self.isPersistedQueryNotFound) {
+            if case .graphQL(let failure) = error, failure.errors.contains(where: PersistedQueryAnswers.isPersistedQueryNotFound) {
                 var both = operation
                 both.sending = .hashAndDocument(operation.documentID)
                 both.useGET = false
-                return try await exchange(both, over: route)
+                return try await exchange.exchange(both, over: route)
             }
-            guard let reason = Self.persistedQueriesUnsupported(by: error) else { throw error }
+            guard let reason = PersistedQueryAnswers.persistedQueriesUnsupported(by: error) else { throw error }
             if persistedQueriesSupported.withLock({ let was = $0; $0 = false; return was }) {
                 configuration.logger.notice(
                     "persisted queries: \(configuration.graphQLURL.absoluteString) \(reason); sending whole documents from now on")
             }
-            return try await exchange(operation, over: route)
+            return try await exchange.exchange(operation, over: route)
         }
     }
 
     /// The answer an exchange brought, read: its payload, or an incremental answer's first part
     /// with the parts still to come.
-    func read(_ exchanged: Exchanged, of operation: OutgoingOperation) async throws(APIError) -> ServerAnswer {
+    func read(_ exchanged: Exchange.Exchanged, of operation: OutgoingOperation) async throws(APIError) -> ServerAnswer {
         let response = exchanged.response
         switch exchanged.body {
         case .payload(let payload):
@@ -119,7 +128,7 @@ extension LiveAPIClient {
             guard let first = try await iterator.next()?.get() else {
                 throw .transport(TransportFailure(kind: .connectionLost, url: response.url, underlying: "the incremental response ended before its first part"))
             }
-            let payload = try Self.payload(of: .tree(first), statusCode: response.statusCode, operationName: operation.name, catching: operation.catching)
+            let payload = try Exchange.payload(of: .tree(first), statusCode: response.statusCode, operationName: operation.name, catching: operation.catching)
             return ServerAnswer(
                 response: response, data: payload.data, incremental: Incremental(initial: first, later: payloads),
                 cachePolicy: ServerCachePolicy(headers: response.headers, extensions: payload.extensions), caughtErrors: payload.caughtErrors)

@@ -3,7 +3,7 @@ import Foundation
 
 /// What servers answer about persisted queries, read the same way for automatic persisted queries
 /// (the operation stage) and persisted-only mode (the exchange).
-extension LiveAPIClient {
+enum PersistedQueryAnswers {
     static func isPersistedQueryNotFound(_ error: GraphQLError) -> Bool {
         error.message == "PersistedQueryNotFound" || error.code == "PERSISTED_QUERY_NOT_FOUND"
     }

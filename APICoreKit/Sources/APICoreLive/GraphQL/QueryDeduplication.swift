@@ -6,7 +6,7 @@ import Logging
 /// variables and headers. Each caller still maps the shared data with its own `map`. A caller that
 /// is cancelled leaves at once; the request itself is cancelled only when every caller has left.
 actor InFlightQueries {
-    typealias Shared = Result<LiveAPIClient.ServerAnswer, APIError>
+    typealias Shared = Result<OperationStage.ServerAnswer, APIError>
 
     private struct Entry {
         var task: Task<Void, Never>

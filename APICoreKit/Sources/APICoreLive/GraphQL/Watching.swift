@@ -2,12 +2,12 @@
 import APICoreSupport
 import Foundation
 
-/// Watchers for `LiveAPIClient`: of a query, the results of a cache policy, then the cache's data
+/// Watchers, the pipeline going on after its answer: of a query, the results of a cache policy, then the cache's data
 /// again whenever a record it was read from changes; of a fragment, its record's data now and
 /// after each change. When a change leaves a query's data incomplete, the query is fetched again
 /// from the server (``CacheConfiguration/refetchesIncompleteWatches``): once per loss of the data,
 /// so a server whose answer does not complete it is not asked again and again.
-extension LiveAPIClient {
+extension GraphQLPipeline {
     func watch<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
         -> APIStream<Result<Response<Value>, APIError>>
     {

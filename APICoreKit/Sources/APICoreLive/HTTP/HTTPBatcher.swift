@@ -134,7 +134,7 @@ final class HTTPBatcher: Sendable {
         var results: [Result<TransportResponse, APIError>]
         if members.count == 1 {
             request.httpBody = members[0].body
-            results = [await LiveAPIClient.result { () async throws(APIError) in try await transport.whole(request, timeout: timeout, limit: maxResponseSize) }]
+            results = [await Result.of { () async throws(APIError) in try await transport.whole(request, timeout: timeout, limit: maxResponseSize) }]
         } else {
             var body = Data("[".utf8)
             for (index, member) in members.enumerated() {
@@ -143,7 +143,7 @@ final class HTTPBatcher: Sendable {
             }
             body.append(UInt8(ascii: "]"))
             request.httpBody = body
-            switch await LiveAPIClient.result({ () async throws(APIError) in try await transport.whole(request, timeout: timeout, limit: maxResponseSize) }) {
+            switch await Result.of({ () async throws(APIError) in try await transport.whole(request, timeout: timeout, limit: maxResponseSize) }) {
             case .success(let response): results = Self.split(response, into: members.count)
             case .failure(let error): results = Array(repeating: .failure(error), count: members.count)
             }

@@ -1,5 +1,6 @@
 import APICore
 import APICoreSupport
+import CoreMetrics
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -128,5 +129,65 @@ public struct ClosureMiddleware: Middleware {
         -> TransportResponse
     {
         try await body(request, context, next)
+    }
+}
+
+/// The chain every HTTP request goes through, REST and GraphQL alike, down to the exchange's
+/// innermost step, which reads the answer as the kind of call needs (so that middleware sees
+/// statuses and GraphQL errors as `APIError`s; what it read travels with the response). Its steps,
+/// outermost first: reachability (what the network answered, once per call), metrics (one count
+/// per logical request), the app's middlewares, retries, authentication (so that every retry
+/// carries the freshest token), logging (one line per real exchange, with the headers actually
+/// sent, redacted), and a span per attempt.
+struct MiddlewareChain: Sendable {
+    /// The steps, outermost first.
+    let steps: [any Middleware]
+
+    /// The chain the configuration asks for; `refresher` renews bearer tokens (`nil` for other
+    /// authentication).
+    init(
+        _ configuration: APIClientConfiguration, metrics: any MetricsFactory, reachability: Reachability, refresher: TokenRefresher?, spans: Spans
+    ) {
+        var steps: [any Middleware] = [reachability, MetricsMiddleware(factory: metrics)] + configuration.middlewares
+        if let policy = configuration.retryPolicy { steps.append(RetryMiddleware(policy: policy)) }
+        switch configuration.authentication {
+        case .bearer(let bearer)?:
+            if let refresher { steps.append(BearerAuthMiddleware(authentication: bearer, refresher: refresher)) }
+        case .cookies(let storage)?:
+            steps.append(CookieMiddleware(storage: storage))
+        case nil:
+            break
+        }
+        steps += [LoggingMiddleware(logger: configuration.logger), AttemptSpans(spans: spans)]
+        self.steps = steps
+    }
+
+    /// Runs `request` through every step, then `exchange`.
+    func run(_ request: URLRequest, context: RequestContext, exchange: @escaping MiddlewareNext) async throws(APIError) -> TransportResponse {
+        try await Self.call(steps[...], request: request, context: context, exchange: exchange)
+    }
+
+    private static func call(
+        _ steps: ArraySlice<any Middleware>, request: URLRequest, context: RequestContext, exchange: @escaping MiddlewareNext
+    ) async throws(APIError) -> TransportResponse {
+        guard let first = steps.first else {
+            if Task.isCancelled { throw .cancelled }
+            return try await exchange(request)
+        }
+        let rest = steps.dropFirst()
+        return try await first.intercept(request, context: context) { request throws(APIError) in
+            try await call(rest, request: request, context: context, exchange: exchange)
+        }
+    }
+}
+
+extension Result where Failure == APIError {
+    /// What `body` returns or throws, as a value.
+    static func of(_ body: () async throws(APIError) -> Success) async -> Self {
+        do throws(APIError) {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
     }
 }

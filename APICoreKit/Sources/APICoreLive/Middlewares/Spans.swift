@@ -6,15 +6,19 @@ import Tracing
     import FoundationNetworking
 #endif
 
-/// Distributed tracing (swift-distributed-tracing) for `LiveAPIClient`: a span per operation
-/// (`query HeroName`, `GET items`), and inside it a span per HTTP attempt (so a retry is its own
-/// span), per cache write and per incremental part, and per subscription event; the trace's
-/// context goes out with each HTTP request and WebSocket connection through the tracer's own
-/// propagation (`traceparent`/`tracestate` with an OpenTelemetry tracer). With no tracer
-/// configured or bootstrapped, the no-op tracer makes each of these a few allocations at most.
-extension LiveAPIClient {
+/// Distributed tracing (swift-distributed-tracing), a value each part of the client keeps: a span
+/// per operation (`query HeroName`, `GET items`), and inside it a span per HTTP attempt (so a retry
+/// is its own span: ``AttemptSpans``, the chain's innermost step), per cache write and per
+/// incremental part, and per subscription event; the trace's context goes out with each HTTP
+/// request and WebSocket connection through the tracer's own propagation
+/// (`traceparent`/`tracestate` with an OpenTelemetry tracer). With no tracer configured or
+/// bootstrapped, the no-op tracer makes each of these a few allocations at most.
+struct Spans: Sendable {
+    /// The configuration's tracer, if it names one.
+    let configured: (any Tracer)?
+
     /// The configuration's tracer, else the process's (`InstrumentationSystem.tracer`).
-    var tracer: any Tracer { Self.tracer(configuration.tracer) }
+    var tracer: any Tracer { Self.tracer(configured) }
 
     /// `configured`, else the process's tracer, asked for each time (an app may bootstrap late).
     static func tracer(_ configured: (any Tracer)?) -> any Tracer { configured ?? InstrumentationSystem.tracer }
@@ -33,7 +37,7 @@ extension LiveAPIClient {
         defer { span.end() }
         if span.isRecording { attributes(&span.attributes) }
         let result = await InstrumentationContext.$current.withValue(span.context) {
-            await Self.result { () async throws(APIError) in try await body(span) }
+            await Result.of { () async throws(APIError) in try await body(span) }
         }
         if case .failure(let error) = result {
             span.recordError(error)
@@ -69,33 +73,9 @@ extension LiveAPIClient {
         if metadata.isOfflineFallback { span.attributes["apicore.offline_fallback"] = true }
     }
 
-    /// The innermost step of the chain in a span per attempt (the step injects the trace's context
-    /// into what it sends: `withTraceContext`).
-    func tracedExchange(_ exchange: @escaping MiddlewareNext) -> MiddlewareNext {
-        { [self] request throws(APIError) in
-            try await traced(
-                "HTTP \(request.httpMethod ?? "GET")", kind: .client,
-                attributes: { attributes in
-                    attributes["http.request.method"] = request.httpMethod ?? "GET"
-                    if let url = request.url {
-                        attributes["server.address"] = url.host ?? ""
-                        attributes["url.path"] = url.path
-                    }
-                }
-            ) { span throws(APIError) in
-                let response = try await exchange(request)
-                if span.isRecording {
-                    span.attributes["http.response.status_code"] = response.statusCode
-                    span.attributes["http.response.body.size"] = response.body.count
-                }
-                return response
-            }
-        }
-    }
-
     /// `request` with the current trace context in its headers, as the tracer propagates it.
     func withTraceContext(_ request: URLRequest) -> URLRequest {
-        Self.withTraceContext(request, using: URLRequestInjector(), tracer: configuration.tracer)
+        Self.withTraceContext(request, using: URLRequestInjector(), tracer: configured)
     }
 
     /// `carrier` (a request, headers, a `connection_init` payload) with the current trace context
@@ -107,6 +87,33 @@ extension LiveAPIClient {
         var carrier = carrier
         tracer(configured).inject(context, into: &carrier, using: injector)
         return carrier
+    }
+}
+
+/// The chain's innermost step: each attempt (a retry is one more) in a span of its own, with the
+/// method, host and path, and once answered the status and body size. The exchange under it
+/// injects the trace's context into what it sends (`withTraceContext`).
+struct AttemptSpans: Middleware {
+    let spans: Spans
+
+    func intercept(_ request: URLRequest, context: RequestContext, next: MiddlewareNext) async throws(APIError) -> TransportResponse {
+        try await spans.traced(
+            "HTTP \(request.httpMethod ?? "GET")", kind: .client,
+            attributes: { attributes in
+                attributes["http.request.method"] = request.httpMethod ?? "GET"
+                if let url = request.url {
+                    attributes["server.address"] = url.host ?? ""
+                    attributes["url.path"] = url.path
+                }
+            }
+        ) { span throws(APIError) in
+            let response = try await next(request)
+            if span.isRecording {
+                span.attributes["http.response.status_code"] = response.statusCode
+                span.attributes["http.response.body.size"] = response.body.count
+            }
+            return response
+        }
     }
 }
 

@@ -2,10 +2,36 @@
 import APICoreSupport
 import Foundation
 
-/// Mutations that wait for the network, for `LiveAPIClient`: sending or queueing, the replay and
-/// what triggers it. `client.offlineQueue` is the client itself.
-extension LiveAPIClient: OfflineMutationQueue {
-    var offlineQueue: any OfflineMutationQueue { self }
+/// Mutations that wait for the network (`client.offlineQueue`): sending or queueing, and the
+/// replay, which runs when asked and whenever ``Reachability`` says the server answers again.
+final class OfflineMutations: OfflineMutationQueue {
+    /// The mutations that wait.
+    let queue: MutationQueue
+    /// How to write the answer of a queued mutation, by its document, for the types registered.
+    private let queueables = Locked<[String: MutationQueue.Check]>([:])
+    private let reachability: Reachability
+    /// Sends mutations, and lays their optimistic layers.
+    private let pipeline: GraphQLPipeline
+    /// Replays as ``Reachability`` asks, while this queue is in use.
+    private let listener = Locked<Task<Void, Never>?>(nil)
+
+    init(queue: MutationQueue, reachability: Reachability, pipeline: GraphQLPipeline) {
+        self.queue = queue
+        self.reachability = reachability
+        self.pipeline = pipeline
+        listener.withLock { listener in
+            listener = Task { [weak self, returns = reachability.returns] in
+                for await _ in returns {
+                    guard let self else { return }
+                    await self.replay()
+                }
+            }
+        }
+    }
+
+    deinit {
+        listener.withLock { $0?.cancel() }
+    }
 
     func performOrQueue<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> MutationOutcome<Value>
@@ -14,31 +40,25 @@ extension LiveAPIClient: OfflineMutationQueue {
             throw .uploadsCannotWait(Mutation.operationName)
         }
         register(Mutation.self)
-        let layer = try await layOptimistic(optimisticResponse, of: request)
+        let layer = try await pipeline.layOptimistic(optimisticResponse, of: request)
         let stored = StoredMutation(
             id: UUID().uuidString.lowercased(), operationName: Mutation.operationName, document: Mutation.document,
             variables: request.operation.variablesJSON, optimistic: layer?.records, enqueuedAt: Date())
         // After mutations already waiting, or while the server is known to be out of reach: queued at once.
-        if queue.waiting.withLock({ $0 > 0 }) || !reachable.withLock({ $0 }) {
+        if queue.waiting.withLock({ $0 > 0 }) || !reachability.isReachable {
             return .queued(await queue.enqueue(stored, layer: layer?.id))
         }
         var request = request
         request.headers[QueuedMutation.idempotencyKeyHeader] = stored.id
         do {
-            return .sent(try await send(request, over: layer?.id, keepingLayerOn: Self.isConnectivityFailure))
-        } catch where Self.isConnectivityFailure(error) {
+            return .sent(try await pipeline.send(request, over: layer?.id, keepingLayerOn: \.isConnectivityFailure))
+        } catch where error.isConnectivityFailure {
             return .queued(await queue.enqueue(stored, layer: layer?.id))
         }
     }
 
-    /// Whether the server could not be reached at all.
-    static func isConnectivityFailure(_ error: APIError) -> Bool {
-        if case .transport(let failure) = error { return failure.isConnectivity }
-        return false
-    }
-
     func register<Mutation: GraphQLMutation>(_ type: Mutation.Type) {
-        let writer = cacheWriter
+        let writer = pipeline.writer
         let check: MutationQueue.Check = { stored, data throws(APIError) -> [String: JSONObject]? in
             try writer.check(
                 local: data, as: Mutation.Data.self, at: CacheNaming.rootKey(for: .mutation), named: "the answer to \(stored.operationName)",
@@ -61,7 +81,7 @@ extension LiveAPIClient: OfflineMutationQueue {
 
     func replay() async {
         await queue.replay(
-            send: { [self] stored in await Self.result { () async throws(APIError) in try await sendQueued(stored) } },
+            send: { [self] stored in await Result.of { () async throws(APIError) in try await sendQueued(stored) } },
             check: { [queueables] stored, data throws(APIError) in
                 guard let check = queueables.withLock({ $0[stored.document] }) else { return nil }
                 return try check(stored, data)
@@ -79,24 +99,16 @@ extension LiveAPIClient: OfflineMutationQueue {
         let operation = OutgoingOperation(
             name: stored.operationName, type: .mutation, document: stored.document, variables: stored.variables,
             headers: [QueuedMutation.idempotencyKeyHeader: stored.id], isIdempotent: true)
-        return try await read(try await exchange(operation, over: .http(graphQLRoute(for: operation))), of: operation).data.tree
+        let stage = pipeline.stage
+        return try await stage.read(try await stage.exchange.exchange(operation, over: .http(stage.exchange.graphQLRoute(for: operation))), of: operation)
+            .data.tree
     }
+}
 
-    /// What an exchange says of the network: an answer means the server can be reached (and
-    /// starts a replay when mutations wait); a failure to connect means it cannot.
-    func noteReachability(of result: Result<TransportResponse, APIError>) {
-        switch result {
-        case .success:
-            reachable.withLock { $0 = true }
-            guard queue.waiting.withLock({ $0 > 0 }) else { return }
-            refreshInBackground { () async throws(APIError) in
-                guard await !self.queue.isReplaying else { return }
-                await self.replay()
-            }
-        case .failure(.transport(let failure)) where failure.isConnectivity:
-            reachable.withLock { $0 = false }
-        case .failure:
-            break
-        }
+extension APIError {
+    /// Whether the server could not be reached at all.
+    var isConnectivityFailure: Bool {
+        if case .transport(let failure) = self { return failure.isConnectivity }
+        return false
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// subscription closes the request, which is how the server learns the client went. A stream that
 /// ends without `complete` is a drop, reopened as the `reconnect` policy says.
 struct EventStreamSubscriptionChannel: StreamingHTTPChannel {
-    let client: LiveAPIClient
+    let exchange: Exchange
     let settings: SubscriptionConfiguration
 
     static let accept = GraphQLHTTP.acceptEventStream

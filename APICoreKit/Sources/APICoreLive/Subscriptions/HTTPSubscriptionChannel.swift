@@ -9,8 +9,8 @@ import Foundation
 /// refresh, retries, logging included) with an answer that streams: what differs between such
 /// channels is the `Accept` header, the media type that streams, and how the body is read.
 protocol StreamingHTTPChannel: SubscriptionChannel {
-    /// The client whose chain sends the request.
-    var client: LiveAPIClient { get }
+    /// The exchange whose chain sends the request.
+    var exchange: Exchange { get }
     /// The subscription configuration (URL, headers, timeouts).
     var settings: SubscriptionConfiguration { get }
     /// The `Accept` header: this channel's streaming media type first, one JSON answer after it.
@@ -45,11 +45,11 @@ extension StreamingHTTPChannel {
         operation.headers = settings.headers.merging(operation.headers) { _, request in request }
         operation.timeout = settings.ackTimeout
         // A header the configuration sets empty is one this request goes without.
-        let route = LiveAPIClient.HTTPRoute(
+        let route = Exchange.HTTPRoute(
             url: settings.url, accept: Self.accept, reading: .openEnded, withoutHeaders: settings.headers.filter { $0.value.isEmpty }.map(\.key))
-        let exchanged: LiveAPIClient.Exchanged
+        let exchanged: Exchange.Exchanged
         do throws(APIError) {
-            exchanged = try await client.exchange(operation, over: .http(route))
+            exchanged = try await exchange.exchange(operation, over: .http(route))
         } catch {
             // The server's word on the operation (its errors, a refusal) ends it; the rest is a drop.
             if case .graphQL = error { return emit(.error(error)) }

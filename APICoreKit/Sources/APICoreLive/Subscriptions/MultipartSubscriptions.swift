@@ -7,7 +7,7 @@ import Foundation
 /// […]}` an error that ends the subscription. The closing boundary completes it. A plain GraphQL
 /// result as a part is read as an event too.
 struct MultipartSubscriptionChannel: StreamingHTTPChannel {
-    let client: LiveAPIClient
+    let exchange: Exchange
     let settings: SubscriptionConfiguration
 
     static let accept = GraphQLHTTP.acceptMultipartSubscription

@@ -7,9 +7,15 @@ import Tracing
     import FoundationNetworking
 #endif
 
-/// Subscriptions for `LiveAPIClient`: one loop for every channel (SubscriptionChannel.swift); each
-/// event is validated, written to the cache and mapped, in the order the server sent them.
-extension LiveAPIClient {
+/// Subscriptions: one loop for every channel (SubscriptionChannel.swift); each event is validated,
+/// written to the cache and mapped, in the order the server sent them.
+struct Subscribing: Sendable {
+    let configuration: APIClientConfiguration
+    /// The way to the server (the shared socket, streamed HTTP through the chain).
+    let exchange: Exchange
+    let writer: CacheWriter
+    let spans: Spans
+
     static func makeSubscriptionConnection(_ configuration: APIClientConfiguration, refresher: TokenRefresher?) -> SubscriptionConnection? {
         guard let subscriptions = configuration.subscriptions, case .webSocket(let transport) = subscriptions.channel else { return nil }
         let authentication = configuration.authentication
@@ -17,7 +23,7 @@ extension LiveAPIClient {
         let headers = awareness.merging(configuration.defaultHeaders) { $1 }.merging(subscriptions.headers) { $1 }
         let configuredTracer = configuration.tracer
         // The trace context of the operation that opens the socket, as the tracer propagates it.
-        let traceContext: @Sendable () -> [String: String] = { Self.withTraceContext([:], using: DictionaryInjector(), tracer: configuredTracer) }
+        let traceContext: @Sendable () -> [String: String] = { Spans.withTraceContext([:], using: DictionaryInjector(), tracer: configuredTracer) }
         var reauthenticate: (@Sendable () async throws(APIError) -> Void)?
         if let refresher {
             reauthenticate = { () async throws(APIError) in try await refresher.refreshCurrent() }
@@ -57,9 +63,9 @@ extension LiveAPIClient {
     /// subscription.
     func subscriptionChannel(_ settings: SubscriptionConfiguration) -> any SubscriptionChannel {
         // `makeSubscriptionConnection` made the socket when the configuration names one.
-        if let subscriptions { return SocketSubscriptionChannel(connection: subscriptions) }
-        if case .serverSentEvents = settings.channel { return EventStreamSubscriptionChannel(client: self, settings: settings) }
-        return MultipartSubscriptionChannel(client: self, settings: settings)
+        if let socket = exchange.socket { return SocketSubscriptionChannel(connection: socket) }
+        if case .serverSentEvents = settings.channel { return EventStreamSubscriptionChannel(exchange: exchange, settings: settings) }
+        return MultipartSubscriptionChannel(exchange: exchange, settings: settings)
     }
 
     /// The subscription loop, the same for every channel: opens the operation, reads each event,
@@ -71,15 +77,15 @@ extension LiveAPIClient {
             return .failed(.invalidRequest("\(Subscription.operationName): this client has no subscription configuration (APIClientConfiguration.subscriptions)"))
         }
         let channel = subscriptionChannel(settings)
-        let operation = asSent(OutgoingOperation(request))
+        let operation = exchange.asSent(OutgoingOperation(request))
         return APISubscription { continuation in
             let task = Task {
                 do throws(APIError) {
-                    try await self.traced(
+                    try await spans.traced(
                         "subscription \(Subscription.operationName)", kind: .client,
                         attributes: { $0["graphql.operation.name"] = Subscription.operationName; $0["graphql.operation.type"] = "subscription" }
                     ) { _ throws(APIError) in
-                        try await self.receive(request, operation, over: channel, reconnect: settings.reconnect, into: continuation)
+                        try await receive(request, operation, over: channel, reconnect: settings.reconnect, into: continuation)
                     }
                     continuation.finish()
                 } catch {
@@ -98,7 +104,7 @@ extension LiveAPIClient {
     ) async throws(APIError) {
         var attempts = ReconnectAttempts()
         // Asked once: the events' spans come from the tracer the subscription started with.
-        let tracer = self.tracer
+        let tracer = spans.tracer
         while true {
             continuation.setState(.connecting)
             var lost: APIError?
@@ -111,7 +117,7 @@ extension LiveAPIClient {
                 for event in batch {
                     if case .payload(let payload) = event {
                         do throws(APIError) {
-                            try await read.append(traced("subscription event \(operation.name)", kind: .consumer, tracer: tracer) { _ throws(APIError) in
+                            try await read.append(spans.traced("subscription event \(operation.name)", kind: .consumer, tracer: tracer) { _ throws(APIError) in
                                 try readEvent(payload, of: request)
                             })
                             continue
@@ -174,9 +180,9 @@ extension LiveAPIClient {
     /// values in one step.
     private func deliver<Value, Data>(_ batch: EventBatch<Value, Data>, into continuation: APISubscription<Value>.Continuation) async throws(APIError) {
         guard !batch.values.isEmpty else { return }
-        if cacheWriter.store != nil {
-            try await traced("cache write", attributes: { $0["apicore.records"] = batch.checked.reduce(0) { $0 + $1.recordCount } }) { _ in
-                await cacheWriter.write(batch.checked)
+        if writer.store != nil {
+            try await spans.traced("cache write", attributes: { $0["apicore.records"] = batch.checked.reduce(0) { $0 + $1.recordCount } }) { _ in
+                await writer.write(batch.checked)
             }
         }
         continuation.yield(contentsOf: batch.values)
@@ -192,13 +198,13 @@ extension LiveAPIClient {
     {
         let checked: CacheWriter.Checked<Subscription.Data>
         do throws(APIError) {
-            let payload = try Self.payload(
+            let payload = try Exchange.payload(
                 of: result, statusCode: nil, operationName: Subscription.operationName, catching: Subscription.Data.__selections)
             // Records kept on the tape: events written together make the last one's tree only.
-            checked = try check(payload.data, of: request, errors: payload.caughtErrors, keepingOnTape: true, response: nil)
+            checked = try writer.check(payload.data, of: request, errors: payload.caughtErrors, keepingOnTape: true, response: nil)
         } catch {
             guard case .graphQL(let failure) = error, let partial = failure.partialData,
-                let partialChecked = try? check(.tree(partial), of: request, errors: failure.errors, response: nil)
+                let partialChecked = try? writer.check(.tree(partial), of: request, errors: failure.errors, response: nil)
             else { throw error }
             configuration.logger.warning("\(Subscription.operationName): event delivered with field errors: \(failure)")
             checked = partialChecked
