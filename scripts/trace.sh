@@ -19,9 +19,9 @@ control-flow files alone (trace-fetch-control, trace-event-control): those holdi
 function or closure the operation ran, as the demangler reads its type. A file whose functions
 the operation ran are all synchronous (JSON, tape, values, records) is a leaf: a reader follows
 the path without opening it. GraphQLPipeline.swift's header names the control-flow files of a
-fetch in the order the path crosses them (ControlFlowHeaderTests compares the two). The URLSession transport is
-not in the count (an in-memory transport stands in; over URLSession add its two files,
-HTTP/URLSessionTransport.swift and HTTP/Deadline.swift).
+fetch in the order the path crosses them (scripts/tests/control-flow-tests.sh compares the two).
+The URLSession transport is not in the count (an in-memory transport stands in; over URLSession
+add its two files, HTTP/URLSessionTransport.swift and HTTP/Deadline.swift).
 USAGE
   exit 0
 fi

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// It carries a subscription's events from its channel to the engine's loop, and the loop's values
 /// to the app (``APISubscription``).
-package final class EventQueue<Element: Sendable>: Sendable {
+@_spi(Engine) public final class EventQueue<Element: Sendable>: Sendable {
     private struct State {
         var buffer: [Element] = []
         var finished = false
@@ -22,10 +22,10 @@ package final class EventQueue<Element: Sendable>: Sendable {
     private let state = Locked(State())
 
     /// An empty queue.
-    package init() {}
+    public init() {}
 
     /// Sets what runs once when the consumer stops (at once, when it already has).
-    package func onStop(_ action: @escaping @Sendable () -> Void) {
+    public func onStop(_ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in
             guard !state.stopped else { return true }
             state.onStop = action
@@ -36,7 +36,7 @@ package final class EventQueue<Element: Sendable>: Sendable {
 
     /// Sets what runs once when the queue ends, finished by the producer or stopped by the
     /// consumer (at once, when it already has).
-    package func onEnd(_ action: @escaping @Sendable () -> Void) {
+    public func onEnd(_ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in
             guard !state.stopped, !state.finished else { return true }
             state.onEnd = action
@@ -48,11 +48,11 @@ package final class EventQueue<Element: Sendable>: Sendable {
     /// Adds an event; `false` when the queue is finished or the consumer has stopped (the event
     /// is dropped).
     @discardableResult
-    package func yield(_ element: Element) -> Bool { add(CollectionOfOne(element)) }
+    public func yield(_ element: Element) -> Bool { add(CollectionOfOne(element)) }
 
     /// Adds events in order, in one step; `false` when they are dropped (as ``yield(_:)``).
     @discardableResult
-    package func yield(contentsOf elements: [Element]) -> Bool { elements.isEmpty || add(elements) }
+    public func yield(contentsOf elements: [Element]) -> Bool { elements.isEmpty || add(elements) }
 
     /// Appends `elements` to what waits, or hands them to a waiting consumer.
     private func add(_ elements: some Collection<Element>) -> Bool {
@@ -71,7 +71,7 @@ package final class EventQueue<Element: Sendable>: Sendable {
 
     /// No more events: the consumer takes those waiting, then ends (``failure`` says why, when it
     /// is an error).
-    package func finish(throwing failure: APIError? = nil) {
+    public func finish(throwing failure: APIError? = nil) {
         let (waiter, action) = state.withLock { state -> (CheckedContinuation<[Element]?, Never>?, (@Sendable () -> Void)?) in
             guard !state.finished, !state.stopped else { return (nil, nil) }
             state.finished = true
@@ -87,7 +87,7 @@ package final class EventQueue<Element: Sendable>: Sendable {
     }
 
     /// The error the producer finished the queue with, taken (it is answered once).
-    package func takeFailure() -> APIError? {
+    public func takeFailure() -> APIError? {
         state.withLock { state in
             defer { state.failure = nil }
             return state.failure
@@ -96,7 +96,7 @@ package final class EventQueue<Element: Sendable>: Sendable {
 
     /// Every event waiting, in order (at least one: it waits for one when none is); `nil` once the
     /// queue is finished and empty, or the consuming task is cancelled (which stops the queue).
-    package func next() async -> [Element]? {
+    public func next() async -> [Element]? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[Element]?, Never>) in
                 let ready = state.withLock { state -> [Element]?? in
@@ -117,7 +117,7 @@ package final class EventQueue<Element: Sendable>: Sendable {
 
     /// The consumer stops: events yielded from now on are dropped, `onStop` and `onEnd` run (once),
     /// and then a waiting ``next()`` answers `nil`.
-    package func stop() {
+    public func stop() {
         let (waiter, actions) = state.withLock { state -> (CheckedContinuation<[Element]?, Never>?, [@Sendable () -> Void]) in
             guard !state.stopped else { return (nil, []) }
             state.stopped = true

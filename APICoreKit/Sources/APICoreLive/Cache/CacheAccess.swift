@@ -26,7 +26,7 @@ struct CacheAccess: GraphQLCache, CacheMaintenance {
         let start = ContinuousClock.now
         let selection = CacheSelection(Query.Data.self, at: CacheNaming.rootKey(for: .query), variables: request.operation.coercedVariables)
         guard let read = store?.readInMemory(selection, requestMaxAge: request.cacheMaxAge), let data = read.data else { return nil }
-        return try? GraphQLPipeline.cachedResponse(request, read: read, data: data, start: start).get()
+        return try? Self.cachedResponse(request, read: read, data: data, start: start).get()
     }
 
     func readInMemory<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> Fragment? {
@@ -94,6 +94,20 @@ struct CacheAccess: GraphQLCache, CacheMaintenance {
 
     func watch<Fragment: APICore.Fragment>(_ fragment: Fragment.Type, key: String, variables: JSONObject) -> APIStream<Result<Fragment, APIError>> {
         pipeline.watch(fragment, key: key, variables: variables)
+    }
+
+    /// Cached data, mapped, marked as the cache's. The cache reader checked every field it read
+    /// against the same selections, so the data is not validated again.
+    static func cachedResponse<Operation: GraphQLOperation, Value>(
+        _ request: GraphQLRequest<Operation, Value>, read: CacheRead, data: JSONObject, start: ContinuousClock.Instant, offline: Bool = false
+    ) -> Result<Response<Value>, APIError> {
+        Result { () throws(APIError) -> Response<Value> in
+            let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: data)))
+            return Response(value: value, metadata: ResponseMetadata(
+                source: .cache, statusCode: nil, headers: [:], duration: ContinuousClock.now - start,
+                operationName: Operation.operationName, isStale: read.stale, isOfflineFallback: offline, isOptimistic: read.optimistic,
+                cacheMisses: read.misses))
+        }
     }
 
     // MARK: Maintenance

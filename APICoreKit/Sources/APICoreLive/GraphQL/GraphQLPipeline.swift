@@ -8,26 +8,42 @@ import Tracing
     import FoundationNetworking
 #endif
 
-/// The GraphQL pipeline, top-down. Each stage is named for what it does; but for the policy and
-/// the caller's value, each is in a file of its own beside this one:
+/// The GraphQL pipeline, top-down: the policy, the operation stage and the exchange below it, the
+/// check and write, the caller's value. `LiveAPIClient` composes it with the parts beside it
+/// (subscriptions, the offline queue, cache access); nothing below calls back up.
 ///
-/// 1. Policy (here): `fetch`, `responses` and `perform` decide whether the cache answers, the
-///    server, or both, and in which order (`plan`, the one place each policy is spelled out;
-///    `watch`, which goes on after them, is in Watching.swift).
-/// 2. Operation stage (OperationStage.swift): de-duplication of identical queries in flight,
-///    automatic persisted queries, incremental delivery asked for.
-/// 3. Exchange (Exchange.swift): the one way to the server for every operation: HTTP through the
-///    app's middleware, the subscription socket, queued mutations replayed, subscriptions over
-///    streamed HTTP. Persisted-only mode is decided there. Its innermost step classifies the answer
-///    so that middleware sees `APIError`s; the payload travels with the response.
-/// 4. Read (OperationStage.swift, `read`): the exchanged body as data, or an incremental answer's
-///    first part and the parts still to come.
-/// 5. Check and write (here, `askAndStore`): the data is checked against the operation's
-///    selections once, its records built in the same walk (`SelectionValidator`), and written by
-///    the one cache writer, whose watchers are told. An incremental answer's later parts are read
-///    as values (`ServerResults`, IncrementalDelivery.swift), each merged, checked and written.
-/// 6. The caller's value (here, `respond`): the checked data mapped by the request's `map`, with
-///    the exchange's metadata.
+/// One `fetch(.networkOnly)` with a cache crosses these control-flow files, in this order: each
+/// holds an async function or closure the call runs (`scripts/trace.sh --control` finds the same;
+/// scripts/tests/control-flow-tests.sh compares). What they call synchronously (JSON, the tape,
+/// values, records, the store behind the writer) are leaves a reader need not open.
+///
+///  1. APICore/KitAPI/APIClient.swift: `client.fetch(query)`, the kit's call, its policy given.
+///  2. APICoreLive/LiveAPIClient.swift: the composer hands the call to the pipeline.
+///  3. APICoreLive/GraphQL/GraphQLPipeline.swift (here): the policy (`plan`, the one place each
+///     is spelled out; `watch` goes on after it, in Watching.swift), then `askAndStore`.
+///  4. APICoreLive/Middlewares/Spans.swift: the operation's span; later, each attempt's and the
+///     cache write's.
+///  5. APICoreLive/GraphQL/OperationStage.swift: `answer(to:)`: the route (HTTP or the socket),
+///     automatic persisted queries, incremental delivery asked for, and `read`: the exchanged body
+///     as data, or an incremental answer's first part and the parts still to come.
+///  6. APICoreLive/GraphQL/QueryDeduplication.swift: identical queries in flight share one answer.
+///  7. APICoreLive/GraphQL/Exchange.swift: the one way to the server for every operation (queries,
+///     mutations, queued mutations replayed, subscriptions over streamed HTTP); persisted-only
+///     mode is decided there. Its innermost step classifies the answer, so that middleware sees
+///     `APIError`s; the payload travels with the response.
+///  8. APICoreLive/Middlewares/Middleware.swift: `MiddlewareChain`, one step after another.
+///  9. APICoreLive/Offline/Reachability.swift: the outermost step: what the network answered.
+/// 10. APICoreLive/Middlewares/Observability.swift: metrics; after the app's middlewares, retries
+///     and authentication, logging.
+/// 11. APICoreLive/Middlewares/RetryMiddleware.swift: retries, as the error's recovery allows.
+/// 12. APICoreLive/HTTP/Redirects.swift: redirects, each hop checked.
+/// 13. APICoreLive/HTTP/HTTPTransport.swift: the transport reads the whole answer within its
+///     bound (over URLSession, HTTP/URLSessionTransport.swift and HTTP/Deadline.swift besides).
+/// 14. APICoreLive/Cache/CacheWriter.swift: the data, checked against the operation's selections
+///     once with its records built in the same walk (`SelectionValidator`), written by the one
+///     writer, whose watchers are told; then here again, `respond`: the checked data mapped by the
+///     request's `map`, with the exchange's metadata. An incremental answer's later parts are read
+///     as values (`ServerResults`, IncrementalDelivery.swift), each merged, checked and written.
 ///
 /// The cache's data is checked by the reader that rebuilds it from records (`CacheReader`); both
 /// walks go through `SelectionVisitor.walk`.
@@ -219,7 +235,7 @@ final class GraphQLPipeline: Sendable {
             let start = ContinuousClock.now
             let outcome = await store.read(Operation.self, variables: request.operation.coercedVariables, requestMaxAge: request.cacheMaxAge)
             guard let data = outcome.data else { throw error }
-            return ServerResults(first: try Self.cachedResponse(request, read: outcome, data: data, start: start, offline: true).get())
+            return ServerResults(first: try CacheAccess.cachedResponse(request, read: outcome, data: data, start: start, offline: true).get())
         }
     }
 
@@ -277,7 +293,7 @@ final class GraphQLPipeline: Sendable {
             .increment()
         // A partial read answers with what it found (its misses in the metadata).
         guard let data = outcome.data, hit || (partial && (allowExpired || !outcome.stale)) else { return nil }
-        return Self.cachedResponse(request, read: outcome, data: data, start: start)
+        return CacheAccess.cachedResponse(request, read: outcome, data: data, start: start)
     }
 
     /// The server's data, validated already, mapped, with the exchange's metadata.
@@ -290,20 +306,6 @@ final class GraphQLPipeline: Sendable {
             caughtErrors: answer.caughtErrors)
         if answer.overWebSocket { metadata.statusCode = nil }
         return Response(value: value, metadata: metadata)
-    }
-
-    /// Cached data, mapped, marked as the cache's. The cache reader checked every field it read
-    /// against the same selections, so the data is not validated again.
-    static func cachedResponse<Operation: GraphQLOperation, Value>(
-        _ request: GraphQLRequest<Operation, Value>, read: CacheRead, data: JSONObject, start: ContinuousClock.Instant, offline: Bool = false
-    ) -> Result<Response<Value>, APIError> {
-        Result { () throws(APIError) -> Response<Value> in
-            let value = try request.value(of: Operation.Data(_dataDict: DataDict(_data: data)))
-            return Response(value: value, metadata: ResponseMetadata(
-                source: .cache, statusCode: nil, headers: [:], duration: ContinuousClock.now - start,
-                operationName: Operation.operationName, isStale: read.stale, isOfflineFallback: offline, isOptimistic: read.optimistic,
-                cacheMisses: read.misses))
-        }
     }
 
     /// Writes the partial data of a response with errors, when it has the shape the operation

@@ -20,7 +20,7 @@ extension GraphQLPipeline {
             },
             changed: { read, previous, continuation in
                 if let data = read.data {
-                    continuation.yield(Self.cachedResponse(request, read: read, data: data, start: .now))
+                    continuation.yield(CacheAccess.cachedResponse(request, read: read, data: data, start: .now))
                 } else if previous != nil, self.configuration.cache?.refetchesIncompleteWatches == true {
                     // Complete until this change: the server is asked once; its answer, written to
                     // the cache, reaches this watcher as any other write does.

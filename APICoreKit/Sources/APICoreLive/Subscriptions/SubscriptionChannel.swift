@@ -1,4 +1,4 @@
-import APICore
+@_spi(Engine) import APICore
 import APICoreSupport
 import Foundation
 
