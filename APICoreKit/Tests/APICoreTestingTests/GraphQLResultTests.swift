@@ -22,13 +22,13 @@ struct GraphQLResultTests {
         #expect(partial.value == "R2-D2")
         #expect(partial.errors.map(\.message) == ["nope"])
         #expect(partial.errors.first?.path?.description == "failingField")
-        #expect(partial.hasErrors && partial.metadata == nil)
+        #expect(!partial.errors.isEmpty && partial.metadata == nil)
 
         let answering = MockAPIClient()
         answering.stub(operation: "HeroAndFailing", response: ["data": ["hero": ["__typename": "Human", "name": "Luke"], "failingField": "fine"]])
         let whole = try await answering.fetchResult(Self.request)
         #expect(whole.value == "Luke")
-        #expect(!whole.hasErrors)
+        #expect(whole.errors.isEmpty)
         #expect(whole.metadata?.operationName == "HeroAndFailing")
     }
 

@@ -285,12 +285,6 @@ public enum GraphQLNullable<Wrapped: Sendable>: Sendable {
     case null
     /// Sent as this value.
     case some(Wrapped)
-
-    /// The value, or `nil` for `.none` and `.null`.
-    public var unwrapped: Wrapped? {
-        if case .some(let value) = self { return value }
-        return nil
-    }
 }
 
 extension GraphQLNullable: Equatable where Wrapped: Equatable {}

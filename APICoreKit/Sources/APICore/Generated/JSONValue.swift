@@ -167,10 +167,6 @@ extension JSONValue {
     public init(parsing text: String) throws(JSONParseError) {
         self = try JSONParser.parse(text)
     }
-
-    /// The value as compact JSON bytes with object keys sorted: equal values give equal bytes.
-    /// (``description`` is the same text as a string.)
-    public var jsonData: Data { JSONSerializer.data(self) }
 }
 
 extension JSONValue: Codable {

@@ -28,9 +28,6 @@ public struct GraphQLResult<Value: Sendable>: Sendable {
     public init(_ response: Response<Value>) {
         self.init(value: response.value, errors: [], metadata: response.metadata)
     }
-
-    /// Whether the server sent errors with (or instead of) the data.
-    public var hasErrors: Bool { !errors.isEmpty }
 }
 
 extension APIClient {
@@ -53,14 +50,6 @@ extension APIClient {
         -> APIStream<Result<GraphQLResult<Value>, APIError>>
     {
         watch(request, cachePolicy: cachePolicy).map { Self.result(of: $0, for: request) }
-    }
-
-    /// ``responses(_:cachePolicy:)`` with GraphQL errors as values, as ``fetchResult(_:cachePolicy:)``
-    /// gives them; other failures stay failures.
-    public func responseResults<Query: GraphQLQuery, Value>(_ request: GraphQLRequest<Query, Value>, cachePolicy: CachePolicy)
-        -> APIStream<Result<GraphQLResult<Value>, APIError>>
-    {
-        responses(request, cachePolicy: cachePolicy).map { Self.result(of: $0, for: request) }
     }
 
     private static func result<Query: GraphQLQuery, Value>(

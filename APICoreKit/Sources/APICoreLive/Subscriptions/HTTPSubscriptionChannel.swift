@@ -38,7 +38,7 @@ extension StreamingHTTPChannel {
         return events
     }
 
-    /// One request through the client's exchange and the events of its answer. A server that
+    /// One request through the exchange and the events of its answer. A server that
     /// cannot stream answers once, as JSON: its data is one event, its errors end the subscription.
     private func exchange(_ operation: OutgoingOperation, emit: (ChannelEvent) -> Void) async throws(APIError) {
         var operation = operation

@@ -5,7 +5,7 @@ import Foundation
 /// One way subscriptions reach the server: a WebSocket shared by every operation, or one streamed
 /// HTTP request per operation (multipart, server-sent events). A channel only opens operations and
 /// says what happens to them; reading events, writing them to the cache, yielding them, states and
-/// reconnecting are the subscription loop's (`LiveAPIClient.subscribe`), written once for all.
+/// reconnecting are the subscription loop's (`Subscribing.subscribe`), written once for all.
 protocol SubscriptionChannel: Sendable {
     /// Opens one operation: the queue says how it goes, and ends after `complete`, `error` or
     /// `dropped`. Stopping the queue unsubscribes (or ends the request behind it).
