@@ -75,8 +75,9 @@ package enum CacheNaming {
     package static func anyField(of root: String) -> String { root + "\u{1F}*" }
 
     /// `Typename:value:…`, an object's record key from the values of its key fields (strings and
-    /// numbers); `nil` when one is missing or anything else.
+    /// numbers); `nil` when one is missing or anything else, or when `typename` is no GraphQL name.
     package static func objectKey(_ typename: String, keyValues: [JSONValue?]) -> String? {
+        guard isName(typename) else { return nil }
         var key = typename
         for value in keyValues {
             guard let part = keyPart(value) else { return nil }
@@ -84,6 +85,19 @@ package enum CacheNaming {
             key += part
         }
         return key
+    }
+
+    /// Whether `text` is a GraphQL name (`[_A-Za-z][_0-9A-Za-z]*`). A `__typename` that is not
+    /// names no record (its key could fall among the roots' path keys: `MUTATION_ROOT.x:1`).
+    package static func isName(_ text: String) -> Bool {
+        var utf8 = text.utf8.makeIterator()
+        guard let first = utf8.next(), first == UInt8(ascii: "_") || (first | 0x20) >= UInt8(ascii: "a") && (first | 0x20) <= UInt8(ascii: "z")
+        else { return false }
+        while let byte = utf8.next() {
+            let letter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+            guard letter || byte == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return false }
+        }
+        return true
     }
 
     /// A key field's value as it is written in a record key: a string as it is, a number as
@@ -416,6 +430,7 @@ package struct ResponseRecords: ResponseRecorder {
     @_specialize(where Object == TapeObject)
     package func cacheKey<Object: RecordedObject>(for object: Object, parent: ParentType) -> String? {
         let typename = object[member: "__typename"]?.stringValue ?? parent.name
+        guard CacheNaming.isName(typename) else { return nil }
         if !keyFunctions.isEmpty, let function = keyFunctions[typename] {
             return function(object.tree).map { "\(typename):\($0)" }
         }
