@@ -50,12 +50,13 @@ struct TLSTests {
         return nil
     }
 
-    static func configuration(_ server: TestServer, subscriptions trust: TLSTrust? = nil) -> APIClientConfiguration {
+    static func configuration(_ server: TestServer, subscriptions trust: TLSTrust? = nil, reconnect: RetryPolicy? = nil) -> APIClientConfiguration {
         APIClientConfiguration(
             restBaseURL: server.baseURL, defaultHeaders: credentials, timeout: .seconds(30),
             retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(10)),
             subscriptions: trust.map {
-                SubscriptionConfiguration(url: server.webSocketURL, transport: APICoreWebSocket.transport(trusting: $0), ackTimeout: .seconds(30), reconnect: nil)
+                SubscriptionConfiguration(
+                    url: server.webSocketURL, transport: APICoreWebSocket.transport(trusting: $0), ackTimeout: .seconds(30), reconnect: reconnect)
             })
     }
 
@@ -90,16 +91,23 @@ struct TLSTests {
         }
     }
 
-    @Test("a bad certificate is refused over WSS, naming why, before the upgrade request", arguments: BadCertificate.allCases)
+    @Test(
+        "a bad certificate is refused over WSS, naming why, before the upgrade request; the default reconnect policy does not try again",
+        arguments: BadCertificate.allCases)
     func refusedOverWSS(_ certificate: BadCertificate) async throws {
         let trust = TLSTrust(roots: [Self.authority.certificatePEM])
         try await TestServer.with(security: .init(try certificate.issued())) { server in
-            let client = TestTransport.asyncHTTPClient.makeClient(Self.configuration(server, subscriptions: trust), trust: trust)
+            let configuration = Self.configuration(server, subscriptions: trust, reconnect: SubscriptionConfiguration.defaultReconnect)
+            let client = TestTransport.asyncHTTPClient.makeClient(configuration, trust: trust)
             let error = await subscriptionError(client.subscribe(CounterSubscription(to: 1)))
             let failure = try #require(Self.transportFailure(error), "expected a transport error, got \(String(describing: error))")
             #expect(failure.kind == .secureConnectionFailed)
             #expect(failure.underlying.contains(certificate.reason), "\(failure.underlying)")
+            #expect(error?.recovery == .fail)
             #expect(server.webSocketUpgradeHeaders.isEmpty)
+            // One attempt (a connection for the handshake, one to read the certificate and say
+            // why), not one per reconnection the policy allows.
+            #expect(server.connectionCount <= 2, "\(server.connectionCount) connections")
         }
     }
 

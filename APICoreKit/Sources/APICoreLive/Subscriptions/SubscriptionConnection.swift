@@ -218,13 +218,14 @@ actor SubscriptionConnection {
         do throws(APIError) {
             channel = try await transport.connect(request)
         } catch {
-            // An upgrade the server refused with a status is an answer, not a network blip: only
-            // 5xx (and 408, 429) may pass.
-            if case .webSocket(let failure) = error, case .handshakeRefused = failure.kind {
-                if failure.recovery == .reauthenticate { return .unauthorized(error) }
-                if failure.recovery == .fail { return .fatal(error) }
+            // The failure says whether another attempt can help, as it does for HTTP: a refused
+            // certificate or pin, or an upgrade refused with a 4xx, is the same next time; refused
+            // credentials may be refreshed once; a network blip or a 5xx may pass.
+            switch error.recovery {
+            case .fail: return .fatal(error)
+            case .reauthenticate: return .unauthorized(error)
+            case .retry: return .dropped(error, acknowledged: false)
             }
-            return .dropped(error, acknowledged: false)
         }
         if operations.isEmpty {
             await channel.close(code: 1000, reason: "no active subscriptions")
