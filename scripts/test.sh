@@ -9,7 +9,8 @@ usage: scripts/test.sh <package>
 
 Builds <package> with its tests (failing on any compiler warning in this repository's own
 sources), then runs 'swift test' in it. For APICoreKit/Integration, the HTTP and subscription
-suites then run a second time over AsyncHTTPClient's transport (APICORE_TEST_TRANSPORT).
+suites then run a second time over AsyncHTTPClient's transport (APICORE_TEST_TRANSPORT), and
+'scripts/stress.sh flood' once (endless answers against resident memory, each in a process).
 
 packages: ${PACKAGES[*]/#./Pantry}   ("." or "Pantry" is the umbrella app)
 USAGE
@@ -54,5 +55,9 @@ echo "== $1: test"
 # transport (the first run was over URLSession's).
 if [ "$dir" = "$ROOT/APICoreKit/Integration" ]; then
   echo "== $1: test over AsyncHTTPClient"
-  (cd "$dir" && APICORE_TEST_TRANSPORT=asynchttpclient swift test --skip-build --filter 'APICoreLiveTests|APICoreSubscriptionTests' 2>&1)
+  (cd "$dir" && APICORE_TEST_TRANSPORT=asynchttpclient swift test --skip-build --filter 'APICoreLiveTests|APICoreSubscriptionTests' 2>&1) || exit 1
+  # Resident memory is a process's own: each endless answer, over each transport, in a process of
+  # its own (high water at most the bound plus 32 MiB).
+  echo "== $1: endless answers against resident memory"
+  "$ROOT/scripts/stress.sh" flood --rounds 1 --no-load --debug
 fi

@@ -69,7 +69,8 @@ import X509
         if let mismatch = error as? PinMismatch {
             reason = mismatch.description
         } else if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
-            reason = "the server's certificate is not for \(url.host ?? "the host"): \(error)"
+            let names = await presentedLeaf(url, trust: trust).map(names(of:)) ?? []
+            reason = "the server's certificate is not for \(url.host ?? "the host")" + (names.isEmpty ? "" : "; it names \(names.joined(separator: ", "))")
         } else if let error = error as? NIOSSLError {
             if case .handshakeFailed(let inner) = error, String(describing: inner).contains("CERTIFICATE_VERIFY_FAILED") {
                 reason = await diagnose(url, trust: trust) ?? "the server's certificate was not trusted (\(inner))"
@@ -87,6 +88,28 @@ import X509
     /// Why the certificate `url`'s server presents is not trusted: takes its chain in a handshake
     /// that refuses it (nothing is sent) and looks at the server's own certificate.
     static func diagnose(_ url: URL, trust: TLSTrust) async -> String? {
+        guard let host = url.host, let leaf = await presentedLeaf(url, trust: trust) else { return nil }
+        return reason(leaf, host: host, trust: trust)
+    }
+
+    /// The DNS names and IP addresses a certificate is for (its subject alternative names).
+    static func names(of leaf: NIOSSLCertificate) -> [String] {
+        guard let der = try? leaf.toDERBytes(), let certificate = try? Certificate(derEncoded: der),
+            let names = try? certificate.extensions.subjectAlternativeNames
+        else { return [] }
+        return names.compactMap { name in
+            switch name {
+            case .dnsName(let dns): return dns
+            case .ipAddress(let address):
+                let bytes = Array(address.bytes)
+                return bytes.count == 4 ? bytes.map(String.init).joined(separator: ".") : bytes.map { String(format: "%02x", $0) }.joined()
+            default: return nil
+            }
+        }
+    }
+
+    /// The certificate `url`'s server presents, taken in a handshake that refuses it (nothing is sent).
+    static func presentedLeaf(_ url: URL, trust: TLSTrust) async -> NIOSSLCertificate? {
         guard let host = url.host else { return nil }
         let port = url.port ?? 443
         let presented = NIOLockedValueBox<[NIOSSLCertificate]>([])
@@ -106,8 +129,7 @@ import X509
                 .connect(host: host, port: port).get()
             try? await channel.closeFuture.get()
         } catch {}
-        guard let leaf = presented.withLockedValue({ $0 }).first else { return nil }
-        return reason(leaf, host: host, trust: trust)
+        return presented.withLockedValue({ $0 }).first
     }
 
     /// Why `leaf` fails for `host`: its dates, its names, or its issuer.
@@ -151,6 +173,14 @@ import X509
             else if lowered.contains("ssl") || lowered.contains("tls") || lowered.contains("certificate") { .secureConnectionFailed }
             else if lowered.contains("reset") || lowered.contains("eof") || lowered.contains("closed") { .connectionLost }
             else { .other }
-        return .transport(TransportFailure(kind: kind, url: url, underlying: text))
+        // NIO's own words nest causes ("connection reset (error set): Connection refused) (errno: 111)").
+        let address = "\(url.host ?? "the host"):\(url.port ?? (url.scheme == "https" || url.scheme == "wss" ? 443 : 80))"
+        let underlying =
+            switch kind {
+            case .connectionRefused: "nothing accepts connections at \(address)"
+            case .connectionLost: lowered.contains("reset") ? "\(address) reset the connection" : "\(address) closed the connection"
+            default: text
+            }
+        return .transport(TransportFailure(kind: kind, url: url, underlying: underlying))
     }
 }

@@ -16,6 +16,9 @@ let suites: [String: () async throws -> Void] = [
     "batching": BatchingBenchmark.run,
     "soak": SoakBenchmark.run,
     "inputs": InputBenchmark.run,
+    "flood": FloodBenchmark.run,
+    // One endless answer for the flood, in a process of its own; not a benchmark.
+    "flood-client": FloodBenchmark.client,
     // The soak's server, in a process of its own; not a benchmark.
     "serve": ServerProcess.serve,
 ]

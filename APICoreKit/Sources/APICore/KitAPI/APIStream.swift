@@ -18,6 +18,12 @@ public struct APIStream<Element: Sendable>: AsyncSequence, Sendable {
         stream = AsyncStream(Element.self, bufferingPolicy: bufferingPolicy, build)
     }
 
+    /// A stream that asks `produce` for each element as the consumer wants it (`nil` ends it);
+    /// `onCancel` runs when the consuming task is cancelled.
+    @_spi(Engine) public init(unfolding produce: @escaping @Sendable () async -> Element?, onCancel: (@Sendable () -> Void)? = nil) {
+        stream = AsyncStream(unfolding: produce, onCancel: onCancel)
+    }
+
     /// The iterator.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<Element>.AsyncIterator

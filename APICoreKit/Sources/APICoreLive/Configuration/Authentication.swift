@@ -115,7 +115,8 @@ public enum Authentication: Sendable {
     case cookies(HTTPCookieStorage)
 }
 
-/// When and how often a failed request is tried again.
+/// When and how often a failed request is tried again: only an idempotent one, and only when its
+/// error's ``APIError/recovery`` is `.retry` (a connection failure, a timeout, a status such as 503).
 public struct RetryPolicy: Sendable, Hashable {
     /// The most attempts in all, the first one included.
     public var maxAttempts: Int
@@ -129,7 +130,8 @@ public struct RetryPolicy: Sendable, Hashable {
     public var jitter: Double
     /// No retry starts once this much time has passed since the first attempt.
     public var maxTotalTime: Duration
-    /// HTTP statuses worth another try.
+    /// HTTP statuses worth another try, among those whose recovery is `.retry` (listing 400 here
+    /// does not make it retried).
     public var retryableStatusCodes: Set<Int>
 
     /// A policy.

@@ -15,6 +15,7 @@ import Foundation
 /// platform, not URLSession's idle interval: a server that trickles bytes forever still times out. Cancelling the calling task cancels the
 /// `URLSessionTask` at once.
 final class URLSessionTransport: HTTPTransport {
+    private let configuration: URLSessionConfiguration
     private let session: URLSession
     /// Hands each answer's head and chunks on as they arrive.
     private let delegate = StreamingDelegate()
@@ -22,7 +23,8 @@ final class URLSessionTransport: HTTPTransport {
     private let refusal: String?
 
     init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration, trust: TLSTrust = .system) {
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.configuration = configuration
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: StreamingDelegate.queue())
         refusal =
             trust.isSystem
             ? nil
@@ -50,7 +52,7 @@ final class URLSessionTransport: HTTPTransport {
     /// The head as soon as it arrives, the body as it streams in, through the delegate: read whole
     /// or not, every answer comes this way, so that a body is counted as it arrives and stopped
     /// past the request's ``TransportRequest/maxBodySize`` (a completion handler would hold all of
-    /// an endless one).
+    /// an endless one), and held to what the reader keeps up with (``BodyBuffer``).
     func send(_ transportRequest: TransportRequest) async throws(APIError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         if let refusal {
@@ -62,11 +64,9 @@ final class URLSessionTransport: HTTPTransport {
         // URLSession's interval is an idle timeout: out of the way of a stream that may be quiet
         // for long (its reader watches for silence).
         if openEnded { request.timeoutInterval = 7 * 24 * 3600 }
+        let whole = transportRequest.readsWholeBody
         let task = session.dataTask(with: request)
-        var continuation: AsyncStream<Result<Data, APIError>>.Continuation!
-        let chunks = APIStream<Result<Data, APIError>> { continuation = $0 }
-        let exchange = StreamingDelegate.Exchange(
-            url: request.url, continuation: continuation, maxBodySize: transportRequest.readsWholeBody ? transportRequest.maxBodySize : .max)
+        let exchange = StreamingDelegate.Exchange(url: request.url, maxBodySize: whole ? transportRequest.maxBodySize : .max)
         delegate.register(exchange, for: task)
         exchange.start(task, deadline: seconds, headOnly: openEnded)
         let head = await withTaskCancellationHandler {
@@ -74,7 +74,7 @@ final class URLSessionTransport: HTTPTransport {
         } onCancel: {
             exchange.cancel()
         }
-        return StreamedResponse(head: try head.get(), body: .chunks(chunks))
+        return StreamedResponse(head: try head.get(), body: .chunks(exchange.body.chunks(onStop: { exchange.cancel() })))
     }
 
     /// The timeout in seconds, which our own deadline enforces. URLSession's interval only has to
@@ -113,9 +113,40 @@ final class URLSessionTransport: HTTPTransport {
             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
             kind = .secureConnectionFailed
         case .badServerResponse, .zeroByteResource, .cannotParseResponse: kind = .connectionLost
-        default: kind = .other
+        default:
+            // FoundationNetworking reports libcurl's TLS failures as unknown errors, in libcurl's words.
+            if let reason = tlsRefusal(urlError.localizedDescription) {
+                return .transport(TransportFailure(kind: .secureConnectionFailed, url: url, underlying: reason))
+            }
+            kind = .other
         }
-        return .transport(TransportFailure(kind: kind, url: url, underlying: urlError.localizedDescription))
+        let text = urlError.localizedDescription
+        let underlying = kind == .secureConnectionFailed ? tlsRefusal(text) ?? "the TLS handshake failed: \(text)" : text
+        return .transport(TransportFailure(kind: kind, url: url, underlying: underlying))
+    }
+
+    /// libcurl's words for a refused certificate or a failed handshake ("SSL certificate problem:
+    /// certificate has expired", "SSL: no alternative certificate subject name matches target host
+    /// name 'x'") as a sentence about the server's certificate, or `nil` when they are about
+    /// something else.
+    static func tlsRefusal(_ text: String) -> String? {
+        let problem = "SSL certificate problem: "
+        if text.hasPrefix(problem) {
+            let reason = text.dropFirst(problem.count)
+            if reason.contains("unable to get local issuer") || reason.contains("unable to get issuer") {
+                return "the server's certificate does not chain to the system's roots (\(reason))"
+            }
+            return "the server's certificate was refused: \(reason)"
+        }
+        if text.contains("subject name"), text.contains("match"),
+            let quote = text.lastIndex(of: "'"), let open = text[..<quote].lastIndex(of: "'")
+        {
+            return "the server's certificate is not for \(text[text.index(after: open)..<quote])"
+        }
+        if text.hasPrefix("SSL") || text.contains("SSL_connect") || text.contains("TLS") {
+            return "the TLS handshake failed: \(text)"
+        }
+        return nil
     }
 }
 
@@ -131,23 +162,19 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
 
         let url: URL?
+        /// The body, between the delegate and the reader.
+        let body = BodyBuffer()
         /// The most bytes of body read; past them the exchange stops as too large.
         private let maxBodySize: Int
         private let bodyBytes = Locked(0)
-        private let continuation: AsyncStream<Result<Data, APIError>>.Continuation
         private let phase = Locked<Phase>(.waiting([], task: nil))
         private let headResult = Locked<Result<TransportResponse, APIError>?>(nil)
-        /// Why the exchange was stopped on our side, when it was: decides the error reported.
-        private let stopReason = Locked<APIError?>(nil)
         /// The deadline over the whole exchange, called off when it ends.
         private let deadline = Locked<Deadline?>(nil)
 
-        /// An exchange that yields the body to `continuation`. It does not keep the stream the reader
-        /// iterates: when the reader lets that go, the stream ends and its termination cancels the task.
-        init(url: URL?, continuation: AsyncStream<Result<Data, APIError>>.Continuation, maxBodySize: Int = .max) {
+        init(url: URL?, maxBodySize: Int = .max) {
             self.url = url
             self.maxBodySize = maxBodySize
-            self.continuation = continuation
         }
 
         func start(_ task: URLSessionDataTask, deadline seconds: Double, headOnly: Bool) {
@@ -157,11 +184,14 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 return false
             }
             if cancelled {
-                task.cancel()
+                DispatchQueue.global().async { task.cancel() }
                 return
             }
-            continuation.onTermination = { [weak task] _ in task?.cancel() }
-            task.resume()
+            // Off the cooperative pool, like every call into the task: with FoundationNetworking
+            // each waits for the session's queue, which may be waiting for the delegate's.
+            DispatchQueue.global().async { [weak self] in
+                if self?.hasEnded == false { task.resume() }
+            }
             let url = url
             let timer = Deadline(after: seconds) { [weak self] in
                 guard let self, !(headOnly && self.hasHead) else { return }
@@ -190,6 +220,13 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
         func cancel() { stop(.cancelled) }
 
+        private var hasEnded: Bool {
+            phase.withLock { phase in
+                if case .ended = phase { return true }
+                return false
+            }
+        }
+
         /// Whether the head arrived (or the exchange ended).
         private var hasHead: Bool {
             phase.withLock { phase in
@@ -198,7 +235,9 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
         }
 
-        /// Stops the exchange with `reason`, unless it ended already.
+        /// Ends the exchange with `reason` at once (the reader hears it, a delegate waiting for
+        /// room goes on), then cancels the task, off the delegate's queue: with FoundationNetworking
+        /// `cancel()` waits for the session's queue, which may be waiting for the delegate's.
         private func stop(_ reason: APIError) {
             let task = phase.withLock { phase -> URLSessionDataTask? in
                 switch phase {
@@ -207,19 +246,22 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 case .ended: return nil
                 }
             }
-            stopReason.withLock { if $0 == nil { $0 = reason } }
-            if let task {
-                task.cancel()
-            } else {
-                finish(.failure(reason))
-            }
+            finish(.failure(reason))
+            if let task { DispatchQueue.global().async { task.cancel() } }
         }
 
         func received(_ response: TransportResponse, task: URLSessionDataTask) {
             resolveHead(.success(response), next: .streaming(task))
         }
 
-        func received(_ data: Data) {
+        /// A chunk from the delegate, on its queue: past the bound the exchange stops. On Apple
+        /// platforms, when the reader has not kept up, the task is suspended until it has taken
+        /// half of what waits. FoundationNetworking cannot pause a transfer (suspending a task
+        /// drops its connection, and resuming sends the request again), and waiting here would
+        /// hold a Dispatch worker for as long as the reader lags, which on a loaded machine starves
+        /// Swift's cooperative pool (a whole test run stood still for 60 s): there the delivery
+        /// queue's bound (`StreamingDelegate.queue()`) is what holds libcurl back.
+        func received(_ data: Data, task: URLSessionDataTask) {
             if maxBodySize < .max {
                 let total = bodyBytes.withLock { total in
                     total += data.count
@@ -227,25 +269,31 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 }
                 guard total <= maxBodySize else { return stop(ResponseBody.tooLarge(maxBodySize)) }
             }
-            continuation.yield(.success(data))
+            guard !body.append(data) else { return }
+            #if !canImport(FoundationNetworking)
+                task.suspend()
+                let body = body
+                Task {
+                    await body.room()
+                    task.resume()
+                }
+            #endif
         }
 
         func completed(with error: (any Error)?) {
-            let reason = stopReason.withLock { $0 }
-            let failure: APIError? = reason ?? error.map { URLSessionTransport.map($0, url: url) }
-            finish(failure.map { .failure($0) } ?? .success(()))
+            finish(error.map { .failure(URLSessionTransport.map($0, url: url)) } ?? .success(()))
         }
 
         private func finish(_ outcome: Result<Void, APIError>) {
             if case .failure(let error) = outcome {
                 resolveHead(.failure(error), next: .ended)
-                continuation.yield(.failure(error))
+                body.finish(error)
             } else {
                 resolveHead(.failure(.transport(TransportFailure(kind: .connectionLost, url: url, underlying: "no response"))), next: .ended)
+                body.finish()
             }
             phase.withLock { $0 = .ended }
             deadline.withLock { $0 }?.cancel()
-            continuation.finish()
         }
 
         private func resolveHead(_ result: Result<TransportResponse, APIError>, next: Phase) {
@@ -259,14 +307,31 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    private let exchanges = Locked<[Int: Exchange]>([:])
+    /// The delegate queue of a session: serial, and with FoundationNetworking holding at most a
+    /// few deliveries. FoundationNetworking hands each chunk libcurl reads to this queue without
+    /// waiting; a queue that says no more (`FlowQueue`) makes the session's own queue wait for the
+    /// delegate (which never waits), so libcurl reads no faster than the delegate counts, and a
+    /// body past its bound is stopped before the deliveries behind it pile up.
+    static func queue() -> OperationQueue {
+        #if canImport(FoundationNetworking)
+            FlowQueue(limit: 16)
+        #else
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+            return queue
+        #endif
+    }
 
+    private let exchanges = Locked<[ObjectIdentifier: Exchange]>([:])
+
+    /// By task, not task identifier: identifiers are counted per session, and streams have
+    /// sessions of their own.
     func register(_ exchange: Exchange, for task: URLSessionDataTask) {
-        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+        exchanges.withLock { $0[ObjectIdentifier(task)] = exchange }
     }
 
     private func exchange(of task: URLSessionTask) -> Exchange? {
-        exchanges.withLock { $0[task.taskIdentifier] }
+        exchanges.withLock { $0[ObjectIdentifier(task)] }
     }
 
     func urlSession(
@@ -293,11 +358,11 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        exchange(of: dataTask)?.received(data)
+        exchange(of: dataTask)?.received(data, task: dataTask)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        let exchange = exchanges.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
         exchange?.completed(with: error)
     }
 }

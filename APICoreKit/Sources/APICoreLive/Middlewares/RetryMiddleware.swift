@@ -1,9 +1,11 @@
 import APICore
 import Foundation
 
-/// Tries idempotent requests again on connectivity errors and retryable statuses, waiting with
-/// exponential backoff and jitter (or as long as `Retry-After` says, capped), within the policy's
-/// attempts and total time. Cancelling the caller stops at once.
+/// Tries idempotent requests again when the error's ``APIError/recovery`` is `.retry` (and, for a
+/// status, the policy lists it), waiting with exponential backoff and jitter (or as long as
+/// `Retry-After` says, capped), within the policy's attempts and total time. A failure that cannot
+/// heal (a refused certificate, an answer over the bound, a 4xx) is never tried again. Cancelling
+/// the caller stops at once.
 struct RetryMiddleware: Middleware {
     let policy: RetryPolicy
 
@@ -27,13 +29,10 @@ struct RetryMiddleware: Middleware {
         }
     }
 
+    /// The error's recovery decides; the policy can only narrow which statuses are retried.
     func isRetryable(_ error: APIError) -> Bool {
-        switch error {
-        case .transport(let failure): return failure.isConnectivity
-        case .httpStatus(let failure): return policy.retryableStatusCodes.contains(failure.statusCode)
-        case .graphQL(let failure): return failure.statusCode.map(policy.retryableStatusCodes.contains) ?? false
-        default: return false
-        }
+        guard error.recovery == .retry else { return false }
+        return error.statusCode.map(policy.retryableStatusCodes.contains) ?? true
     }
 
     /// `Retry-After` in seconds or as an HTTP date.

@@ -1,0 +1,110 @@
+import APICore
+@_spi(Engine) @testable import APICoreLive
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// FoundationNetworking reports what libcurl said: a refused certificate comes as an unknown error
+/// in libcurl's words. Each row is one of libcurl's messages (lib/vtls/openssl.c, OpenSSL's verify
+/// strings) and the words the failure must carry; every one is a secure connection that failed,
+/// which no retry heals.
+@Suite("URLSession's failures as APIErrors")
+struct URLSessionFailureTests {
+    static let url = URL(string: "https://127.0.0.1:8443/graphql")
+
+    static let refusals: [(libcurl: String, says: String)] = [
+        ("SSL certificate problem: certificate has expired", "certificate was refused: certificate has expired"),
+        ("SSL certificate problem: self-signed certificate", "self-signed"),
+        ("SSL certificate problem: self signed certificate", "self signed"),
+        ("SSL certificate problem: self-signed certificate in certificate chain", "self-signed certificate in certificate chain"),
+        ("SSL certificate problem: certificate is not yet valid", "not yet valid"),
+        ("SSL certificate problem: unable to get local issuer certificate", "does not chain to the system's roots"),
+        ("SSL: no alternative certificate subject name matches target host name 'api.example.org'", "is not for api.example.org"),
+        ("SSL: no alternative certificate subject name matches target ipv4 address '127.0.0.1'", "is not for 127.0.0.1"),
+        ("SSL: certificate subject name 'other.example.org' does not match target host name 'api.example.org'", "is not for api.example.org"),
+        ("OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to 127.0.0.1:8443", "TLS handshake failed"),
+    ]
+
+    static func failure(_ error: APIError) -> TransportFailure? {
+        if case .transport(let failure) = error { return failure }
+        return nil
+    }
+
+    @Test("libcurl's certificate and handshake failures are secure connections that failed, in a sentence; recovery .fail", arguments: refusals)
+    func libcurlRefusals(_ row: (libcurl: String, says: String)) throws {
+        let error = URLSessionTransport.map(URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: row.libcurl]), url: Self.url)
+        let failure = try #require(Self.failure(error), "\(error)")
+        #expect(failure.kind == .secureConnectionFailed)
+        #expect(failure.underlying.contains(row.says), "\(failure.underlying)")
+        #expect(error.recovery == .fail)
+        #expect(RetryMiddleware(policy: .default).isRetryable(error) == false)
+    }
+
+    @Test("the platform's own certificate codes are secure connections that failed; other unknown errors stay retryable")
+    func codes() throws {
+        for code in [URLError.Code.serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot, .secureConnectionFailed] {
+            let error = URLSessionTransport.map(URLError(code), url: Self.url)
+            #expect(Self.failure(error)?.kind == .secureConnectionFailed, "\(code)")
+            #expect(error.recovery == .fail)
+        }
+        let unknown = URLSessionTransport.map(URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "Completion failure"]), url: Self.url)
+        #expect(Self.failure(unknown)?.kind == .other)
+        #expect(unknown.recovery == .retry)
+        let refused = URLSessionTransport.map(URLError(.cannotConnectToHost), url: Self.url)
+        #expect(Self.failure(refused)?.kind == .connectionRefused)
+        #expect(RetryMiddleware(policy: .default).isRetryable(refused))
+    }
+}
+
+/// The buffer between a transport and the reader of an answer: full, it asks the transport to
+/// wait until the reader has taken half; the reader's stream stops the exchange once.
+@Suite("Body buffer")
+struct BodyBufferTests {
+    @Test("full at its capacity; a task waiting for room goes on once the reader has taken half")
+    func pacedTask() async throws {
+        let buffer = BodyBuffer(capacity: 100)
+        #expect(buffer.append(Data(count: 40)))
+        #expect(buffer.append(Data(count: 40)) == true)
+        #expect(buffer.append(Data(count: 40)) == false)
+        let waiter = Task { await buffer.room() }
+        var chunks = buffer.chunks(onStop: {}).makeAsyncIterator()
+        for _ in 0..<2 { _ = await chunks.next() }
+        await waiter.value
+        #expect(try await chunks.next()?.get().count == 40)
+    }
+
+    @Test("the reader gets the chunks in order, then the error that ended them; onStop runs once")
+    func order() async {
+        let buffer = BodyBuffer()
+        let stops = Locked(0)
+        let stream = buffer.chunks(onStop: { stops.withLock { $0 += 1 } })
+        buffer.append(Data([1]))
+        buffer.append(Data([2]))
+        buffer.finish(.cancelled)
+        var seen: [Result<Data, APIError>] = []
+        for await chunk in stream { seen.append(chunk) }
+        #expect(seen.count == 3)
+        #expect((try? seen[0].get()) == Data([1]))
+        #expect((try? seen[1].get()) == Data([2]))
+        if case .failure(.cancelled) = seen[2] {} else { Issue.record("expected the error last, got \(seen[2])") }
+        #expect(stops.withLock { $0 } == 1)
+        // Chunks after the end are dropped.
+        #expect(buffer.append(Data([3])))
+    }
+
+    @Test("letting the stream go unread stops the exchange, and what it held is dropped")
+    func letGo() async {
+        let buffer = BodyBuffer()
+        let stops = Locked(0)
+        buffer.append(Data(count: 10))
+        do {
+            let stream = buffer.chunks(onStop: { stops.withLock { $0 += 1 } })
+            _ = stream
+        }
+        #expect(stops.withLock { $0 } == 1)
+        #expect(buffer.append(Data(count: 10)))
+    }
+}
