@@ -57,7 +57,8 @@ if [ "$dir" = "$ROOT/APICoreKit/Integration" ]; then
   echo "== $1: test over AsyncHTTPClient"
   (cd "$dir" && APICORE_TEST_TRANSPORT=asynchttpclient swift test --skip-build --filter 'APICoreLiveTests|APICoreSubscriptionTests' 2>&1) || exit 1
   # Resident memory is a process's own: each endless answer, over each transport, in a process of
-  # its own (high water at most the bound plus 32 MiB).
+  # its own. A guard against growth by the gigabyte, in the debug build (high water at most the
+  # bound plus 64 MiB); 'scripts/stress.sh flood' holds release builds to the bound plus 32 MiB.
   echo "== $1: endless answers against resident memory"
-  "$ROOT/scripts/stress.sh" flood --rounds 1 --no-load --debug
+  "$ROOT/scripts/stress.sh" flood --rounds 1 --no-load --debug --allowance 64
 fi

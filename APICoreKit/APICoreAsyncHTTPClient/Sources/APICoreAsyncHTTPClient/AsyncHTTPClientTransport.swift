@@ -138,26 +138,25 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return StreamedResponse(head: head, body: .chunks(chunks(of: response.body, url: url)))
     }
 
-    /// The body's chunks, read by a task that keeps no more than a buffer's worth ahead of the
-    /// reader (AsyncHTTPClient then stops reading the socket) and stops, closing the request, when
-    /// the reader lets the stream go.
+    /// The body's chunks, read by a task that stops (closing the request) when the reader lets
+    /// the stream go.
     private func chunks(of body: HTTPClientResponse.Body, url: URL) -> APIStream<Result<Data, APIError>> {
-        let buffer = BodyBuffer()
-        let reader = Task {
-            do {
-                for try await var bytes in body {
-                    let chunk = bytes.readData(length: bytes.readableBytes) ?? Data()
-                    if !buffer.append(chunk) { await buffer.room() }
-                    // A reader that let the stream go stops the request here at once, even before
-                    // this task's cancellation reaches AsyncHTTPClient's body.
-                    if buffer.isFinished { break }
+        APIStream { continuation in
+            let reader = Task {
+                do {
+                    for try await var buffer in body {
+                        // A reader that let the stream go stops the request here at once, even before
+                        // this task's cancellation reaches AsyncHTTPClient's body.
+                        let chunk = buffer.readData(length: buffer.readableBytes) ?? Data()
+                        if case .terminated = continuation.yield(.success(chunk)) { break }
+                    }
+                } catch {
+                    if !Task.isCancelled { continuation.yield(.failure(await self.failure(error, url: url))) }
                 }
-                buffer.finish()
-            } catch {
-                buffer.finish(Task.isCancelled ? nil : await self.failure(error, url: url))
+                continuation.finish()
             }
+            continuation.onTermination = { _ in reader.cancel() }
         }
-        return buffer.chunks(onStop: { reader.cancel() })
     }
 
     /// `exchange`'s head, or `.transport(.timedOut)` when it has not come by `deadline`.

@@ -81,22 +81,23 @@ struct BatchingTests {
 
     @Test("a request that opts out, or whose headers differ, goes on its own; a batch of one is a plain request")
     func optOutAndHeaders() async throws {
-        let server = try await TestServer.start()
-        let client = Self.client(server, window: .milliseconds(200), maxOperations: 2)
-        var alone = GraphQLRequest(HumanQuery(id: "1000"))
-        alone.allowsBatching = false
-        let other = GraphQLRequest(HumanQuery(id: "1001"), headers: ["x-tenant": "b"])
-        async let first = client.fetch(alone, cachePolicy: .networkOnly)
-        async let second = client.fetch(GraphQLRequest(HumanQuery(id: "1002")), cachePolicy: .networkOnly)
-        async let third = client.fetch(other, cachePolicy: .networkOnly)
-        #expect(try await first.value.human?.name == "Luke Skywalker")
-        #expect(try await second.value.human?.name == "Han Solo")
-        #expect(try await third.value.human?.name == "Darth Vader")
-        #expect(server.batchSizes.isEmpty)
-        let bodies = server.requests(to: "graphql").map { String(decoding: $0.body, as: UTF8.self) }
-        #expect(bodies.count == 3)
-        #expect(bodies.allSatisfy { $0.hasPrefix("{") })
-        await server.stop()
+        // The client lives inside: released before the server stops, its pooled connections close first.
+        try await TestServer.with { (server: TestServer) async throws in
+            let client = Self.client(server, window: .milliseconds(200), maxOperations: 2)
+            var alone = GraphQLRequest(HumanQuery(id: "1000"))
+            alone.allowsBatching = false
+            let other = GraphQLRequest(HumanQuery(id: "1001"), headers: ["x-tenant": "b"])
+            async let first = client.fetch(alone, cachePolicy: .networkOnly)
+            async let second = client.fetch(GraphQLRequest(HumanQuery(id: "1002")), cachePolicy: .networkOnly)
+            async let third = client.fetch(other, cachePolicy: .networkOnly)
+            #expect(try await first.value.human?.name == "Luke Skywalker")
+            #expect(try await second.value.human?.name == "Han Solo")
+            #expect(try await third.value.human?.name == "Darth Vader")
+            #expect(server.batchSizes.isEmpty)
+            let bodies = server.requests(to: "graphql").map { String(decoding: $0.body, as: UTF8.self) }
+            #expect(bodies.count == 3)
+            #expect(bodies.allSatisfy { $0.hasPrefix("{") })
+        }
     }
 
     @Test("a server that does not batch: every caller in the batch gets a clear error naming its operation")

@@ -124,33 +124,35 @@ struct RetryTests {
 struct AuthenticationTests {
     @Test("twenty concurrent requests meeting an expired token: one refresh, all twenty succeed")
     func singleFlightRefresh() async throws {
-        let server = try await TestServer.start()
-        let tokens = server.currentTokens
-        let store = InMemoryTokenStore(AuthToken(accessToken: tokens.access, refreshToken: tokens.refresh))
-        let calls = Counter()
-        let client = makeTestClient(APIClientConfiguration(
-            restBaseURL: server.baseURL, cache: nil, authentication: bearer(store, refreshCalls: calls), retryPolicy: nil))
-        #expect(try await client.send(RESTRequest<[String: String]>.get("me")).value == ["name": "Ada"])
-        server.expireAccessToken()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<20 {
-                group.addTask {
-                    if index.isMultiple(of: 2) {
-                        let me = try await client.send(RESTRequest<[String: String]>.get("me"))
-                        #expect(me.value == ["name": "Ada"])
-                    } else {
-                        // GraphQL's UNAUTHENTICATED counts as a stale token too.
-                        let secret = try await client.fetch(ProtectedQuery(), cachePolicy: .networkOnly)
-                        #expect(secret.value.protected == "the secret plans")
+        // The client lives inside: released before the server stops, its pooled connections close
+        // first (a live client kept them idle, and the server's stop waited for their timeout).
+        try await TestServer.with { (server: TestServer) async throws in
+            let tokens = server.currentTokens
+            let store = InMemoryTokenStore(AuthToken(accessToken: tokens.access, refreshToken: tokens.refresh))
+            let calls = Counter()
+            let client = makeTestClient(APIClientConfiguration(
+                restBaseURL: server.baseURL, cache: nil, authentication: bearer(store, refreshCalls: calls), retryPolicy: nil))
+            #expect(try await client.send(RESTRequest<[String: String]>.get("me")).value == ["name": "Ada"])
+            server.expireAccessToken()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        if index.isMultiple(of: 2) {
+                            let me = try await client.send(RESTRequest<[String: String]>.get("me"))
+                            #expect(me.value == ["name": "Ada"])
+                        } else {
+                            // GraphQL's UNAUTHENTICATED counts as a stale token too.
+                            let secret = try await client.fetch(ProtectedQuery(), cachePolicy: .networkOnly)
+                            #expect(secret.value.protected == "the secret plans")
+                        }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+            #expect(server.refreshCount == 1)
+            #expect(calls.value == 1)
+            #expect(await store.token()?.accessToken == server.currentTokens.access)
         }
-        #expect(server.refreshCount == 1)
-        #expect(calls.value == 1)
-        #expect(await store.token()?.accessToken == server.currentTokens.access)
-        await server.stop()
     }
 
     @Test("a failed refresh is unauthorized and clears the token")

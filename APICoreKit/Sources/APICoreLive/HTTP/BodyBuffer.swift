@@ -3,8 +3,8 @@ import Foundation
 
 /// The chunks of one answer between the transport that receives them and the reader that takes
 /// them: `append` says when it holds `capacity` bytes or more, and a transport that can pause
-/// (AsyncHTTPClient's reading task; URLSession on Apple platforms, by suspending its task) waits in
-/// `room()` until the reader has taken half. So a server that sends faster than the app reads slows
+/// (URLSession on Apple platforms, by suspending its task) waits in `room()` until the reader has
+/// taken half. So a server that sends faster than the app reads slows
 /// down to the app's pace instead of filling memory.
 ///
 /// The reader's side is ``chunks(onStop:)``: a stream that pulls one chunk at a time, and whose
@@ -57,9 +57,6 @@ import Foundation
         reader?.resume(returning: .success(chunk))
         return hasRoom
     }
-
-    /// Whether the answer ended (or the reader let it go): what is appended now is dropped.
-    public var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Ends the answer, with `error` as its last element when it failed; wakes whoever waits.
     public func finish(_ error: APIError? = nil) {
