@@ -15,7 +15,6 @@ import Foundation
 /// platform, not URLSession's idle interval: a server that trickles bytes forever still times out. Cancelling the calling task cancels the
 /// `URLSessionTask` at once.
 final class URLSessionTransport: HTTPTransport {
-    private let configuration: URLSessionConfiguration
     private let session: URLSession
     /// Hands each answer's head and chunks on as they arrive.
     private let delegate = StreamingDelegate()
@@ -23,7 +22,6 @@ final class URLSessionTransport: HTTPTransport {
     private let refusal: String?
 
     init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration, trust: TLSTrust = .system) {
-        self.configuration = configuration
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: StreamingDelegate.queue())
         refusal =
             trust.isSystem
