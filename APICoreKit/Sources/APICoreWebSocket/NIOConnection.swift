@@ -102,7 +102,9 @@ import X509
             case .dnsName(let dns): return dns
             case .ipAddress(let address):
                 let bytes = Array(address.bytes)
-                return bytes.count == 4 ? bytes.map(String.init).joined(separator: ".") : bytes.map { String(format: "%02x", $0) }.joined()
+                if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
+                return stride(from: 0, to: bytes.count - 1, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+                    .joined(separator: ":")
             default: return nil
             }
         }

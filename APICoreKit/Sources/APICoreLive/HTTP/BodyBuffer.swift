@@ -4,12 +4,12 @@ import Foundation
 /// The chunks of one answer between the transport that receives them and the reader that takes
 /// them: `append` says when it holds `capacity` bytes or more, and a transport that can pause
 /// (URLSession on Apple platforms, by suspending its task) waits in `room()` until the reader has
-/// taken half. So a server that sends faster than the app reads slows
-/// down to the app's pace instead of filling memory.
+/// taken half. So a server that sends faster than the app reads slows down to the app's pace
+/// instead of filling memory.
 ///
 /// The reader's side is ``chunks(onStop:)``: a stream that pulls one chunk at a time, and whose
 /// end (read to the end, let go or cancelled) calls `onStop` once.
-@_spi(Engine) public final class BodyBuffer: Sendable {
+final class BodyBuffer: Sendable {
     private struct State {
         var chunks: [Result<Data, APIError>] = []
         var first = 0
@@ -33,17 +33,17 @@ import Foundation
     }
 
     /// The bytes held before `append` says the buffer is full.
-    public let capacity: Int
+    let capacity: Int
     private let state = Locked(State())
 
     /// A buffer that holds up to `capacity` bytes before it asks the transport to wait.
-    public init(capacity: Int = 1 << 20) {
+    init(capacity: Int = 1 << 20) {
         self.capacity = capacity
     }
 
     /// Hands `chunk` to the reader; `false` when the buffer is now full, so the transport should
     /// wait for room before it receives more. After the end, chunks are dropped.
-    @discardableResult public func append(_ chunk: Data) -> Bool {
+    @discardableResult func append(_ chunk: Data) -> Bool {
         let (reader, hasRoom) = state.withLock { state -> (CheckedContinuation<Result<Data, APIError>?, Never>?, Bool) in
             guard !state.finished else { return (nil, true) }
             if let reader = state.reader {
@@ -59,7 +59,7 @@ import Foundation
     }
 
     /// Ends the answer, with `error` as its last element when it failed; wakes whoever waits.
-    public func finish(_ error: APIError? = nil) {
+    func finish(_ error: APIError? = nil) {
         let (reader, element) = state.withLock { state -> (CheckedContinuation<Result<Data, APIError>?, Never>?, Result<Data, APIError>?) in
             guard !state.finished else { return (nil, nil) }
             state.finished = true
@@ -76,7 +76,7 @@ import Foundation
 
     /// Suspends the calling task until the reader has taken half of what the buffer holds, or the
     /// answer ended.
-    public func room() async {
+    func room() async {
         await withCheckedContinuation { continuation in
             let full = state.withLock { state in
                 guard !state.finished, state.bytes >= capacity / 2 else { return false }
@@ -124,7 +124,7 @@ import Foundation
 
     /// The reader's stream: one chunk at a time, pulled; `onStop` runs once when it ends, is let
     /// go, or its task is cancelled.
-    public func chunks(onStop: @escaping @Sendable () -> Void) -> APIStream<Result<Data, APIError>> {
+    func chunks(onStop: @escaping @Sendable () -> Void) -> APIStream<Result<Data, APIError>> {
         let lifetime = Lifetime(buffer: self, onStop: onStop)
         return APIStream(unfolding: {
             guard let chunk = await lifetime.buffer.next() else {

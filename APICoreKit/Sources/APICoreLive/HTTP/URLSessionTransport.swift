@@ -233,9 +233,9 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
         }
 
-        /// Ends the exchange with `reason` at once (the reader hears it, a delegate waiting for
-        /// room goes on), then cancels the task, off the delegate's queue: with FoundationNetworking
-        /// `cancel()` waits for the session's queue, which may be waiting for the delegate's.
+        /// Ends the exchange with `reason` at once (the reader hears it), then cancels the task off
+        /// the delegate's queue: with FoundationNetworking `cancel()` waits for the session's queue,
+        /// which may be waiting for the delegate's (`FlowQueue`).
         private func stop(_ reason: APIError) {
             let task = phase.withLock { phase -> URLSessionDataTask? in
                 switch phase {
@@ -320,16 +320,14 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         #endif
     }
 
-    private let exchanges = Locked<[ObjectIdentifier: Exchange]>([:])
+    private let exchanges = Locked<[Int: Exchange]>([:])
 
-    /// By task, not task identifier: identifiers are counted per session, and streams have
-    /// sessions of their own.
     func register(_ exchange: Exchange, for task: URLSessionDataTask) {
-        exchanges.withLock { $0[ObjectIdentifier(task)] = exchange }
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
     }
 
     private func exchange(of task: URLSessionTask) -> Exchange? {
-        exchanges.withLock { $0[ObjectIdentifier(task)] }
+        exchanges.withLock { $0[task.taskIdentifier] }
     }
 
     func urlSession(
@@ -360,7 +358,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let exchange = exchanges.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
+        let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         exchange?.completed(with: error)
     }
 }
