@@ -43,6 +43,9 @@ package enum WebSocketEvent: Sendable {
     case message(String)
     /// The socket closed, with the close frame's code and reason when there was one.
     case closed(code: Int?, reason: String)
+    /// The client closed the socket because the server broke a rule no reconnection changes (a
+    /// message over the bound, broken framing): the error says which.
+    case failed(APIError)
 }
 
 /// One open WebSocket.

@@ -221,10 +221,11 @@ final class NIOWebSocketChannel: WebSocketChannel {
         let events = eventSink
         let outgoing = self.outgoing
         let closedByUs = NIOLockedValueBox(false)
-        var ending: (code: Int?, reason: String)
+        let url = self.url
+        var ending: WebSocketEvent
         do {
             ending = try await socket.executeThenClose { inbound, outbound in
-                try await withThrowingTaskGroup(of: (code: Int?, reason: String)?.self) { group in
+                try await withThrowingTaskGroup(of: WebSocketEvent?.self) { group in
                     group.addTask {
                         for await item in outgoing {
                             switch item {
@@ -235,13 +236,13 @@ final class NIOWebSocketChannel: WebSocketChannel {
                                 closedByUs.withLockedValue { $0 = true }
                                 try await outbound.write(Self.closeFrame(code: code, reason: reason))
                                 try await Task.sleep(for: Self.closeTimeout)
-                                return (code, "the server did not answer the close within \(Self.closeTimeout)")
+                                return .closed(code: code, reason: "the server did not answer the close within \(Self.closeTimeout)")
                             }
                         }
                         return nil
                     }
                     group.addTask {
-                        try await Self.read(inbound, replyingOn: outbound, maxMessageSize: maxMessageSize, closedByUs: closedByUs) {
+                        try await Self.read(inbound, replyingOn: outbound, maxMessageSize: maxMessageSize, url: url, closedByUs: closedByUs) {
                             events.yield(.message($0))
                         }
                     }
@@ -249,23 +250,24 @@ final class NIOWebSocketChannel: WebSocketChannel {
                     while let next = try await group.next() {
                         if let next { return next }
                     }
-                    return (nil, "")
+                    return .closed(code: nil, reason: "")
                 }
             }
         } catch {
-            ending = (nil, NIOConnection.failure(error, url: url).description)
+            ending = .closed(code: nil, reason: NIOConnection.failure(error, url: url).description)
         }
-        events.yield(.closed(code: ending.code, reason: ending.reason))
+        events.yield(ending)
         events.finish()
         outgoingSink.finish()
     }
 
     /// Reads frames into whole messages until the server closes: answers pings, joins fragments,
-    /// echoes a close it did not get from us first.
+    /// echoes a close it did not get from us first. A message over the bound (1009) or broken
+    /// framing (1002) is closed from our side and ends as `.failed`.
     private static func read(
         _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, replyingOn outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>,
-        maxMessageSize: Int, closedByUs: NIOLockedValueBox<Bool>, deliver: (String) -> Void
-    ) async throws -> (code: Int?, reason: String) {
+        maxMessageSize: Int, url: URL, closedByUs: NIOLockedValueBox<Bool>, deliver: (String) -> Void
+    ) async throws -> WebSocketEvent {
         func close(_ code: Int, _ reason: String) async throws {
             guard !closedByUs.withLockedValue({ $0 }) else { return }
             closedByUs.withLockedValue { $0 = true }
@@ -278,12 +280,14 @@ final class NIOWebSocketChannel: WebSocketChannel {
             case .text, .binary, .continuation:
                 guard inMessage == (frame.opcode == .continuation) else {
                     try await close(1002, "unexpected frame")
-                    return (1002, "the server broke WebSocket framing (a \(frame.opcode) frame)")
+                    return .failed(.webSocket(WebSocketFailure(
+                        kind: .invalidMessage("the server broke WebSocket framing (a \(frame.opcode) frame)"), url: url)))
                 }
                 var data = frame.unmaskedData
                 guard (inMessage ? message.readableBytes : 0) + data.readableBytes <= maxMessageSize else {
                     try await close(1009, "message too big")
-                    return (1009, "a message larger than \(maxMessageSize) bytes")
+                    return .failed(.invalidResponse(InvalidResponse(
+                        kind: .tooLarge(limit: maxMessageSize), statusCode: nil, request: url.absoluteString, bodyExcerpt: "a WebSocket message")))
                 }
                 if !inMessage, frame.fin {
                     // A message in one frame (the usual case) is read from the frame, not copied first.
@@ -301,12 +305,12 @@ final class NIOWebSocketChannel: WebSocketChannel {
                 let code = data.readInteger(as: UInt16.self).map(Int.init)
                 let reason = data.readString(length: data.readableBytes) ?? ""
                 try? await close(code ?? 1000, "")
-                return (code ?? 1005, reason)
+                return .closed(code: code ?? 1005, reason: reason)
             default:
                 continue
             }
         }
-        return (nil, "")
+        return .closed(code: nil, reason: "")
     }
 
     private static func closeFrame(code: Int, reason: String) -> WebSocketFrame {

@@ -40,7 +40,7 @@ struct URLSessionFailureTests {
         #expect(failure.kind == .secureConnectionFailed)
         #expect(failure.underlying.contains(row.says), "\(failure.underlying)")
         #expect(error.recovery == .fail)
-        #expect(RetryMiddleware(policy: .default).isRetryable(error) == false)
+        #expect(RetryPolicy.default.retries(error) == false)
     }
 
     @Test("the platform's own certificate codes are secure connections that failed; other unknown errors stay retryable")
@@ -55,6 +55,6 @@ struct URLSessionFailureTests {
         #expect(unknown.recovery == .retry)
         let refused = URLSessionTransport.map(URLError(.cannotConnectToHost), url: Self.url)
         #expect(Self.failure(refused)?.kind == .connectionRefused)
-        #expect(RetryMiddleware(policy: .default).isRetryable(refused))
+        #expect(RetryPolicy.default.retries(refused))
     }
 }

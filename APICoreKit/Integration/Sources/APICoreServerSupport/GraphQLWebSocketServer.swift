@@ -31,6 +31,10 @@ public struct WebSocketBehavior: Sendable {
     public var answersPings = true
     /// Close with 4408 when `connection_init` does not come within this time.
     public var initTimeout: Duration = .seconds(3)
+    /// Answer every subscription with one `next` message of this many filler bytes, written in
+    /// 64 KiB fragments (`nil`: execute it); a message that never ends stops at 2 GiB or when the
+    /// client goes.
+    public var floodsOnSubscribe: Int?
 
     /// The protocol, behaving.
     public init() {}
@@ -240,6 +244,10 @@ public final class GraphQLWebSocketServer: Sendable {
                     return await close(4400, "Invalid subscribe message")
                 }
                 guard operations[id] == nil else { return await close(4409, "Subscriber for \(id) already exists") }
+                if let bytes = behavior.floodsOnSubscribe {
+                    operations[id] = Task { await self.flood(bytes, id: id) }
+                    return
+                }
                 if let frames = behavior.framesOnSubscribe {
                     operations[id] = Task {
                         await self.sendCanned(frames, repeatLast: behavior.repeatLast, id: id)
@@ -258,6 +266,22 @@ public final class GraphQLWebSocketServer: Sendable {
             default:
                 await close(4400, "Invalid message type \"\(type)\"")
             }
+        }
+
+        /// One `next` message of `bytes` filler bytes, in fragments; the last one ends the message
+        /// when `bytes` runs out.
+        private func flood(_ bytes: Int, id: String) async {
+            let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 << 10)
+            let start = #"{"type":"next","id":\#(Self.quoted(id)),"payload":{"data":{"filler":""#
+            do {
+                try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: .text, data: ByteBuffer(string: start))))
+                var written = 0
+                while written < min(bytes, 2 << 30), !Task.isCancelled {
+                    try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: .continuation, data: chunk)))
+                    written += chunk.readableBytes
+                }
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .continuation, data: ByteBuffer(string: #""}}}"#))))
+            } catch {}
         }
 
         private func sendCanned(_ frames: [String], repeatLast: Int, id: String) async {

@@ -52,13 +52,16 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The HTTP status, when the server answered.
+    /// The HTTP status, when the server answered (a WebSocket upgrade it refused included).
     public var statusCode: Int? {
         switch self {
         case .unauthorized(let failure), .httpStatus(let failure): return failure.statusCode
         case .graphQL(let failure): return failure.statusCode
         case .invalidResponse(let failure): return failure.statusCode
-        case .transport, .cancelled, .invalidRequest, .mapping, .cacheMiss, .webSocket: return nil
+        case .webSocket(let failure):
+            if case .handshakeRefused(let status, _) = failure.kind { return status }
+            return nil
+        case .transport, .cancelled, .invalidRequest, .mapping, .cacheMiss: return nil
         }
     }
 
@@ -270,7 +273,8 @@ public struct WebSocketFailure: Sendable, Hashable, CustomStringConvertible {
         /// The server refused `connection_init` (legacy `connection_error`).
         case connectionRejected(String)
         /// The server answered the WebSocket upgrade with this HTTP status instead of `101`: 401
-        /// and 403 call for new credentials, other 4xx will not pass, 5xx may.
+        /// and 403 call for new credentials, a redirect (not followed) and other 4xx will not
+        /// pass, 5xx may.
         case handshakeRefused(status: Int, reason: String)
         /// Reconnecting failed this many times in a row; the last failure is kept.
         case gaveUp(attempts: Int, lastFailure: String)
@@ -308,6 +312,8 @@ public struct WebSocketFailure: Sendable, Hashable, CustomStringConvertible {
         case .handshakeRefused(let status, _):
             switch status {
             case 401, 403: return .reauthenticate
+            // A redirect is not followed for a WebSocket; it answers the same next time.
+            case 300..<400: return .fail
             case 400..<500 where status != 408 && status != 429: return .fail
             default: return .retry
             }

@@ -119,6 +119,12 @@ final class URLSessionTransport: HTTPTransport {
             kind = .other
         }
         let text = urlError.localizedDescription
+        // The same sentence as NIO's transports, rather than libcurl's "Failed to connect to … port
+        // … after 0 ms: Couldn't connect to server".
+        if kind == .connectionRefused, let host = url?.host {
+            let port = url?.port ?? (url?.scheme == "https" ? 443 : 80)
+            return .transport(TransportFailure(kind: kind, url: url, underlying: "nothing accepts connections at \(host):\(port)"))
+        }
         let underlying = kind == .secureConnectionFailed ? tlsRefusal(text) ?? "the TLS handshake failed: \(text)" : text
         return .transport(TransportFailure(kind: kind, url: url, underlying: underlying))
     }

@@ -16,7 +16,7 @@ struct RetryMiddleware: Middleware {
             do {
                 return try await next(request)
             } catch {
-                guard context.isIdempotent, attempt < policy.maxAttempts, isRetryable(error) else { throw error }
+                guard context.isIdempotent, attempt < policy.maxAttempts, policy.retries(error) else { throw error }
                 let delay = min(Self.retryAfter(error) ?? policy.delay(after: attempt), policy.maxDelay)
                 guard ContinuousClock.now - start + delay <= policy.maxTotalTime else { throw error }
                 do {
@@ -27,12 +27,6 @@ struct RetryMiddleware: Middleware {
                 attempt += 1
             }
         }
-    }
-
-    /// The error's recovery decides; the policy can only narrow which statuses are retried.
-    func isRetryable(_ error: APIError) -> Bool {
-        guard error.recovery == .retry else { return false }
-        return error.statusCode.map(policy.retryableStatusCodes.contains) ?? true
     }
 
     /// `Retry-After` in seconds or as an HTTP date.
@@ -50,5 +44,15 @@ struct RetryMiddleware: Middleware {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
         return .milliseconds(max(0, Int(date.timeIntervalSinceNow * 1000)))
+    }
+}
+
+extension RetryPolicy {
+    /// Whether `error` is worth another attempt under this policy, for a request and a
+    /// subscription's reconnection alike: the error's recovery decides; the policy can only narrow
+    /// which statuses are tried again.
+    func retries(_ error: APIError) -> Bool {
+        guard error.recovery == .retry else { return false }
+        return error.statusCode.map(retryableStatusCodes.contains) ?? true
     }
 }

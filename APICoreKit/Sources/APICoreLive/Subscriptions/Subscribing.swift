@@ -116,6 +116,7 @@ struct Subscribing: Sendable {
                 var read = EventBatch<Value, Subscription.Data>()
                 for event in batch {
                     if case .payload(let payload) = event {
+                        attempts.delivered()
                         do throws(APIError) {
                             try await read.append(spans.traced("subscription event \(operation.name)", kind: .consumer, tracer: tracer) { _ throws(APIError) in
                                 try readEvent(payload, of: request)
@@ -150,8 +151,8 @@ struct Subscribing: Sendable {
             if Task.isCancelled { throw .cancelled }
             let error = lost ?? .transport(TransportFailure(
                 kind: .connectionLost, url: configuration.subscriptions?.url, underlying: "the subscription's stream ended without completing"))
-            guard error.recovery == .retry, let policy else { throw error }
-            guard let delay = attempts.failed(under: policy) else {
+            guard let policy, policy.retries(error) else { throw error }
+            guard let delay = attempts.failed(error, under: policy) else {
                 configuration.logger.warning("\(operation.name): gave up reconnecting after \(attempts.failures) attempts")
                 throw error
             }

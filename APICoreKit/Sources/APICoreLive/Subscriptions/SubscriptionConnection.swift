@@ -67,6 +67,10 @@ actor SubscriptionConnection {
     private var acknowledged = false
     /// Set when a socket is acknowledged; `run` resets it.
     private var acknowledgedOnce = false
+    /// A result arrived since the last look: the socket works.
+    private var deliveredOnce = false
+    /// When the current socket was acknowledged.
+    private var acknowledgedAt = ContinuousClock.now
     /// Set when the client itself ends a socket for a reason (ack timeout, invalid message, silence).
     private var pendingOutcome: Outcome?
     private var lastReceived = ContinuousClock.now
@@ -162,6 +166,10 @@ actor SubscriptionConnection {
                 refreshed = false
                 acknowledgedOnce = false
             }
+            if deliveredOnce {
+                attempts.delivered()
+                deliveredOnce = false
+            }
             switch outcome {
             case .idle:
                 continue
@@ -186,12 +194,12 @@ actor SubscriptionConnection {
                 if !operations.isEmpty { broadcast(.state(.connecting)) }
             case .dropped(let error, let acknowledged):
                 guard !operations.isEmpty else { continue }
-                if acknowledged { attempts.connected() }
-                guard let policy = configuration.reconnect else {
+                if acknowledged { attempts.connected(at: acknowledgedAt) }
+                guard let policy = configuration.reconnect, policy.retries(error) else {
                     failAll(error)
                     continue
                 }
-                guard let delay = attempts.failed(under: policy) else {
+                guard let delay = attempts.failed(error, under: policy) else {
                     failAll(.webSocket(WebSocketFailure(
                         kind: .gaveUp(attempts: attempts.failures, lastFailure: error.description), url: configuration.url)))
                     continue
@@ -264,6 +272,8 @@ actor SubscriptionConnection {
                 }
             case .closed(let code, let reason):
                 return outcomeOfClose(code: code, reason: reason)
+            case .failed(let error):
+                return pendingOutcome ?? .fatal(error)
             }
         }
         return outcomeOfClose(code: nil, reason: "")
@@ -291,6 +301,7 @@ actor SubscriptionConnection {
             guard !acknowledged else { return nil }
             acknowledged = true
             acknowledgedOnce = true
+            acknowledgedAt = .now
             logger.debug("subscription socket acknowledged")
             for id in operations.keys.sorted() {
                 operations[id]?.sink(.connected)
@@ -307,6 +318,7 @@ actor SubscriptionConnection {
         case .next(let id, let payload):
             guard acknowledged else { return await endSocket(code: 4400, .fatal(invalidMessage("a result before connection_ack")), on: channel) }
             // Results for an operation already removed (the consumer stopped) are dropped.
+            deliveredOnce = true
             if let id = UInt64(id), let operation = operations[id] { operation.sink(.payload(payload)) }
         case .error(let id, let errors):
             if let id = UInt64(id), let operation = operations.removeValue(forKey: id) {
