@@ -57,4 +57,20 @@ struct URLSessionFailureTests {
         #expect(Self.failure(refused)?.kind == .connectionRefused)
         #expect(RetryPolicy.default.retries(refused))
     }
+
+    @Test("a refused or reset connection reads as one sentence naming the address, as over NIO, not in libcurl's words")
+    func connectionSentences() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:33913/graphql"))
+        let refused = URLSessionTransport.map(
+            URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "Failed to connect to 127.0.0.1 port 33913 after 0 ms: Couldn't connect to server"]),
+            url: url)
+        #expect(refused.description == "transport failure: connection refused (http://127.0.0.1:33913/graphql): nothing accepts connections at 127.0.0.1:33913")
+        let reset = URLSessionTransport.map(
+            URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: "Recv failure: Connection reset by peer"]), url: url)
+        #expect(reset.description == "transport failure: connection lost (http://127.0.0.1:33913/graphql): 127.0.0.1:33913 reset the connection")
+        #expect(RetryPolicy.default.retries(reset))
+        let cut = URLSessionTransport.map(
+            URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: "transfer closed with outstanding read data remaining"]), url: url)
+        #expect(Self.failure(cut)?.underlying == "127.0.0.1:33913 closed the connection before the answer ended (transfer closed with outstanding read data remaining)")
+    }
 }

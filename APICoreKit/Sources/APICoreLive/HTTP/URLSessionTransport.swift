@@ -119,11 +119,15 @@ final class URLSessionTransport: HTTPTransport {
             kind = .other
         }
         let text = urlError.localizedDescription
-        // The same sentence as NIO's transports, rather than libcurl's "Failed to connect to … port
-        // … after 0 ms: Couldn't connect to server".
-        if kind == .connectionRefused, let host = url?.host {
-            let port = url?.port ?? (url?.scheme == "https" ? 443 : 80)
-            return .transport(TransportFailure(kind: kind, url: url, underlying: "nothing accepts connections at \(host):\(port)"))
+        // The same sentences as NIO's transports, rather than libcurl's "Failed to connect to …
+        // port … after 0 ms: Couldn't connect to server" or "Recv failure: Connection reset by peer".
+        if let host = url?.host, kind == .connectionRefused || urlError.code == .networkConnectionLost {
+            let address = "\(host):\(url?.port ?? (url?.scheme == "https" ? 443 : 80))"
+            let sentence =
+                kind == .connectionRefused
+                ? "nothing accepts connections at \(address)"
+                : text.lowercased().contains("reset") ? "\(address) reset the connection" : "\(address) closed the connection before the answer ended (\(text))"
+            return .transport(TransportFailure(kind: kind, url: url, underlying: sentence))
         }
         let underlying = kind == .secureConnectionFailed ? tlsRefusal(text) ?? "the TLS handshake failed: \(text)" : text
         return .transport(TransportFailure(kind: kind, url: url, underlying: underlying))
