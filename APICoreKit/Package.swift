@@ -85,12 +85,16 @@ let package = Package(
         ),
         // JSON reading throughput beside JSONSerialization and simdjson (scripts/bench.sh json).
         .executableTarget(
-            name: "apicore-json-bench", dependencies: ["APICore"], path: "Benchmarks/apicore-json-bench",
+            name: "apicore-json-bench", dependencies: ["APICore", "GitHubOperations"], path: "Benchmarks/apicore-json-bench",
             exclude: ["GraphQL", "apollo-codegen-config.json"]),
+        // GitHub's IssuesAndCommentsForRepository (Apollo iOS's performance-test query) generated
+        // against GitHub's schema: the benchmarks read GitHub's real answer with it.
+        .target(name: "GitHubOperations", dependencies: ["APICore"], path: "Benchmarks/GitHubOperations", exclude: ["apollo-codegen-config.json"]),
         .executableTarget(
             name: "apicore-cache-bench",
             dependencies: [
-                "APICore", "APICoreLive", "APICoreSupport", "APICoreSQLite", "StarWarsOperations", .product(name: "Logging", package: "swift-log"),
+                "APICore", "APICoreLive", "APICoreSupport", "APICoreSQLite", "StarWarsOperations", "GitHubOperations",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/apicore-cache-bench"
         ),
@@ -106,7 +110,7 @@ let package = Package(
         ),
         .executableTarget(name: "apicore-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], path: "Fuzz/ReplayTests"),
-        .testTarget(name: "APICoreTests", dependencies: ["APICore", "APICoreSupport", "StarWarsOperations"]),
+        .testTarget(name: "APICoreTests", dependencies: ["APICore", "APICoreSupport", "StarWarsOperations", "GitHubOperations"]),
         // The Swift samples of APICore's DocC articles (Sources/APICore/APICore.docc), compiled as
         // they are written: the DocSamples plugin turns them into sources of this target.
         .executableTarget(name: "apicore-doc-samples", path: "Plugins/DocSamplesTool"),

@@ -81,10 +81,14 @@ suites:
          tree (JSONParser.parse: the tape, then JSONValue built from it), bytes to checked typed
          data (the tree checked against a generated query's selections with Data(validating:)),
          JSONSerialization and simdjson's DOM parse (C++, built here from Debian's libsimdjson-dev, installed with
-         apt-get when missing and allowed; without it the simdjson figures say n/a), on a
-         GitHub-like answer of ~410 KB and 20 MB of the same shape written from a fixed seed:
-         json-*-mb-per-second, json-*-apicore-over-simdjson (target >= 0.25),
-         json-*-apicore-tree-over-simdjson and json-*-apicore-checked-over-simdjson (target >= 0.25)
+         apt-get when missing and allowed; without it the simdjson figures say n/a), on GitHub's
+         real answer to Apollo iOS's performance-test query (json-github-real-*, 410 KB,
+         Fixtures/ThirdParty/apollo-ios) and on a GitHub-like answer of ~410 KB and 20 MB of the
+         same shape written from a fixed seed: json-*-mb-per-second, json-*-apicore-over-simdjson
+         (target >= 0.25), json-*-apicore-tree-over-simdjson,
+         json-*-apicore-checked-over-simdjson (target >= 0.25), and bytes to checked data with
+         every field then read, json-*-apicore-checked-read-over-simdjson (target >= 0.15) and
+         over simdjson's parse and walk of every value (json-*-simdjson-walk-mb-per-second)
   soak   100,000 mixed operations (APICOREKIT_SOAK_OPS to change) through one client with an SQLite
          cache and a memory bound of 2,000 records, eight at a time, against the loopback server in
          a child process (so resident memory is the client's): page and character queries under

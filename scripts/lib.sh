@@ -27,7 +27,7 @@ package_dir() {
 
 # Packages whose generated code is committed, in generation order (SharedKit first: the kits import it).
 GENERATED=(SharedKit UserKit ProductKit HouseholdKit APICoreKit/Integration APICoreKit/Integration/Interop/hasura Tools/Fixtures/StarWarsAPI Tools/Fixtures/GeneratedSamples/Evolution
-  Tools/Fixtures/GeneratedSamples/Samples/Seed{1..6} APICoreKit/Benchmarks/apicore-json-bench)
+  Tools/Fixtures/GeneratedSamples/Samples/Seed{1..6} APICoreKit/Benchmarks/apicore-json-bench APICoreKit/Benchmarks/GitHubOperations)
 
 # Builds apicore-codegen (once per call) and prints its path; $APICORE_CODEGEN names one already
 # built instead (the scripts' own tests pass theirs to the scratch repositories they make).

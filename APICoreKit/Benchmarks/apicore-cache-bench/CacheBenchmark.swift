@@ -1,5 +1,6 @@
 @_spi(Tools) @_spi(Generated) import APICore
 import APICoreLive
+import GitHubOperations
 import APICoreSupport
 import APICoreSQLite
 import Foundation
@@ -8,7 +9,8 @@ import Logging
 /// A response of about 10,000 objects (2 MB of JSON, lists with repeated entities) parsed alone
 /// (`JSONSerialization`), parsed + checked and recorded (one walk) + written, and read back into
 /// typed data, in memory and in SQLite, in alternating rounds; a cache hit through the client's
-/// `fetch`; then 1,000 watchers and a write that touches one record.
+/// `fetch`; then 1,000 watchers and a write that touches one record. The same writes and reads on
+/// GitHub's real answer to Apollo iOS's performance-test query (`github-real-*`).
 enum CacheBenchmark {
     static let orderCount = 800
     static let linesPerOrder = 6
@@ -16,11 +18,19 @@ enum CacheBenchmark {
     static let productCount = 500
     static let runs = 9
 
-    static func run() async throws {
-        let body = makeResponse()
-        let objectCount = orderCount * (2 + 2 * linesPerOrder)
-        let clock = ContinuousClock()
+    /// The medians of alternating rounds: the parse alone, and the cache's write and read of
+    /// `body` as `Data`, in memory and in SQLite.
+    struct Rounds {
+        var parse: Double
+        var memoryWrite: Double
+        var memoryRead: Double
+        var sqliteWrite: Double
+        var sqliteRead: Double
+        var records: Int
+    }
 
+    static func rounds<Data: RootSelectionSet>(_ body: Foundation.Data, as type: Data.Type, check: @escaping (Data) -> Bool) async throws -> Rounds {
+        let clock = ContinuousClock()
         // Rounds alternate the parse with the writes and reads, so that a change in the machine's
         // load touches both sides of each ratio alike.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-bench-\(ProcessInfo.processInfo.processIdentifier)")
@@ -35,19 +45,29 @@ enum CacheBenchmark {
             parseTimes.append(try seconds(clock) { _ = try JSONSerialization.jsonObject(with: body) })
             // Memory: write (parse, check and record, merge), then read back.
             let store = NormalizedStore(persistent: nil, logger: Logger(label: "bench"))
-            memoryWrite.append(try await secondsAsync(clock) { recordCount = try await write(body, into: store) })
-            memoryRead.append(try await secondsAsync(clock) { try await readBack(from: store) })
+            memoryWrite.append(try await secondsAsync(clock) { recordCount = try await write(body, as: type, into: store) })
+            memoryRead.append(try await secondsAsync(clock) { try await readBack(type, from: store, check: check) })
             // SQLite: the same write into a fresh file; the read from a new store whose memory is empty.
             let file = directory.appendingPathComponent("cache-\(run).sqlite")
             let writer = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "bench"))
-            sqliteWrite.append(try await secondsAsync(clock) { _ = try await write(body, into: writer) })
+            sqliteWrite.append(try await secondsAsync(clock) { _ = try await write(body, as: type, into: writer) })
             let reader = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "bench"))
-            sqliteRead.append(try await secondsAsync(clock) { try await readBack(from: reader) })
+            sqliteRead.append(try await secondsAsync(clock) { try await readBack(type, from: reader, check: check) })
             // The writing store lives on through the read, as an app's does: released early, its
             // file's closing (a checkpoint of the write-ahead log) would run beside the read.
             await writer.persisted()
         }
-        let parse = median(parseTimes)
+        return Rounds(
+            parse: median(parseTimes), memoryWrite: median(memoryWrite), memoryRead: median(memoryRead), sqliteWrite: median(sqliteWrite),
+            sqliteRead: median(sqliteRead), records: recordCount)
+    }
+
+    static func run() async throws {
+        let body = makeResponse()
+        let objectCount = orderCount * (2 + 2 * linesPerOrder)
+        let clock = ContinuousClock()
+        let orders = try await rounds(body, as: OrdersQuery.Data.self) { $0.orders.count == orderCount && $0.orders[0].lines.count == linesPerOrder }
+        let parse = orders.parse
 
         // The client: a cache hit through `fetch(.cacheOnly)`, the cache's data read, checked and
         // wrapped as the caller's typed value.
@@ -65,28 +85,43 @@ enum CacheBenchmark {
 
         print("cache-response-bytes: \(body.count)")
         print("cache-objects: \(objectCount)")
-        print("cache-records: \(recordCount)")
+        print("cache-records: \(orders.records)")
         print("parse-ms: \(format(parse * 1000))")
-        print("memory-write-ratio: \(format(median(memoryWrite) / parse))")
-        print("memory-read-ratio: \(format(median(memoryRead) / parse))")
-        print("sqlite-write-ratio: \(format(median(sqliteWrite) / parse))")
-        print("sqlite-read-ratio: \(format(median(sqliteRead) / parse))")
+        print("memory-write-ratio: \(format(orders.memoryWrite / parse))")
+        print("memory-read-ratio: \(format(orders.memoryRead / parse))")
+        print("sqlite-write-ratio: \(format(orders.sqliteWrite / parse))")
+        print("sqlite-read-ratio: \(format(orders.sqliteRead / parse))")
         print("client-cache-hit-ratio: \(format(median(clientHit) / parse))")
-        print("memory-write-us-per-record: \(format(median(memoryWrite) * 1e6 / Double(recordCount), digits: 2))")
-        print("memory-read-us-per-record: \(format(median(memoryRead) * 1e6 / Double(recordCount), digits: 2))")
+        print("memory-write-us-per-record: \(format(orders.memoryWrite * 1e6 / Double(orders.records), digits: 2))")
+        print("memory-read-us-per-record: \(format(orders.memoryRead * 1e6 / Double(orders.records), digits: 2))")
+
+        // GitHub's real answer (Apollo iOS's performance-test response), the same steps.
+        let github = try Data(contentsOf: githubAnswer)
+        let real = try await rounds(github, as: IssuesAndCommentsForRepositoryQuery.Data.self) { $0.repository?.issues.nodes?.isEmpty == false }
+        print("github-real-response-bytes: \(github.count)")
+        print("github-real-records: \(real.records)")
+        print("github-real-parse-ms: \(format(real.parse * 1000))")
+        print("github-real-memory-write-ratio: \(format(real.memoryWrite / real.parse))")
+        print("github-real-memory-read-ratio: \(format(real.memoryRead / real.parse))")
+        print("github-real-sqlite-write-ratio: \(format(real.sqliteWrite / real.parse))")
+        print("github-real-sqlite-read-ratio: \(format(real.sqliteRead / real.parse))")
         print("watcher-notify-ms: \(format(notifyMilliseconds))")
         print("watchers-reread: \(rereads)")
         try await OptimisticBenchmark.run()
     }
 
-    /// Parse a response, check it and build its records (one walk), and merge them into `store`;
-    /// answers the record count.
-    /// Reads the body as the engine reads an answer (onto a tape), checks it and builds its
-    /// records in one walk over the tape, and writes them.
-    static func write(_ body: Data, into store: NormalizedStore) async throws -> Int {
+    /// GitHub's answer to IssuesAndCommentsForRepository, vendored with its licence.
+    static let githubAnswer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../../Fixtures/ThirdParty/apollo-ios/Tests/ApolloPerformanceTests/Responses/IssuesAndCommentsForRepository.json")
+
+    /// Reads the body as the engine reads an answer (onto a tape), checks it as `type` and builds
+    /// its records in one walk over the tape, and writes them; answers the record count.
+    static func write<Data: RootSelectionSet>(_ body: Foundation.Data, as type: Data.Type = OrdersQuery.Data.self, into store: NormalizedStore)
+        async throws -> Int
+    {
         let writer = CacheWriter(store: store)
         guard let data = try JSONTape(reading: body).root["data"] else { fatalError("the benchmark's response has no data") }
-        let checked = try writer.check(ReadObject.tape(data), as: OrdersQuery.Data.self, at: CacheNaming.queryRoot, variables: [:])
+        let checked = try writer.check(ReadObject.tape(data), as: type, at: CacheNaming.queryRoot, variables: [:])
         await writer.write(checked)
         return checked.records.count
     }
@@ -99,14 +134,11 @@ enum CacheBenchmark {
         return data
     }
 
-    /// Reads the whole response back into typed data, and touches every order's lines.
-    static func readBack(from store: NormalizedStore) async throws {
-        let outcome = await store.read(
-            key: CacheNaming.queryRoot, selections: OrdersQuery.Data.__selections, parent: OrdersQuery.Data.__parentType,
-            variables: [:], requestMaxAge: nil)
+    /// Reads the whole response back into typed data, which `check` looks into.
+    static func readBack<Data: RootSelectionSet>(_ type: Data.Type, from store: NormalizedStore, check: (Data) -> Bool) async throws {
+        let outcome = await store.read(key: CacheNaming.queryRoot, selections: Data.__selections, parent: Data.__parentType, variables: [:], requestMaxAge: nil)
         guard let data = outcome.data else { fatalError("the cache lost data") }
-        let typed = OrdersQuery.Data(_dataDict: DataDict(_data: data))
-        precondition(typed.orders.count == orderCount && typed.orders[0].lines.count == linesPerOrder)
+        precondition(check(Data(_dataDict: DataDict(_data: data))), "the cache read back what was written")
     }
 
     /// 1,000 watchers of one product each; one write that changes one product. Answers the time

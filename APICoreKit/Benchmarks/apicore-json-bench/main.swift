@@ -4,12 +4,17 @@
 // typed data (the tape checked against a generated query's selections and kept as the data, as the
 // engine reads an answer; and, beside it, the tree checked, as data from elsewhere is), Foundation's
 // JSONSerialization and, when `--simdjson <binary>` is given, simdjson's DOM parse
-// (scripts/bench.sh json builds that binary). Prints one `name: value` line per figure.
+// (scripts/bench.sh json builds that binary), run between rounds of ours. Prints one `name: value` line per figure.
 //
-// The inputs are written once per run from a fixed seed: a GitHub-like answer of about 410 KB
-// (issues with their comments, authors, bodies of prose with escapes and non-ASCII text, like
-// GitHub's IssuesAndCommentsForRepository), and 20 MB of the same shape.
+// The inputs: GitHub's real answer to IssuesAndCommentsForRepository (410 KB, the one Apollo iOS's
+// performance tests read: Fixtures/ThirdParty/apollo-ios/, read as GitHubOperations' query, generated against
+// GitHub's schema), and, written once per run from a fixed seed, a GitHub-like answer of about
+// 410 KB (issues with their comments, authors, bodies of prose with escapes and non-ASCII text) and
+// 20 MB of the same shape. Beside each check, the check and then a read of every field of the
+// typed data (as an app that shows the whole answer does), and simdjson's parse and walk of every
+// value beside that.
 @_spi(Tools) @_spi(Engine) import APICore
+import GitHubOperations
 import Foundation
 
 /// A fixed-seed generator, so that every run reads the same bytes.
@@ -85,6 +90,76 @@ func checkedTreeData(_ data: Data) throws -> IssuesAndCommentsQuery.Data {
     return checked
 }
 
+/// Reads every field of the synthetic answer's typed data; the sum keeps the reads.
+func readEveryField(_ data: IssuesAndCommentsQuery.Data) -> Int {
+    func author(_ author: IssuesAndCommentsQuery.Data.Repository.Issues.Edge.Node.Author_) -> Int {
+        author.login.utf8.count + author.avatarUrl.utf8.count + author.url.utf8.count + author.id.utf8.count
+    }
+    let repository = data.repository
+    var sum = repository.name.utf8.count + repository.issues.totalCount
+    for edge in repository.issues.edges {
+        let issue = edge.node
+        sum += issue.id.utf8.count + issue.number + issue.title.utf8.count + issue.body.utf8.count + issue.createdAt.utf8.count
+        sum += Int(issue.score) + (issue.state.value == .open ? 1 : 0) + author(issue.author)
+        for label in issue.labels.nodes { sum += label.name.utf8.count + label.color.utf8.count }
+        sum += issue.comments.totalCount
+        for comment in issue.comments.edges {
+            let node = comment.node
+            sum += node.id.utf8.count + node.body.utf8.count + node.createdAt.utf8.count + node.reactions.totalCount
+            sum += node.author.login.utf8.count + node.author.avatarUrl.utf8.count + node.author.url.utf8.count + node.author.id.utf8.count
+        }
+    }
+    return sum
+}
+
+/// Bytes to checked typed data for GitHub's real answer, with GitHubOperations' query.
+func checkedRealData(_ data: Data) throws -> IssuesAndCommentsForRepositoryQuery.Data {
+    guard let object = try JSONTape(reading: data).root["data"] else { fatalError("GitHub's answer has no data") }
+    let checked = try IssuesAndCommentsForRepositoryQuery.Data(validating: object)
+    precondition(checked.repository?.issues.nodes?.isEmpty == false)
+    return checked
+}
+
+/// The same through a tree.
+func checkedRealTreeData(_ data: Data) throws -> IssuesAndCommentsForRepositoryQuery.Data {
+    guard case .object(let envelope) = try JSONParser.parse(data), let object = envelope["data"]?.objectValue else {
+        fatalError("GitHub's answer has no data")
+    }
+    return try IssuesAndCommentsForRepositoryQuery.Data(validating: object)
+}
+
+/// Reads every field of GitHub's answer's typed data.
+func readEveryField(_ data: IssuesAndCommentsForRepositoryQuery.Data) -> Int {
+    guard let repository = data.repository else { return 0 }
+    var sum = repository.name.utf8.count
+    for issue in repository.issues.nodes ?? [] {
+        guard let issue else { continue }
+        sum += issue.title.utf8.count + issue.body.utf8.count
+        if let author = issue.author { sum += author.login.utf8.count + (author.asUser.map { $0.id.utf8.count + ($0.name?.utf8.count ?? 0) } ?? 0) }
+        for comment in issue.comments.nodes ?? [] {
+            guard let comment else { continue }
+            sum += comment.body.utf8.count
+            if let author = comment.author {
+                sum += author.login.utf8.count + (author.asUser.map { $0.id.utf8.count + ($0.name?.utf8.count ?? 0) } ?? 0)
+            }
+        }
+    }
+    return sum
+}
+
+/// What the benchmark does with one input: check it (tape or tree), check it and read every field.
+struct Reading: Sendable {
+    var check: @Sendable (Data) throws -> Void
+    var checkTree: @Sendable (Data) throws -> Void
+    var checkAndRead: @Sendable (Data) throws -> Int
+
+    static let synthetic = Reading(
+        check: { _ = try checkedData($0) }, checkTree: { _ = try checkedTreeData($0) }, checkAndRead: { readEveryField(try checkedData($0)) })
+    static let github = Reading(
+        check: { _ = try checkedRealData($0) }, checkTree: { _ = try checkedRealTreeData($0) },
+        checkAndRead: { readEveryField(try checkedRealData($0)) })
+}
+
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
@@ -124,9 +199,13 @@ let simdjson = arguments.firstIndex(of: "--simdjson").flatMap { arguments.indice
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-json-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-let inputs: [(name: String, data: Data, rounds: Int)] = [
-    ("github", githubLikeAnswer(bytes: 410_000, seed: 41), 60),
-    ("large", githubLikeAnswer(bytes: 20_000_000, seed: 20), 6),
+/// GitHub's answer, vendored with its licence.
+let realAnswer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+    "../../../Fixtures/ThirdParty/apollo-ios/Tests/ApolloPerformanceTests/Responses/IssuesAndCommentsForRepository.json")
+let inputs: [(name: String, data: Data, rounds: Int, reading: Reading)] = [
+    ("github-real", try Data(contentsOf: realAnswer), 60, .github),
+    ("github", githubLikeAnswer(bytes: 410_000, seed: 41), 60, .synthetic),
+    ("large", githubLikeAnswer(bytes: 20_000_000, seed: 20), 6, .synthetic),
 ]
 var files: [String: URL] = [:]
 for input in inputs {
@@ -135,23 +214,20 @@ for input in inputs {
     files[input.name] = file
 }
 
-// simdjson first, on the files written: its figures by input name.
-var simdjsonMBps: [String: Double] = [:]
-if let simdjson {
+/// simdjson's parse and parse-and-walk of `file`, MB/s, best of `rounds` (a run of its own
+/// process, between rounds of ours, so that a noisy moment costs both sides alike).
+func simdjsonFigures(_ binary: String, _ file: URL, rounds: Int) throws -> (parse: Double, walk: Double)? {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: simdjson)
-    process.arguments = ["20"] + inputs.map { files[$0.name]!.path }
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = [String(rounds), file.path]
     let output = Pipe()
     process.standardOutput = output
     try process.run()
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    for line in text.split(separator: "\n") {
-        let parts = line.split(separator: " ")
-        guard parts.count == 2, let value = Double(parts[1]) else { continue }
-        let name = URL(fileURLWithPath: String(parts[0])).deletingPathExtension().lastPathComponent
-        simdjsonMBps[name] = value
-    }
+    let parts = text.split(whereSeparator: \.isWhitespace)
+    guard parts.count == 3, let parse = Double(parts[1]), let walk = Double(parts[2]) else { return nil }
+    return (parse, walk)
 }
 
 for input in inputs {
@@ -163,24 +239,39 @@ for input in inputs {
     var tree = Double.infinity
     var checked = Double.infinity
     var checkedTree = Double.infinity
+    var checkedRead = Double.infinity
+    var sink = 0
+    var reference: Double?
+    var walked: Double?
     for _ in 0..<3 {
+        if let simdjson, let figures = try simdjsonFigures(simdjson, files[input.name]!, rounds: max(1, input.rounds / 3)) {
+            reference = max(reference ?? 0, figures.parse)
+            walked = max(walked ?? 0, figures.walk)
+        }
         ours = min(ours, try best(input.rounds / 3) { _ = try JSONTape(reading: input.data) })
         tree = min(tree, try best(input.rounds / 3) { _ = try JSONParser.parse(input.data) })
-        checked = min(checked, try best(input.rounds / 3) { _ = try checkedData(input.data) })
-        checkedTree = min(checkedTree, try best(input.rounds / 3) { _ = try checkedTreeData(input.data) })
+        checked = min(checked, try best(input.rounds / 3) { try input.reading.check(input.data) })
+        checkedTree = min(checkedTree, try best(input.rounds / 3) { try input.reading.checkTree(input.data) })
+        checkedRead = min(checkedRead, try best(input.rounds / 3) { sink &+= try input.reading.checkAndRead(input.data) })
         foundation = min(foundation, try best(input.rounds / 3) { _ = try JSONSerialization.jsonObject(with: input.data) })
     }
     print("json-\(input.name)-apicore-tree-mb-per-second: \(String(format: "%.1f", megabytes / tree))")
     print("json-\(input.name)-apicore-mb-per-second: \(String(format: "%.1f", megabytes / ours))")
     print("json-\(input.name)-apicore-checked-mb-per-second: \(String(format: "%.1f", megabytes / checked))")
     print("json-\(input.name)-apicore-checked-tree-mb-per-second: \(String(format: "%.1f", megabytes / checkedTree))")
+    print("json-\(input.name)-apicore-checked-read-mb-per-second: \(String(format: "%.1f", megabytes / checkedRead))")
     print("json-\(input.name)-jsonserialization-mb-per-second: \(String(format: "%.1f", megabytes / foundation))")
-    if let reference = simdjsonMBps[input.name] {
+    if let reference {
         print("json-\(input.name)-simdjson-mb-per-second: \(String(format: "%.1f", reference))")
         print("json-\(input.name)-apicore-over-simdjson: \(String(format: "%.3f", megabytes / ours / reference)) (target >= 0.25)")
         print("json-\(input.name)-apicore-tree-over-simdjson: \(String(format: "%.3f", megabytes / tree / reference))")
         print("json-\(input.name)-apicore-checked-over-simdjson: \(String(format: "%.3f", megabytes / checked / reference)) (target >= 0.25)")
         print("json-\(input.name)-apicore-checked-tree-over-simdjson: \(String(format: "%.3f", megabytes / checkedTree / reference))")
+        print("json-\(input.name)-apicore-checked-read-over-simdjson: \(String(format: "%.3f", megabytes / checkedRead / reference)) (target >= 0.15)")
+        if let walked {
+            print("json-\(input.name)-simdjson-walk-mb-per-second: \(String(format: "%.1f", walked))")
+            print("json-\(input.name)-apicore-checked-read-over-simdjson-walk: \(String(format: "%.3f", megabytes / checkedRead / walked))")
+        }
     } else {
         print("json-\(input.name)-simdjson-mb-per-second: n/a (no simdjson: scripts/bench.sh json builds it from libsimdjson-dev)")
     }

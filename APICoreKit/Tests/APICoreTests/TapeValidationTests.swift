@@ -1,5 +1,6 @@
 @_spi(Engine) @_spi(Generated) @_spi(Tools) @testable import APICore
 import Foundation
+import GitHubOperations
 import StarWarsOperations
 import Testing
 
@@ -161,5 +162,48 @@ private struct LateHero: RootSelectionSet {
         static let __parentType = ParentType.object("Human")
         static let __selections: [Selection] = [.field(Field("height", .nonNull(.scalar(Double.self))))]
         var height: Double { __data["height"] }
+    }
+}
+
+/// GitHub's real answer to Apollo iOS's performance-test query (Fixtures/ThirdParty/apollo-ios),
+/// read with the query generated against GitHub's schema: third-party data, not the engine's own
+/// examples.
+@Suite("GitHub's real answer")
+struct GitHubAnswerTests {
+    static let answer = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../Fixtures/ThirdParty/apollo-ios/Tests/ApolloPerformanceTests/Responses/IssuesAndCommentsForRepository.json")
+
+    @Test("checked on its tape and through the tree, it is the same data, and every field reads as the JSON has it")
+    func tapeAndTreeAgree() throws {
+        let bytes = try Data(contentsOf: Self.answer)
+        let object = try #require(try JSONParser.parse(bytes).objectValue?["data"]?.objectValue)
+        let tree = try IssuesAndCommentsForRepositoryQuery.Data(validating: object)
+        let tape = try IssuesAndCommentsForRepositoryQuery.Data(validating: try #require(try JSONTape(reading: bytes).root["data"]))
+        #expect(tree == tape)
+        // Every field read from the typed data, against Foundation's reading of the same bytes.
+        let envelope = try #require(try JSONSerialization.jsonObject(with: bytes) as? [String: Any])
+        let repository = try #require((envelope["data"] as? [String: Any])?["repository"] as? [String: Any])
+        let issues = try #require((repository["issues"] as? [String: Any])?["nodes"] as? [[String: Any]])
+        let read = try #require(tape.repository)
+        #expect(read.name == repository["name"] as? String)
+        let nodes = try #require(read.issues.nodes)
+        #expect(nodes.count == issues.count)
+        #expect(nodes.count == 100)
+        var comments = 0
+        for (issue, json) in zip(nodes, issues) {
+            let issue = try #require(issue)
+            #expect(issue.title == json["title"] as? String)
+            #expect(issue.body == json["body"] as? String)
+            let author = json["author"] as? [String: Any]
+            #expect(issue.author?.login == author?["login"] as? String)
+            #expect(issue.author?.asUser?.name == author?["name"] as? String)
+            let jsonComments = try #require((json["comments"] as? [String: Any])?["nodes"] as? [[String: Any]])
+            for (comment, json) in zip(issue.comments.nodes ?? [], jsonComments) {
+                #expect(comment?.body == json["body"] as? String)
+                #expect(comment?.author?.asUser?.id == (json["author"] as? [String: Any])?["id"] as? String)
+                comments += 1
+            }
+        }
+        #expect(comments > 100)
     }
 }
