@@ -175,19 +175,32 @@ func best(_ rounds: Int, _ body: () throws -> Void) rethrows -> Double {
     return fastest
 }
 
+/// GitHub's answer, vendored with its licence.
+let realAnswer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+    "../../../Fixtures/ThirdParty/apollo-ios/Tests/ApolloPerformanceTests/Responses/IssuesAndCommentsForRepository.json")
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
         usage: apicore-json-bench [--simdjson <simdjson-bench binary>]
                apicore-json-bench --profile tape|tree   (one reader on the large input, for perf record)
+               apicore-json-bench --profile real-checked|real-read   (GitHub's real answer checked, or checked and read)
         """)
     exit(0)
 }
-// `--profile tape|tree`: that reader alone on the large input for a while, for `perf record`.
+// `--profile tape|tree`: that reader alone on the large input for a while, for `perf record`;
+// `--profile real-checked|real-read`: GitHub's real answer checked (and every field read), 2,000 times.
 if let option = arguments.firstIndex(of: "--profile"), arguments.indices.contains(option + 1) {
+    let mode = arguments[option + 1]
+    if mode.hasPrefix("real-") {
+        let data = try Data(contentsOf: realAnswer)
+        var sink = 0
+        for _ in 0..<2_000 { sink &+= mode == "real-read" ? try Reading.github.checkAndRead(data) : (try checkedRealData(data).repository?.name.utf8.count ?? 0) }
+        precondition(sink != 0)
+        exit(0)
+    }
     let data = githubLikeAnswer(bytes: 20_000_000, seed: 20)
     for _ in 0..<20 {
-        switch arguments[option + 1] {
+        switch mode {
         case "tape": _ = try JSONTape(reading: data)
         default: _ = try JSONParser.parse(data)
         }
@@ -199,9 +212,6 @@ let simdjson = arguments.firstIndex(of: "--simdjson").flatMap { arguments.indice
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apicore-json-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-/// GitHub's answer, vendored with its licence.
-let realAnswer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-    "../../../Fixtures/ThirdParty/apollo-ios/Tests/ApolloPerformanceTests/Responses/IssuesAndCommentsForRepository.json")
 let inputs: [(name: String, data: Data, rounds: Int, reading: Reading)] = [
     ("github-real", try Data(contentsOf: realAnswer), 60, .github),
     ("github", githubLikeAnswer(bytes: 410_000, seed: 41), 60, .synthetic),
