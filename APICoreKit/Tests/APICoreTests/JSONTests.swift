@@ -1,4 +1,4 @@
-@_spi(Tools) @_spi(Generated) import APICore
+@_spi(Tools) @_spi(Generated) @testable import APICore
 import Foundation
 import StarWarsOperations
 import Testing
@@ -130,6 +130,23 @@ struct JSONTests {
         #expect(JSONValue(tape) == (try JSONParser.parse(#"{"b": {"c": true, "d": false}, "aé": null, "e": []}"#)))
         #expect(throws: Never.self) { try JSONTape.validate(Data("[1, {}]".utf8)) }
         #expect(throws: JSONParseError.self) { try JSONTape.validate(Data("[1, {]".utf8)) }
+    }
+
+    @Test("unescaped text: room for the rest of the document at the first escape, and a tape keeps no more than twice what its escapes took")
+    func unescapedBuffer() throws {
+        let filler = String(repeating: "x", count: 1 << 20)
+        // One escape, then a megabyte of plain text: the side buffer shrinks to its few bytes.
+        let few = try JSONTape(reading: #"["a\nb", ""# + filler + #""]"#)
+        #expect(few.root.elements[0].stringValue == "a\nb")
+        #expect(few.storage.unescaped.count == 3)
+        #expect(few.storage.unescaped.capacity < 8192)
+        // Escapes throughout: every string reads back, and the buffer holds them all.
+        let chunk = #""line\r\nwith \\ and \u00e9 and \ud83d\ude80 ""#
+        let many = try JSONTape(reading: "[" + Array(repeating: chunk, count: 5_000).joined(separator: ",") + "]")
+        let expected = "line\r\nwith \\ and é and 🚀 "
+        #expect(many.root.elements.allSatisfy { $0.stringValue == expected })
+        #expect(many.storage.unescaped.count == 5_000 * expected.utf8.count)
+        #expect(many.storage.unescaped.capacity <= 2 * many.storage.unescaped.count + 4096)
     }
 
     @Test("random documents with random spacing read back as themselves; every cut of them is an error")

@@ -143,7 +143,14 @@ import Foundation
             var writer = TapeWriter(bytes: raw.bindMemory(to: UInt8.self))
             do throws(JSONParseError) {
                 try writer.read()
-                return .success((writer.words, writer.unescaped))
+                // The side buffer was given room for the rest of the document at its first escape;
+                // what it holds stays with the tape, so it keeps at most twice that, as the
+                // doubling it replaced did (a copy only when escapes were few).
+                let unescaped = writer.unescaped
+                if unescaped.capacity > 2 * unescaped.count + 4096 {
+                    return .success((writer.words, unescaped.withUnsafeBufferPointer { Array($0) }))
+                }
+                return .success((writer.words, unescaped))
             } catch {
                 return .failure(error)
             }

@@ -199,8 +199,8 @@ struct TapeWriter {
     mutating func readEscapedString(start: Int, contentStart: Int) throws(JSONParseError) {
         // Unescaping never lengthens text (`\uXXXX` is 6 bytes for at most 3 of UTF-8, a pair 12
         // for 4), so the rest of the document fits in what is left of it: room for all of it at
-        // the first escape, and the buffer never moves or copies again. Pages not written cost
-        // nothing.
+        // the first escape, and the buffer never moves or copies while reading (each doubling
+        // copied it into fresh pages). `JSONTape` trims what was not needed.
         if unescaped.capacity == 0 { unescaped.reserveCapacity(count - contentStart) }
         let offset = unescaped.count
         unescaped.append(contentsOf: UnsafeBufferPointer(start: base + contentStart, count: index - contentStart))
