@@ -17,7 +17,7 @@ struct RetryMiddleware: Middleware {
                 return try await next(request)
             } catch {
                 guard context.isIdempotent, attempt < policy.maxAttempts, policy.retries(error) else { throw error }
-                let delay = min(Self.retryAfter(error) ?? policy.delay(after: attempt), policy.maxDelay)
+                let delay = policy.wait(after: attempt, for: error)
                 guard ContinuousClock.now - start + delay <= policy.maxTotalTime else { throw error }
                 do {
                     try await Task.sleep(for: delay)
@@ -54,5 +54,11 @@ extension RetryPolicy {
     func retries(_ error: APIError) -> Bool {
         guard error.recovery == .retry else { return false }
         return error.statusCode.map(retryableStatusCodes.contains) ?? true
+    }
+
+    /// The wait before the attempt after `attempt` (counted from 1) failed with `error`: what its
+    /// `Retry-After` asks, or the backoff, never longer than ``maxDelay``.
+    func wait(after attempt: Int, for error: APIError) -> Duration {
+        min(RetryMiddleware.retryAfter(error) ?? delay(after: attempt), maxDelay)
     }
 }

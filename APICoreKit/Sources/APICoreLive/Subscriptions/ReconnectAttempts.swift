@@ -31,6 +31,6 @@ struct ReconnectAttempts {
         let start = firstFailure ?? .now
         firstFailure = start
         guard failures < policy.maxAttempts, ContinuousClock.now - start < policy.maxTotalTime else { return nil }
-        return RetryMiddleware.retryAfter(error).map { min($0, policy.maxDelay) } ?? policy.delay(after: failures)
+        return policy.wait(after: failures, for: error)
     }
 }
