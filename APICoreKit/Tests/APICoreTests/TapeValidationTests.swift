@@ -113,6 +113,68 @@ struct TapeValidationTests {
         #expect(notDeferred.details.value?.height == 1.72)
     }
 
+    @Test("a selection set whose fragments narrow its type is checked flat for each possible type, as the walk checks it")
+    func variantsPerTypename() throws {
+        // `hero { __typename id name ... on Droid { primaryFunction } friends { … } }` on `Character`.
+        #expect(TapePlan.of(HeroNameQuery.Data.Hero.self).variants.count == 2)
+        #expect(TapePlan.of(HeroNameQuery.Data.Hero.self).entries == nil)
+        // A condition leaves the walk to decide, object by object.
+        #expect(TapePlan.of(HeroConditionalQuery.Data.Hero.self).variants.isEmpty)
+        let values: [JSONValue?] = [nil, .null, 7, "text", ["x": 1], "\u{e9}\\\"\n"]
+        let typenames: [JSONValue?] = ["Droid", "Human", "Wookiee", nil, .null, 3, ""]
+        var onTape = 0
+        var decoded = 0
+        for typename in typenames {
+            for name in values {
+                for primaryFunction in values {
+                    for friends in [nil, .null, [["__typename": "Human", "name": "Han"], .null], [7]] as [JSONValue?] {
+                        var hero: JSONObject = ["id": "2001"]
+                        hero["__typename"] = typename
+                        hero["name"] = name
+                        hero["primaryFunction"] = primaryFunction
+                        hero["friends"] = friends
+                        guard let (tree, tape) = try bothWays(HeroNameQuery.Data.self, ["hero": .object(hero)]) else { continue }
+                        decoded += 1
+                        if tape.__data.isOnTape { onTape += 1 }
+                        #expect(tape.hero?.name == tree.hero?.name)
+                        #expect(tape.hero?.asDroid?.primaryFunction == tree.hero?.asDroid?.primaryFunction)
+                        #expect(tape.hero?.friends?.map { $0?.name } == tree.hero?.friends?.map { $0?.name })
+                    }
+                }
+            }
+        }
+        #expect(decoded > 20)
+        #expect(onTape == decoded)
+        // A `__typename` written with an escape is the same type (the walk reads it as text).
+        let escaped = #"{"hero":{"__typename":"Dr\u006fid","id":"1","name":"R2","primaryFunction":7}}"#
+        #expect(throws: GraphQLDecodingError(path: ["hero", "primaryFunction"], message: "expected a string, found a number")) {
+            try HeroNameQuery.Data(validating: JSONTape(reading: escaped).root)
+        }
+    }
+
+    @Test("each built-in scalar, nullable or not, reads off the tape as it reads from the tree")
+    func builtInScalars() throws {
+        let values: [JSONValue?] = [nil, .null, 0, -7, .int(Int.max), 2.5, 2.0, .number(JSONNumber(unchecked: "1e400")), true, false, "", "é\n\"", ["x": 1], [1]]
+        var decoded = 0
+        for (key, _) in Scalars.__selections.enumerated() {
+            for value in values {
+                var object: JSONObject = [
+                    "int": 1, "optionalInt": 2, "double": 1.5, "optionalDouble": 2, "bool": true, "optionalBool": false, "string": "s", "optionalString": "o",
+                ]
+                let name = Scalars.keys[key]
+                object[name] = value
+                guard let (tree, tape) = try bothWays(Scalars.self, object) else { continue }
+                decoded += 1
+                #expect(tape.__data.isOnTape)
+                #expect(tape.int == tree.int && tape.optionalInt == tree.optionalInt, "\(name): \(String(describing: value))")
+                #expect(tape.double == tree.double && tape.optionalDouble == tree.optionalDouble, "\(name): \(String(describing: value))")
+                #expect(tape.bool == tree.bool && tape.optionalBool == tree.optionalBool, "\(name): \(String(describing: value))")
+                #expect(tape.string == tree.string && tape.optionalString == tree.optionalString, "\(name): \(String(describing: value))")
+            }
+        }
+        #expect(decoded >= 30)
+    }
+
     @Test("data on a tape changes like any other: the first change makes it a tree, equal to the tree's")
     func changing() throws {
         let text = #"{"hero":{"__typename":"Droid","appearsIn":["JEDI"]}}"#
@@ -143,6 +205,32 @@ private struct CountedHero: RootSelectionSet {
         .field(Field("height", .nonNull(.scalar(Int.self)))),
     ]
     var height: Int { __data["height"] }
+}
+
+/// Every built-in scalar, nullable and not.
+private struct Scalars: RootSelectionSet {
+    let __data: DataDict
+    init(_dataDict: DataDict) { __data = _dataDict }
+    static let __parentType = ParentType.object("Query")
+    static let keys = ["int", "optionalInt", "double", "optionalDouble", "bool", "optionalBool", "string", "optionalString"]
+    static let __selections: [Selection] = [
+        .field(Field("int", .nonNull(.scalar(Int.self)))),
+        .field(Field("optionalInt", .scalar(Int.self))),
+        .field(Field("double", .nonNull(.scalar(Double.self)))),
+        .field(Field("optionalDouble", .scalar(Double.self))),
+        .field(Field("bool", .nonNull(.scalar(Bool.self)))),
+        .field(Field("optionalBool", .scalar(Bool.self))),
+        .field(Field("string", .nonNull(.scalar(String.self)))),
+        .field(Field("optionalString", .scalar(String.self))),
+    ]
+    var int: Int { __data["int"] }
+    var optionalInt: Int? { __data["optionalInt"] }
+    var double: Double { __data["double"] }
+    var optionalDouble: Double? { __data["optionalDouble"] }
+    var bool: Bool { __data["bool"] }
+    var optionalBool: Bool? { __data["optionalBool"] }
+    var string: String { __data["string"] }
+    var optionalString: String? { __data["optionalString"] }
 }
 
 /// `{ name ... @defer(if: $late) { height } }`.

@@ -49,29 +49,30 @@ import Foundation
     }
 
     /// What the tape holds, shared by every ``Value`` of it (a value is one reference and an index).
-    @usableFromInline final class Storage: Sendable {
+    @usableFromInline final class Storage: @unchecked Sendable {
         /// The text read: strings and number literals point into it.
         @usableFromInline let text: Data
-        /// Two words per value.
-        @usableFromInline let words: [UInt64]
-        /// Strings that had escapes, unescaped.
-        @usableFromInline let unescaped: [UInt8]
+        /// Two words per value (the storage frees them).
+        @usableFromInline let words: UnsafeBufferPointer<UInt64>
+        /// Strings that had escapes, unescaped (the storage frees them).
+        @usableFromInline let unescaped: UnsafeBufferPointer<UInt8>
 
-        init(text: Data, words: [UInt64], unescaped: [UInt8]) {
+        init(text: Data, words: UnsafeMutableBufferPointer<UInt64>, unescaped: UnsafeMutableBufferPointer<UInt8>) {
             self.text = text
-            self.words = words
-            self.unescaped = unescaped
+            self.words = UnsafeBufferPointer(words)
+            self.unescaped = UnsafeBufferPointer(unescaped)
+        }
+
+        deinit {
+            free(UnsafeMutableRawPointer(mutating: words.baseAddress))
+            free(UnsafeMutableRawPointer(mutating: unescaped.baseAddress))
         }
 
         /// Runs `body` over the tape's buffers.
         @inlinable
         func reading<Result>(_ body: (Buffers) -> Result) -> Result {
             text.withUnsafeBytes { raw in
-                unescaped.withUnsafeBufferPointer { unescaped in
-                    words.withUnsafeBufferPointer { words in
-                        body(Buffers(words: words, text: raw.bindMemory(to: UInt8.self), unescaped: unescaped))
-                    }
-                }
+                body(Buffers(words: words, text: raw.bindMemory(to: UInt8.self), unescaped: unescaped))
             }
         }
     }
@@ -96,11 +97,16 @@ import Foundation
             return UInt8(first >> 56) >= Kind.array.rawValue ? Int(first & JSONTape.payloadMask) : index + 2
         }
 
-        /// The string at `index` (a string's word), decoded.
-        @inlinable func string(at index: Int) -> String {
+        /// The UTF-8 of the string at `index` (a string's word), unescaped.
+        @inlinable func utf8(at index: Int) -> UnsafeBufferPointer<UInt8> {
             let first = words[index]
             let base = UInt8(first >> 56) == Kind.string.rawValue ? text.baseAddress! : unescaped.baseAddress!
-            return String(decoding: UnsafeBufferPointer(start: base + Int(first & JSONTape.payloadMask), count: Int(words[index + 1])), as: UTF8.self)
+            return UnsafeBufferPointer(start: base + Int(first & JSONTape.payloadMask), count: Int(words[index + 1]))
+        }
+
+        /// The string at `index` (a string's word), decoded.
+        @inlinable func string(at index: Int) -> String {
+            String(decoding: utf8(at: index), as: UTF8.self)
         }
 
         /// The member of the object at `object` whose key is `key`'s bytes (its last, when the
@@ -139,19 +145,15 @@ import Foundation
 
     /// Reads a complete JSON document; the error says what is wrong and where.
     public init(reading data: Data) throws(JSONParseError) {
-        let result = data.withUnsafeBytes { raw -> Result<([UInt64], [UInt8]), JSONParseError> in
+        let result = data.withUnsafeBytes { raw -> Result<(UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt8>), JSONParseError> in
             var writer = TapeWriter(bytes: raw.bindMemory(to: UInt8.self))
             do throws(JSONParseError) {
                 try writer.read()
                 // The side buffer was given room for the rest of the document at its first escape;
-                // what it holds stays with the tape, so it keeps at most twice that, as the
-                // doubling it replaced did (a copy only when escapes were few).
-                let unescaped = writer.unescaped
-                if unescaped.capacity > 2 * unescaped.count + 4096 {
-                    return .success((writer.words, unescaped.withUnsafeBufferPointer { Array($0) }))
-                }
-                return .success((writer.words, unescaped))
+                // what the tape keeps is cut to what it holds (in place).
+                return .success((writer.words.take(), writer.unescaped.take()))
             } catch {
+                writer.release()
                 return .failure(error)
             }
         }

@@ -6,16 +6,24 @@ struct TapeWriter {
     let base: UnsafePointer<UInt8>
     let count: Int
     var index = 0
-    var words: [UInt64] = []
-    var unescaped: [UInt8] = []
+    /// Two words per value; the tape takes them (``TapeBuffer/take()``), or ``release()`` frees them.
+    var words: TapeBuffer<UInt64>
+    /// Strings that had escapes, unescaped.
+    var unescaped = TapeBuffer<UInt8>(capacity: 0)
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         // An empty buffer may have no address; one byte of a static string stands in (never read).
         self.base = bytes.baseAddress ?? UnsafePointer(("" as StaticString).utf8Start)
         self.count = bytes.count
-        // About one value per 12 bytes of typical JSON; the array grows past that when needed.
-        words.reserveCapacity(max(16, bytes.count / 6))
+        // About one value per 12 bytes of typical JSON; the buffer grows past that when needed.
+        words = TapeBuffer(capacity: max(16, bytes.count / 6))
+    }
+
+    /// Frees what the tape did not take (after an error).
+    mutating func release() {
+        words.release()
+        unescaped.release()
     }
 
     // MARK: Errors
@@ -135,7 +143,7 @@ struct TapeWriter {
         guard index < count, base[index] == UInt8(ascii: ":") else {
             let key = JSONTape.Kind(rawValue: UInt8(words[keyWord] >> 56)) == .string
                 ? String(decoding: UnsafeBufferPointer(start: base + Int(words[keyWord] & JSONTape.payloadMask), count: Int(words[keyWord + 1])), as: UTF8.self)
-                : String(decoding: unescaped[Int(words[keyWord] & JSONTape.payloadMask)...].prefix(Int(words[keyWord + 1])), as: UTF8.self)
+                : String(decoding: UnsafeBufferPointer(start: unescaped.base + Int(words[keyWord] & JSONTape.payloadMask), count: Int(words[keyWord + 1])), as: UTF8.self)
             throw error("expected ':' after the key \"\(key)\"")
         }
         index += 1
@@ -201,7 +209,7 @@ struct TapeWriter {
         // for 4), so the rest of the document fits in what is left of it: room for all of it at
         // the first escape, and the buffer never moves or copies while reading (each doubling
         // copied it into fresh pages). `JSONTape` trims what was not needed.
-        if unescaped.capacity == 0 { unescaped.reserveCapacity(count - contentStart) }
+        if unescaped.capacity == 0 { unescaped.reserve(count - contentStart) }
         let offset = unescaped.count
         unescaped.append(contentsOf: UnsafeBufferPointer(start: base + contentStart, count: index - contentStart))
         while true {
@@ -254,7 +262,7 @@ struct TapeWriter {
         guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
         // Encoding fails only for scalars that are not Unicode scalar values, which
         // `Unicode.Scalar(_:)` has refused above.
-        unescaped.append(contentsOf: UTF8.encode(unicode)!)
+        for byte in UTF8.encode(unicode)! { unescaped.append(byte) }
     }
 
     mutating func readHex4() throws(JSONParseError) -> UInt32 {
@@ -372,5 +380,69 @@ struct TapeWriter {
             return
         }
         append(.double, 0, double.bitPattern)
+    }
+}
+
+/// A buffer that grows as the tape is written, with no check of uniqueness or exclusivity per
+/// append (an array's `append` was a tenth of reading an answer with many escapes): malloc'd,
+/// grown with `realloc` (which moves large blocks by remapping pages, not copying them), and
+/// taken whole by the tape that keeps it.
+struct TapeBuffer<Element: BitwiseCopyable> {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count = 0
+    private(set) var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = Self.allocate(capacity)
+    }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Element> {
+        malloc(Swift.max(capacity, 1) * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
+    }
+
+    /// Room for at least `capacity` elements.
+    mutating func reserve(_ capacity: Int) {
+        guard capacity > self.capacity else { return }
+        base = realloc(base, capacity * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
+        self.capacity = capacity
+    }
+
+    @inline(__always)
+    mutating func append(_ element: Element) {
+        if count == capacity { reserve(Swift.max(16, capacity * 2)) }
+        base[count] = element
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
+        if count + elements.count > capacity { reserve(Swift.max(count + elements.count, capacity * 2)) }
+        if let source = elements.baseAddress { (base + count).update(from: source, count: elements.count) }
+        count += elements.count
+    }
+
+    @inline(__always)
+    subscript(index: Int) -> Element {
+        get { base[index] }
+        nonmutating set { base[index] = newValue }
+    }
+
+    /// The elements, in a block of their own size, for whoever frees it; the buffer is empty after.
+    mutating func take() -> UnsafeMutableBufferPointer<Element> {
+        if capacity > count { base = realloc(base, Swift.max(count, 1) * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self) }
+        let taken = UnsafeMutableBufferPointer(start: base, count: count)
+        base = Self.allocate(0)
+        count = 0
+        capacity = 0
+        return taken
+    }
+
+    /// Frees the elements.
+    mutating func release() {
+        free(base)
+        base = Self.allocate(0)
+        count = 0
+        capacity = 0
     }
 }

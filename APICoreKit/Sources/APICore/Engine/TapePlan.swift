@@ -6,9 +6,12 @@ import Foundation
 /// set and kept for the life of the process, as the generated metadata it is made from is.
 ///
 /// Only a selection set whose every selection applies to every object of its type can be made
-/// flat: fields, and fragments on the type itself. One with a condition (`@include`, `@skip`,
-/// `@defer`) or a fragment on a narrower type is walked by `TapeCheck`'s selection walk, field by
-/// field; the objects below it have plans of their own.
+/// flat: fields, and fragments on the type itself. One whose fragments narrow the type (an
+/// interface's `... on User`) is made flat once for each of its possible types, the fields that
+/// apply to an object of that `__typename` in walk order (``variants``). One with a condition
+/// (`@include`, `@skip`, `@defer`), or an object whose `__typename` the schema did not list, is
+/// walked by `TapeCheck`'s selection walk, field by field; the objects below it have plans of
+/// their own.
 @_spi(Engine) public final class TapePlan: @unchecked Sendable {
     /// One layer of a field's type, outside in: `[nonNull, list, object]` is `[T]!`.
     public enum Layer {
@@ -49,6 +52,14 @@ import Foundation
         }
     }
 
+    /// A selection set whose fragments narrow its type, made flat for one possible type.
+    public struct Variant {
+        /// The UTF-8 of the `__typename`.
+        public let typename: UnsafeBufferPointer<UInt8>
+        /// The fields that apply to an object of that type, in walk order.
+        public let entries: UnsafeBufferPointer<Entry>
+    }
+
     /// The selection set, and its selections for a walk field by field.
     public let type: any SelectionSet.Type
     /// The selections.
@@ -59,6 +70,9 @@ import Foundation
     @exclusivity(unchecked) public private(set) var entries: UnsafeBufferPointer<Entry>?
     /// The fields' types, layer by layer.
     @exclusivity(unchecked) public private(set) var layers = UnsafeBufferPointer<Layer>(start: nil, count: 0)
+    /// For a selection set that is not flat but has no condition: its fields for each possible
+    /// type of ``parent`` (empty when there are more than ``maxVariants``).
+    @exclusivity(unchecked) public private(set) var variants = UnsafeBufferPointer<Variant>(start: nil, count: 0)
     /// Where each field's type starts in ``layers``, for a selection set walked field by field
     /// (every field of every branch).
     @exclusivity(unchecked) public private(set) var fieldLayers: [ObjectIdentifier: Int] = [:]
@@ -102,25 +116,59 @@ import Foundation
             })
         } else {
             plan.fieldLayers = Dictionary(zip(plan.fields.map(ObjectIdentifier.init), starts)) { first, _ in first }
+            plan.variants = UnsafeBufferPointer(immortalCopyOf: variants(of: plan))
         }
         return plan
     }
 
-    /// The fields of selections that apply to every object of `parent`, in walk order; `nil` when
-    /// one does not.
-    private static func flat(_ selections: [Selection], parent: ParentType) -> [Field]? {
+    /// The UTF-8 of `__typename`.
+    nonisolated(unsafe) public static let typenameKey = UnsafeBufferPointer(immortalCopyOf: Array("__typename".utf8))
+
+    /// Past this many possible types, a selection set that is not flat is walked.
+    static let maxVariants = 64
+
+    /// The selection set made flat for each possible type of its parent, when it has no condition.
+    private static func variants(of plan: TapePlan) -> [Variant] {
+        guard plan.parent.possibleTypes.count <= maxVariants else { return [] }
+        var variants: [Variant] = []
+        for typename in plan.parent.possibleTypes.sorted() {
+            guard let fields = flat(plan.selections, parent: plan.parent, typename: typename) else { return [] }
+            let entries = fields.map { field in
+                Entry(key: UnsafeBufferPointer(immortalCopyOf: Array(field.responseKey.utf8)), type: plan.fieldLayers[ObjectIdentifier(field)]!, field: field)
+            }
+            variants.append(Variant(typename: UnsafeBufferPointer(immortalCopyOf: Array(typename.utf8)), entries: UnsafeBufferPointer(immortalCopyOf: entries)))
+        }
+        return variants
+    }
+
+    /// The fields of selections that apply to every object of `parent` (with `typename`, to every
+    /// object of that type), in walk order, as ``SelectionVisitor/walk(_:parent:in:)`` visits
+    /// them; `nil` when that depends on more (a condition, a deferral, or with no `typename` a
+    /// fragment on a narrower type).
+    private static func flat(_ selections: [Selection], parent: ParentType, typename: String? = nil) -> [Field]? {
         var fields: [Field] = []
         for selection in selections {
+            let fragment: any SelectionSet.Type
             switch selection {
             case .field(let field):
                 fields.append(field)
+                continue
             case .inlineFragment(let type):
-                guard type.__parentType.name == parent.name, let inner = flat(type.__selections, parent: parent) else { return nil }
-                fields += inner
+                fragment = type
             case .fragment(let type):
-                guard type.__parentType.name == parent.name, let inner = flat(type.__selections, parent: parent) else { return nil }
-                fields += inner
+                fragment = type
             case .conditional, .deferred:
+                return nil
+            }
+            let condition = fragment.__parentType
+            if condition.name == parent.name {
+                guard let inner = flat(fragment.__selections, parent: condition, typename: typename) else { return nil }
+                fields += inner
+            } else if let typename {
+                guard condition.applies(toTypename: typename, within: parent) else { continue }
+                guard let inner = flat(fragment.__selections, parent: condition, typename: typename) else { return nil }
+                fields += inner
+            } else {
                 return nil
             }
         }
@@ -150,6 +198,15 @@ import Foundation
 }
 
 extension TapePlan {
+    /// The fields that apply to an object whose `__typename` is `typename`'s bytes, when the plan
+    /// has a variant for it.
+    @inlinable public func entries(forTypename typename: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<Entry>? {
+        for variant in variants where variant.typename.count == typename.count {
+            if memcmp(variant.typename.baseAddress!, typename.baseAddress!, typename.count) == 0 { return variant.entries }
+        }
+        return nil
+    }
+
     /// Whether the type that starts at `layer` holds objects (at any list depth).
     @inlinable public static func holdsObjects(_ layers: UnsafeBufferPointer<Layer>, from layer: Int) -> Bool {
         var layer = layer

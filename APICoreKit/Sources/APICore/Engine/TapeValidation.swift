@@ -105,6 +105,11 @@ import Foundation
                 guard let value = tape.member(entry.key, of: object) else { throw GraphQLDecodingError.missingField(entry.field.responseKey) }
                 try check(entry.field, value: value, layer: entry.type, in: &visited)
             }
+        } else if let entries = variant(of: object, in: plan) {
+            for entry in entries {
+                guard let value = tape.member(entry.key, of: object) else { throw GraphQLDecodingError.missingField(entry.field.responseKey) }
+                try check(entry.field, value: value, layer: entry.type, in: &visited)
+            }
         } else {
             try walk(plan.selections, parent: plan.parent, in: &visited)
         }
@@ -112,6 +117,12 @@ import Foundation
             let checked = TapeObject(buffers: tape, storage: storage, index: object)
             recorder?.finish(place, checked: checked)
         }
+    }
+
+    /// The fields of a plan that is not flat for the object's `__typename`, when the plan has them.
+    @inlinable func variant(of object: Int, in plan: TapePlan) -> UnsafeBufferPointer<TapePlan.Entry>? {
+        guard !plan.variants.isEmpty, let typename = tape.member(TapePlan.typenameKey, of: object), kind(typename) == .string else { return nil }
+        return plan.entries(forTypename: tape.utf8(at: typename))
     }
 
     /// Checks the value of `field` (its type starting at `layer` of the object's plan), and

@@ -74,12 +74,63 @@ import Foundation
         }
     }
 
+    /// The object at `key`, where it is: `nil` when the field is null or absent.
+    func object(_ key: String) -> DataDict? {
+        switch storage {
+        case .tree(let object):
+            guard case .object(let value)? = object[key] else { return nil }
+            return DataDict(_data: value)
+        case .tape(let object):
+            guard let index = object.storage.reading({ $0.member(key, of: object.index) }) else { return nil }
+            let value = JSONTape.Value(storage: object.storage, index: index)
+            return value.kind == .object ? DataDict(tape: value) : nil
+        }
+    }
+
+    /// The list at `key`, each item (an object where it is, or `nil` for null) made an `Element`:
+    /// `nil` when the field is null or absent. No box, cast or key path per item.
+    func objects<Element>(_ key: String, _ element: (DataDict?) -> Element) -> [Element]? {
+        switch storage {
+        case .tree(let object):
+            guard case .array(let items)? = object[key] else { return nil }
+            return items.map { item in
+                guard case .object(let value) = item else { return element(nil) }
+                return element(DataDict(_data: value))
+            }
+        case .tape(let object):
+            let tape = object.storage
+            return tape.reading { buffers -> [Element]? in
+                guard let list = buffers.member(key, of: object.index), buffers.kind(list) == .array else { return nil }
+                var items: [Element] = []
+                items.reserveCapacity(Int(buffers.words[list + 1]))
+                var cursor = list + 2
+                let stop = buffers.end(list)
+                while cursor < stop {
+                    items.append(element(buffers.kind(cursor) == .object ? DataDict(tape: JSONTape.Value(storage: tape, index: cursor)) : nil))
+                    cursor = buffers.end(cursor)
+                }
+                return items
+            }
+        }
+    }
+
+    /// A leaf field read off the tape by `read` (`nil`: not a value it reads, so the general
+    /// path does), or from the tree as any field is: no `JSONValue` made for a tape's leaf.
+    func leaf<T: GraphQLOutputValue>(_ key: String, _ read: (JSONTape.Buffers, Int) -> T?) -> T {
+        if case .tape(let object) = storage,
+            let value = object.storage.reading({ buffers in buffers.member(key, of: object.index).flatMap { read(buffers, $0) } })
+        {
+            return value
+        }
+        return self.read(key)
+    }
+
     /// A validated field that does not read. Data from outside (a server, the cache, a socket)
     /// reaches an accessor only through `SelectionSet(validating:variables:)` or the cache reader,
     /// which check every field an accessor can read, under the conditions it is read under, and
     /// remove any field that a condition left out. Only hand-built `DataDict`s that bypass both
     /// can get here.
-    private static func unreadable(_ key: String, _ error: GraphQLDecodingError) -> Never {
+    static func unreadable(_ key: String, _ error: GraphQLDecodingError) -> Never {
         preconditionFailure("APICore: a validated selection set could not read \(error.prefixed(by: .field(key))); the generated code and its metadata disagree")
     }
 

@@ -9,37 +9,51 @@
 extension DataDict {
     /// An object field.
     public subscript<T: SelectionSet>(_ key: String) -> T {
-        get { (read(key) as _ObjectValue<T>).value }
+        get {
+            guard let object = object(key) else { Self.unreadable(key, GraphQLDecodingError(message: "expected an object")) }
+            return T(_dataDict: object)
+        }
         set { _data[key] = newValue._outputJSON }
     }
 
     /// A nullable object field (or one `@include`/`@skip` can leave out).
     public subscript<T: SelectionSet>(_ key: String) -> T? {
-        get { (read(key) as _ObjectValue<T>?)?.value }
+        get { object(key).map(T.init(_dataDict:)) }
         set { _data[key] = newValue?._outputJSON ?? .null }
     }
 
     /// A list of objects.
     public subscript<T: SelectionSet>(_ key: String) -> [T] {
-        get { self[key, as: [_ObjectValue<T>].self] }
+        get {
+            guard let list: [T] = self[key] else { Self.unreadable(key, GraphQLDecodingError(message: "expected a list")) }
+            return list
+        }
         set { self[key, as: [_ObjectValue<T>].self] = newValue }
     }
 
     /// A list of nullable objects.
     public subscript<T: SelectionSet>(_ key: String) -> [T?] {
-        get { self[key, as: [_ObjectValue<T>?].self] }
+        get {
+            guard let list: [T?] = self[key] else { Self.unreadable(key, GraphQLDecodingError(message: "expected a list")) }
+            return list
+        }
         set { self[key, as: [_ObjectValue<T>?].self] = newValue }
     }
 
     /// A nullable list of objects.
     public subscript<T: SelectionSet>(_ key: String) -> [T]? {
-        get { self[key, as: [_ObjectValue<T>]?.self] }
+        get {
+            objects(key) { item in
+                guard let item else { Self.unreadable(key, GraphQLDecodingError(message: "null in a list of non-null objects")) }
+                return T(_dataDict: item)
+            }
+        }
         set { self[key, as: [_ObjectValue<T>]?.self] = newValue }
     }
 
     /// A nullable list of nullable objects.
     public subscript<T: SelectionSet>(_ key: String) -> [T?]? {
-        get { self[key, as: [_ObjectValue<T>?]?.self] }
+        get { objects(key) { $0.map(T.init(_dataDict:)) } }
         set { self[key, as: [_ObjectValue<T>?]?.self] = newValue }
     }
 
@@ -90,7 +104,7 @@ extension Optional: _ObjectShape where Wrapped: _ObjectShape {
 
 extension Array: _ObjectShape where Element: _ObjectShape {
     /// Each element unboxed.
-    public var _unboxed: [Element.Unboxed] { map(\._unboxed) }
+    public var _unboxed: [Element.Unboxed] { map { $0._unboxed } }
 
     /// Each element boxed.
     public init(_boxing value: [Element.Unboxed]) { self = value.map(Element.init(_boxing:)) }
@@ -98,7 +112,7 @@ extension Array: _ObjectShape where Element: _ObjectShape {
 
 extension Result: _ObjectShape where Success: _ObjectShape, Failure == GraphQLError {
     /// The value unboxed, or the error.
-    public var _unboxed: Result<Success.Unboxed, GraphQLError> { map(\._unboxed) }
+    public var _unboxed: Result<Success.Unboxed, GraphQLError> { map { $0._unboxed } }
 
     /// The value boxed, or the error.
     public init(_boxing value: Result<Success.Unboxed, GraphQLError>) { self = value.map(Success.init(_boxing:)) }
