@@ -132,7 +132,7 @@ struct JSONTests {
         #expect(throws: JSONParseError.self) { try JSONTape.validate(Data("[1, {]".utf8)) }
     }
 
-    @Test("unescaped text: room for the rest of the document at the first escape, and a tape keeps only what its escapes took")
+    @Test("unescaped text: room for the rest of the document at the first escape, and a tape keeps little more than its escapes took")
     func unescapedBuffer() throws {
         let filler = String(repeating: "x", count: 1 << 20)
         // One escape, then a megabyte of plain text: the side buffer shrinks to its few bytes.
@@ -146,7 +146,26 @@ struct JSONTests {
         let expected = "line\r\nwith \\ and é and 🚀 "
         #expect(many.root.elements.allSatisfy { $0.stringValue == expected })
         #expect(many.storage.unescaped.count == 5_000 * expected.utf8.count)
-        #expect(Self.allocatedBytes(many.storage.unescaped.baseAddress).map { $0 <= many.storage.unescaped.count + 8192 } ?? true)
+        #expect(Self.allocatedBytes(many.storage.unescaped.baseAddress).map { $0 <= 4 * many.storage.unescaped.count + 8192 + 4096 } ?? true)
+    }
+
+    @Test("a tape's buffers are lent from a few kept blocks and given back when it goes; a large or a much larger block is not kept or lent")
+    func keptBlocks() throws {
+        let text = Data(("[" + Array(repeating: #""a\nb""#, count: 20_000).joined(separator: ",") + "]").utf8)
+        var seen: Set<UnsafeMutableRawPointer> = []
+        for _ in 0..<20 {
+            let tape = try JSONTape(reading: text)
+            #expect(tape.root.count == 20_000)
+            seen.insert(UnsafeMutableRawPointer(mutating: tape.storage.words.baseAddress!))
+        }
+        // Other suites read tapes meanwhile, so the same block need not come back each time; but
+        // twenty answers in a row did not take twenty blocks.
+        #expect(seen.count < 20)
+        #expect(TapeBlocks.idle.count <= TapeBlocks.kept)
+        #expect(TapeBlocks.idle.allSatisfy { $0.bytes <= TapeBlocks.largest })
+        // A small answer is not lent a block over four times what it needs.
+        let small = try JSONTape(reading: "[1]")
+        #expect((Self.allocatedBytes(UnsafePointer(OpaquePointer(small.storage.words.baseAddress))) ?? 0) < 65536 + 4096)
     }
 
     /// What the allocator holds for the block at `pointer` (glibc), or `nil`.

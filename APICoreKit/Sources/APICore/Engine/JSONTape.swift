@@ -48,33 +48,34 @@ import Foundation
         case object
     }
 
-    /// What the tape holds, shared by every ``Value`` of it (a value is one reference and an index).
+    /// What the tape holds, shared by every ``Value`` of it (a value is one reference and an index):
+    /// the text, its words and its unescaped strings, each in a block of its own (``TapeBlocks``),
+    /// so that reading a field needs no closure over a `Data`'s bytes.
     @usableFromInline final class Storage: @unchecked Sendable {
-        /// The text read: strings and number literals point into it.
-        @usableFromInline let text: Data
-        /// Two words per value (the storage frees them).
-        @usableFromInline let words: UnsafeBufferPointer<UInt64>
-        /// Strings that had escapes, unescaped (the storage frees them).
-        @usableFromInline let unescaped: UnsafeBufferPointer<UInt8>
+        /// The tape's buffers: the text read (strings and number literals point into it), two
+        /// words per value, strings that had escapes unescaped.
+        @usableFromInline let buffers: Buffers
+        /// The blocks they are in, given back when the tape goes.
+        private let blocks: (text: TapeBlocks.Block, words: TapeBlocks.Block, unescaped: TapeBlocks.Block)
 
-        init(text: Data, words: UnsafeMutableBufferPointer<UInt64>, unescaped: UnsafeMutableBufferPointer<UInt8>) {
-            self.text = text
-            self.words = UnsafeBufferPointer(words)
-            self.unescaped = UnsafeBufferPointer(unescaped)
+        init(text: TapeBlocks.Block, words: TapeBlocks.Block, unescaped: TapeBlocks.Block) {
+            buffers = Buffers(
+                words: UnsafeBufferPointer(start: words.start.assumingMemoryBound(to: UInt64.self), count: words.count),
+                text: UnsafeBufferPointer(start: text.start.assumingMemoryBound(to: UInt8.self), count: text.count),
+                unescaped: UnsafeBufferPointer(start: unescaped.start.assumingMemoryBound(to: UInt8.self), count: unescaped.count))
+            blocks = (text, words, unescaped)
         }
 
         deinit {
-            free(UnsafeMutableRawPointer(mutating: words.baseAddress))
-            free(UnsafeMutableRawPointer(mutating: unescaped.baseAddress))
+            TapeBlocks.give(blocks.text)
+            TapeBlocks.give(blocks.words)
+            TapeBlocks.give(blocks.unescaped)
         }
 
-        /// Runs `body` over the tape's buffers.
-        @inlinable
-        func reading<Result>(_ body: (Buffers) -> Result) -> Result {
-            text.withUnsafeBytes { raw in
-                body(Buffers(words: words, text: raw.bindMemory(to: UInt8.self), unescaped: unescaped))
-            }
-        }
+        /// Two words per value.
+        @inlinable var words: UnsafeBufferPointer<UInt64> { buffers.words }
+        /// Strings that had escapes, unescaped.
+        @inlinable var unescaped: UnsafeBufferPointer<UInt8> { buffers.unescaped }
     }
 
     /// The tape's buffers, for a walk over it without a copy or a check per access.
@@ -143,22 +144,22 @@ import Foundation
 
     @usableFromInline let storage: Storage
 
-    /// Reads a complete JSON document; the error says what is wrong and where.
+    /// Reads a complete JSON document; the error says what is wrong and where. The tape keeps a
+    /// copy of the text (in a block it reuses), not `data`.
     public init(reading data: Data) throws(JSONParseError) {
-        let result = data.withUnsafeBytes { raw -> Result<(UnsafeMutableBufferPointer<UInt64>, UnsafeMutableBufferPointer<UInt8>), JSONParseError> in
-            var writer = TapeWriter(bytes: raw.bindMemory(to: UInt8.self))
-            do throws(JSONParseError) {
-                try writer.read()
-                // The side buffer was given room for the rest of the document at its first escape;
-                // what the tape keeps is cut to what it holds (in place).
-                return .success((writer.words.take(), writer.unescaped.take()))
-            } catch {
-                writer.release()
-                return .failure(error)
-            }
+        var text = TapeBuffer<UInt8>(capacity: data.count)
+        data.withUnsafeBytes { text.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
+        var writer = TapeWriter(bytes: UnsafeBufferPointer(start: text.base, count: text.count))
+        do throws(JSONParseError) {
+            try writer.read()
+        } catch {
+            writer.release()
+            text.release()
+            throw error
         }
-        let (words, unescaped) = try result.get()
-        storage = Storage(text: data, words: words, unescaped: unescaped)
+        // The side buffer was given room for the rest of the document at its first escape; what
+        // the tape keeps is cut to what it holds (in place).
+        storage = Storage(text: text.take(), words: writer.words.take(), unescaped: writer.unescaped.take())
     }
 
     /// Reads a complete JSON document given as text.
@@ -198,7 +199,7 @@ import Foundation
         /// The string, or `nil` when this is not a string.
         public var stringValue: String? {
             switch kind {
-            case .string, .escapedString: return storage.reading { $0.string(at: index) }
+            case .string, .escapedString: return storage.buffers.string(at: index)
             default: return nil
             }
         }
@@ -206,33 +207,31 @@ import Foundation
         /// The elements of an array, in order; empty for other values.
         public var elements: [Value] {
             guard kind == .array else { return [] }
-            return storage.reading { buffers in
-                var result: [Value] = []
-                result.reserveCapacity(Int(buffers.words[index + 1]))
-                var cursor = index + 2
-                let stop = buffers.end(index)
-                while cursor < stop {
-                    result.append(Value(storage: storage, index: cursor))
-                    cursor = buffers.end(cursor)
-                }
-                return result
+            let buffers = storage.buffers
+            var result: [Value] = []
+            result.reserveCapacity(Int(buffers.words[index + 1]))
+            var cursor = index + 2
+            let stop = buffers.end(index)
+            while cursor < stop {
+                result.append(Value(storage: storage, index: cursor))
+                cursor = buffers.end(cursor)
             }
+            return result
         }
 
         /// The members of an object, in the order written; empty for other values.
         public var members: [(key: String, value: Value)] {
             guard kind == .object else { return [] }
-            return storage.reading { buffers in
-                var result: [(key: String, value: Value)] = []
-                result.reserveCapacity(Int(buffers.words[index + 1]))
-                var cursor = index + 2
-                let stop = buffers.end(index)
-                while cursor < stop {
-                    result.append((buffers.string(at: cursor), Value(storage: storage, index: cursor + 2)))
-                    cursor = buffers.end(cursor + 2)
-                }
-                return result
+            let buffers = storage.buffers
+            var result: [(key: String, value: Value)] = []
+            result.reserveCapacity(Int(buffers.words[index + 1]))
+            var cursor = index + 2
+            let stop = buffers.end(index)
+            while cursor < stop {
+                result.append((buffers.string(at: cursor), Value(storage: storage, index: cursor + 2)))
+                cursor = buffers.end(cursor + 2)
             }
+            return result
         }
 
         /// The member named `key` of an object (its last, when the key is written twice), or `nil`.
@@ -243,11 +242,11 @@ import Foundation
             // Only a key written with invalid UTF-8 reads as one holding U+FFFD, so only then
             // are keys compared as strings rather than as bytes.
             if key.unicodeScalars.contains("\u{FFFD}") { return members.last { $0.key == key }?.value }
-            return storage.reading { $0.member(key, of: index) }.map { Value(storage: storage, index: $0) }
+            return storage.buffers.member(key, of: index).map { Value(storage: storage, index: $0) }
         }
 
         /// The value as a ``JSONValue`` tree.
-        public var jsonValue: JSONValue { storage.reading { $0.jsonValue(at: index) } }
+        public var jsonValue: JSONValue { storage.buffers.jsonValue(at: index) }
     }
 
     @usableFromInline static let payloadMask: UInt64 = (1 << 56) - 1

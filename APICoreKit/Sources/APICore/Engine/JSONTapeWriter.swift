@@ -384,26 +384,26 @@ struct TapeWriter {
 }
 
 /// A buffer that grows as the tape is written, with no check of uniqueness or exclusivity per
-/// append (an array's `append` was a tenth of reading an answer with many escapes): malloc'd,
-/// grown with `realloc` (which moves large blocks by remapping pages, not copying them), and
-/// taken whole by the tape that keeps it.
+/// append (an array's `append` was a tenth of reading an answer with many escapes): a block of
+/// ``TapeBlocks``, grown with `realloc`, and taken whole by the tape that keeps it.
 struct TapeBuffer<Element: BitwiseCopyable> {
     private(set) var base: UnsafeMutablePointer<Element>
     private(set) var count = 0
     private(set) var capacity: Int
 
     init(capacity: Int) {
-        self.capacity = capacity
-        base = Self.allocate(capacity)
-    }
-
-    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Element> {
-        malloc(Swift.max(capacity, 1) * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
+        let block = TapeBlocks.take(bytes: capacity * MemoryLayout<Element>.stride)
+        base = block.start.assumingMemoryBound(to: Element.self)
+        self.capacity = block.bytes / MemoryLayout<Element>.stride
     }
 
     /// Room for at least `capacity` elements.
     mutating func reserve(_ capacity: Int) {
         guard capacity > self.capacity else { return }
+        if self.capacity == 0 {
+            self = TapeBuffer(capacity: capacity)
+            return
+        }
         base = realloc(base, capacity * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
         self.capacity = capacity
     }
@@ -428,21 +428,77 @@ struct TapeBuffer<Element: BitwiseCopyable> {
         nonmutating set { base[index] = newValue }
     }
 
-    /// The elements, in a block of their own size, for whoever frees it; the buffer is empty after.
-    mutating func take() -> UnsafeMutableBufferPointer<Element> {
-        if capacity > count { base = realloc(base, Swift.max(count, 1) * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self) }
-        let taken = UnsafeMutableBufferPointer(start: base, count: count)
-        base = Self.allocate(0)
-        count = 0
-        capacity = 0
-        return taken
+    /// The elements, in their block, for whoever gives it back (``TapeBlocks/give(_:)``); the
+    /// buffer is empty after. A block far larger than what it holds is cut to size first, so a
+    /// small answer kept for long does not keep a large block.
+    mutating func take() -> TapeBlocks.Block {
+        var bytes = capacity * MemoryLayout<Element>.stride
+        if capacity > 4 * count + 8192 {
+            bytes = Swift.max(count, 1) * MemoryLayout<Element>.stride
+            base = realloc(base, bytes)!.assumingMemoryBound(to: Element.self)
+        }
+        let block = TapeBlocks.Block(start: UnsafeMutableRawPointer(base), bytes: bytes, count: count)
+        self = TapeBuffer(empty: ())
+        return block
     }
 
-    /// Frees the elements.
+    /// Gives the block back (after an error).
     mutating func release() {
-        free(base)
-        base = Self.allocate(0)
-        count = 0
+        TapeBlocks.give(TapeBlocks.Block(start: UnsafeMutableRawPointer(base), bytes: capacity * MemoryLayout<Element>.stride, count: 0))
+        self = TapeBuffer(empty: ())
+    }
+
+    private init(empty: ()) {
+        base = TapeBlocks.empty.assumingMemoryBound(to: Element.self)
         capacity = 0
+    }
+}
+
+/// The blocks that tapes were written into, kept for the next ones: a tape's buffers, hundreds
+/// of kilobytes for an answer of that size, came fresh from the kernel for each answer (above
+/// malloc's mmap threshold), so writing them took a page fault every 4 KB. A few blocks of up to
+/// ``largest`` bytes are kept (at most 16 MB idle); a block is lent only to a tape that needs at
+/// least a quarter of it. A larger answer's blocks go back to malloc: their page faults are a
+/// small part of reading them.
+enum TapeBlocks {
+    /// A block: where it starts, its size, and how many elements it holds.
+    struct Block {
+        let start: UnsafeMutableRawPointer
+        let bytes: Int
+        let count: Int
+    }
+
+    /// The most blocks kept, and the largest.
+    static let kept = 4
+    static let largest = 4 << 20
+
+    /// Where an empty buffer points (never written, never freed).
+    nonisolated(unsafe) static let empty = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+
+    /// The blocks kept, for tests.
+    static var idle: [(start: UnsafeMutableRawPointer, bytes: Int)] { free.withLock { $0 } }
+
+    private static let free = Locked<[(start: UnsafeMutableRawPointer, bytes: Int)]>([])
+
+    /// A block of at least `bytes` bytes.
+    static func take(bytes: Int) -> (start: UnsafeMutableRawPointer, bytes: Int) {
+        guard bytes > 0 else { return (empty, 0) }
+        let reused = free.withLock { blocks -> (start: UnsafeMutableRawPointer, bytes: Int)? in
+            guard let best = blocks.indices.filter({ blocks[$0].bytes >= bytes && blocks[$0].bytes <= 4 * bytes + 65536 }).min(by: { blocks[$0].bytes < blocks[$1].bytes })
+            else { return nil }
+            return blocks.remove(at: best)
+        }
+        return reused ?? (malloc(bytes)!, bytes)
+    }
+
+    /// Takes a block back: kept for another tape, or freed.
+    static func give(_ block: Block) {
+        guard block.start != empty else { return }
+        let isKept = block.bytes <= largest && free.withLock { blocks in
+            guard blocks.count < kept else { return false }
+            blocks.append((block.start, block.bytes))
+            return true
+        }
+        if !isKept { Foundation.free(block.start) }
     }
 }

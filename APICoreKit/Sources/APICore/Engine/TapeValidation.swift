@@ -66,19 +66,14 @@ import Foundation
         // Up to the first error the walks agree; past something only the tree's walk does (a
         // deferred fragment it checks whole, say), the tree's says what is wrong first. The
         // recorder is moved into the walk and back, never copied.
-        let (needsTree, failure) = storage.reading { buffers in
-            var check = TapeCheck(variables: variables, tape: buffers, storage: storage, recorder: recorder.take())
-            defer { recorder = check.recorder.take() }
-            do throws(GraphQLDecodingError) {
-                try check.validate(value.index, plan: plan, recordingAt: place)
-                return (check.needsTree, GraphQLDecodingError?.none)
-            } catch {
-                return (check.needsTree, error)
-            }
-        }
-        if needsTree { return false }
-        if let failure { throw failure }
-        return true
+        var check = TapeCheck(variables: variables, tape: storage.buffers, storage: storage, recorder: recorder.take())
+        defer { recorder = check.recorder.take() }
+        do throws(GraphQLDecodingError) {
+            try check.validate(value.index, plan: plan, recordingAt: place)
+        } catch where !check.needsTree {
+            throw error
+        } catch {}
+        return !check.needsTree
     }
 
     // MARK: The tape

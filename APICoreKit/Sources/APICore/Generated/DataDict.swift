@@ -81,7 +81,7 @@ import Foundation
             guard case .object(let value)? = object[key] else { return nil }
             return DataDict(_data: value)
         case .tape(let object):
-            guard let index = object.storage.reading({ $0.member(key, of: object.index) }) else { return nil }
+            guard let index = object.storage.buffers.member(key, of: object.index) else { return nil }
             let value = JSONTape.Value(storage: object.storage, index: index)
             return value.kind == .object ? DataDict(tape: value) : nil
         }
@@ -99,28 +99,26 @@ import Foundation
             }
         case .tape(let object):
             let tape = object.storage
-            return tape.reading { buffers -> [Element]? in
-                guard let list = buffers.member(key, of: object.index), buffers.kind(list) == .array else { return nil }
-                var items: [Element] = []
-                items.reserveCapacity(Int(buffers.words[list + 1]))
-                var cursor = list + 2
-                let stop = buffers.end(list)
-                while cursor < stop {
-                    items.append(element(buffers.kind(cursor) == .object ? DataDict(tape: JSONTape.Value(storage: tape, index: cursor)) : nil))
-                    cursor = buffers.end(cursor)
-                }
-                return items
+            let buffers = tape.buffers
+            guard let list = buffers.member(key, of: object.index), buffers.kind(list) == .array else { return nil }
+            var items: [Element] = []
+            items.reserveCapacity(Int(buffers.words[list + 1]))
+            var cursor = list + 2
+            let stop = buffers.end(list)
+            while cursor < stop {
+                items.append(element(buffers.kind(cursor) == .object ? DataDict(tape: JSONTape.Value(storage: tape, index: cursor)) : nil))
+                cursor = buffers.end(cursor)
             }
+            return items
         }
     }
 
     /// A leaf field read off the tape by `read` (`nil`: not a value it reads, so the general
     /// path does), or from the tree as any field is: no `JSONValue` made for a tape's leaf.
     func leaf<T: GraphQLOutputValue>(_ key: String, _ read: (JSONTape.Buffers, Int) -> T?) -> T {
-        if case .tape(let object) = storage,
-            let value = object.storage.reading({ buffers in buffers.member(key, of: object.index).flatMap { read(buffers, $0) } })
-        {
-            return value
+        if case .tape(let object) = storage {
+            let buffers = object.storage.buffers
+            if let value = buffers.member(key, of: object.index).flatMap({ read(buffers, $0) }) { return value }
         }
         return self.read(key)
     }
@@ -139,6 +137,21 @@ import Foundation
         switch storage {
         case .tree(let object): return object["__typename"]?.stringValue
         case .tape(let object): return object["__typename"]?.stringValue
+        }
+    }
+
+    /// Whether the object's `__typename` is one of `type`'s possible types: on a tape, its bytes
+    /// are compared with a few types' names where they are, with no string made or hashed.
+    func hasTypename(of type: ParentType) -> Bool {
+        guard case .tape(let object) = storage, type.possibleTypes.count <= 4 else {
+            return typename.map(type.matches(typename:)) ?? false
+        }
+        let buffers = object.storage.buffers
+        guard let value = buffers.member(TapePlan.typenameKey, of: object.index), buffers.isString(value) else { return false }
+        let typename = buffers.utf8(at: value)
+        return type.possibleTypes.contains { name in
+            var name = name
+            return name.withUTF8 { $0.count == typename.count && (typename.isEmpty || memcmp($0.baseAddress!, typename.baseAddress!, typename.count) == 0) }
         }
     }
 

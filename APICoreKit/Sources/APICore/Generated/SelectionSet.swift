@@ -288,7 +288,7 @@ extension SelectionSet {
 
     /// Converts to a type case or fragment of the same object when its type condition holds.
     @_spi(Generated) public func _asInlineFragment<T: SelectionSet>() -> T? {
-        guard let typename = __typename, T.__parentType.matches(typename: typename) else { return nil }
+        guard __data.hasTypename(of: T.__parentType) else { return nil }
         return T(_dataDict: __data)
     }
 
