@@ -167,15 +167,8 @@ struct TapeWriter {
     @inline(__always)
     func nextSpecial(from start: Int) -> Int {
         var position = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
         while position + 8 <= count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            // A byte is flagged when it is zero (after the XOR) or below 0x20; the lowest flag of
-            // each test is exact, and a false flag only ever sits above a true one.
-            let found = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+            let found = Self.specials(in: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
             if found != 0 { return position + found.trailingZeroBitCount / 8 }
             position += 8
         }
@@ -185,6 +178,18 @@ struct TapeWriter {
             position += 1
         }
         return count
+    }
+
+    /// The bytes of `word` (eight of the text, in memory order) that end a run of a string's text:
+    /// `"`, `\` or below 0x20, each flagged by its high bit; the lowest flag is exact, and a false
+    /// flag only ever sits above a true one.
+    @inline(__always)
+    static func specials(in word: UInt64) -> UInt64 {
+        let word = UInt64(littleEndian: word)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        return ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & 0x8080_8080_8080_8080
     }
 
     mutating func readString() throws(JSONParseError) {
@@ -239,10 +244,47 @@ struct TapeWriter {
             default:
                 throw error("unescaped control character in a string")
             }
-            let next = nextSpecial(from: index)
-            guard next < count else { throw error("unterminated string", at: start) }
-            unescaped.append(contentsOf: UnsafeBufferPointer(start: base + index, count: next - index))
-            index = next
+            copyUntilSpecial()
+            guard index < count else { throw error("unterminated string", at: start) }
+        }
+    }
+
+    /// Copies a string's text from `index` into the side buffer up to its next special byte (or
+    /// the end of the input), eight bytes at a time, each word stored whole before it is looked
+    /// at: a short run between two escapes costs no call. The buffer has room for the eight: what
+    /// it holds never outgrows what was read since the first escape (unescaping never lengthens),
+    /// and it was given room for the whole rest of the input then.
+    @inline(__always)
+    mutating func copyUntilSpecial() {
+        // Locals, so that the stores through `out` do not make the loop reload them.
+        let out = UnsafeMutableRawPointer(unescaped.base)
+        let input = UnsafeRawPointer(base)
+        let end = count
+        var written = unescaped.count
+        var position = index
+        defer {
+            unescaped.count = written
+            index = position
+        }
+        while position &+ 8 <= end {
+            let word = input.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            out.storeBytes(of: word, toByteOffset: written, as: UInt64.self)
+            let found = Self.specials(in: word)
+            if found != 0 {
+                let run = found.trailingZeroBitCount &>> 3
+                position &+= run
+                written &+= run
+                return
+            }
+            position &+= 8
+            written &+= 8
+        }
+        while position < end {
+            let byte = input.load(fromByteOffset: position, as: UInt8.self)
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return }
+            out.storeBytes(of: byte, toByteOffset: written, as: UInt8.self)
+            position &+= 1
+            written &+= 1
         }
     }
 
@@ -388,7 +430,9 @@ struct TapeWriter {
 /// ``TapeBlocks``, grown with `realloc`, and taken whole by the tape that keeps it.
 struct TapeBuffer<Element: BitwiseCopyable> {
     private(set) var base: UnsafeMutablePointer<Element>
-    private(set) var count = 0
+    /// How many elements it holds (set by a writer that stored them through ``base``, within
+    /// ``capacity``).
+    var count = 0
     private(set) var capacity: Int
 
     init(capacity: Int) {

@@ -164,7 +164,8 @@ import Foundation
             _ = try scalar.init(_fieldValue: jsonValue(at: value))
         case .object(let plan):
             guard kind == .object else { throw GraphQLDecodingError(message: "expected an object, found \(kindDescription(value))") }
-            let set = plan.takeUnretainedValue()
+            // The plan lives as long as the process: borrowed, not retained, per object.
+            unowned(unsafe) let set = plan.takeUnretainedValue()
             var place: Recorder.Place?
             if let slot {
                 let object = TapeObject(buffers: tape, storage: storage, index: value)

@@ -9,8 +9,9 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
 }
 
 /// The type a selection set is selected on, with the object types it can be at runtime, so that a
-/// type condition can be checked against a response's `__typename`.
-@_spi(Generated) public struct ParentType: Sendable, Hashable {
+/// type condition can be checked against a response's `__typename`. A class, so that generated
+/// code hands out the schema's one instance with one reference count, not four.
+@_spi(Generated) public final class ParentType: Sendable, Hashable {
     /// The schema name of the object, interface or union.
     public let name: String
     /// The object types that satisfy it (itself, for an object type).
@@ -21,6 +22,26 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     /// For an interface or union: the key fields of the possible types whose own differ from
     /// ``keyFields`` (a `User` under an `Actor` without `id` is still keyed by its `id`).
     public let keyFieldsByType: [String: [String]]
+
+    private init(name: String, possibleTypes: Set<String>, keyFields: [String], keyFieldsByType: [String: [String]]) {
+        self.name = name
+        self.possibleTypes = possibleTypes
+        self.keyFields = keyFields
+        self.keyFieldsByType = keyFieldsByType
+    }
+
+    /// Equal when they describe the same type the same way.
+    public static func == (lhs: ParentType, rhs: ParentType) -> Bool {
+        lhs === rhs
+            || (lhs.name == rhs.name && lhs.possibleTypes == rhs.possibleTypes && lhs.keyFields == rhs.keyFields
+                && lhs.keyFieldsByType == rhs.keyFieldsByType)
+    }
+
+    /// Hashes the name and possible types (equal types have equal ones).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(possibleTypes)
+    }
 
     /// An object type.
     public static func object(_ name: String, keyFields: [String] = []) -> ParentType {
