@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "APICoreStoreTests",
             dependencies: [
-                "APICore", "APICoreLive", "APICoreSupport", "APICoreSQLite", "APICoreTesting", "StarWarsOperations",
+                "APICore", "APICoreLive", "APICoreSupport", "APICoreSQLite", "APICoreTesting", "StarWarsOperations", "GitHubOperations",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -10,11 +10,15 @@ if arguments.contains("--help") || arguments.contains("-h") {
           (no argument)  the cache benchmark: a 2 MB response written and read, in memory and in SQLite
           scale          stores of 10,000, 100,000 and 1,000,000 records (or --sizes), each in a child process,
                          the median of 3 rounds (or --rounds)
+          --profile sqlite-read-real   GitHub's real answer read back cold from SQLite 300 times (for perf record);
+                         prints the time of the reads and of JSONSerialization's parse of the answer as often
         Prints one `name: value` line per figure.
         """)
     exit(0)
 }
 switch arguments.first {
+case "--profile" where arguments.dropFirst().first == "sqlite-read-real":
+    try await CacheBenchmark.profileSQLiteRead()
 case nil:
     try await CacheBenchmark.run()
 case "scale":

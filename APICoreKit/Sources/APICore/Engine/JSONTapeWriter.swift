@@ -501,8 +501,8 @@ struct TapeBuffer<Element: BitwiseCopyable> {
 /// The blocks that tapes were written into, kept for the next ones: a tape's buffers, hundreds
 /// of kilobytes for an answer of that size, came fresh from the kernel for each answer (above
 /// malloc's mmap threshold), so writing them took a page fault every 4 KB. A few blocks of up to
-/// ``largest`` bytes are kept (at most 16 MB idle); a block is lent only to a tape that needs at
-/// least a quarter of it. A larger answer's blocks go back to malloc: their page faults are a
+/// ``largest`` bytes (and at least ``smallest``) are kept, at most 16 MB idle; a block is lent only
+/// to a tape that needs at least a quarter of it. A larger answer's blocks go back to malloc: their page faults are a
 /// small part of reading them.
 enum TapeBlocks {
     /// A block: where it starts, its size, and how many elements it holds.
@@ -524,9 +524,14 @@ enum TapeBlocks {
 
     private static let free = Locked<[(start: UnsafeMutableRawPointer, bytes: Int)]>([])
 
+    /// Below this size a block comes from malloc and goes back to it: malloc keeps small blocks
+    /// in pages it already has, and a small document (a cache record) should not take a lock.
+    static let smallest = 64 << 10
+
     /// A block of at least `bytes` bytes.
     static func take(bytes: Int) -> (start: UnsafeMutableRawPointer, bytes: Int) {
         guard bytes > 0 else { return (empty, 0) }
+        guard bytes >= smallest else { return (malloc(bytes)!, bytes) }
         let reused = free.withLock { blocks -> (start: UnsafeMutableRawPointer, bytes: Int)? in
             guard let best = blocks.indices.filter({ blocks[$0].bytes >= bytes && blocks[$0].bytes <= 4 * bytes + 65536 }).min(by: { blocks[$0].bytes < blocks[$1].bytes })
             else { return nil }
@@ -538,7 +543,7 @@ enum TapeBlocks {
     /// Takes a block back: kept for another tape, or freed.
     static func give(_ block: Block) {
         guard block.start != empty else { return }
-        let isKept = block.bytes <= largest && free.withLock { blocks in
+        let isKept = block.bytes >= smallest && block.bytes <= largest && free.withLock { blocks in
             guard blocks.count < kept else { return false }
             blocks.append((block.start, block.bytes))
             return true

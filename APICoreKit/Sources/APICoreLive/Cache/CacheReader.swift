@@ -23,7 +23,8 @@ package struct CacheReader: SelectionVisitor {
     /// The time of the read, against which the fields' expiry is checked.
     let now: Date
     let lookup: (String) -> CacheRecord?
-    let prefetch: ([String]) -> Void
+    /// Told the keys a list refers to, with the selection set its items are read as.
+    let prefetch: ([String], any SelectionSet.Type) -> Void
     let isExpired: (CacheRecord) -> Bool
     package private(set) var dependencies: Set<String> = []
     /// Dependencies that lists kept by the memo brought whole: each list's elements' records.
@@ -53,11 +54,13 @@ package struct CacheReader: SelectionVisitor {
     /// With a memo, whether a record read can turn stale with time alone.
     private(set) var readExpirable = false
 
-    /// A reader; `prefetch` is told the keys a list refers to before they are read one by one, so a
-    /// persistent store can load them in one query. With `memo` (not for a partial read), objects
-    /// whose records did not change are taken from it, and those read are kept there.
+    /// A reader; `prefetch` is told the keys a list refers to, and the selection set its items are
+    /// read as, before they are read one by one, so a persistent store can load them (and what
+    /// they lead to) a level at a time. With `memo` (not for a partial read), objects whose
+    /// records did not change are taken from it, and those read are kept there.
     package init(
-        variables: JSONObject, now: Date, lookup: @escaping (String) -> CacheRecord?, prefetch: @escaping ([String]) -> Void = { _ in },
+        variables: JSONObject, now: Date, lookup: @escaping (String) -> CacheRecord?,
+        prefetch: @escaping ([String], any SelectionSet.Type) -> Void = { _, _ in },
         isExpired: @escaping (CacheRecord) -> Bool, collectsMisses: Bool = false, memo: ReadMemo? = nil,
         mayExpire: @escaping (CacheRecord) -> Bool = { _ in true }
     ) {
@@ -176,7 +179,7 @@ package struct CacheReader: SelectionVisitor {
         if !read.expires.isEmpty, let expiry = read.expires[storageKey], expiry < now { sawExpired = true }
         if let memo, case .array(let items) = value, items.count > 1, let (element, selectionSet) = Self.listOfObjects(field.type) {
             let key = ReadMemo.ListKey(record: read.key, field: storageKey, selections: ObjectIdentifier(selectionSet))
-            return try readList(items, of: element, at: key, memo: memo)
+            return try readList(items, of: element, as: selectionSet, at: key, memo: memo)
         }
         return try readValue(value, as: field.type)
     }
@@ -195,7 +198,9 @@ package struct CacheReader: SelectionVisitor {
     /// A list of objects read with the memo: the part the last read of this list had too (a page
     /// was put before or after it) is taken as it was, save the elements whose records changed;
     /// the rest is read. What was read is kept for the next read when every element may be kept.
-    private mutating func readList(_ items: [JSONValue], of element: OutputType, at key: ReadMemo.ListKey, memo: ReadMemo) throws(Miss) -> JSONValue {
+    private mutating func readList(
+        _ items: [JSONValue], of element: OutputType, as selectionSet: any SelectionSet.Type, at key: ReadMemo.ListKey, memo: ReadMemo
+    ) throws(Miss) -> JSONValue {
         // Where the last read's elements are in this list: at its start, at its end, or not at all.
         var offset: Int?
         var previous = memo.takeList(key)
@@ -211,7 +216,7 @@ package struct CacheReader: SelectionVisitor {
         let dirty = previous?.dirty ?? []
         if reused.count < items.count - 1 {
             let keys = items.indices.filter { !reused.contains($0) }.compactMap { CacheNaming.referencedKey(items[$0]) }
-            if keys.count > 1 { prefetch(keys) }
+            if keys.count > 1 { prefetch(keys, selectionSet) }
         }
         var values: [JSONValue] = []
         values.reserveCapacity(items.count)
@@ -375,7 +380,9 @@ package struct CacheReader: SelectionVisitor {
         case .list(let element):
             guard case .array(let items) = value else { throw Miss() }
             // (A memo that holds objects already holds those of the list read before.)
-            if items.count > 1, memo?.isEmpty != false { prefetch(items.compactMap(CacheNaming.referencedKey)) }
+            if items.count > 1, memo?.isEmpty != false, let selectionSet = element.selectionSet {
+                prefetch(items.compactMap(CacheNaming.referencedKey), selectionSet)
+            }
             var result: [JSONValue] = []
             result.reserveCapacity(items.count)
             guard collectsMisses else {

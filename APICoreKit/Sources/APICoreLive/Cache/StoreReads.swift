@@ -30,7 +30,7 @@ extension NormalizedStore {
         var reader = CacheReader(
             variables: variables, now: now(),
             lookup: { key in withLayers ? self.layers.lay(key, over: self.readRecord(key), now: self.now()) : self.readRecord(key) },
-            prefetch: { self.preload($0, followingReferences: true) }, isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) },
+            prefetch: { self.preload($0, reading: $1, variables: variables) }, isExpired: { self.isExpired($0, requestMaxAge: requestMaxAge) },
             collectsMisses: partial, memo: memoUsed, mayExpire: { self.mayExpire($0, requestMaxAge: requestMaxAge) })
         defer {
             // Uses are saved with the next write, or now when many have gathered.
@@ -193,4 +193,71 @@ extension OutputType {
         if case .nonNull = self { return false }
         return true
     }
+}
+
+extension NormalizedStore {
+    /// The most records one ``preload(_:reading:variables:)`` loads.
+    static let preloadBound = 10_000
+
+    /// Loads from the persistent store what a read of `selectionSet` from the records of `keys`
+    /// will read, a level at a time: the level's records that memory lacks in one query, then the
+    /// records their selected object fields refer to, and on down (through records memory holds,
+    /// without loading them again), up to ``preloadBound`` records. A cold read of GitHub's issues
+    /// with their comments and authors made one query per list (about 200); this makes one per
+    /// level. Nothing when memory holds every record of `keys`: then the lists below are
+    /// prefetched as they are read.
+    func preload(_ keys: [String], reading selectionSet: any SelectionSet.Type, variables: JSONObject) {
+        guard persistence.isActive else { return }
+        let memory = self.memory
+        var missing = keys.filter { memory.records[$0] == nil && persistence.mayHave($0) }
+        guard !missing.isEmpty else { return }
+        var level = keys.map { (key: $0, selections: selectionSet) }
+        var seen = Set(keys.map { PreloadTarget(key: $0, selections: ObjectIdentifier(selectionSet)) })
+        var objectFields: [ObjectIdentifier: [(storageKey: String, selections: any SelectionSet.Type)]] = [:]
+        var loadedCount = 0
+        while true {
+            // (A key met twice in a level is asked for twice: `IN` does not mind.)
+            if !missing.isEmpty {
+                guard let loaded = persistence.load(missing) else { return }
+                for record in loaded.values { keep(record) }
+                for key in missing where loaded[key] == nil { persistence.noteAbsent(key) }
+                loadedCount += loaded.count
+            }
+            var next: [(key: String, selections: any SelectionSet.Type)] = []
+            seen.reserveCapacity(seen.count + level.count * 2)
+            for target in level {
+                guard let record = memory.records[target.key] else { continue }
+                let id = ObjectIdentifier(target.selections)
+                let fields = objectFields[id] ?? Self.objectFields(of: target.selections, variables: variables)
+                objectFields[id] = fields
+                for field in fields {
+                    guard let value = record.fields[field.storageKey] else { continue }
+                    var references: [String] = []
+                    CacheNaming.collectReferences(value, into: &references)
+                    for reference in references where seen.insert(PreloadTarget(key: reference, selections: ObjectIdentifier(field.selections))).inserted {
+                        next.append((reference, field.selections))
+                    }
+                }
+            }
+            level = next
+            guard !level.isEmpty, loadedCount < Self.preloadBound else { return }
+            missing = level.compactMap { memory.records[$0.key] == nil && persistence.mayHave($0.key) ? $0.key : nil }
+        }
+    }
+
+    /// The fields of `selectionSet` (every branch's) that hold objects, where records keep them,
+    /// and the selection set their objects are read as.
+    private static func objectFields(of selectionSet: any SelectionSet.Type, variables: JSONObject)
+        -> [(storageKey: String, selections: any SelectionSet.Type)]
+    {
+        Selection.fields(of: selectionSet.__selections).compactMap { field in
+            field.type.selectionSet.map { (CacheNaming.storageKey(field, variables: variables), $0) }
+        }
+    }
+}
+
+/// A record and the selection set it is read as, met once per preload.
+private struct PreloadTarget: Hashable {
+    let key: String
+    let selections: ObjectIdentifier
 }
