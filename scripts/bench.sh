@@ -44,7 +44,8 @@ suites:
          target <= 16 at 1 M), hardware-random-lookup-ns (a lookup in random order in a
          dictionary of as many keys: how the machine's caches make random access grow with size), 10,000 watchers woken by a one-record write; then growth-* (each
          figure at 1 M over 10 k, target < 1.2) and exponent-* (collection time, 1.0 is linear).
-         Other sizes: APICOREKIT_SCALE_SIZES=10000,100000
+         Other sizes: APICOREKIT_SCALE_SIZES=10000,100000. With APICOREKIT_SCALE_UNDER_LOAD=1, a
+         thread per core spins beside each run (every core busy: the pause target holds there too)
   subscriptions  one subscription fed by the loopback server as fast as it can (20,000 events
          of ~200 bytes a round): subscription-messages-per-second, and subscription-ratio, our
          time per event into a typed value over a bare WebSocket client's time to receive and
@@ -162,7 +163,8 @@ for suite in "$@"; do
       ;;
     cache-scale)
       swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-bench >&2
-      "$ROOT/APICoreKit/.build/release/apicore-cache-bench" scale --sizes "${APICOREKIT_SCALE_SIZES:-10000,100000,1000000}"
+      "$ROOT/APICoreKit/.build/release/apicore-cache-bench" scale --sizes "${APICOREKIT_SCALE_SIZES:-10000,100000,1000000}" \
+        ${APICOREKIT_SCALE_UNDER_LOAD:+--under-load}
       ;;
     codegen)
       swift build -c release --package-path "$ROOT/Tools" --product codegen-bench >&2

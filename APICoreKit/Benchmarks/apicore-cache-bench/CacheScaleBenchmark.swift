@@ -21,11 +21,14 @@ enum CacheScaleBenchmark {
     static let defaultSizes = [10_000, 100_000, 1_000_000]
 
     /// Runs every size `rounds` times, each in a child process, sizes interleaved, and prints the
-    /// median of each figure per size, then the growth.
-    static func run(sizes: [Int], rounds: Int) throws {
+    /// median of each figure per size, then the growth. With `underLoad`, each child keeps every
+    /// core busy with a thread of its own that spins beside the cache's work (a machine whose
+    /// other work takes all its cores).
+    static func run(sizes: [Int], rounds: Int, underLoad: Bool = false) throws {
         var runs: [Int: [[String: Double]]] = [:]
+        if underLoad { print("under-load-spinning-threads: \(ProcessInfo.processInfo.activeProcessorCount)") }
         for _ in 0..<rounds {
-            for size in sizes { runs[size, default: []].append(try runChild(size: size)) }
+            for size in sizes { runs[size, default: []].append(try runChild(size: size, underLoad: underLoad)) }
         }
         var figures: [Int: [String: Double]] = [:]
         for size in sizes {
@@ -57,10 +60,10 @@ enum CacheScaleBenchmark {
     }
 
     /// One size in a child process: its figures.
-    static func runChild(size: Int) throws -> [String: Double] {
+    static func runChild(size: Int, underLoad: Bool) throws -> [String: Double] {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["scale-one", String(size)]
+        child.arguments = ["scale-one", String(size)] + (underLoad ? ["--under-load"] : [])
         let pipe = Pipe()
         child.standardOutput = pipe
         try child.run()
@@ -75,8 +78,11 @@ enum CacheScaleBenchmark {
         return values
     }
 
-    /// One size, in this process: prints `name: value` lines.
-    static func runOne(size: Int) async throws {
+    /// One size, in this process: prints `name: value` lines. With `underLoad`, a thread per core
+    /// spins while it runs.
+    static func runOne(size: Int, underLoad: Bool = false) async throws {
+        let spinning = underLoad ? Spinners(count: ProcessInfo.processInfo.activeProcessorCount) : nil
+        defer { spinning?.stop() }
         let pages = max(1, size / (itemsPerPage * recordsPerItem))
         let records = pages * itemsPerPage * recordsPerItem + 1
         let clock = ContinuousClock()
@@ -301,5 +307,29 @@ struct PageQuery: GraphQLQuery {
                 .field(Field("rating", .nonNull(.scalar(Int.self)))),
             ]
         }
+    }
+}
+
+/// Threads that keep cores busy until stopped: the load beside `scale --under-load`.
+final class Spinners: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    private let running = Atomic<Int>(0)
+
+    init(count: Int) {
+        for _ in 0..<count {
+            running.add(1, ordering: .relaxed)
+            Thread { [self] in
+                var sum = 0
+                while !stopped.load(ordering: .relaxed) { sum &+= 1 }
+                running.subtract(1, ordering: .releasing)
+                if sum == -1 { print(sum) }  // keeps the loop
+            }.start()
+        }
+    }
+
+    /// Stops the threads and waits until each has seen it.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        while running.load(ordering: .acquiring) > 0 { Thread.sleep(forTimeInterval: 0.001) }
     }
 }

@@ -6,10 +6,11 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
-        usage: apicore-cache-bench [scale [--sizes N,N,…] [--rounds N]]
+        usage: apicore-cache-bench [scale [--sizes N,N,…] [--rounds N] [--under-load]]
           (no argument)  the cache benchmark: a 2 MB response written and read, in memory and in SQLite
           scale          stores of 10,000, 100,000 and 1,000,000 records (or --sizes), each in a child process,
-                         the median of 3 rounds (or --rounds)
+                         the median of 3 rounds (or --rounds); with --under-load, a thread per core spins
+                         beside each run (every core busy)
           --profile sqlite-read-real   GitHub's real answer read back cold from SQLite 300 times (for perf record);
                          prints the time of the reads and of JSONSerialization's parse of the answer as often
         Prints one `name: value` line per figure.
@@ -39,10 +40,10 @@ case "scale":
         }
         rounds = given
     }
-    try CacheScaleBenchmark.run(sizes: sizes, rounds: rounds)
+    try CacheScaleBenchmark.run(sizes: sizes, rounds: rounds, underLoad: arguments.contains("--under-load"))
 case "scale-one":
-    guard arguments.count == 2, let size = Int(arguments[1]), size >= 1000 else { exit(2) }
-    try await CacheScaleBenchmark.runOne(size: size)
+    guard arguments.count >= 2, let size = Int(arguments[1]), size >= 1000 else { exit(2) }
+    try await CacheScaleBenchmark.runOne(size: size, underLoad: arguments.contains("--under-load"))
 case let other?:
     FileHandle.standardError.write(Data("apicore-cache-bench: unknown argument '\(other)' (see --help)\n".utf8))
     exit(2)

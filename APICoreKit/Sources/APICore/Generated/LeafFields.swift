@@ -6,50 +6,55 @@
 extension DataDict {
     /// A `String` or `ID` field.
     public subscript(_ key: String) -> String {
-        get { leaf(key) { buffers, index in buffers.isString(index) ? buffers.string(at: index) : nil } }
+        get { leaf(key) { $0.stringIfString(at: $1) } }
         set { _data[key] = newValue._outputJSON }
     }
 
     /// A nullable `String` or `ID` field.
     public subscript(_ key: String) -> String? {
-        get { leaf(key) { buffers, index in buffers.isString(index) ? .some(buffers.string(at: index)) : buffers.kind(index) == .null ? .some(nil) : nil } }
+        get { nullableLeaf(key) { $0.stringIfString(at: $1) } }
         set { _data[key] = newValue._outputJSON }
     }
 
     /// An `Int` field.
     public subscript(_ key: String) -> Int {
-        get { leaf(key) { buffers, index in buffers.int(at: index) } }
+        get { leaf(key) { $0.int(at: $1) } }
         set { _data[key] = newValue._outputJSON }
     }
 
     /// A nullable `Int` field.
     public subscript(_ key: String) -> Int? {
-        get { leaf(key) { buffers, index in buffers.kind(index) == .null ? .some(nil) : buffers.int(at: index).map(Optional.some) } }
+        get { nullableLeaf(key) { $0.int(at: $1) } }
         set { _data[key] = newValue._outputJSON }
     }
 
     /// A `Float` field.
     public subscript(_ key: String) -> Double {
-        get { leaf(key) { buffers, index in buffers.double(at: index) } }
+        get { leaf(key) { $0.double(at: $1) } }
         set { _data[key] = newValue._outputJSON }
     }
 
     /// A nullable `Float` field.
     public subscript(_ key: String) -> Double? {
-        get { leaf(key) { buffers, index in buffers.kind(index) == .null ? .some(nil) : buffers.double(at: index).map(Optional.some) } }
+        get { nullableLeaf(key) { $0.double(at: $1) } }
         set { _data[key] = newValue._outputJSON }
     }
 
     /// A `Boolean` field.
     public subscript(_ key: String) -> Bool {
-        get { leaf(key) { buffers, index in buffers.bool(at: index) } }
+        get { leaf(key) { $0.bool(at: $1) } }
         set { _data[key] = newValue._outputJSON }
     }
 
     /// A nullable `Boolean` field.
     public subscript(_ key: String) -> Bool? {
-        get { leaf(key) { buffers, index in buffers.kind(index) == .null ? .some(nil) : buffers.bool(at: index).map(Optional.some) } }
+        get { nullableLeaf(key) { $0.bool(at: $1) } }
         set { _data[key] = newValue._outputJSON }
+    }
+
+    /// ``leaf(_:_:)`` for a nullable field: `null` is `nil`, anything else as `read` reads it.
+    private func nullableLeaf<T: GraphQLOutputValue>(_ key: String, _ read: (JSONTape.Buffers, Int) -> T?) -> T? {
+        leaf(key) { buffers, index in buffers.kind(index) == .null ? .some(nil) : read(buffers, index).map(Optional.some) }
     }
 }
 
@@ -58,6 +63,11 @@ extension JSONTape.Buffers {
     func isString(_ index: Int) -> Bool {
         let kind = kind(index)
         return kind == .string || kind == .escapedString
+    }
+
+    /// The string at `index`, when it is one.
+    func stringIfString(at index: Int) -> String? {
+        isString(index) ? string(at: index) : nil
     }
 
     /// The integer at `index`, when it is one `Int` holds (others go the general way).
