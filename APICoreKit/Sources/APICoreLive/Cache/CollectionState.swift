@@ -56,8 +56,11 @@ struct Collector {
 struct IncrementalCollection {
     enum Phase { case expiry, marking, sweep }
 
-    /// How many records or keys of the persistent store are read at once.
-    static let page = 256
+    /// How many records or keys of the persistent store are read at once. A slice ends between
+    /// pages, so a page is what it may run over its budget: 256 records parsed took up to 8 ms with
+    /// every core busy, and the longest pause of a collection of 1 M records in SQLite was
+    /// 16-19 ms; with 128, 12.5 ms (`APICOREKIT_SCALE_UNDER_LOAD=1 scripts/bench.sh cache-scale`).
+    static let page = 128
 
     var phase = Phase.expiry
     /// When it began, by the clock records are stamped with when received.
