@@ -6,7 +6,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
-        usage: apicore-cache-bench [scale [--sizes N,N,…] [--rounds N] [--under-load]]
+        usage: apicore-cache-bench [scale [--sizes N,N,…] [--rounds N] [--under-load] | --profile sqlite-read-real]
           (no argument)  the cache benchmark: a 2 MB response written and read, in memory and in SQLite
           scale          stores of 10,000, 100,000 and 1,000,000 records (or --sizes), each in a child process,
                          the median of 3 rounds (or --rounds); with --under-load, a thread per core spins
