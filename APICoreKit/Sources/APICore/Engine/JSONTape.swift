@@ -250,6 +250,11 @@ import Foundation
     }
 
     @usableFromInline static let payloadMask: UInt64 = (1 << 56) - 1
+
+    /// Whether two runs of UTF-8 are the same bytes.
+    @inlinable static func sameBytes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+    }
 }
 
 extension JSONValue {

@@ -213,7 +213,7 @@ struct TapeWriter {
         // Unescaping never lengthens text (`\uXXXX` is 6 bytes for at most 3 of UTF-8, a pair 12
         // for 4), so the rest of the document fits in what is left of it: room for all of it at
         // the first escape, and the buffer never moves or copies while reading (each doubling
-        // copied it into fresh pages). `JSONTape` trims what was not needed.
+        // copied it into fresh pages). ``TapeBuffer/take()`` cuts what was far from needed.
         if unescaped.capacity == 0 { unescaped.reserve(count - contentStart) }
         let offset = unescaped.count
         unescaped.append(contentsOf: UnsafeBufferPointer(start: base + contentStart, count: index - contentStart))

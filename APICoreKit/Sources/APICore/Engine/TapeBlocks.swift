@@ -75,10 +75,10 @@ struct TapeBuffer<Element: BitwiseCopyable> {
 
 /// The blocks that tapes were written into, kept for the next ones: a tape's buffers, hundreds
 /// of kilobytes for an answer of that size, came fresh from the kernel for each answer (above
-/// malloc's mmap threshold), so writing them took a page fault every 4 KB. A few blocks of up to
-/// ``largest`` bytes (and at least ``smallest``) are kept, at most 16 MB idle; a block is lent only
-/// to a tape that needs at least a quarter of it. A larger answer's blocks go back to malloc: their page faults are a
-/// small part of reading them.
+/// malloc's mmap threshold), so writing them took a page fault every 4 KB. A few blocks of
+/// ``smallest`` to ``largest`` bytes are kept, at most 16 MB idle; a block is lent only to a tape
+/// that needs at least a quarter of it. A larger answer's blocks go back to malloc: their page
+/// faults are a small part of reading them.
 enum TapeBlocks {
     /// A block: where it starts, its size, and how many elements it holds.
     struct Block {

@@ -201,10 +201,7 @@ extension TapePlan {
     /// The fields that apply to an object whose `__typename` is `typename`'s bytes, when the plan
     /// has a variant for it.
     @inlinable public func entries(forTypename typename: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<Entry>? {
-        for variant in variants where variant.typename.count == typename.count {
-            if memcmp(variant.typename.baseAddress!, typename.baseAddress!, typename.count) == 0 { return variant.entries }
-        }
-        return nil
+        variants.first { JSONTape.sameBytes($0.typename, typename) }?.entries
     }
 
     /// Whether the type that starts at `layer` holds objects (at any list depth).

@@ -95,12 +95,8 @@ import Foundation
     /// at `place`: field by field from the plan when it is flat, else through the selection walk.
     @inlinable mutating func validate(_ object: Int, plan: TapePlan, recordingAt place: Recorder.Place?) throws(GraphQLDecodingError) {
         var visited = Visited(index: object, record: place, plan: plan)
-        if let entries = plan.entries {
-            for entry in entries {
-                guard let value = tape.member(entry.key, of: object) else { throw GraphQLDecodingError.missingField(entry.field.responseKey) }
-                try check(entry.field, value: value, layer: entry.type, in: &visited)
-            }
-        } else if let entries = variant(of: object, in: plan) {
+        // The plan's fields, or those of its variant for the object's `__typename`.
+        if let entries = plan.entries ?? variant(of: object, in: plan) {
             for entry in entries {
                 guard let value = tape.member(entry.key, of: object) else { throw GraphQLDecodingError.missingField(entry.field.responseKey) }
                 try check(entry.field, value: value, layer: entry.type, in: &visited)

@@ -151,7 +151,7 @@ import Foundation
         let typename = buffers.utf8(at: value)
         return type.possibleTypes.contains { name in
             var name = name
-            return name.withUTF8 { $0.count == typename.count && (typename.isEmpty || memcmp($0.baseAddress!, typename.baseAddress!, typename.count) == 0) }
+            return name.withUTF8 { JSONTape.sameBytes($0, typename) }
         }
     }
 

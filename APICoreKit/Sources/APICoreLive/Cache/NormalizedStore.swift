@@ -276,23 +276,26 @@ package actor NormalizedStore {
 
     // MARK: Persistence
 
-    /// Loads into memory the records of `keys` that the persistent store has, and with
-    /// `followingReferences` the records those refer to: for a read, two queries for a list of
-    /// objects and their children, not one per object.
-    func preload(_ keys: [String], followingReferences: Bool = false) {
+    /// Loads into memory the records of `keys` that the persistent store has and memory lacks, in
+    /// one query (a read's lists load what they lead to with ``preload(_:reading:variables:)``).
+    func preload(_ keys: [String]) {
         guard persistence.isActive else { return }
-        var missing = keys.filter { records[$0] == nil && persistence.mayHave($0) }
-        for level in 0..<(followingReferences ? 2 : 1) where !missing.isEmpty {
-            guard let loaded = persistence.load(missing) else { return }
-            for record in loaded.values { keep(record) }
-            for key in missing where loaded[key] == nil { persistence.noteAbsent(key) }
-            guard followingReferences, level == 0 else { break }
-            var referred: [String] = []
-            for record in loaded.values {
-                for value in record.fields.values { CacheNaming.collectReferences(value, into: &referred) }
-            }
-            missing = referred.filter { records[$0] == nil && persistence.mayHave($0) }
-        }
+        _ = loadMissing(missing(among: keys))
+    }
+
+    /// Those of `keys` that memory lacks and the persistent store may have.
+    func missing(among keys: [String]) -> [String] {
+        keys.filter { records[$0] == nil && persistence.mayHave($0) }
+    }
+
+    /// Loads `keys` (which memory lacks) from the persistent store into memory, noting those it
+    /// has not; answers how many it had, or `nil` when it failed.
+    func loadMissing(_ keys: [String]) -> Int? {
+        guard !keys.isEmpty else { return 0 }
+        guard let loaded = persistence.load(keys) else { return nil }
+        for record in loaded.values { keep(record) }
+        for key in keys where loaded[key] == nil { persistence.noteAbsent(key) }
+        return loaded.count
     }
 
     /// Saves and removes records in the persistent store (roots by their changed fields); a store

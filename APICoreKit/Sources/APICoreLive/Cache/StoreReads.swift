@@ -208,25 +208,20 @@ extension NormalizedStore {
     /// prefetched as they are read.
     func preload(_ keys: [String], reading selectionSet: any SelectionSet.Type, variables: JSONObject) {
         guard persistence.isActive else { return }
-        let memory = self.memory
-        var missing = keys.filter { memory.records[$0] == nil && persistence.mayHave($0) }
-        guard !missing.isEmpty else { return }
+        var absent = missing(among: keys)
+        guard !absent.isEmpty else { return }
         var level = keys.map { (key: $0, selections: selectionSet) }
         var seen = Set(keys.map { PreloadTarget(key: $0, selections: ObjectIdentifier(selectionSet)) })
         var objectFields: [ObjectIdentifier: [(storageKey: String, selections: any SelectionSet.Type)]] = [:]
         var loadedCount = 0
         while true {
             // (A key met twice in a level is asked for twice: `IN` does not mind.)
-            if !missing.isEmpty {
-                guard let loaded = persistence.load(missing) else { return }
-                for record in loaded.values { keep(record) }
-                for key in missing where loaded[key] == nil { persistence.noteAbsent(key) }
-                loadedCount += loaded.count
-            }
+            guard let loaded = loadMissing(absent) else { return }
+            loadedCount += loaded
             var next: [(key: String, selections: any SelectionSet.Type)] = []
             seen.reserveCapacity(seen.count + level.count * 2)
             for target in level {
-                guard let record = memory.records[target.key] else { continue }
+                guard let record = records[target.key] else { continue }
                 let id = ObjectIdentifier(target.selections)
                 let fields = objectFields[id] ?? Self.objectFields(of: target.selections, variables: variables)
                 objectFields[id] = fields
@@ -241,7 +236,7 @@ extension NormalizedStore {
             }
             level = next
             guard !level.isEmpty, loadedCount < Self.preloadBound else { return }
-            missing = level.compactMap { memory.records[$0.key] == nil && persistence.mayHave($0.key) ? $0.key : nil }
+            absent = missing(among: level.map(\.key))
         }
     }
 
