@@ -107,9 +107,32 @@ enum CacheBenchmark {
         print("github-real-memory-read-ratio: \(format(real.memoryRead / real.parse))")
         print("github-real-sqlite-write-ratio: \(format(real.sqliteWrite / real.parse))")
         print("github-real-sqlite-read-ratio: \(format(real.sqliteRead / real.parse))")
+        let coding = try recordCoding(github, as: IssuesAndCommentsForRepositoryQuery.Data.self)
+        print("github-real-record-decode-ratio: \(format(coding.decode))")
+        print("github-real-record-encode-ratio: \(format(coding.encode))")
         print("watcher-notify-ms: \(format(notifyMilliseconds))")
         print("watchers-reread: \(rereads)")
         try await OptimisticBenchmark.run()
+    }
+
+    /// The answer's records as SQLite keeps them (RecordCoding, format version 4) against the
+    /// compact JSON it kept before: each way's time to read all of them back, and to write them,
+    /// the binary form's over JSON's (medians of alternating rounds).
+    static func recordCoding<Data: RootSelectionSet>(_ body: Foundation.Data, as type: Data.Type) throws -> (decode: Double, encode: Double) {
+        guard let data = try JSONTape(reading: body).root["data"] else { fatalError("the benchmark's response has no data") }
+        let writer = CacheWriter(store: NormalizedStore(persistent: nil, logger: Logger(label: "bench")))
+        let records = Array(try writer.check(ReadObject.tape(data), as: type, at: CacheNaming.queryRoot, variables: [:]).records.values)
+        let clock = ContinuousClock()
+        var binary: [Foundation.Data] = []
+        var json: [Foundation.Data] = []
+        var times: (binaryRead: [Double], jsonRead: [Double], binaryWrite: [Double], jsonWrite: [Double]) = ([], [], [], [])
+        for _ in 0..<runs {
+            times.jsonWrite.append(try seconds(clock) { json = records.map { JSONSerializer.data(.object($0), sortingKeys: false) } })
+            times.binaryWrite.append(try seconds(clock) { binary = records.map(RecordCoding.encode(record:)) })
+            times.jsonRead.append(try seconds(clock) { precondition(json.allSatisfy { RecordCoding.fields(from: $0) != nil }) })
+            times.binaryRead.append(try seconds(clock) { precondition(binary.allSatisfy { RecordCoding.fields(from: $0) != nil }) })
+        }
+        return (median(times.binaryRead) / median(times.jsonRead), median(times.binaryWrite) / median(times.jsonWrite))
     }
 
     /// GitHub's answer written to SQLite once, then read back cold (a new store over the file)

@@ -3,24 +3,25 @@ import APICoreSupport
 import Foundation
 import GRDB
 
-/// Records in one table: key, fields as compact JSON, time received, the expiry of the fields a
-/// server gave a maximum age (JSON, milliseconds since 1970), and time last used. Root records,
-/// which gain a field with every new query, are kept one row per field in a second table, so that
-/// a write costs what it changes; a file that kept them whole has them split when it is opened.
-/// Each save is one transaction. A third table keeps the offline queue's mutations, in order.
+/// Records in one table: key, fields (RecordCoding.swift's binary form; JSON in rows written before
+/// format version 4), time received, the expiry of the fields a server gave a maximum age (JSON,
+/// milliseconds since 1970), and time last used. Root records, which gain a field with every new
+/// query, are kept one row per field in a second table, so that a write costs what it changes; a
+/// file that kept them whole has them split when it is opened. Each save is one transaction. A
+/// third table keeps the offline queue's mutations, in order.
 ///
 /// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file of an
-/// earlier layout (0, before versions were recorded, 1, without expiry and use, and 2, without the
-/// offline queue) is migrated
-/// in place, once; a file of another version is refused, so the client keeps its cache in memory
-/// and leaves that file alone. Deleted content is overwritten (`secure_delete`), temporary tables
-/// stay in memory, and free pages go back to the file system (incremental auto-vacuum), so
-/// ``removeAll()`` can leave nothing of the old data in the store's files and trimming shrinks them.
+/// earlier layout (0, before versions were recorded, 1, without expiry and use, 2, without the
+/// offline queue, 3, with JSON fields, which stay readable) is migrated in place, once; a file of
+/// another version is refused, so the client keeps its cache in memory and leaves that file alone.
+/// Deleted content is overwritten (`secure_delete`), temporary tables stay in memory, and free
+/// pages go back to the file system (incremental auto-vacuum), so ``removeAll()`` can leave
+/// nothing of the old data in the store's files and trimming shrinks them.
 final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     /// The layout this code reads and writes.
-    static let formatVersion = 3
+    static let formatVersion = 4
     /// The layouts this code opens: its own and those it migrates.
-    static let readableVersions: Set<Int> = [0, 1, 2, 3]
+    static let readableVersions: Set<Int> = [0, 1, 2, 3, 4]
 
     /// How large the database may grow, and what trimming brings it down to.
     struct SizeBound {
@@ -65,6 +66,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
             // system's file cache holds the rest, and reads measure the same (bench.sh cache-scale)
             // while an app keeps ~5 MB less resident (bench.sh soak).
             try db.execute(sql: "PRAGMA cache_size = -512")
+            db.add(function: RecordCoding.typenameFunction)
             if let bound {
                 // A log of about a quarter of the bound between checkpoints, cut back to that after.
                 let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
@@ -195,7 +197,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
             }
             while let row = try rows.next() {
                 guard let key = try? row.decode(String.self, atIndex: 0), let field = try? row.decode(String.self, atIndex: 1),
-                    let data = try? row.decode(Data.self, atIndex: 2), let value = try? JSONParser.parse(data),
+                    let data = try? row.decode(Data.self, atIndex: 2), let value = RecordCoding.value(from: data),
                     let received = try? row.decode(Double.self, atIndex: 3)
                 else { continue }
                 let receivedAt = Date(timeIntervalSince1970: received)
@@ -226,15 +228,16 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         try pool.read { db in
             var byType: [String: Int] = [:]
             var oldest: Double?
-            // Rows another program wrote (a key that is not text, fields that are not JSON) are not
-            // records, as `load` reads them.
+            // Rows another program wrote (a key that is not text, fields that are not a record) are
+            // not records, as `load` reads them.
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT json_extract(CAST(fields AS TEXT), '$.__typename'), count(*), min(received_at) FROM apicore_records
-                WHERE typeof(key) = 'text' AND json_valid(CAST(fields AS TEXT)) GROUP BY 1
+                SELECT type, count(*), min(received_at) FROM (
+                    SELECT apicore_typename(fields) AS type, received_at FROM apicore_records WHERE typeof(key) = 'text'
+                ) WHERE type IS NOT NULL GROUP BY 1
                 """)
             while let row = try rows.next() {
-                let typename = (try? row.decode(String?.self, atIndex: 0)) ?? nil
-                byType[typename ?? "(untyped)", default: 0] += (try? row.decode(Int.self, atIndex: 1)) ?? 0
+                let typename = (try? row.decode(String.self, atIndex: 0)) ?? ""
+                byType[typename.isEmpty ? "(untyped)" : typename, default: 0] += (try? row.decode(Int.self, atIndex: 1)) ?? 0
                 if let received = try? row.decode(Double.self, atIndex: 2) { oldest = min(oldest ?? received, received) }
             }
             // A root's receipt is its latest field's.
@@ -302,26 +305,16 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     }
 
     /// A row as a record. A row of other types (NULL, a number for a key: a file another program
-    /// wrote) or whose fields are not a JSON object is `nil`: it reads as missing, never as a
+    /// wrote) or whose fields are not a record (RecordCoding) is `nil`: it reads as missing, never as a
     /// crash. (GRDB's subscripts trap on such values.) Expiry that cannot be read is none; a
     /// NULL one is decoded as an optional, since a failed decode costs GRDB an error message.
     private static func record(_ row: Row) -> CacheRecord? {
-        // The fields are parsed where SQLite holds them (nothing of the tape outlives the parse).
+        // The fields are read where SQLite holds them.
         guard let key = try? row.decode(String.self, atIndex: 0), let received = try? row.decode(Double.self, atIndex: 2),
-            case .object(let fields)? = try? row.withUnsafeData(atIndex: 1, { data in try data.map { try JSONParser.parse($0) } })
+            let fields = (try? row.withUnsafeData(atIndex: 1, { data in data.flatMap(RecordCoding.fields(from:)) })) ?? nil
         else { return nil }
-        var expires: [String: Date] = [:]
-        if let data = (try? row.decode(Data?.self, atIndex: 3)) ?? nil, case .object(let object)? = try? JSONParser.parse(data) {
-            for (name, value) in object {
-                if case .int(let milliseconds) = value { expires[name] = Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
-            }
-        }
+        let expires = ((try? row.decode(Data?.self, atIndex: 3)) ?? nil).map(RecordCoding.expiry(from:)) ?? [:]
         return CacheRecord(key: key, fields: fields, receivedAt: Date(timeIntervalSince1970: received), expires: expires)
-    }
-
-    private static func expiryData(_ expires: [String: Date]) -> Data? {
-        guard !expires.isEmpty else { return nil }
-        return JSONSerializer.data(.object(expires.mapValues { .int(Int(($0.timeIntervalSince1970 * 1000).rounded())) }))
     }
 
     func save(
@@ -346,8 +339,8 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
                 sql: "INSERT OR REPLACE INTO apicore_records (key, fields, received_at, expires, used_at) VALUES (?, ?, ?, ?, ?)")
             for record in records {
                 try insert.execute(arguments: [
-                    record.key, JSONSerializer.data(.object(record.fields), sortingKeys: false), record.receivedAt.timeIntervalSince1970,
-                    Self.expiryData(record.expires), now,
+                    record.key, RecordCoding.encode(record: record.fields), record.receivedAt.timeIntervalSince1970,
+                    RecordCoding.encode(expiry: record.expires), now,
                 ])
             }
             for changes in fields { try Self.save(changes, in: db) }
@@ -375,7 +368,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
             sql: "INSERT OR REPLACE INTO apicore_fields (key, field, value, received_at, expires) VALUES (?, ?, ?, ?, ?)")
         for (field, value) in changes.set {
             try upsert.execute(arguments: [
-                changes.key, field, JSONSerializer.data(value, sortingKeys: false), changes.receivedAt.timeIntervalSince1970,
+                changes.key, field, RecordCoding.encode(value: value), changes.receivedAt.timeIntervalSince1970,
                 changes.expires[field]?.timeIntervalSince1970,
             ])
         }

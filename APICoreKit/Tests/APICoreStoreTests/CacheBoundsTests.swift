@@ -187,7 +187,7 @@ struct CacheBoundsTests {
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_mutation_queue")
             )
         }
-        #expect(version == 3 && columns == ["key", "fields", "received_at", "expires", "used_at"] && vacuum == 2)
+        #expect(version == SQLiteRecordStore.formatVersion && columns == ["key", "fields", "received_at", "expires", "used_at"] && vacuum == 2)
         #expect(queue == 0)  // the offline queue's table (version 3) is there, empty
         // The root, kept whole by version 1, was split into fields when the file was opened.
         try store.save([], fields: [FieldChanges(key: "QUERY_ROOT", set: ["c": 3], removed: ["a"], receivedAt: Date())], removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
