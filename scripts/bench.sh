@@ -36,7 +36,10 @@ suites:
          one-record optimistic response until its watcher yields, beside plain-write-us (the
          same record written with writeQuery); then, against the loopback server,
          queue-replay-per-second (100 renames queued with the server stopped, replayed when it
-         is back) beside sequential-perform-per-second (the same renames performed in turn)
+         is back) beside sequential-perform-per-second (the same renames performed in turn);
+         GitHub's real answer (github-real-*) the same way, with github-real-record-decode-ratio and
+         -encode-ratio: its 800 records read from and written to SQLite's binary record form over
+         the same through compact JSON (the form before format version 4)
   cache-scale  stores of 10 k, 100 k and 1 M records built from pages of a list query, in memory
          and in SQLite, each size in a child process, medians of 3 rounds (about 5 minutes):
          write and read us per record, resident and SQLite bytes per record, a cold open, a

@@ -135,6 +135,21 @@ enum CacheBenchmark {
         return (median(times.binaryRead) / median(times.jsonRead), median(times.binaryWrite) / median(times.jsonWrite))
     }
 
+    /// The synthetic answer written into a new memory store 300 times, for a profiler; prints the
+    /// writes' time beside JSONSerialization's 300 parses.
+    static func profileMemoryWrite() async throws {
+        let body = makeResponse()
+        let clock = ContinuousClock()
+        var writes = 0.0
+        var parses = 0.0
+        for _ in 0..<300 {
+            let store = NormalizedStore(persistent: nil, logger: Logger(label: "bench"))
+            writes += try await secondsAsync(clock) { _ = try await write(body, as: OrdersQuery.Data.self, into: store) }
+            parses += try seconds(clock) { _ = try JSONSerialization.jsonObject(with: body) }
+        }
+        print("memory-write-ms: \(format(writes * 1000 / 300)) parse-ms: \(format(parses * 1000 / 300)) ratio: \(format(writes / parses))")
+    }
+
     /// GitHub's answer written to SQLite once, then read back cold (a new store over the file)
     /// 300 times, for a profiler; prints the reads' time beside JSONSerialization's 300 parses.
     static func profileSQLiteRead() async throws {
