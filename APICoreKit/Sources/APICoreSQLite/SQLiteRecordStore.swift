@@ -7,8 +7,8 @@ import GRDB
 /// format version 4), time received, the expiry of the fields a server gave a maximum age (JSON,
 /// milliseconds since 1970), and time last used. Root records, which gain a field with every new
 /// query, are kept one row per field in a second table, so that a write costs what it changes; a
-/// file that kept them whole has them split when it is opened. Each save is one transaction. A
-/// third table keeps the offline queue's mutations, in order.
+/// file that kept them whole has them split when it is opened. Each save is one transaction, and
+/// a row of the change log (SQLiteChangeLog.swift); the last table keeps the offline queue, in order.
 ///
 /// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file of an
 /// earlier layout (0, before versions were recorded, 1, without expiry and use, 2, without the
@@ -39,6 +39,8 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
 
     /// The connections; the offline queue (SQLiteMutationQueue.swift) uses them too.
     let pool: DatabasePool
+    /// This store's name in the file's change log (SQLiteChangeLog.swift), one per store opened.
+    let writerID = UUID().uuidString
     private let url: URL
     private let bound: SizeBound?
     private static let batch = 500
@@ -118,6 +120,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
                         failure BLOB
                     )
                     """)
+                try Self.createChangeLog(in: db)
                 // Roots kept whole (by an earlier version) become rows of fields, once.
                 for root in try Self.loadWhole(RootRecordKey.all, in: db).values {
                     try Self.save(FieldChanges(key: root.key, set: root.fields, expires: root.expires, receivedAt: root.receivedAt), in: db)
@@ -344,6 +347,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
                 ])
             }
             for changes in fields { try Self.save(changes, in: db) }
+            try logChanges(records: records, fields: fields, removing: keys, in: db)
             if !keys.isEmpty {
                 // A record, or a root's field, carries the time it was received, whichever client wrote it.
                 let cutoff = since?.timeIntervalSince1970 ?? .infinity
@@ -433,6 +437,9 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM apicore_records")
             try db.execute(sql: "DELETE FROM apicore_fields")
+            // The log names old records too: it keeps only the clear.
+            try db.execute(sql: "DELETE FROM apicore_changes")
+            try logChanges(records: [], fields: [], removing: [], everything: true, in: db)
         }
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "VACUUM")

@@ -98,11 +98,35 @@ package protocol PersistentRecordStore: Sendable {
     /// Where the store keeps its records (a file's path), so that two stores of the same place in
     /// one process can wait for each other's writes; `nil` when it cannot be shared.
     var location: String? { get }
+    /// What other clients of the store (other processes on the same file) wrote or removed after
+    /// `position`; from `nil`, nothing, at the position where the store is now. A store that only
+    /// this client uses answers nothing.
+    func changes(after position: Int64?) throws -> StoreChanges
 }
 
 extension PersistentRecordStore {
     /// Not shared.
     package var location: String? { nil }
+    /// No other client.
+    package func changes(after position: Int64?) throws -> StoreChanges { StoreChanges(position: position ?? 0) }
+}
+
+/// What other clients of a persistent store changed since a position of its change log.
+package struct StoreChanges: Sendable, Equatable {
+    /// The position these changes bring the reader to.
+    package var position: Int64
+    /// The record keys written or removed, and the fields of roots (kept field by field) as
+    /// ``CacheNaming/fieldDependency(_:_:)`` names them.
+    package var keys: [String]
+    /// Whether anything may have changed: another client cleared the store, or wrote more than
+    /// the log keeps since `position`.
+    package var everything: Bool
+
+    package init(position: Int64, keys: [String] = [], everything: Bool = false) {
+        self.position = position
+        self.keys = keys
+        self.everything = everything
+    }
 }
 
 /// A change to some fields of a root record, which the store keeps field by field so that a

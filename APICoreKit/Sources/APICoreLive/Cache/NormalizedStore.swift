@@ -62,6 +62,8 @@ package actor NormalizedStore {
     var watchers = WatcherIndex()
     /// When the store collects its garbage, and the collection under way.
     var collector: Collector
+    /// What looks at other clients' writes while watchers watch (OtherWriters.swift).
+    var follower: Task<Void, Never>?
 
     /// How many times watchers have read the store again after a write (for the benchmark).
     package private(set) var rereadCount = 0
@@ -372,7 +374,8 @@ package actor NormalizedStore {
     package func addWatcher(
         dependencies: Set<String>, label: String = "watcher", selection: ReadMemo.Selection? = nil, refresh: @escaping Refresh
     ) -> UInt64 {
-        watchers.add(dependencies: dependencies, label: label, memo: selection, refresh: refresh)
+        followOthersWhileWatched()
+        return watchers.add(dependencies: dependencies, label: label, memo: selection, refresh: refresh)
     }
 
     /// Registers a watcher of `selection` and reads it in the same step, so that no write falls

@@ -21,6 +21,8 @@ struct PersistenceBridge {
     private var absent: Set<String> = []
     /// Roots of which memory holds only some fields; the rest are in the persistent store.
     private(set) var partialRoots: Set<String> = []
+    /// How far this client has read the store's log of other clients' changes.
+    private var changesRead: Int64?
 
     init(_ store: (any PersistentRecordStore)?, logger: Logger) {
         // What another client of the same file in this process still has to write is there first.
@@ -29,6 +31,19 @@ struct PersistenceBridge {
         self.writer = store.map { PersistentWriter(store: $0) }
         self.tracksUse = store?.tracksUse ?? false
         self.logger = logger
+        // Memory holds nothing yet: what others write from now on is what it must hear of.
+        self.changesRead = try? store?.changes(after: nil).position
+    }
+
+    /// What other clients of the persistent store (other processes on the file) changed since
+    /// the last call; `nil` without a store, or when it failed.
+    mutating func othersChanges() -> StoreChanges? {
+        let position = changesRead
+        guard let changes = attempt("reading what other clients wrote", keys: [], { try $0.changes(after: position) }) else { return nil }
+        changesRead = changes.position
+        // A key another client wrote may be there now.
+        if changes.everything { absent = [] } else if !absent.isEmpty { absent.subtract(changes.keys) }
+        return changes
     }
 
     /// Whether there is a persistent store (not set aside).

@@ -1,0 +1,72 @@
+@_spi(Tools) import APICore
+import APICoreSupport
+import Foundation
+import GRDB
+
+/// The file's change log, through which clients of one cache file (an app and its extensions,
+/// each a process with its own store and memory) learn what the others wrote.
+///
+/// Every save appends one row, in the transaction that makes the change: the client that wrote
+/// it (``SQLiteRecordStore/writerID``, one per store opened) and the keys it wrote or removed
+/// (a root's fields as `root␟field`); a clear appends a row that says everything changed. A reader
+/// asks for the rows after the position it last read, other than its own: one query on the
+/// table's last page while nothing changed. The log keeps its last ``kept`` rows; a reader that
+/// fell further behind (a process suspended for long) is told that everything may have changed.
+extension SQLiteRecordStore {
+    /// How many rows the log keeps (it is cut back every ``kept`` rows, to between one and two
+    /// times that).
+    static let kept: Int64 = 4_096
+
+    static func createChangeLog(in db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS apicore_changes (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                writer TEXT NOT NULL,
+                keys BLOB NOT NULL,
+                everything INTEGER NOT NULL DEFAULT 0
+            )
+            """)
+    }
+
+    /// Appends what a save changed (`everything` for a clear) to the log, in the save's transaction.
+    func logChanges(records: [CacheRecord], fields: [FieldChanges], removing keys: [String], everything: Bool = false, in db: Database) throws {
+        var changed = records.map(\.key) + keys
+        for changes in fields {
+            changed += changes.set.keys.map { CacheNaming.fieldDependency(changes.key, $0) }
+            changed += changes.removed.map { CacheNaming.fieldDependency(changes.key, $0) }
+        }
+        guard everything || !changed.isEmpty else { return }
+        try db.cachedStatement(sql: "INSERT INTO apicore_changes (writer, keys, everything) VALUES (?, ?, ?)").execute(arguments: [
+            writerID, RecordCoding.encode(value: .array(changed.map(JSONValue.string))), everything,
+        ])
+        let position = db.lastInsertedRowID
+        if position % Self.kept == 0 {
+            try db.execute(sql: "DELETE FROM apicore_changes WHERE seq <= ?", arguments: [position - Self.kept])
+        }
+    }
+
+    func changes(after position: Int64?) throws -> StoreChanges {
+        try pool.read { db in
+            let last = try Int64.fetchOne(db, sql: "SELECT seq FROM apicore_changes ORDER BY seq DESC LIMIT 1") ?? 0
+            guard let position else { return StoreChanges(position: last) }
+            guard last != position else { return StoreChanges(position: position) }
+            let first = try Int64.fetchOne(db, sql: "SELECT seq FROM apicore_changes ORDER BY seq LIMIT 1") ?? 0
+            // Behind what the log keeps, or ahead of it (the file was replaced): anything may differ.
+            guard last > position, first <= position + 1 else { return StoreChanges(position: last, everything: true) }
+            var changes = StoreChanges(position: last)
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: "SELECT keys, everything FROM apicore_changes WHERE seq > ? AND seq <= ? AND writer != ? ORDER BY seq"),
+                arguments: [position, last, writerID])
+            while let row = try rows.next() {
+                if (try? row.decode(Bool.self, atIndex: 1)) == true { changes.everything = true }
+                guard let data = try? row.decode(Data.self, atIndex: 0), case .array(let keys)? = RecordCoding.value(from: data) else {
+                    // A row this code cannot read: nothing it says can be trusted to be all.
+                    changes.everything = true
+                    continue
+                }
+                changes.keys += keys.compactMap(\.stringValue)
+            }
+            return changes
+        }
+    }
+}
