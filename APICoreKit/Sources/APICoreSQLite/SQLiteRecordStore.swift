@@ -8,7 +8,7 @@ import GRDB
 /// milliseconds since 1970), and time last used. Root records, which gain a field with every new
 /// query, are kept one row per field in a second table, so that a write costs what it changes; a
 /// file that kept them whole has them split when it is opened. Each save is one transaction, and
-/// a row of the change log (SQLiteChangeLog.swift); the last table keeps the offline queue, in order.
+/// a row of the change log (SQLiteSharedFile.swift); the last table keeps the offline queue, in order.
 ///
 /// The file says which layout it has in `PRAGMA user_version` (``formatVersion``): a file of an
 /// earlier layout (0, before versions were recorded, 1, without expiry and use, 2, without the
@@ -39,7 +39,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
 
     /// The connections; the offline queue (SQLiteMutationQueue.swift) uses them too.
     let pool: DatabasePool
-    /// This store's name in the file's change log (SQLiteChangeLog.swift), one per store opened.
+    /// This store's name in the file's change log (SQLiteSharedFile.swift), one per store opened.
     let writerID = UUID().uuidString
     private let url: URL
     private let bound: SizeBound?
@@ -338,8 +338,8 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     ) throws -> Int {
         try pool.write { db in
             let now = Date().timeIntervalSince1970
-            let insert = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO apicore_records (key, fields, received_at, expires, used_at) VALUES (?, ?, ?, ?, ?)")
+            // Not over a copy another client received later (SQLiteSharedFile.swift).
+            let insert = try db.cachedStatement(sql: Self.upsertRecord)
             for record in records {
                 try insert.execute(arguments: [
                     record.key, RecordCoding.encode(record: record.fields), record.receivedAt.timeIntervalSince1970,
@@ -368,8 +368,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
 
     /// Writes and removes fields of a root record, kept field by field.
     private static func save(_ changes: FieldChanges, in db: Database) throws {
-        let upsert = try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO apicore_fields (key, field, value, received_at, expires) VALUES (?, ?, ?, ?, ?)")
+        let upsert = try db.cachedStatement(sql: upsertField)
         for (field, value) in changes.set {
             try upsert.execute(arguments: [
                 changes.key, field, RecordCoding.encode(value: value), changes.receivedAt.timeIntervalSince1970,
@@ -377,8 +376,8 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
             ])
         }
         if !changes.removed.isEmpty {
-            let delete = try db.cachedStatement(sql: "DELETE FROM apicore_fields WHERE key = ? AND field = ?")
-            for field in changes.removed { try delete.execute(arguments: [changes.key, field]) }
+            let delete = try db.cachedStatement(sql: deleteField)
+            for field in changes.removed { try delete.execute(arguments: [changes.key, field, changes.receivedAt.timeIntervalSince1970]) }
         }
     }
 

@@ -118,6 +118,40 @@ struct OtherWritersTests {
         await widget.removeWatcher(other)
     }
 
+    @Test("nothing older wins: a copy received earlier than the file's row (another client's later write) leaves that row, record or root field, and a removal of a field does too")
+    func olderLoses() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("cache.sqlite")
+        let app = try SQLiteRecordStore(url: file)
+        let widget = try SQLiteRecordStore(url: file)
+        let early = Date().addingTimeInterval(-10), late = early.addingTimeInterval(1), later = early.addingTimeInterval(2)
+        func save(_ store: SQLiteRecordStore, name: String, at date: Date, removingHero: Bool = false) throws {
+            let hero = FieldChanges(
+                key: "QUERY_ROOT", set: removingHero ? [:] : ["hero": .string(name)], removed: removingHero ? ["hero"] : [], receivedAt: date)
+            _ = try store.save(
+                [CacheRecord(key: "Human:1", fields: ["__typename": "Human", "name": .string(name)], receivedAt: date)],
+                fields: [hero], removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
+        }
+        func stored() throws -> (name: JSONValue?, hero: JSONValue?) {
+            (try app.load(["Human:1"])["Human:1"]?.fields["name"], try app.loadFields(["hero"], of: "QUERY_ROOT")?.fields["hero"])
+        }
+        try save(app, name: "Luke Skywalker", at: late)
+        // The widget's write-behind saves what it received before the app did.
+        try save(widget, name: "Luke", at: early)
+        #expect(try stored() == ("Luke Skywalker", "Luke Skywalker"))
+        try save(widget, name: "Luke", at: early, removingHero: true)
+        #expect(try stored() == ("Luke Skywalker", "Luke Skywalker"))
+        // Received later: it is written, and removes.
+        try save(widget, name: "Master Luke", at: later)
+        #expect(try stored() == ("Master Luke", "Master Luke"))
+        try save(app, name: "Master Luke", at: later, removingHero: true)
+        #expect(try stored() == ("Master Luke", nil))
+        // A row received more than a minute in the future (the clock was set back since) does not hold.
+        try save(app, name: "Future Luke", at: Date().addingTimeInterval(3600))
+        try save(widget, name: "Luke", at: early)
+        #expect(try stored() == ("Luke", "Luke"))
+    }
+
     @Test("the change log: a reader behind what it keeps, or a row it cannot read, is told everything changed; a clear leaves only itself in the log")
     func logBounds() throws {
         let directory = try TemporaryDirectory()

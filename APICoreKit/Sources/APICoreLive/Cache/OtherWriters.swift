@@ -5,7 +5,7 @@ import Foundation
 /// Other clients of the same persistent store: an app and its extensions are processes that
 /// share one SQLite file, each with its own store and memory in front of it.
 ///
-/// While watchers watch, the store looks at the file's change log (SQLiteChangeLog.swift) every
+/// While watchers watch, the store looks at the file's change log (SQLiteSharedFile.swift) every
 /// ``othersLookInterval``: one query on the log's last page when nothing changed. What other
 /// clients wrote is taken in as a write here is: records memory holds are loaded again (dropped
 /// when they are gone), and only the watchers of what really changed are woken. A clear, or more

@@ -3,8 +3,14 @@ import APICoreSupport
 import Foundation
 import GRDB
 
-/// The file's change log, through which clients of one cache file (an app and its extensions,
-/// each a process with its own store and memory) learn what the others wrote.
+/// What lets clients of one cache file (an app and its extensions, each a process with its own
+/// store and memory) share it: writes that never put an older copy over a newer one, and a change
+/// log through which each learns what the others wrote.
+///
+/// A record (or a root's field) is written only over a row received no later than it: another
+/// client's write-behind that saves a copy received earlier leaves the newer row as it is (it
+/// hears of that row through the log). A field is removed the same way. A row received more than
+/// a minute in the future (the device's clock was set back since) does not hold against a write.
 ///
 /// Every save appends one row, in the transaction that makes the change: the client that wrote
 /// it (``SQLiteRecordStore/writerID``, one per store opened) and the keys it wrote or removed
@@ -16,6 +22,27 @@ extension SQLiteRecordStore {
     /// How many rows the log keeps (it is cut back every ``kept`` rows, to between one and two
     /// times that).
     static let kept: Int64 = 4_096
+
+    /// Writes a record unless the file has one received later.
+    static let upsertRecord = """
+        INSERT INTO apicore_records (key, fields, received_at, expires, used_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET fields = excluded.fields, received_at = excluded.received_at, expires = excluded.expires,
+            used_at = excluded.used_at
+        WHERE excluded.received_at >= apicore_records.received_at OR apicore_records.received_at > \(now) + 60
+        """
+
+    /// Writes a root's field unless the file has it received later.
+    static let upsertField = """
+        INSERT INTO apicore_fields (key, field, value, received_at, expires) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (key, field) DO UPDATE SET value = excluded.value, received_at = excluded.received_at, expires = excluded.expires
+        WHERE excluded.received_at >= apicore_fields.received_at OR apicore_fields.received_at > \(now) + 60
+        """
+
+    /// Removes a root's field unless the file has it received later than the removal.
+    static let deleteField = "DELETE FROM apicore_fields WHERE key = ? AND field = ? AND (received_at <= ? OR received_at > \(now) + 60)"
+
+    /// The time in SQL, in seconds since 1970 (`unixepoch('subsec')` needs SQLite 3.42).
+    private static let now = "((julianday('now') - 2440587.5) * 86400.0)"
 
     static func createChangeLog(in db: Database) throws {
         try db.execute(sql: """
