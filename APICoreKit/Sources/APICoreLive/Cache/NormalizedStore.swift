@@ -87,6 +87,7 @@ package actor NormalizedStore {
 
     /// The record with this key, from memory or the persistent store; a root whole.
     package func record(_ key: String) -> CacheRecord? {
+        if persistence.othersLookDue() { takeInOthersChanges() }
         completeRoot(key)
         if let record = records[key] {
             noteUse(of: key)

@@ -6,7 +6,9 @@ import Foundation
 /// share one SQLite file, each with its own store and memory in front of it.
 ///
 /// While watchers watch, the store looks at the file's change log (SQLiteSharedFile.swift) every
-/// ``othersLookInterval``: one query on the log's last page when nothing changed. What other
+/// ``othersLookInterval``, and a read looks first when the last look is that old: one query on
+/// the log's last page when nothing changed. (A read from memory alone, `readInMemory`, does
+/// not look: it serves a view's first frame, and the look that follows corrects it.) What other
 /// clients wrote is taken in as a write here is: records memory holds are loaded again (dropped
 /// when they are gone), and only the watchers of what really changed are woken. A clear, or more
 /// changes than the log keeps, makes memory forget everything and every watcher read again.

@@ -21,8 +21,9 @@ struct PersistenceBridge {
     private var absent: Set<String> = []
     /// Roots of which memory holds only some fields; the rest are in the persistent store.
     private(set) var partialRoots: Set<String> = []
-    /// How far this client has read the store's log of other clients' changes.
+    /// How far this client has read the store's log of other clients' changes, and when.
     private var changesRead: Int64?
+    private var lastLook = ContinuousClock.now
 
     init(_ store: (any PersistentRecordStore)?, logger: Logger) {
         // What another client of the same file in this process still has to write is there first.
@@ -38,6 +39,7 @@ struct PersistenceBridge {
     /// What other clients of the persistent store (other processes on the file) changed since
     /// the last call; `nil` without a store, or when it failed.
     mutating func othersChanges() -> StoreChanges? {
+        lastLook = ContinuousClock.now
         let position = changesRead
         guard let changes = attempt("reading what other clients wrote", keys: [], { try $0.changes(after: position) }) else { return nil }
         changesRead = changes.position
@@ -48,6 +50,12 @@ struct PersistenceBridge {
 
     /// Whether there is a persistent store (not set aside).
     var isActive: Bool { store != nil }
+
+    /// Whether a read should look at other clients' changes first: there is a persistent store,
+    /// and the last look is ``NormalizedStore/othersLookInterval`` old (OtherWriters.swift).
+    func othersLookDue() -> Bool {
+        store != nil && ContinuousClock.now - lastLook >= NormalizedStore.othersLookInterval
+    }
 
     /// Whether the persistent store may have `key`: there is one, and it was not found lacking.
     func mayHave(_ key: String) -> Bool { store != nil && !absent.contains(key) }

@@ -16,6 +16,8 @@ extension NormalizedStore {
         partial: Bool = false, memoKey: ReadMemo.Selection? = nil
     ) -> CacheRead {
         collectIfOpening()
+        // What another process wrote to the file since the last look is taken in first.
+        if persistence.othersLookDue() { takeInOthersChanges() }
         if CacheNaming.isRoot(key) { loadRootFields(key, selections: selections, variables: variables) }
         let withLayers = layered && !layers.isEmpty
         // The memo holds what the records say, not the layers over them.
