@@ -3,7 +3,8 @@ import APICoreSupport
 import Foundation
 import GRDB
 
-// The offline queue's mutations, in the record store's file (its third table), in order.
+// The offline queue's mutations, in the record store's file, in order, and the claim of the
+// process that sends them.
 extension SQLiteRecordStore {
     func loadQueue() throws -> [StoredMutation] {
         try pool.read { db in
@@ -54,5 +55,23 @@ extension SQLiteRecordStore {
 
     func removeQueued(_ id: String) throws {
         try pool.write { db in try db.execute(sql: "DELETE FROM apicore_mutation_queue WHERE id = ?", arguments: [id]) }
+    }
+
+    // One claim at a time (apicore_queue_claim, SQLiteSharedFile.swift): its holder and expiry.
+    func claimQueue(for holder: String, until: Date) throws -> Bool {
+        try pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO apicore_queue_claim (only, holder, until) VALUES (1, ?, ?)
+                    ON CONFLICT (only) DO UPDATE SET holder = excluded.holder, until = excluded.until
+                    WHERE apicore_queue_claim.holder = excluded.holder OR apicore_queue_claim.until < ?
+                    """,
+                arguments: [holder, until.timeIntervalSince1970, Date().timeIntervalSince1970])
+            return db.changesCount > 0
+        }
+    }
+
+    func releaseQueue(for holder: String) throws {
+        try pool.write { db in try db.execute(sql: "DELETE FROM apicore_queue_claim WHERE holder = ?", arguments: [holder]) }
     }
 }

@@ -120,7 +120,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
                         failure BLOB
                     )
                     """)
-                try Self.createChangeLog(in: db)
+                try Self.createSharedTables(in: db)
                 // Roots kept whole (by an earlier version) become rows of fields, once.
                 for root in try Self.loadWhole(RootRecordKey.all, in: db).values {
                     try Self.save(FieldChanges(key: root.key, set: root.fields, expires: root.expires, receivedAt: root.receivedAt), in: db)

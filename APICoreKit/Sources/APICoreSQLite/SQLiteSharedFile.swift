@@ -44,13 +44,22 @@ extension SQLiteRecordStore {
     /// The time in SQL, in seconds since 1970 (`unixepoch('subsec')` needs SQLite 3.42).
     private static let now = "((julianday('now') - 2440587.5) * 86400.0)"
 
-    static func createChangeLog(in db: Database) throws {
+    /// The change log, and the offline queue's claim: one row at most, the process that sends the
+    /// queue and until when (SQLiteMutationQueue.swift).
+    static func createSharedTables(in db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS apicore_changes (
                 seq INTEGER PRIMARY KEY AUTOINCREMENT,
                 writer TEXT NOT NULL,
                 keys BLOB NOT NULL,
                 everything INTEGER NOT NULL DEFAULT 0
+            )
+            """)
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS apicore_queue_claim (
+                only INTEGER PRIMARY KEY CHECK (only = 1),
+                holder TEXT NOT NULL,
+                until DOUBLE NOT NULL
             )
             """)
     }

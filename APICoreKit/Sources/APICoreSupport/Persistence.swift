@@ -198,6 +198,18 @@ package protocol PersistentMutationQueue: Sendable {
     func setFailure(_ failure: JSONObject, of id: String) throws
     /// Removes a mutation.
     func removeQueued(_ id: String) throws
+    /// Claims the right to send the queue for `holder` until `until`, or renews its claim;
+    /// answers whether `holder` has it. Another holder's claim stands until it expires (a process
+    /// killed while it sent leaves its claim to expire), so that one process at a time sends.
+    func claimQueue(for holder: String, until: Date) throws -> Bool
+    /// Gives `holder`'s claim up (nothing when another holder has it).
+    func releaseQueue(for holder: String) throws
+}
+
+extension PersistentMutationQueue {
+    /// A queue only this client uses: always its own.
+    package func claimQueue(for holder: String, until: Date) throws -> Bool { true }
+    package func releaseQueue(for holder: String) throws {}
 }
 
 extension APIError {

@@ -12,6 +12,14 @@ import Logging
 /// (or answers with an error worth retrying: a 5xx, a 429, stale credentials) the replay stops and
 /// the mutation waits for the next. If the persistent store fails, the queue says so once in the
 /// log and goes on in memory.
+///
+/// Processes that share the persistent store (an app and its extensions) share the queue: a
+/// replay first claims it in the file (a claim that expires, renewed while it sends, so that a
+/// process killed while sending leaves it to the others), and takes in what the others changed
+/// (mutations they queued, sent, cancelled or saw refused); a replay that finds the claim held
+/// by another process leaves the sending to it. So each mutation is sent by one process, once
+/// (and, after a kill between the server's answer and its removal from the file, again with the
+/// same `Idempotency-Key`).
 actor MutationQueue {
     /// Sends one stored mutation and answers its `data`.
     typealias Send = @Sendable (StoredMutation) async -> Result<JSONObject, APIError>
@@ -38,6 +46,11 @@ actor MutationQueue {
     /// observer sees every change after the call that made it.
     private nonisolated let observers = Locked<(next: UInt64, all: [UInt64: AsyncStream<QueuedMutation>.Continuation])>((0, [:]))
     private var replaying: Task<Void, Never>?
+    /// This queue's name in the file's claim, and how long a claim holds unrenewed.
+    private let holder = UUID().uuidString
+    static let claimDuration = Duration.seconds(30)
+    /// Whether a replay holds the claim (it is renewed only then).
+    private var holdsClaim = false
     /// How many mutations wait to be sent, readable without waiting for the actor.
     nonisolated let waiting: Locked<Int>
 
@@ -131,7 +144,26 @@ actor MutationQueue {
     }
 
     private func drain(send: Send, check: Check) async {
+        guard claim() else {
+            logger.info("Another process sends the offline queue; this replay leaves it to that one")
+            return
+        }
+        holdsClaim = true
+        let renewal = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: MutationQueue.claimDuration / 3)
+                guard let self, await self.renewClaim() else { return }
+            }
+        }
+        defer {
+            holdsClaim = false
+            renewal.cancel()
+            persist(while: "giving up the queue's claim") { try $0.releaseQueue(for: holder) }
+        }
+        await takeInStoredQueue()
         while let index = entries.firstIndex(where: \.state.isWaiting) {
+            // A claim lost (this process was stopped longer than it holds) stops the replay.
+            guard claim() else { return }
             entries[index].state = .sending
             let stored = entries[index].stored
             publish(entries[index].snapshot)
@@ -160,6 +192,67 @@ actor MutationQueue {
                 persist(while: "recording a refusal") { try $0.setFailure(error.queueRecord, of: stored.id) }
                 logger.warning("The server refused the queued \(stored.operationName): \(error)", metadata: ["id": "\(stored.id)"])
                 publish(entries[index].snapshot)
+            }
+        }
+    }
+
+    /// Claims the queue in the persistent store for this replay, or renews the claim; answers
+    /// whether it has it (always without a persistent store, or when it failed).
+    private func claim() -> Bool {
+        var claimed = true
+        persist(while: "claiming the queue") { claimed = try $0.claimQueue(for: holder, until: Date().addingTimeInterval(Self.claimDuration.seconds)) }
+        return claimed
+    }
+
+    /// Renews the claim while a replay holds it; answers whether to go on renewing.
+    private func renewClaim() -> Bool { holdsClaim && claim() }
+
+    /// The queue as the persistent store has it, which other processes may have changed: the
+    /// mutations they queued join (in the file's order, with their optimistic layers), those
+    /// they sent leave (reported as done: their answer is in the shared cache; one that waited
+    /// and was cancelled there is reported so too), those refused to them are failed here too.
+    private func takeInStoredQueue() async {
+        guard let persistent, let stored = try? persistent.loadQueue() else { return }
+        var known = Dictionary(entries.map { ($0.stored.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var layersGone: [UInt64] = []
+        var layersToLay: [(id: String, records: [String: JSONObject])] = []
+        var changed: [QueuedMutation] = []
+        var updated: [Entry] = []
+        for mutation in stored {
+            let refusal = mutation.failure.map { APIError(queueRecord: $0, operationName: mutation.operationName) }
+            guard var entry = known.removeValue(forKey: mutation.id) else {
+                let entry = Entry(stored: mutation, layer: nil, state: refusal.map(QueuedMutation.State.failed) ?? .queued)
+                if refusal == nil, let optimistic = mutation.optimistic { layersToLay.append((mutation.id, optimistic)) }
+                updated.append(entry)
+                changed.append(entry.snapshot)
+                continue
+            }
+            if let refusal, entry.state.isWaiting {
+                layersGone += entry.layer.map { [$0] } ?? []
+                entry.layer = nil
+                entry.state = .failed(refusal)
+                changed.append(entry.snapshot)
+            }
+            updated.append(entry)
+        }
+        for entry in known.values {
+            layersGone += entry.layer.map { [$0] } ?? []
+            var snapshot = entry.snapshot
+            // Only a cancel takes a refused mutation out; one that waited was sent, or cancelled.
+            snapshot.state = entry.state.isWaiting ? .done : .cancelled
+            changed.append(snapshot)
+        }
+        // Memory takes the file's list in one step (nothing can come between), then the layers.
+        entries = updated
+        waiting.withLock { $0 = updated.count(where: \.state.isWaiting) }
+        for mutation in changed { publish(mutation) }
+        for layer in layersGone { await cache.removeLayer(layer) }
+        for (id, records) in layersToLay {
+            guard let layer = await cache.lay(records: records) else { continue }
+            if let index = entries.firstIndex(where: { $0.stored.id == id && $0.state.isWaiting }) {
+                entries[index].layer = layer
+            } else {
+                await cache.removeLayer(layer)
             }
         }
     }
