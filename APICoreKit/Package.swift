@@ -98,6 +98,11 @@ let package = Package(
             ],
             path: "Benchmarks/apicore-cache-bench"
         ),
+        // A second process on one cache file, for the process tests and bench.sh processes.
+        .executableTarget(
+            name: "apicore-cache-peer", dependencies: ["APICoreLive", "APICoreSupport", "APICoreSQLite", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/apicore-cache-peer"
+        ),
         // Which files one fetch and one subscription event cross, measured (scripts/trace.sh).
         .executableTarget(name: "apicore-trace", dependencies: ["APICore", "APICoreLive", "StarWarsOperations"], path: "Benchmarks/apicore-trace"),
         .target(name: "StarWarsOperations", dependencies: ["APICore"], path: "Tests/Support/StarWarsOperations"),

@@ -40,6 +40,11 @@ suites:
          GitHub's real answer (github-real-*) the same way, with github-real-record-decode-ratio and
          -encode-ratio: its 800 records read from and written to SQLite's binary record form over
          the same through compact JSON (the form before format version 4)
+  processes  two processes on one SQLite cache file (apicore-cache-peer writes a record 200 times,
+         20 ms apart; this one watches it): processes-wake-p50-ms and -p99-ms, from each write to
+         the other process's watcher reading it (targets <= 50 and <= 200), and
+         processes-idle-watch-cpu-percent, the CPU a watching process spends while nothing
+         changes (target <= 1, of one core)
   cache-scale  stores of 10 k, 100 k and 1 M records built from pages of a list query, in memory
          and in SQLite, each size in a child process, medians of 3 rounds (about 5 minutes):
          write and read us per record, resident and SQLite bytes per record, a cold open, a
@@ -163,6 +168,11 @@ for suite in "$@"; do
       "$ROOT/APICoreKit/.build/release/apicore-cache-bench"
       swift build -c release --package-path "$ROOT/APICoreKit/Integration" --product apicore-bench >&2
       "$ROOT/APICoreKit/Integration/.build/release/apicore-bench" queue
+      ;;
+    processes)
+      swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-bench >&2
+      swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-peer >&2
+      "$ROOT/APICoreKit/.build/release/apicore-cache-bench" processes
       ;;
     cache-scale)
       swift build -c release --package-path "$ROOT/APICoreKit" --product apicore-cache-bench >&2

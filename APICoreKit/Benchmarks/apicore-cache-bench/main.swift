@@ -6,11 +6,14 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
-        usage: apicore-cache-bench [scale [--sizes N,N,…] [--rounds N] [--under-load] | --profile sqlite-read-real|memory-write]
+        usage: apicore-cache-bench [scale [--sizes N,N,…] [--rounds N] [--under-load] | processes | --profile sqlite-read-real|memory-write]
           (no argument)  the cache benchmark: a 2 MB response written and read, in memory and in SQLite
           scale          stores of 10,000, 100,000 and 1,000,000 records (or --sizes), each in a child process,
                          the median of 3 rounds (or --rounds); with --under-load, a thread per core spins
                          beside each run (every core busy)
+          processes      two processes on one cache file: the latency from another process's write to this one's
+                         watcher (p50, p99) and the CPU a watching process spends while nothing changes
+                         (needs apicore-cache-peer built beside this binary)
           --profile sqlite-read-real   GitHub's real answer read back cold from SQLite 300 times (for perf record);
                          prints the time of the reads and of JSONSerialization's parse of the answer as often
           --profile memory-write       the 2 MB response written into a new memory store 300 times (for perf record),
@@ -24,6 +27,8 @@ case "--profile" where arguments.dropFirst().first == "sqlite-read-real":
     try await CacheBenchmark.profileSQLiteRead()
 case "--profile" where arguments.dropFirst().first == "memory-write":
     try await CacheBenchmark.profileMemoryWrite()
+case "processes":
+    try await ProcessesBenchmark.run()
 case nil:
     try await CacheBenchmark.run()
 case "scale":

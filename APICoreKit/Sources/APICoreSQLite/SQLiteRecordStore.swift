@@ -39,8 +39,9 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
 
     /// The connections; the offline queue (SQLiteMutationQueue.swift) uses them too.
     let pool: DatabasePool
-    /// This store's name in the file's change log (SQLiteSharedFile.swift), one per store opened.
+    /// This store's name in the file's change log, and what says a client committed (SQLiteSharedFile.swift).
     let writerID = UUID().uuidString
+    let commitSignal: DatabaseQueue?
     private let url: URL
     private let bound: SizeBound?
     private static let batch = 500
@@ -77,6 +78,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
             }
         }
         pool = try DatabasePool(path: url.path, configuration: configuration)
+        commitSignal = Self.openCommitSignal(at: url)
         try pool.writeWithoutTransaction { db in
             let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
             guard Self.readableVersions.contains(version) else { throw OtherFormat(version: version) }

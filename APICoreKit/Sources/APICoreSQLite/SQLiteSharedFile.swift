@@ -81,6 +81,20 @@ extension SQLiteRecordStore {
         }
     }
 
+    func commitVersion() -> Int64? {
+        try? commitSignal?.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
+    }
+
+    /// A read-only connection of the store's own for ``commitVersion()``: SQLite's
+    /// `data_version` changes on a connection when another one (this store's pool included)
+    /// commits, and reading it needs no transaction.
+    static func openCommitSignal(at url: URL) -> DatabaseQueue? {
+        var configuration = Configuration()
+        configuration.label = "APICoreKit.SQLiteCache.signal"
+        configuration.readonly = true
+        return try? DatabaseQueue(path: url.path, configuration: configuration)
+    }
+
     func changes(after position: Int64?) throws -> StoreChanges {
         try pool.read { db in
             let last = try Int64.fetchOne(db, sql: "SELECT seq FROM apicore_changes ORDER BY seq DESC LIMIT 1") ?? 0

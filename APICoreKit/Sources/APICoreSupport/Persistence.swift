@@ -102,6 +102,10 @@ package protocol PersistentRecordStore: Sendable {
     /// `position`; from `nil`, nothing, at the position where the store is now. A store that only
     /// this client uses answers nothing.
     func changes(after position: Int64?) throws -> StoreChanges
+    /// A number that differs from the last one it answered whenever any client (this one
+    /// included) committed to the store since, read without a transaction: what lets a look at
+    /// ``changes(after:)`` be skipped while nothing happens. `nil` when the store cannot tell.
+    func commitVersion() -> Int64?
 }
 
 extension PersistentRecordStore {
@@ -109,6 +113,8 @@ extension PersistentRecordStore {
     package var location: String? { nil }
     /// No other client.
     package func changes(after position: Int64?) throws -> StoreChanges { StoreChanges(position: position ?? 0) }
+    /// Nothing to tell.
+    package func commitVersion() -> Int64? { nil }
 }
 
 /// What other clients of a persistent store changed since a position of its change log.

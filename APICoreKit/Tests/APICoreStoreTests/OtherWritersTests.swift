@@ -100,7 +100,7 @@ struct OtherWritersTests {
         let start = clock.now
         await CacheWriter(store: app).write(records: ["Human:1": renamed])
         await app.persisted()
-        // Bounded: the stream ends after 10 s (the look is every 25 ms), and the test fails then.
+        // Bounded: the stream ends after 10 s (the look is every 50 ms), and the test fails then.
         let deadline = Task {
             try? await Task.sleep(for: .seconds(10))
             continuation.finish()

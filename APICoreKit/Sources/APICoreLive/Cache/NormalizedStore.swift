@@ -83,6 +83,8 @@ package actor NormalizedStore {
         self.now = now
     }
 
+    deinit { follower?.cancel() }
+
     // MARK: Records
 
     /// The record with this key, from memory or the persistent store; a root whole.
@@ -403,6 +405,7 @@ package actor NormalizedStore {
     /// Removes a watcher.
     package func removeWatcher(_ id: UInt64) {
         watchers.remove(id)
+        stopFollowingUnlessWatched()
     }
 
     /// How many records are in memory, and what they cost against the memory limit (0 without one).

@@ -14,17 +14,30 @@ import Foundation
 /// changes than the log keeps, makes memory forget everything and every watcher read again.
 extension NormalizedStore {
     /// How often a watched store looks at what other clients wrote.
-    static let othersLookInterval = Duration.milliseconds(25)
+    static let othersLookInterval = Duration.milliseconds(50)
 
-    /// Starts looking at other clients' changes, unless it already does or there is no persistent store.
+    /// Starts looking at other clients' changes, unless it already does or there is no persistent
+    /// store. Between looks it reads the store's commit version alone, outside the store: while no
+    /// client commits, a look costs that read.
     func followOthersWhileWatched() {
-        guard follower == nil, persistence.isActive else { return }
+        guard follower == nil, let commitVersion = persistence.commitVersion else { return }
         follower = Task { [weak self] in
+            var seen: Int64?
             while !Task.isCancelled {
                 try? await Task.sleep(for: NormalizedStore.othersLookInterval)
+                let version = commitVersion()
+                guard !Task.isCancelled, version == nil || version != seen else { continue }
+                seen = version
                 guard let self, await self.lookAtOthersChanges() else { return }
             }
         }
+    }
+
+    /// Stops looking when the last watcher goes (and when the store goes).
+    func stopFollowingUnlessWatched() {
+        guard watchers.counts.watchers == 0 else { return }
+        follower?.cancel()
+        follower = nil
     }
 
     /// One look; answers whether to go on looking (a watcher still watches).

@@ -21,9 +21,11 @@ struct PersistenceBridge {
     private var absent: Set<String> = []
     /// Roots of which memory holds only some fields; the rest are in the persistent store.
     private(set) var partialRoots: Set<String> = []
-    /// How far this client has read the store's log of other clients' changes, and when.
+    /// How far this client has read the store's log of other clients' changes, when, and the
+    /// store's commit version then.
     private var changesRead: Int64?
     private var lastLook = ContinuousClock.now
+    private var versionRead: Int64?
 
     init(_ store: (any PersistentRecordStore)?, logger: Logger) {
         // What another client of the same file in this process still has to write is there first.
@@ -40,6 +42,10 @@ struct PersistenceBridge {
     /// the last call; `nil` without a store, or when it failed.
     mutating func othersChanges() -> StoreChanges? {
         lastLook = ContinuousClock.now
+        // No client committed since the last look: nothing to read.
+        let version = store?.commitVersion()
+        if let version, version == versionRead, let changesRead { return StoreChanges(position: changesRead) }
+        versionRead = version
         let position = changesRead
         guard let changes = attempt("reading what other clients wrote", keys: [], { try $0.changes(after: position) }) else { return nil }
         changesRead = changes.position
@@ -50,6 +56,12 @@ struct PersistenceBridge {
 
     /// Whether there is a persistent store (not set aside).
     var isActive: Bool { store != nil }
+
+    /// The persistent store's commit version, for a look that needs no hop onto the store.
+    var commitVersion: (@Sendable () -> Int64?)? {
+        guard let store else { return nil }
+        return { store.commitVersion() }
+    }
 
     /// Whether a read should look at other clients' changes first: there is a persistent store,
     /// and the last look is ``NormalizedStore/othersLookInterval`` old (OtherWriters.swift).
