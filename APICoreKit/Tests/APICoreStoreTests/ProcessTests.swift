@@ -66,13 +66,19 @@ struct ProcessTests {
         }
     }
 
+    /// This process's client of `file`, with the record `Note:1` (`n` 0) saved in it.
+    static func store(at file: URL) async -> NormalizedStore {
+        let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
+        await CacheWriter(store: store).write(records: ["Note:1": ["__typename": "Note", "n": 0]])
+        await store.persisted()
+        return store
+    }
+
     @Test("a write in another process wakes this process's watcher of that record (and it reads the new fields)")
     func otherProcessWakesWatcher() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("cache.sqlite")
-        let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
-        await CacheWriter(store: store).write(records: ["Note:1": ["__typename": "Note", "n": 0]])
-        await store.persisted()
+        let store = await Self.store(at: file)
         let (numbers, continuation) = AsyncStream.makeStream(of: Int.self)
         let watcher = await store.addWatcher(dependencies: ["Note:1"]) { store in
             if let number = store.record("Note:1")?.fields["n"]?.intValue { continuation.yield(number) }
@@ -98,9 +104,7 @@ struct ProcessTests {
     func thisProcessWakesOther() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("cache.sqlite")
-        let store = NormalizedStore(persistent: SQLiteCache.storage(at: file).persistent, logger: Logger(label: "test"))
-        await CacheWriter(store: store).write(records: ["Note:1": ["__typename": "Note", "n": 0]])
-        await store.persisted()
+        let store = await Self.store(at: file)
         let watching = try Peer(["watch", file.path, "Note:1"])
         #expect(await watching.line { $0 == "ready" } != nil)
         await CacheWriter(store: store).write(records: ["Note:1": ["__typename": "Note", "n": 5]])
