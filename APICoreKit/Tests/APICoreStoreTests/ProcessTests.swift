@@ -44,7 +44,7 @@ struct ProcessTests {
         }
 
         /// Waits for a line that `matches`, for at most `timeout`; answers it, or `nil`.
-        func line(within timeout: Duration = .seconds(30), where matches: @escaping @Sendable (String) -> Bool) async -> String? {
+        func line(within timeout: Duration = .seconds(60), where matches: @escaping @Sendable (String) -> Bool) async -> String? {
             let lines = self.lines
             let reader = Task { () -> String? in
                 for await line in lines where matches(line) { return line }
@@ -86,7 +86,7 @@ struct ProcessTests {
         }
         let writer = try Peer(["write", file.path, "Note:1", "3", "0"])
         let deadline = Task {
-            try? await Task.sleep(for: .seconds(30))
+            try? await Task.sleep(for: .seconds(60))
             continuation.finish()
         }
         var last = 0

@@ -114,7 +114,7 @@ struct SharedQueueTests {
             return seen
         }
         let deadline = Task {
-            try? await Task.sleep(for: .seconds(10))
+            try? await Task.sleep(for: .seconds(60))
             consumer.cancel()
         }
         let seen = await consumer.value
