@@ -39,15 +39,15 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
 
     /// The connections; the offline queue (SQLiteMutationQueue.swift) uses them too.
     let pool: DatabasePool
-    /// This store's name in the file's change log, and what says a client committed (SQLiteSharedFile.swift).
+    /// Its name in the change log, its commit signal, the log's rows it wrote (SQLiteSharedFile.swift).
     let writerID = UUID().uuidString
     let commitSignal: DatabaseQueue?
+    let ownRows = Locked<Set<Int64>>([])
     private let url: URL
     private let bound: SizeBound?
     private static let batch = 500
 
     var tracksUse: Bool { bound != nil }
-
     var location: String? { url.standardizedFileURL.path }
 
     init(url: URL, bound: SizeBound? = nil) throws {

@@ -20,8 +20,10 @@ import GRDB
 /// fell further behind (a process suspended for long) is told that everything may have changed.
 extension SQLiteRecordStore {
     /// How many rows the log keeps (it is cut back every ``kept`` rows, to between one and two
-    /// times that).
-    static let kept: Int64 = 4_096
+    /// times that), and the most keys a row names: a save of more (a large page, a collection)
+    /// is logged as "everything", so that the log stays within a few megabytes.
+    static let kept: Int64 = 128
+    static let keysPerRow = 1_000
 
     /// Writes a record unless the file has one received later.
     static let upsertRecord = """
@@ -72,10 +74,17 @@ extension SQLiteRecordStore {
             changed += changes.removed.map { CacheNaming.fieldDependency(changes.key, $0) }
         }
         guard everything || !changed.isEmpty else { return }
+        let everything = everything || changed.count > Self.keysPerRow
         try db.cachedStatement(sql: "INSERT INTO apicore_changes (writer, keys, everything) VALUES (?, ?, ?)").execute(arguments: [
-            writerID, RecordCoding.encode(value: .array(changed.map(JSONValue.string))), everything,
+            writerID, RecordCoding.encode(value: .array(everything ? [] : changed.map(JSONValue.string))), everything,
         ])
         let position = db.lastInsertedRowID
+        // Its own rows cut from the log are no gap for this store (a process that writes much and
+        // reads little would otherwise find itself behind the log).
+        ownRows.withLock { own in
+            own.insert(position)
+            if own.count > Int(4 * Self.kept) { own = own.filter { $0 > position - 2 * Self.kept } }
+        }
         if position % Self.kept == 0 {
             try db.execute(sql: "DELETE FROM apicore_changes WHERE seq <= ?", arguments: [position - Self.kept])
         }
@@ -101,8 +110,12 @@ extension SQLiteRecordStore {
             guard let position else { return StoreChanges(position: last) }
             guard last != position else { return StoreChanges(position: position) }
             let first = try Int64.fetchOne(db, sql: "SELECT seq FROM apicore_changes ORDER BY seq LIMIT 1") ?? 0
-            // Behind what the log keeps, or ahead of it (the file was replaced): anything may differ.
-            guard last > position, first <= position + 1 else { return StoreChanges(position: last, everything: true) }
+            // Ahead of the log (the file was replaced), or behind what it keeps with rows of other
+            // stores cut since: anything may differ.
+            let cut = (position + 1)..<max(position + 1, first)
+            guard last > position, cut.count <= 2 * Int(Self.kept), ownRows.withLock({ own in cut.allSatisfy(own.contains) }) else {
+                return StoreChanges(position: last, everything: true)
+            }
             var changes = StoreChanges(position: last)
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: "SELECT keys, everything FROM apicore_changes WHERE seq > ? AND seq <= ? AND writer != ? ORDER BY seq"),

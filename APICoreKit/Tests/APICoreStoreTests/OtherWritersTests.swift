@@ -149,7 +149,7 @@ struct OtherWritersTests {
         #expect(try stored() == ("Luke", "Luke"))
     }
 
-    @Test("the change log: a reader behind what it keeps, or a row it cannot read, is told everything changed; a clear leaves only itself in the log")
+    @Test("the change log: a reader behind what it keeps (rows of others cut), a save of too many keys, or a row it cannot read, is told everything changed; a clear leaves only itself in the log")
     func logBounds() throws {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("cache.sqlite")
@@ -175,14 +175,22 @@ struct OtherWritersTests {
         try save("Note:3")
         try writer.pool.write { db in try db.execute(sql: "DELETE FROM apicore_changes WHERE seq <= ?", arguments: [first.position + 1]) }
         #expect(try reader.changes(after: first.position) == StoreChanges(position: first.position + 2, everything: true))
+        // The rows cut were the writer's own: no gap for it.
+        #expect(try writer.changes(after: start) == StoreChanges(position: first.position + 2))
+
+        // A save of more keys than a row names is logged as everything.
+        _ = try writer.save(
+            (0...SQLiteRecordStore.keysPerRow).map { CacheRecord(key: "Note:many\($0)", fields: ["text": "a"], receivedAt: Date()) },
+            fields: [], removing: [], unlessWrittenSince: nil, used: [], keeping: .none)
+        #expect(try reader.changes(after: first.position + 2) == StoreChanges(position: first.position + 3, everything: true))
 
         // A row another program wrote.
         try writer.pool.write { db in try db.execute(sql: "INSERT INTO apicore_changes (writer, keys) VALUES ('other', x'FF00')") }
-        #expect(try reader.changes(after: first.position + 2).everything)
+        #expect(try reader.changes(after: first.position + 3).everything)
 
         // A clear: the log keeps no key of what was there.
         try writer.removeAll()
-        let cleared = try reader.changes(after: first.position + 3)
+        let cleared = try reader.changes(after: first.position + 4)
         #expect(cleared.everything && cleared.keys.isEmpty)
         #expect(try writer.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM apicore_changes") } == 1)
     }
