@@ -40,8 +40,8 @@ suites:
          GitHub's real answer (github-real-*) the same way, with github-real-record-decode-ratio and
          -encode-ratio: its 800 records read from and written to SQLite's binary record form over
          the same through compact JSON (the form before format version 4)
-  processes  two processes on one SQLite cache file (apicore-cache-peer writes a record 200 times,
-         20 ms apart; this one watches it): processes-wake-p50-ms and -p99-ms, from each write to
+  processes  two processes on one SQLite cache file (apicore-cache-peer writes a record 100 times,
+         110 ms apart; this one watches it): processes-wake-p50-ms and -p99-ms, from each write to
          the other process's watcher reading it (targets <= 50 and <= 200), and
          processes-idle-watch-cpu-percent, the CPU a watching process spends while nothing
          changes (target <= 1, of one core)

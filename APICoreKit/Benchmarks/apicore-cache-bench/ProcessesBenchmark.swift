@@ -13,12 +13,13 @@ import Darwin
 #endif
 
 /// Two processes on one cache file (`bench.sh processes`): this one watches a record that
-/// `apicore-cache-peer` (built beside this binary) writes 200 times, 20 ms apart. Prints the
+/// `apicore-cache-peer` (built beside this binary) writes 100 times, 110 ms apart (more than a
+/// look's interval, so that each write is seen on its own, not only the last of several). Prints the
 /// latency from each write (the time the peer stamped in it, just before saving it) to this
 /// process's watcher reading it, p50 and p99; then the CPU this process spends per second while
 /// it watches and nothing changes, over 5 s.
 enum ProcessesBenchmark {
-    static let writes = 200
+    static let writes = 100
 
     static func run() async throws {
         let peer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("apicore-cache-peer")
@@ -42,7 +43,7 @@ enum ProcessesBenchmark {
         }
         let writer = Process()
         writer.executableURL = peer
-        writer.arguments = ["write", file.path, "Note:1", "\(writes)", "20"]
+        writer.arguments = ["write", file.path, "Note:1", "\(writes)", "110"]
         try writer.run()
         let deadline = Task {
             try? await Task.sleep(for: .seconds(60))
