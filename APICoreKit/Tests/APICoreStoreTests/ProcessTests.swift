@@ -58,6 +58,9 @@ struct ProcessTests {
             return await reader.value
         }
 
+        /// A peer a failed test left running is stopped.
+        deinit { if process.isRunning { process.terminate() } }
+
         /// Closes its input and waits for it to end; answers its exit status.
         func finish() -> Int32 {
             try? input.fileHandleForWriting.close()
