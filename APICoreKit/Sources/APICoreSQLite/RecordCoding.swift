@@ -221,19 +221,18 @@ package enum RecordCoding {
             return Int(count)
         }
 
-        mutating func string() -> String? {
-            guard let length = count() else { return nil }
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: base[index..<index + length]), as: UTF8.self)
-            index += length
-            return text
+        /// `length` bytes (the caller checked they are there) as text.
+        private mutating func text(_ length: Int) -> String {
+            defer { index += length }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: base[index..<index + length]), as: UTF8.self)
         }
 
+        mutating func string() -> String? { count().map { text($0) } }
+
+        /// A record's typename: its length plus one, 0 for none.
         mutating func typename() -> String?? {
             guard let length = varint(), length <= UInt64(base.count - index) + 1 else { return nil }
-            guard length > 0 else { return .some(nil) }
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: base[index..<index + Int(length) - 1]), as: UTF8.self)
-            index += Int(length) - 1
-            return .some(text)
+            return length == 0 ? .some(nil) : .some(text(Int(length) - 1))
         }
 
         /// An object's fields: a count, then each field's name and value (two bytes at least).

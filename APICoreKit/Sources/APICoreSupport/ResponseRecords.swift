@@ -66,6 +66,12 @@ package enum CacheNaming {
     /// root, which gains a field with every query written.
     package static func fieldDependency(_ root: String, _ storageKey: String) -> String { root + "\u{1F}" + storageKey }
 
+    /// The root and the field of a ``fieldDependency(_:_:)``; `nil` for a record's key.
+    package static func rootField(ofDependency dependency: String) -> (root: String, field: String)? {
+        guard let separator = dependency.firstIndex(of: "\u{1F}") else { return nil }
+        return (String(dependency[..<separator]), String(dependency[dependency.index(after: separator)...]))
+    }
+
     /// The record a dependency is on: the key itself, or the root of a field dependency.
     package static func recordKey(ofDependency dependency: String) -> String {
         dependency.firstIndex(of: "\u{1F}").map { String(dependency[..<$0]) } ?? dependency

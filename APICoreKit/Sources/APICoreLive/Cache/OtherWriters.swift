@@ -65,9 +65,8 @@ extension NormalizedStore {
         var reload: [String] = []
         var rootFields: [String: [String]] = [:]
         for key in Set(changes.keys) {
-            let recordKey = CacheNaming.recordKey(ofDependency: key)
-            if recordKey != key {
-                rootFields[recordKey, default: []].append(String(key.dropFirst(recordKey.count + 1)))
+            if let (root, field) = CacheNaming.rootField(ofDependency: key) {
+                rootFields[root, default: []].append(field)
             } else if records[key] != nil {
                 reload.append(key)
             } else {
