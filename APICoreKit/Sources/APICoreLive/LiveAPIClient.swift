@@ -38,8 +38,10 @@ final class LiveAPIClient: APIClient {
             }
         }
         let store = configuration.cache.map { cache in
+            // A read-only cache collects nothing: what it would remove stays for the process that writes the file.
             NormalizedStore(
-                persistent: cache.storage.persistent, maxAgeByType: cache.maxAge, garbageCollection: CacheWriter.automaticCollection(cache.garbageCollection),
+                persistent: cache.storage.persistent, readOnly: cache.storage.isReadOnly,
+                maxAgeByType: cache.maxAge, garbageCollection: cache.storage.isReadOnly ? nil : CacheWriter.automaticCollection(cache.garbageCollection),
                 memoryLimit: cache.memoryLimit, layers: MutationQueue.optimisticLayers(of: queued), logger: configuration.logger)
         }
         let writer = CacheWriter(store: store, keys: configuration.cache?.keys ?? [:])

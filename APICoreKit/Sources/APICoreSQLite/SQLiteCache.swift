@@ -55,15 +55,49 @@ public enum SQLiteCache {
             return .inMemory
         }
     }
+
+    /// Storage that reads the SQLite file at `url`, which another client writes (the app, for
+    /// one of its extensions or widgets): the client reads and watches its records and hears of
+    /// every change the others make, keeps what its own fetches answer in memory only, and never
+    /// writes the file, collects it or takes its write lock, so that a process the system
+    /// suspends holds nothing the writer waits for. Mutations, the offline queue and writes
+    /// through `client.cache` are refused with ``APIError/invalidRequest(_:)``
+    /// (``NormalizedCacheStorage/isReadOnly``).
+    ///
+    /// The file must exist and have this version's layout: a missing file, an empty one, or one
+    /// another version of the app wrote (which the app brings up to date when it opens it with
+    /// ``storage(at:maxBytes:trimmingTo:logger:)``) gives a read-only cache in memory, said in the
+    /// log; nothing is created or changed.
+    public static func readOnlyStorage(at url: URL, logger: Logger = Logger(label: "APICoreKit.SQLiteCache")) -> NormalizedCacheStorage {
+        let inMemory = NormalizedCacheStorage(persistent: nil, readOnly: true)
+        do {
+            switch try CacheFile.check(url, writing: false) {
+            case .missing, .empty:
+                logger.notice("There is no SQLite cache at \(url.path) yet; this read-only cache stays in memory.")
+                return inMemory
+            case .database(let version) where version != SQLiteRecordStore.formatVersion && !CacheFile.hasWriteAheadLog(url):
+                // The header says it all (no write-ahead log holds a later one): refused before SQLite opens it.
+                throw SQLiteRecordStore.NotCurrent(version: version)
+            case .database:
+                // Opened, the file's version is checked again (the header may be behind the write-ahead log).
+                return NormalizedCacheStorage(persistent: try SQLiteRecordStore(url: url, readOnly: true), readOnly: true)
+            }
+        } catch {
+            logger.warning(
+                "The SQLite cache at \(url.path) cannot be read; this read-only cache stays in memory. The file is left as it is.",
+                metadata: ["error": "\(error)"])
+            return inMemory
+        }
+    }
 }
 
 /// What is at a cache path before SQLite may open it.
 enum CacheFile: Equatable {
     /// Nothing: SQLite creates the database.
     case missing
-    /// An empty regular file that this user can write.
+    /// An empty regular file (that this user can write, when checked for writing).
     case empty
-    /// An SQLite database that this user can read and write, with the `user_version` its header
+    /// An SQLite database that this user can read (and write, when checked so), with the `user_version` its header
     /// records (a database in WAL mode may have a newer one in its WAL).
     case database(userVersion: Int)
 
@@ -73,16 +107,16 @@ enum CacheFile: Equatable {
     }
 
     /// Looks at `url` without changing anything: a device, a folder, a file this user cannot
-    /// write, or a file that is not an SQLite database is refused before SQLite opens it (and
-    /// creates its journal files beside it).
-    static func check(_ url: URL) throws(Unusable) -> CacheFile {
+    /// read (or, `writing`, write), or a file that is not an SQLite database is refused before
+    /// SQLite opens it (and creates its journal files beside it).
+    static func check(_ url: URL, writing: Bool = true) throws(Unusable) -> CacheFile {
         let manager = FileManager.default
         guard let attributes = try? manager.attributesOfItem(atPath: url.path) else { return .missing }
         guard attributes[.type] as? FileAttributeType == .typeRegular else {
             throw Unusable(description: "it is not a regular file")
         }
-        guard manager.isReadableFile(atPath: url.path), manager.isWritableFile(atPath: url.path) else {
-            throw Unusable(description: "this user cannot read and write it")
+        guard manager.isReadableFile(atPath: url.path), !writing || manager.isWritableFile(atPath: url.path) else {
+            throw Unusable(description: writing ? "this user cannot read and write it" : "this user cannot read it")
         }
         if (attributes[.size] as? NSNumber)?.intValue == 0 { return .empty }
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw Unusable(description: "it cannot be opened") }
@@ -92,5 +126,12 @@ enum CacheFile: Equatable {
             throw Unusable(description: "it is not an SQLite database")
         }
         return .database(userVersion: header[60..<64].reduce(0) { $0 << 8 | Int($1) })
+    }
+
+    /// Whether the database at `url` has a write-ahead log that is not empty: its pages, a later
+    /// `user_version` among them, are not all in the main file yet.
+    static func hasWriteAheadLog(_ url: URL) -> Bool {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? NSNumber)?.intValue
+        return (size ?? 0) > 0
     }
 }

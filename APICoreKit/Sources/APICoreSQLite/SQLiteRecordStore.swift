@@ -50,10 +50,15 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     var tracksUse: Bool { bound != nil }
     var location: String? { url.standardizedFileURL.path }
 
-    init(url: URL, bound: SizeBound? = nil) throws {
-        // Owner-only: the folders it creates, the file and (as SQLite makes them like the file) its -wal and -shm.
-        try PrivateFiles.createFolder(url.deletingLastPathComponent())
-        try PrivateFiles.prepareDatabase(at: url)
+    /// Opens the store at `url`, migrating an earlier layout; `readOnly`, opens a file of the
+    /// current layout (SQLiteSchema.swift) for reading only: it is neither created nor migrated,
+    /// and no connection of the store can write it or take its write lock.
+    init(url: URL, bound: SizeBound? = nil, readOnly: Bool = false) throws {
+        if !readOnly {
+            // Owner-only: the folders it creates, the file and (as SQLite makes them like the file) its -wal and -shm.
+            try PrivateFiles.createFolder(url.deletingLastPathComponent())
+            try PrivateFiles.prepareDatabase(at: url)
+        }
         self.url = url
         self.bound = bound
         var configuration = Configuration()
@@ -77,61 +82,13 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
                 try db.execute(sql: "PRAGMA journal_size_limit = \(bound.maxBytes / 4)")
             }
         }
+        configuration.readonly = readOnly
         pool = try DatabasePool(path: url.path, configuration: configuration)
         commitSignal = Self.openCommitSignal(at: url)
-        try pool.writeWithoutTransaction { db in
-            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-            guard Self.readableVersions.contains(version) else { throw OtherFormat(version: version) }
-            // Takes effect at once in a new file; an older file is rebuilt with it below.
-            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-            try db.inTransaction {
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS apicore_records (
-                        key TEXT PRIMARY KEY NOT NULL,
-                        fields BLOB NOT NULL,
-                        received_at DOUBLE NOT NULL,
-                        expires BLOB,
-                        used_at DOUBLE NOT NULL DEFAULT 0
-                    ) WITHOUT ROWID
-                    """)
-                let columns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('apicore_records')"))
-                if !columns.contains("expires") { try db.execute(sql: "ALTER TABLE apicore_records ADD COLUMN expires BLOB") }
-                if !columns.contains("used_at") {
-                    try db.execute(sql: "ALTER TABLE apicore_records ADD COLUMN used_at DOUBLE NOT NULL DEFAULT 0")
-                    try db.execute(sql: "UPDATE apicore_records SET used_at = received_at")
-                }
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS apicore_fields (
-                        key TEXT NOT NULL,
-                        field TEXT NOT NULL,
-                        value BLOB NOT NULL,
-                        received_at DOUBLE NOT NULL,
-                        expires DOUBLE,
-                        PRIMARY KEY (key, field)
-                    ) WITHOUT ROWID
-                    """)
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS apicore_mutation_queue (
-                        position INTEGER PRIMARY KEY AUTOINCREMENT,
-                        id TEXT NOT NULL UNIQUE,
-                        operation_name TEXT NOT NULL,
-                        document TEXT NOT NULL,
-                        variables BLOB NOT NULL,
-                        optimistic BLOB,
-                        enqueued_at DOUBLE NOT NULL,
-                        failure BLOB
-                    )
-                    """)
-                try Self.createSharedTables(in: db)
-                // Roots kept whole (by an earlier version) become rows of fields, once.
-                for root in try Self.loadWhole(RootRecordKey.all, in: db).values {
-                    try Self.save(FieldChanges(key: root.key, set: root.fields, expires: root.expires, receivedAt: root.receivedAt), in: db)
-                    try db.execute(sql: "DELETE FROM apicore_records WHERE key = ?", arguments: [root.key])
-                }
-                if version != Self.formatVersion { try db.execute(sql: "PRAGMA user_version = \(Self.formatVersion)") }
-                return .commit
-            }
-            if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 { try db.execute(sql: "VACUUM") }
+        if readOnly {
+            try Self.checkCurrent(pool)
+        } else {
+            try Self.migrate(pool)
         }
     }
 
@@ -169,7 +126,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     private static let paddings = [1, 4, 16, 64, 256, batch].map { (size: $0, placeholders: Array(repeating: "?", count: $0).joined(separator: ",")) }
 
     /// The records of `keys` kept whole.
-    private static func loadWhole(_ keys: [String], in db: Database) throws -> [String: CacheRecord] {
+    static func loadWhole(_ keys: [String], in db: Database) throws -> [String: CacheRecord] {
         var result: [String: CacheRecord] = [:]
         result.reserveCapacity(keys.count)
         try inChunks(keys) { chunk, placeholders in
@@ -369,7 +326,7 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
     }
 
     /// Writes and removes fields of a root record, kept field by field.
-    private static func save(_ changes: FieldChanges, in db: Database) throws {
+    static func save(_ changes: FieldChanges, in db: Database) throws {
         let upsert = try db.cachedStatement(sql: upsertField)
         for (field, value) in changes.set {
             try upsert.execute(arguments: [

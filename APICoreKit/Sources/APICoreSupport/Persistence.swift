@@ -10,10 +10,16 @@ public struct NormalizedCacheStorage: Sendable {
     package let persistent: (any PersistentRecordStore)?
     /// Where the offline queue keeps its mutations; `nil`: in memory, for the life of the client.
     package let queue: (any PersistentMutationQueue)?
+    /// Whether the client only reads this storage: it reads and watches records, and hears of
+    /// what other processes write, but writes nothing there (answers from the server are kept in
+    /// memory only) and refuses what would change it: mutations and writes through `client.cache`
+    /// (see `SQLiteCache.readOnlyStorage(at:logger:)`).
+    public let isReadOnly: Bool
 
-    package init(persistent: (any PersistentRecordStore)?, queue: (any PersistentMutationQueue)? = nil) {
+    package init(persistent: (any PersistentRecordStore)?, queue: (any PersistentMutationQueue)? = nil, readOnly: Bool = false) {
         self.persistent = persistent
         self.queue = queue
+        self.isReadOnly = readOnly
     }
 
     /// Records in memory, for the life of the client.

@@ -40,7 +40,7 @@ public protocol APIClient: Sendable {
     /// at once to a layer over the cache (watchers see it, with
     /// ``ResponseMetadata/isOptimistic``); the server's answer replaces the layer in one step, and
     /// a failure takes away that layer only (other mutations' layers, and what the server wrote
-    /// since, stay).
+    /// since, stay). A client whose cache is read-only refuses it (``APIError/invalidRequest(_:)``).
     func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> Response<Value>
 
@@ -50,8 +50,8 @@ public protocol APIClient: Sendable {
     /// it survives a restart) and sent, in order, when the network is back: on the next request
     /// that succeeds, on ``OfflineMutationQueue/replay()``, or on the platform's reachability signal.
     /// Its optimistic response stays over the cache until then. Every attempt carries the same
-    /// `Idempotency-Key` header. A mutation that uploads files cannot be queued
-    /// (``APIError/invalidRequest(_:)``).
+    /// `Idempotency-Key` header. A mutation that uploads files cannot be queued, and a client
+    /// whose cache is read-only sends none (``APIError/invalidRequest(_:)``).
     func performOrQueue<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> MutationOutcome<Value>
 

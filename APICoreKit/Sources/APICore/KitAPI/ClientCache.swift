@@ -5,7 +5,9 @@ import Foundation
 /// cache itself (an optimistic list edit, a record removed after a delete, logging out).
 ///
 /// Every method throws ``APIError`` only. A client without a cache answers
-/// ``APIError/invalidRequest(_:)`` to the methods that need one (``readQuery(_:)`` answers `nil`).
+/// ``APIError/invalidRequest(_:)`` to the methods that need one (``readQuery(_:)`` answers `nil`);
+/// one whose cache is read-only (an extension's, `SQLiteCache.readOnlyStorage(at:)`) answers it to
+/// every method that writes.
 public protocol GraphQLCache: Sendable {
     /// A query's data as the cache has it, or `nil` when a field is missing (expiry ignored).
     func readQuery<Query: GraphQLQuery>(_ query: Query) async throws(APIError) -> Query.Data?

@@ -36,6 +36,7 @@ struct CacheAccess: GraphQLCache, CacheMaintenance {
 
     func writeQuery<Query: GraphQLQuery>(_ query: Query, data: Query.Data) async throws(APIError) {
         guard store != nil else { throw .invalidRequest("this client has no cache to write to") }
+        try pipeline.configuration.refuseIfCacheReadOnly("Writing \(Query.operationName) to the cache")
         await cacheWriter.write(try cacheWriter.check(
             local: data.__data._data, as: Query.Data.self, at: CacheNaming.rootKey(for: .query), named: Query.operationName,
             variables: query.coercedVariables))
@@ -65,6 +66,7 @@ struct CacheAccess: GraphQLCache, CacheMaintenance {
         _: Data.Type, at key: String, named name: String, variables: JSONObject, _ body: @Sendable (inout Data) -> Void
     ) async throws(APIError) -> Data {
         guard let store else { throw .invalidRequest("this client has no cache") }
+        try pipeline.configuration.refuseIfCacheReadOnly("Updating \(name) in the cache")
         let reading = CacheSelection(Data.self, at: key, variables: variables)
         return try await updates.run { () async throws(APIError) -> Data in
             for _ in 0..<8 {
@@ -80,15 +82,18 @@ struct CacheAccess: GraphQLCache, CacheMaintenance {
 
     func updateRecord(_ key: String, _ update: @escaping @Sendable (inout JSONObject) -> Void) async throws(APIError) {
         guard store != nil else { throw .invalidRequest("this client has no cache") }
+        try pipeline.configuration.refuseIfCacheReadOnly("Updating the record \(key)")
         await cacheWriter.update(key, update)
     }
 
     func removeRecord(_ key: String) async throws(APIError) {
         guard store != nil else { throw .invalidRequest("this client has no cache") }
+        try pipeline.configuration.refuseIfCacheReadOnly("Removing the record \(key)")
         await cacheWriter.remove(key)
     }
 
     func clear() async throws(APIError) {
+        try pipeline.configuration.refuseIfCacheReadOnly("Clearing the cache")
         await cacheWriter.removeAll()
     }
 
@@ -114,6 +119,7 @@ struct CacheAccess: GraphQLCache, CacheMaintenance {
 
     func collectGarbage(maxStaleness: Duration) async throws(APIError) -> CacheCollection {
         guard store != nil else { throw .invalidRequest("this client has no cache") }
+        try pipeline.configuration.refuseIfCacheReadOnly("Collecting the cache's garbage")
         let collection = await cacheWriter.collectGarbage(maxStaleness: maxStaleness)
         pipeline.configuration.logger.info("cache garbage collection: \(collection)")
         return collection

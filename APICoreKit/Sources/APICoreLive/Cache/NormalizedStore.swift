@@ -69,13 +69,13 @@ package actor NormalizedStore {
     package private(set) var rereadCount = 0
 
     package init(
-        persistent: (any PersistentRecordStore)?, maxAgeByType: [String: Duration] = [:],
+        persistent: (any PersistentRecordStore)?, readOnly: Bool = false, maxAgeByType: [String: Duration] = [:],
         garbageCollection: CacheWriter.AutomaticCollection? = nil, memoryLimit: CacheConfiguration.MemoryLimit? = nil,
         layers: [[String: JSONObject]] = [], logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
         // The optimistic layers of queued mutations from an earlier launch, with ids 1, 2, … in order.
         self.memory = RecordsInMemory(layers: OptimisticLayers(restoring: layers))
-        self.persistence = PersistenceBridge(persistent, logger: logger)
+        self.persistence = PersistenceBridge(persistent, readOnly: readOnly, logger: logger)
         self.budget = memoryLimit.map(MemoryBudget.init(limit:))
         self.maxAgeByType = maxAgeByType
         self.collector = Collector(garbageCollection)

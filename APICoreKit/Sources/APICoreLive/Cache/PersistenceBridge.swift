@@ -7,7 +7,8 @@ import Logging
 /// that writes them behind the store; reads of what it has not written yet wait for it. A failure
 /// of the persistent store sets it aside, said once in the log, and the cache goes on in memory
 /// only: every call here is then a no-op, and none throws. It also gathers the records reads used
-/// since the last save, for a persistent store that trims by use.
+/// since the last save, for a persistent store that trims by use. A store opened read-only is
+/// read and followed, never written: saves and removals stay in memory.
 struct PersistenceBridge {
     private var store: (any PersistentRecordStore)?
     /// Writes the saves behind the store.
@@ -27,12 +28,13 @@ struct PersistenceBridge {
     private var lastLook = ContinuousClock.now
     private var versionRead: Int64?
 
-    init(_ store: (any PersistentRecordStore)?, logger: Logger) {
+    init(_ store: (any PersistentRecordStore)?, readOnly: Bool = false, logger: Logger) {
         // What another client of the same file in this process still has to write is there first.
         PersistentWriter.waitForWriters(of: store?.location)
         self.store = store
-        self.writer = store.map { PersistentWriter(store: $0) }
-        self.tracksUse = store?.tracksUse ?? false
+        // Without a writer, nothing is saved or removed (``save(_:fields:removing:unlessWrittenSince:keeping:)``, ``removeAll()``).
+        self.writer = readOnly ? nil : store.map { PersistentWriter(store: $0) }
+        self.tracksUse = !readOnly && store?.tracksUse == true
         self.logger = logger
         // Memory holds nothing yet: what others write from now on is what it must hear of.
         self.changesRead = try? store?.changes(after: nil).position
@@ -147,11 +149,13 @@ struct PersistenceBridge {
         return attempt("collecting garbage") { try $0.existing(keys) } ?? []
     }
 
-    /// Removes every record (what the writer had queued is written first, then removed).
+    /// Removes every record (what the writer had queued is written first, then removed); a store
+    /// opened read-only keeps them.
     mutating func removeAll() {
         usedSinceSave = []
         absent = []
         partialRoots = []
+        guard writer != nil else { return }
         _ = attempt("clearing") { try $0.removeAll() }
     }
 

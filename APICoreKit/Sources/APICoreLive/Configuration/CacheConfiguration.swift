@@ -75,3 +75,14 @@ public struct CacheConfiguration: Sendable {
         self.memoryLimit = memoryLimit
     }
 }
+
+extension APIClientConfiguration {
+    /// Refuses `change` (a mutation, a write through `client.cache`) when the cache is read-only:
+    /// the client would keep it in its memory alone, where no other process sees it.
+    func refuseIfCacheReadOnly(_ change: @autoclosure () -> String) throws(APIError) {
+        guard cache?.storage.isReadOnly == true else { return }
+        throw .invalidRequest(
+            "\(change()) would change the cache, and this client opened it read-only (SQLiteCache.readOnlyStorage(at:)): it reads and watches "
+                + "what other processes write and writes nothing; send changes from a client that opens the cache with SQLiteCache.storage(at:)")
+    }
+}

@@ -187,7 +187,8 @@ final class GraphQLPipeline: Sendable {
     func perform<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> Response<Value>
     {
-        try await spans.tracedOperation(Mutation.self, cachePolicy: nil) { () async throws(APIError) in
+        try configuration.refuseIfCacheReadOnly("The mutation \(Mutation.operationName)")
+        return try await spans.tracedOperation(Mutation.self, cachePolicy: nil) { () async throws(APIError) in
             try await send(request, over: try await layOptimistic(optimisticResponse, of: request)?.id)
         }
     }

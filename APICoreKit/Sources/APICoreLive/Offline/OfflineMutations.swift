@@ -36,6 +36,7 @@ final class OfflineMutations: OfflineMutationQueue {
     func performOrQueue<Mutation: GraphQLMutation, Value>(_ request: GraphQLRequest<Mutation, Value>, optimisticResponse: Mutation.Data?)
         async throws(APIError) -> MutationOutcome<Value>
     {
+        try pipeline.configuration.refuseIfCacheReadOnly("The mutation \(Mutation.operationName)")
         guard request.operation.__variables.files.isEmpty else {
             throw .uploadsCannotWait(Mutation.operationName)
         }
