@@ -100,7 +100,7 @@ let package = Package(
         ),
         // A second process on one cache file, for the process tests and bench.sh processes.
         .executableTarget(
-            name: "apicore-cache-peer", dependencies: ["APICoreLive", "APICoreSupport", "APICoreSQLite", .product(name: "Logging", package: "swift-log")],
+            name: "apicore-cache-peer", dependencies: ["APICore", "APICoreLive", "APICoreSupport", "APICoreSQLite", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/apicore-cache-peer"
         ),
         // Which files one fetch and one subscription event cross, measured (scripts/trace.sh).
@@ -135,6 +135,8 @@ let package = Package(
             dependencies: [
                 "APICore", "APICoreLive", "APICoreSupport", "APICoreSQLite", "APICoreTesting", "StarWarsOperations", "GitHubOperations",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                // The counting server of the process tests (NIO is built for APICoreWebSocket already).
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         .testTarget(
             name: "APICoreTestingTests", dependencies: ["APICore", "APICoreTesting", "StarWarsOperations"],

@@ -5,6 +5,7 @@ import APICoreSQLite
 import APICoreTesting
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 /// Real processes on one cache file: this test process and `apicore-cache-peer`, which SwiftPM
@@ -13,12 +14,20 @@ import Testing
 struct ProcessTests {
     static let peer = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("apicore-cache-peer")
 
-    /// The peer running, its output as lines; its standard input closes (and it ends) with `finish()`.
+    /// The peer running, its output as lines (and every line so far in `received`); its standard
+    /// input closes (and it ends) with `finish()`.
     final class Peer: @unchecked Sendable {
         let process = Process()
         let input = Pipe()
         let output = Pipe()
         let lines: AsyncStream<String>
+        let received = Received()
+
+        /// The lines it wrote so far, and whether its output ended.
+        final class Received: Sendable {
+            let lines = Mutex<[String]>([])
+            let ended = Mutex(false)
+        }
 
         init(_ arguments: [String]) throws {
             process.executableURL = ProcessTests.peer
@@ -28,16 +37,20 @@ struct ProcessTests {
             let (lines, continuation) = AsyncStream.makeStream(of: String.self)
             self.lines = lines
             let reading = output.fileHandleForReading
+            let received = self.received
             // A thread of its own reads the output to its end (the pipe's end is the process's).
             Thread.detachNewThread {
                 var pending = Data()
                 while case let chunk = reading.availableData, !chunk.isEmpty {
                     pending.append(chunk)
                     while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        continuation.yield(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                        received.lines.withLock { $0.append(line) }
+                        continuation.yield(line)
                         pending.removeSubrange(pending.startIndex...newline)
                     }
                 }
+                received.ended.withLock { $0 = true }
                 continuation.finish()
             }
             try process.run()
@@ -60,6 +73,19 @@ struct ProcessTests {
 
         /// A peer a failed test left running is stopped.
         deinit { if process.isRunning { process.terminate() } }
+
+        /// Waits for its output to end (it exited, or was killed), for at most `timeout`, without
+        /// holding a thread; answers whether it ended.
+        func ended(within timeout: Duration = .seconds(180)) async -> Bool {
+            _ = await line(within: timeout) { _ in false }
+            return received.ended.withLock { $0 }
+        }
+
+        /// Kills it at once (`SIGKILL`: no cleanup, as the system kills a process) and waits for it.
+        func killAbruptly() {
+            _ = kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
 
         /// Closes its input and waits for it to end; answers its exit status.
         func finish() -> Int32 {
