@@ -44,6 +44,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The SQLite cache file (default: pantry/cache.sqlite under the user's cache directory).", valueName: "path"))
     var cache: String?
 
+    @Flag(name: .customLong("read-only"), help: "Open the cache file read-only, as an app's widget or extension does: read and watch it, never write it (commands that change data are refused).")
+    var readOnly = false
+
     @Option(help: ArgumentHelp("Seconds to wait for each request before giving up.", valueName: "seconds"))
     var timeout: Double = 15
 
@@ -226,7 +229,8 @@ final class Session: @unchecked Sendable {
         let tracer = options.trace ? InMemoryTracer(recordInjections: false, recordExtractions: false) : nil
         var configuration = APIClientConfiguration(
             restBaseURL: endpoint, timeout: .milliseconds(Int(options.timeout * 1000)),
-            cache: CacheConfiguration(storage: SQLiteCache.storage(at: cacheURL, logger: logger)),
+            cache: CacheConfiguration(
+                storage: options.readOnly ? SQLiteCache.readOnlyStorage(at: cacheURL, logger: logger) : SQLiteCache.storage(at: cacheURL, logger: logger)),
             logger: logger,
             authentication: .bearer(BearerAuthentication(store: tokens) { stale, client throws(APIError) in
                 guard let refreshToken = stale.refreshToken else { throw .unauthorized(HTTPFailure(statusCode: 401, headers: [:], body: Data(), url: nil)) }

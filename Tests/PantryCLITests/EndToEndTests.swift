@@ -191,10 +191,40 @@ struct EndToEndTests {
         #expect(await pantry(["login"] + endpoint).code == 0)
         let watching = Task { await pantry(["watch", "hh-1", "--count", "1"] + endpoint) }
         #expect(await eventually { server.householdSubscriberCount("hh-1") == 1 })
-        #expect(await pantry(["households", "rename", "hh-1", "Chalet"] + endpoint).code == 0)
+        // Someone else: another cache file, so that only the server can tell the watcher.
+        let elsewhere = try Scratch()
+        let other = ["--endpoint", server.baseURL.absoluteString, "--cache", elsewhere.cache]
+        #expect(await pantry(["login"] + other).code == 0)
+        #expect(await pantry(["households", "rename", "hh-1", "Chalet"] + other).code == 0)
         let watched = await watching.value
         #expect(watched.code == 0, "\(watched.output)")
         #expect(watched.output.contains("updated") && watched.output.contains("Chalet"), "\(watched.output)")
+    }
+
+    @Test("watch --read-only prints, marked, what another pantry process put in the cache, which no server announced; --read-only refuses a change and leaves the file as it was")
+    func watchTheCache() async throws {
+        let scratch = try Scratch()
+        // The watcher's server: the rename goes to another one (the renaming pantry's own embedded
+        // server), so this one announces nothing and the change can only come through the file.
+        let server = try await DevServer.start()
+        defer { Task { await server.stop() } }
+        let endpoint = ["--endpoint", server.baseURL.absoluteString, "--cache", scratch.cache]
+        #expect(await pantry(["login"] + endpoint).code == 0)
+        #expect(await pantry(["households", "show", "hh-1"] + endpoint).code == 0)
+        let watcher = try PantryProcess(["watch", "hh-1", "--count", "1", "--read-only", "--no-color"] + endpoint)
+        #expect(await eventually { server.householdSubscriberCount("hh-1") == 1 }, "\(watcher.transcript)")
+        let renamed = await pantry(["households", "rename", "hh-1", "Chalet", "--cache", scratch.cache])
+        #expect(renamed.code == 0, "\(renamed.output)")
+        #expect(await watcher.exitCode(timeout: .seconds(120)) == 0, "\(watcher.transcript)")
+        let line = watcher.output.split(separator: "\n").first { $0.contains("Chalet") } ?? ""
+        #expect(line.contains("changed in the cache") && line.hasSuffix("(cache, another process)"), "\(watcher.transcript)")
+
+        let before = try cacheContents(ofDatabaseAt: scratch.cache)
+        let refused = await pantry(["households", "rename", "hh-1", "Cabin", "--read-only"] + endpoint)
+        #expect(refused.code == 1 && refused.output.contains("opened the cache read-only"), "\(refused.output)")
+        let read = await pantry(["households", "show", "hh-1", "--read-only"] + endpoint)
+        #expect(read.code == 0 && !read.output.contains("Cabin"), "\(read.output)")
+        #expect(try cacheContents(ofDatabaseAt: scratch.cache) == before)
     }
 
     @Test("cache shows what a run left, gc keeps what queries reach, clear empties the file; a missing or foreign file is said")

@@ -225,6 +225,18 @@ func integrity(ofDatabaseAt path: String) throws -> String {
     return try database.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") ?? "no answer" }
 }
 
+/// What a cache file holds, read through a read-only connection: each record (key, fields, time
+/// received) and the last row of its change log. Equal before and after: nothing was written,
+/// whatever checkpoints moved between the file and its write-ahead log.
+func cacheContents(ofDatabaseAt path: String) throws -> [String] {
+    var configuration = Configuration()
+    configuration.readonly = true
+    return try DatabaseQueue(path: path, configuration: configuration).read { db in
+        try String.fetchAll(db, sql: "SELECT key || ' ' || hex(fields) || ' ' || received_at FROM apicore_records ORDER BY key")
+            + [String(try Int.fetchOne(db, sql: "SELECT max(seq) FROM apicore_changes") ?? 0)]
+    }
+}
+
 /// Prints one row of the fault-suite table (`swift test --filter FaultTests | grep '^| '`): the
 /// case, the exit code, the first problem line `pantry` printed, and whether the data was intact.
 func reportFault(_ name: String, _ child: PantryProcess, code: Int32?, intact: Bool) {

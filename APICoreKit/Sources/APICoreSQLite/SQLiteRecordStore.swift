@@ -83,13 +83,10 @@ final class SQLiteRecordStore: PersistentRecordStore, PersistentMutationQueue {
             }
         }
         configuration.readonly = readOnly
-        pool = try DatabasePool(path: url.path, configuration: configuration)
+        let pool = try Self.retryingWhileLocked { try DatabasePool(path: url.path, configuration: configuration) }
+        try Self.retryingWhileLocked { readOnly ? try Self.checkCurrent(pool) : try Self.migrate(pool) }
+        self.pool = pool
         commitSignal = Self.openCommitSignal(at: url)
-        if readOnly {
-            try Self.checkCurrent(pool)
-        } else {
-            try Self.migrate(pool)
-        }
     }
 
     func load(_ keys: [String]) throws -> [String: CacheRecord] {

@@ -19,6 +19,24 @@ extension SQLiteRecordStore {
         }
     }
 
+    /// Runs `open` (opening the file, setting it up) again while SQLite answers that it is locked,
+    /// for up to 5 s: a process that opens the file at the same moment as another, or just after
+    /// one was killed (the first to open it then recovers its write-ahead log), can be refused
+    /// at once, without SQLite's busy timeout; the store would otherwise stay in memory for the
+    /// process's life.
+    static func retryingWhileLocked<T>(_ open: () throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + .seconds(5)
+        var pause = 0.002
+        while true {
+            do {
+                return try open()
+            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.1)
+            }
+        }
+    }
+
     /// The tables a store of ``formatVersion`` reads.
     static let tables: Set<String> = ["apicore_records", "apicore_fields", "apicore_mutation_queue", "apicore_changes", "apicore_queue_claim"]
 

@@ -82,7 +82,7 @@ extension APIClientConfiguration {
     func refuseIfCacheReadOnly(_ change: @autoclosure () -> String) throws(APIError) {
         guard cache?.storage.isReadOnly == true else { return }
         throw .invalidRequest(
-            "\(change()) would change the cache, and this client opened it read-only (SQLiteCache.readOnlyStorage(at:)): it reads and watches "
-                + "what other processes write and writes nothing; send changes from a client that opens the cache with SQLiteCache.storage(at:)")
+            "\(change()) is refused: this client opened the cache read-only (SQLiteCache.readOnlyStorage(at:)), to read and watch what other "
+                + "processes write and write nothing; send changes from a client that opens it with SQLiteCache.storage(at:)")
     }
 }
