@@ -6,6 +6,35 @@ import Foundation
     import Darwin
 #endif
 
+/// A port on 127.0.0.1 where nothing listens, for as long as this value lives: a socket bound to
+/// it, without `SO_REUSEADDR`, that never listens. A connection to it is refused, and no server
+/// can take the port meanwhile (a port bound and released at once was taken by a test server
+/// started beside it, which then answered the request meant to be refused).
+public final class RefusedPort: Sendable {
+    /// The port.
+    public let port: Int
+    private let socket: Int32
+
+    /// Binds a free port.
+    public init() {
+        #if canImport(Glibc)
+            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        socket = fd
+        port = ClosingServer.boundPort(fd)
+    }
+
+    deinit { close(socket) }
+}
+
 /// A TCP listener on 127.0.0.1 that misbehaves on purpose: it reads the request and closes the
 /// connection without answering. It serves at most `limit` connections, then stops by itself.
 public final class ClosingServer: @unchecked Sendable {
@@ -51,13 +80,6 @@ public final class ClosingServer: @unchecked Sendable {
         return String(decoding: received, as: UTF8.self)
     }
 
-    /// A port on 127.0.0.1 where nothing listens (bound once, then released).
-    public static func unusedPort() -> Int {
-        let fd = makeListeningSocket()
-        let port = boundPort(fd)
-        close(fd)
-        return port
-    }
 
     /// A TCP socket, and `operation` (bind, connect) applied to it with 127.0.0.1:`port`; the socket,
     /// or -1 when either failed.

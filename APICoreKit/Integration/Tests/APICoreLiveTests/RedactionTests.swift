@@ -52,13 +52,15 @@ struct RedactionTests {
     @Test("a request with a 1 MB URL fails at once, logged as a bounded line")
     func hugeURLFailsFast() async throws {
         let log = LogCapture()
-        let port = ClosingServer.unusedPort()
+        let refused = RefusedPort()
+        let port = refused.port
         let client = makeTestClient(APIClientConfiguration(
             restBaseURL: URL(string: "http://127.0.0.1:\(port)/")!, logger: log.logger, retryPolicy: nil))
         let start = ContinuousClock.now
         let error = await apiError { () async throws(APIError) in
             try await client.send(RESTRequest<JSONValue>.get("items/" + String(repeating: "token", count: 200_000)))
         }
+        withExtendedLifetime(refused) {}
         #expect(error != nil)
         #expect(ContinuousClock.now - start < .seconds(10))
         let failure = try #require(log.all.first { $0.hasPrefix("[notice]") })

@@ -73,7 +73,8 @@ struct RedirectTests {
 
     @Test("a redirect loop ends after ten hops with a transport error naming where it stopped")
     func loopEnds() async throws {
-        try await withServer { server, client in
+        // Eleven requests under one timeout: a loaded machine (a CI run beside) once took over 10 s.
+        try await withServer(timeout: .seconds(120)) { server, client in
             server.respond("loop", with: Self.redirect(307, to: server.baseURL.appendingPathComponent("loop")))
             let error = await apiError { () async throws(APIError) in try await client.send(RESTRequest<EmptyResponse>.get("loop")) }
             guard case .transport(let failure)? = error else {

@@ -19,8 +19,10 @@ struct TransportTests {
 
     @Test("nothing listening: connection refused, worth a retry")
     func connectionRefused() async {
-        let client = client("http://127.0.0.1:\(ClosingServer.unusedPort())/")
+        let refused = RefusedPort()
+        let client = client("http://127.0.0.1:\(refused.port)/")
         let error = await apiError { () async throws(APIError) in try await client.fetch(HeroNameQuery()) }
+        withExtendedLifetime(refused) {}
         #expect(transportKind(error) == .connectionRefused)
         #expect(error?.recovery == .retry)
     }
